@@ -1,0 +1,207 @@
+// Command rpcgen generates a typed JSON-RPC 2.0 client and server dispatcher
+// from Go interfaces. Run it from a //go:generate line:
+//
+//	//go:generate go tool rpcgen Calculator
+//
+// See the README for the directives it reads and the code it writes.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rpcgen/rpcgen/generator"
+)
+
+const modulePath = "github.com/rpcgen/rpcgen"
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // input errors, or --check found stale output
+	exitUsage = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the parsed command line.
+type options struct {
+	out     string
+	dir     string
+	tags    []string
+	check   bool
+	version bool
+	help    bool
+}
+
+func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("rpcgen", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.StringVarP(&o.out, "out", "o", "", "output file, relative to the package directory (default: first interface name in lower case + \"_rpcgen.go\")")
+	fs.StringVar(&o.dir, "dir", ".", "directory of the package holding the interfaces")
+	fs.StringSliceVar(&o.tags, "tags", nil, "comma-separated build tags to apply when loading the package")
+	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
+	fs.Usage = func() { usage(fs, stderr) }
+	return fs
+}
+
+func usage(fs *pflag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `Usage: rpcgen [flags] Interface...
+
+rpcgen reads the Go package in the current directory (or --dir) and writes a
+typed JSON-RPC 2.0 client and server dispatcher for each named interface.
+
+Example, in the package that declares the interface:
+
+	//go:generate go tool rpcgen Calculator
+
+writes calculator_rpcgen.go with CalculatorClient, NewCalculatorHandler and
+one method-name constant per method.
+
+Flags:
+`)
+	fmt.Fprint(w, fs.FlagUsages())
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var o options
+	fs := newFlagSet(&o, stderr)
+	if err := rejectSingleDashLong(fs, args); err != nil {
+		fmt.Fprintf(stderr, "rpcgen: %v\n", err)
+		return exitUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "rpcgen: %v\nRun 'rpcgen --help' for usage.\n", err)
+		return exitUsage
+	}
+	switch {
+	case o.help:
+		usage(fs, stdout)
+		return exitOK
+	case o.version:
+		fmt.Fprintf(stdout, "rpcgen %s\n", version())
+		return exitOK
+	case fs.NArg() == 0:
+		fmt.Fprint(stderr, "rpcgen: name at least one interface\nRun 'rpcgen --help' for usage.\n")
+		return exitUsage
+	}
+
+	files, err := generator.Generate(generator.Config{
+		Dir:        o.dir,
+		Interfaces: fs.Args(),
+		Output:     o.out,
+		BuildTags:  o.tags,
+	})
+	if err != nil {
+		var list generator.ErrorList
+		if errors.As(err, &list) {
+			cwd, _ := os.Getwd()
+			fmt.Fprint(stderr, list.Format(cwd))
+		} else {
+			fmt.Fprintf(stderr, "rpcgen: %v\n", err)
+		}
+		// Like stringer, keep unformattable output so the compiler shows what is wrong.
+		for path, src := range files {
+			if !o.check && len(src) > 0 {
+				_ = os.WriteFile(path, src, 0o644)
+			}
+		}
+		return exitFail
+	}
+
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	status := exitOK
+	for _, path := range paths {
+		want := files[path]
+		have, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(stderr, "rpcgen: %v\n", err)
+			return exitFail
+		}
+		if bytes.Equal(have, want) {
+			continue // leave the file and its modification time alone
+		}
+		if o.check {
+			name := displayPath(path)
+			fmt.Fprintf(stderr, "rpcgen: %s is stale; run go generate\n", name)
+			fmt.Fprint(stdout, unifiedDiff("a/"+name, "b/"+name, string(have), string(want)))
+			status = exitFail
+			continue
+		}
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			fmt.Fprintf(stderr, "rpcgen: %v\n", err)
+			return exitFail
+		}
+	}
+	return status
+}
+
+// rejectSingleDashLong catches "-out x.go": pflag would read it as the
+// shorthand -o with the value "ut", silently writing the wrong file.
+func rejectSingleDashLong(fs *pflag.FlagSet, args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			return nil
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(a[1:], "=")
+		if fs.Lookup(name) != nil {
+			return fmt.Errorf("flag %s has a single dash; did you mean --%s?", a, a[1:])
+		}
+	}
+	return nil
+}
+
+// displayPath shows path relative to the working directory when it lies below it.
+func displayPath(path string) string {
+	if cwd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return path
+}
+
+// version reports the module version rpcgen was built from: its own when
+// installed with go install, the dependency's when run with go tool.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	if bi.Main.Path == modulePath {
+		return bi.Main.Version
+	}
+	for _, dep := range bi.Deps {
+		if dep.Path == modulePath {
+			if dep.Replace != nil {
+				return dep.Version + " (replaced by " + dep.Replace.Path + ")"
+			}
+			return dep.Version
+		}
+	}
+	return "(devel)"
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"math"
+	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+//go:generate go tool rpcgen Calculator
+
+// Calculator does arithmetic and keeps one number in memory.
+type Calculator interface {
+	// Add returns a + b.
+	Add(ctx context.Context, a, b int) (int, error)
+	// Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.
+	Divide(ctx context.Context, a, b float64) (float64, error)
+	// Stats summarizes a list of numbers.
+	Stats(ctx context.Context, req StatsRequest) (Stats, error)
+	// Remember stores value in memory. It is a notification: the caller
+	// does not wait for an answer.
+	//rpcgen:method notification
+	Remember(ctx context.Context, value float64) error
+	// Recall returns the value in memory.
+	Recall(ctx context.Context) (float64, error)
+}
+
+// StatsRequest is the params object of Stats.
+type StatsRequest struct {
+	Numbers []float64 `json:"numbers"`
+	// Round, if above zero, rounds the results to this many decimals.
+	Round int `json:"round,omitempty"`
+}
+
+// Stats summarizes numbers.
+type Stats struct {
+	Count int     `json:"count"`
+	Sum   float64 `json:"sum"`
+	Mean  float64 `json:"mean"`
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+}
+
+// CodeDivisionByZero is the JSON-RPC error code Divide fails with. It lies
+// outside the range -32768..-32000 that JSON-RPC reserves.
+const CodeDivisionByZero = 1001
+
+// calculator is the local implementation.
+type calculator struct {
+	mu     sync.Mutex
+	memory float64
+}
+
+func (c *calculator) Add(ctx context.Context, a, b int) (int, error) { return a + b, nil }
+
+func (c *calculator) Divide(ctx context.Context, a, b float64) (float64, error) {
+	if b == 0 {
+		return 0, runtime.NewError(CodeDivisionByZero, "division by zero").WithData(map[string]float64{"dividend": a})
+	}
+	return a / b, nil
+}
+
+func (c *calculator) Stats(ctx context.Context, req StatsRequest) (Stats, error) {
+	if len(req.Numbers) == 0 {
+		return Stats{}, runtime.InvalidParams("numbers: need at least one number")
+	}
+	s := Stats{Count: len(req.Numbers), Min: math.Inf(1), Max: math.Inf(-1)}
+	for _, n := range req.Numbers {
+		s.Sum += n
+		s.Min = min(s.Min, n)
+		s.Max = max(s.Max, n)
+	}
+	s.Mean = s.Sum / float64(s.Count)
+	if req.Round > 0 {
+		scale := math.Pow(10, float64(req.Round))
+		for _, v := range []*float64{&s.Sum, &s.Mean, &s.Min, &s.Max} {
+			*v = math.Round(*v*scale) / scale
+		}
+	}
+	return s, nil
+}
+
+func (c *calculator) Remember(ctx context.Context, value float64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.memory = value
+	return nil
+}
+
+func (c *calculator) Recall(ctx context.Context) (float64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.memory, nil
+}

@@ -1,0 +1,145 @@
+// Command calculator shows rpcgen end to end. Run with no arguments, it
+// starts itself as a JSON-RPC server subprocess, calls every method of the
+// Calculator interface through the generated typed client over the
+// subprocess's stdin and stdout, prints the results and exits.
+//
+//	go run ./examples/calculator                     # client + server subprocess over stdio
+//	go run ./examples/calculator --stdio             # serve on stdin/stdout
+//	go run ./examples/calculator --http 127.0.0.1:8080  # serve JSON-RPC over HTTP POST
+//	go run ./examples/calculator --call http://127.0.0.1:8080  # call an HTTP server
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+func main() {
+	stdio := flag.Bool("stdio", false, "serve JSON-RPC on stdin and stdout")
+	addr := flag.String("http", "", "serve JSON-RPC over HTTP on this address (e.g. 127.0.0.1:8080)")
+	call := flag.String("call", "", "call the server at this HTTP URL instead of starting a subprocess")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+
+	var err error
+	switch {
+	case *stdio:
+		err = runtime.ServeStdio(ctx, runtime.Options{Handler: NewCalculatorHandler(&calculator{}), Logger: logger})
+	case *addr != "":
+		err = serveHTTP(ctx, *addr, logger)
+	case *call != "":
+		err = demo(ctx, NewCalculatorClient(runtime.NewHTTPClient(*call)), "HTTP "+*call)
+	default:
+		err = demoSubprocess(ctx)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "calculator:", err)
+		os.Exit(1)
+	}
+}
+
+// demoSubprocess starts this program again with --stdio and talks to it over
+// the child's pipes.
+func demoSubprocess(ctx context.Context) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	conn, err := runtime.DialCommand(ctx, exec.Command(exe, "--stdio"), runtime.Options{})
+	if err != nil {
+		return fmt.Errorf("start server: %w", err)
+	}
+	if err := demo(ctx, NewCalculatorClient(conn), "a subprocess over stdio"); err != nil {
+		conn.Close()
+		return err
+	}
+	return conn.Close()
+}
+
+// demo calls every method. calc is a Calculator: the generated client
+// implements the interface, so this code would run unchanged on the local
+// implementation.
+func demo(ctx context.Context, calc Calculator, where string) error {
+	fmt.Printf("Calling a Calculator in %s through the generated client:\n", where)
+
+	sum, err := calc.Add(ctx, 2, 3)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  Add(2, 3)                 = %d\n", sum)
+
+	q, err := calc.Divide(ctx, 10, 4)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  Divide(10, 4)             = %g\n", q)
+
+	_, err = calc.Divide(ctx, 1, 0)
+	var rpcErr *runtime.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != CodeDivisionByZero {
+		return fmt.Errorf("Divide(1, 0): want a division-by-zero error, got %v", err)
+	}
+	fmt.Printf("  Divide(1, 0)              : error %d %q, data %s\n", rpcErr.Code, rpcErr.Message, rpcErr.Data)
+
+	st, err := calc.Stats(ctx, StatsRequest{Numbers: []float64{3, 1, 4, 1, 5, 9, 2, 6}, Round: 2})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  Stats(3 1 4 1 5 9 2 6)    = count %d, sum %g, mean %g, min %g, max %g\n", st.Count, st.Sum, st.Mean, st.Min, st.Max)
+
+	if err := calc.Remember(ctx, 42); err != nil {
+		return err
+	}
+	fmt.Printf("  Remember(42)              : notification sent, no reply expected\n")
+
+	// A notification is not answered, so the client cannot know when it has
+	// been handled; poll briefly, as a real caller would.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		v, err := calc.Recall(ctx)
+		if err != nil {
+			return err
+		}
+		if v == 42 || time.Now().After(deadline) {
+			fmt.Printf("  Recall()                  = %g\n", v)
+			if v != 42 {
+				return fmt.Errorf("Recall: got %g, want 42", v)
+			}
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
+}
+
+func serveHTTP(ctx context.Context, addr string, logger *slog.Logger) error {
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           runtime.NewHTTPHandler(NewCalculatorHandler(&calculator{}), runtime.HTTPOptions{Logger: logger}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+	}()
+	logger.Info("serving JSON-RPC over HTTP", "addr", addr)
+	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

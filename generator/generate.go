@@ -1,0 +1,69 @@
+// Package generator turns Go interfaces into JSON-RPC 2.0 clients and
+// dispatchers; it reads packages and returns file contents, writing nothing.
+package generator
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// Config says what to generate.
+type Config struct {
+	// Dir is the directory of the package holding the interfaces; "" is the
+	// current directory.
+	Dir string
+	// Interfaces names the interfaces to generate for, in output order.
+	Interfaces []string
+	// Output is the path of the generated Go file, relative to Dir unless
+	// absolute. "" means the first interface's name in lower case plus
+	// "_rpcgen.go", e.g. "calculator_rpcgen.go".
+	Output string
+	// BuildTags are passed to the build system when loading the package.
+	BuildTags []string
+}
+
+// Generate loads the package, checks the interfaces, and returns the
+// generated files keyed by path (Output joined to Dir). An input problem is
+// reported as an ErrorList of positioned errors, all of them at once.
+func Generate(cfg Config) (map[string][]byte, error) {
+	if len(cfg.Interfaces) == 0 {
+		return nil, errors.New("no interface named: give at least one interface name")
+	}
+	dir := cfg.Dir
+	if dir == "" {
+		dir = "."
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := cfg.Output
+	if out == "" {
+		out = outputName(cfg.Interfaces[0])
+	}
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(dir, out)
+	}
+
+	pkg, typeErrs, err := loadPackage(dir, out, cfg.BuildTags)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, name := range cfg.Interfaces {
+		if seen[name] {
+			return nil, fmt.Errorf("interface %s named twice", name)
+		}
+		seen[name] = true
+	}
+	services, err := buildServices(pkg, cfg.Interfaces, typeErrs)
+	if err != nil {
+		return nil, err
+	}
+	src, err := emitGo(pkg.PkgPath, pkg.Name, services)
+	if err != nil {
+		return map[string][]byte{out: src}, err
+	}
+	return map[string][]byte{out: src}, nil
+}

@@ -1,0 +1,65 @@
+package generator
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// The model is the generator's intermediate representation: everything the
+// emitters need, decided once while loading, so that no emitter looks at
+// go/types or the syntax tree again.
+
+// Service is one Go interface turned into a JSON-RPC service.
+type Service struct {
+	Name    string         // Go interface name, e.g. "Calculator"
+	RPCName string         // service part of method names, e.g. "calculator"
+	Doc     string         // doc comment text without directives
+	Pos     token.Position // position of the interface name
+	Methods []*Method      // in source order
+}
+
+// Method is one interface method.
+type Method struct {
+	Name         string         // Go name, e.g. "Add"
+	RPCName      string         // full JSON-RPC method name, e.g. "calculator.add"
+	Doc          string         // doc comment text without directives
+	Pos          token.Position // position of the method name
+	Context      string         // name of the context.Context param, "" when the method has none
+	Params       []*Param       // params after the context, in order
+	StructParams bool           // the single param is a struct (or pointer to one) and is the params object itself
+	Result       types.Type     // nil when the method returns only an error
+	Notification bool           // sent without an id; the server never answers
+}
+
+// Param is one method parameter (other than the context).
+type Param struct {
+	Name    string     // Go name as declared, e.g. "limit"
+	JSONKey string     // key in the by-name params object
+	Type    types.Type // declared type
+	Pos     token.Position
+}
+
+// String prints the model in a stable, readable form; tests and debugging use it.
+func (s *Service) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "service %s (%s)\n", s.Name, s.RPCName)
+	for _, m := range s.Methods {
+		fmt.Fprintf(&b, "  %s %q", m.Name, m.RPCName)
+		if m.Notification {
+			b.WriteString(" notification")
+		}
+		if m.StructParams {
+			b.WriteString(" struct-params")
+		}
+		for _, p := range m.Params {
+			fmt.Fprintf(&b, " %s:%s", p.JSONKey, types.TypeString(p.Type, nil))
+		}
+		if m.Result != nil {
+			fmt.Fprintf(&b, " -> %s", types.TypeString(m.Result, nil))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,48 @@
+package generator
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// lowerCamel turns a Go name into the lowerCamel form used for method names:
+// "Add" -> "add", "GetData" -> "getData", "HTTPStatus" -> "httpStatus", "ID" -> "id".
+func lowerCamel(s string) string {
+	runes := []rune(s)
+	n := 0
+	for n < len(runes) && unicode.IsUpper(runes[n]) {
+		n++
+	}
+	switch {
+	case n == 0:
+		return s
+	case n == 1 || n == len(runes):
+		// "Add" -> "add"; "ID" -> "id"
+	case unicode.IsLetter(runes[n]):
+		n-- // "HTTPStatus": keep the S of Status
+	}
+	for i := range n {
+		runes[i] = unicode.ToLower(runes[i])
+	}
+	return string(runes)
+}
+
+// upperFirst exports a Go identifier: "limit" -> "Limit".
+func upperFirst(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// lowerFirst unexports a Go identifier: "Calculator" -> "calculator".
+func lowerFirst(s string) string {
+	return lowerCamel(s)
+}
+
+// docLines turns comment text into "// "-prefixed lines for jennifer's Comment.
+func docLines(text string) string {
+	return strings.TrimRight(text, "\n")
+}

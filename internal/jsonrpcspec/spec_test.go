@@ -1,0 +1,250 @@
+package jsonrpcspec
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// specExamples are the request examples of section 7 of the JSON-RPC 2.0
+// specification, each with the reply the specification shows ("" for none).
+// Batch replies may come in any order.
+var specExamples = []struct {
+	name, request, reply string
+}{
+	{"positional params", `{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}`,
+		`{"jsonrpc": "2.0", "result": 19, "id": 1}`},
+	{"positional params reversed", `{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}`,
+		`{"jsonrpc": "2.0", "result": -19, "id": 2}`},
+	{"named params", `{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}`,
+		`{"jsonrpc": "2.0", "result": 19, "id": 3}`},
+	{"named params reordered", `{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}`,
+		`{"jsonrpc": "2.0", "result": 19, "id": 4}`},
+	{"notification", `{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}`, ``},
+	{"notification of unknown method", `{"jsonrpc": "2.0", "method": "foobar"}`, ``},
+	{"unknown method", `{"jsonrpc": "2.0", "method": "foobar", "id": "1"}`,
+		`{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}`},
+	{"invalid JSON", `{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`,
+		`{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
+	{"invalid request object", `{"jsonrpc": "2.0", "method": 1, "params": "bar"}`,
+		`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
+	{"batch with invalid JSON", `[
+  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+  {"jsonrpc": "2.0", "method"
+]`, `{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
+	{"empty array", `[]`,
+		`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
+	{"invalid batch of one", `[1]`,
+		`[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]`},
+	{"invalid batch", `[1,2,3]`, `[
+  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}
+]`},
+	{"mixed batch", `[
+  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+  {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
+  {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
+  {"foo": "boo"},
+  {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+  {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
+]`, `[
+  {"jsonrpc": "2.0", "result": 7, "id": "1"},
+  {"jsonrpc": "2.0", "result": 19, "id": "2"},
+  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+  {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "5"},
+  {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}
+]`},
+	{"all notifications", `[
+  {"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},
+  {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}
+]`, ``},
+}
+
+const serverEnv = "RPCGEN_SPEC_SERVER" // set to a framing name: run as a stdio server
+
+func TestMain(m *testing.M) {
+	if framing := os.Getenv(serverEnv); framing != "" {
+		opts := runtime.Options{Handler: NewSpecHandler(&Impl{})}
+		if framing == "content-length" {
+			opts.Framing = runtime.ContentLength
+		}
+		if err := runtime.ServeStdio(context.Background(), opts); err != nil {
+			fmt.Fprintln(os.Stderr, "spec server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestSpecExamplesStdio sends each example to a real subprocess over its
+// stdin, closes stdin, and reads everything the server wrote before it
+// exited: exactly the specified reply, or nothing at all.
+func TestSpecExamplesStdio(t *testing.T) {
+	for _, framing := range []string{"newline", "content-length"} {
+		for _, ex := range specExamples {
+			t.Run(framing+"/"+ex.name, func(t *testing.T) {
+				out := runStdioServer(t, framing, ex.request)
+				var replies []string
+				if framing == "newline" {
+					for line := range strings.SplitSeq(strings.TrimSuffix(out, "\n"), "\n") {
+						if line != "" {
+							replies = append(replies, line)
+						}
+					}
+				} else {
+					replies = splitContentLength(t, out)
+				}
+				checkReplies(t, replies, ex.reply)
+			})
+		}
+	}
+}
+
+func runStdioServer(t *testing.T, framing, request string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), serverEnv+"="+framing)
+	if framing == "newline" {
+		// The example spans lines; newline-delimited JSON carries one message a line.
+		var compact bytes.Buffer
+		if json.Compact(&compact, []byte(request)) == nil {
+			request = compact.String()
+		} else {
+			request = strings.ReplaceAll(request, "\n", " ")
+		}
+		cmd.Stdin = strings.NewReader(request + "\n")
+	} else {
+		cmd.Stdin = strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(request), request))
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("server: %v\nstderr: %s", err, stderr.String())
+	}
+	return stdout.String()
+}
+
+func splitContentLength(t *testing.T, out string) []string {
+	t.Helper()
+	var msgs []string
+	r := bufio.NewReader(strings.NewReader(out))
+	for {
+		line, err := r.ReadString('\n')
+		if err == io.EOF && line == "" {
+			return msgs
+		}
+		if err != nil {
+			t.Fatalf("reading header: %v", err)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "Content-Length:")))
+		if err != nil {
+			t.Fatalf("bad header %q", line)
+		}
+		if blank, _ := r.ReadString('\n'); blank != "\r\n" {
+			t.Fatalf("header not followed by a blank line: %q", blank)
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, string(body))
+	}
+}
+
+// TestSpecExamplesHTTP posts each example to the generated dispatcher
+// behind runtime.NewHTTPHandler on a real socket.
+func TestSpecExamplesHTTP(t *testing.T) {
+	srv := httptest.NewServer(runtime.NewHTTPHandler(NewSpecHandler(&Impl{}), runtime.HTTPOptions{}))
+	defer srv.Close()
+	for _, ex := range specExamples {
+		t.Run(ex.name, func(t *testing.T) {
+			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(ex.request))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.reply == "" {
+				if len(body) != 0 || resp.StatusCode != http.StatusNoContent {
+					t.Fatalf("want 204 with an empty body, got %d %q", resp.StatusCode, body)
+				}
+				return
+			}
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d, body %s", resp.StatusCode, body)
+			}
+			checkReplies(t, []string{string(body)}, ex.reply)
+		})
+	}
+}
+
+// checkReplies compares what the server wrote with the reply the
+// specification shows, as JSON values; batch elements in any order.
+func checkReplies(t *testing.T, got []string, want string) {
+	t.Helper()
+	if want == "" {
+		if len(got) != 0 {
+			t.Fatalf("want no reply, got %q", got)
+		}
+		return
+	}
+	if len(got) != 1 {
+		t.Fatalf("want exactly one reply, got %d: %q", len(got), got)
+	}
+	g, w := normalize(t, got[0]), normalize(t, want)
+	if !reflect.DeepEqual(g, w) {
+		t.Fatalf("reply differs from the specification:\n got: %s\nwant: %s", got[0], want)
+	}
+}
+
+// normalize decodes a reply, sorting batch elements so that order does not
+// matter. Detail the specification leaves open (error data) is dropped.
+func normalize(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("reply is not JSON: %v: %q", err, s)
+	}
+	strip := func(v any) any {
+		if m, ok := v.(map[string]any); ok {
+			if e, ok := m["error"].(map[string]any); ok {
+				delete(e, "data")
+			}
+		}
+		return v
+	}
+	if arr, ok := v.([]any); ok {
+		keys := make([]string, len(arr))
+		for i := range arr {
+			arr[i] = strip(arr[i])
+			b, _ := json.Marshal(arr[i])
+			keys[i] = string(b)
+		}
+		sort.Strings(keys)
+		return keys
+	}
+	return strip(v)
+}
