@@ -63,7 +63,7 @@ func TestGolden(t *testing.T) {
 		slices.Sort(compiled)
 		cmd := exec.Command("go", append([]string{"vet"}, compiled...)...)
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go vet of the generated code failed: %v\n%s", err, out)
 		}
@@ -72,7 +72,7 @@ func TestGolden(t *testing.T) {
 
 func writeGoldenModule(t *testing.T, root, repo string) {
 	t.Helper()
-	gomod := "module " + goldenModule + "\n\ngo 1.26\n\nrequire github.com/rpcgen/rpcgen v0.0.0\n\nreplace github.com/rpcgen/rpcgen => " + repo + "\n"
+	gomod := "module " + goldenModule + "\n\ngo 1.26.0\n\nrequire github.com/rpcgen/rpcgen v0.0.0\n\nreplace github.com/rpcgen/rpcgen => " + repo + "\n"
 	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,8 @@ func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, Er
 		return nil, nil, fmt.Errorf("load package in %s: %w", dir, err)
 	}
 	if len(pkgs) != 1 {
-		return nil, nil, fmt.Errorf("load package in %s: found %d packages, want 1", dir, len(pkgs))
+		// go/packages drops go list's reason here; point the user at it.
+		return nil, nil, fmt.Errorf("load package in %s: found %d packages, want 1 (run 'go list' there to see why)", dir, len(pkgs))
 	}
 	pkg := pkgs[0]
 	// go list reports a compile failure once more as a list error; prefer
