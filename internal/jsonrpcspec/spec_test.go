@@ -99,6 +99,7 @@ func TestSpecExamplesStdio(t *testing.T) {
 	for _, framing := range []string{"newline", "content-length"} {
 		for _, ex := range specExamples {
 			t.Run(framing+"/"+ex.name, func(t *testing.T) {
+				t.Parallel()
 				out := runStdioServer(t, framing, ex.request)
 				var replies []string
 				if framing == "newline" {
@@ -123,7 +124,8 @@ func runStdioServer(t *testing.T, framing, request string) string {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), serverEnv+"="+framing)
+	// The race detector's default one-second sleep at exit would dominate.
+	cmd.Env = append(os.Environ(), serverEnv+"="+framing, "GORACE=atexit_sleep_ms=0")
 	if framing == "newline" {
 		// The example spans lines; newline-delimited JSON carries one message a line.
 		var compact bytes.Buffer

@@ -1,0 +1,282 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+)
+
+// pendingCall waits for the response to one outgoing request.
+type pendingCall struct {
+	ch chan response // buffered: the reader never blocks delivering
+}
+
+// response is what the reader hands a pending call.
+type response struct {
+	result []byte
+	errObj []byte
+	err    error // set when the connection ended instead
+}
+
+// A pendingCall goes back to the pool only when its one response was consumed or can no
+// longer arrive, so a late response never reaches a recycled call.
+var pendingPool = sync.Pool{New: func() any { return &pendingCall{ch: make(chan response, 1)} }}
+
+// register assigns the next id to p.
+func (c *Conn) register(p *pendingCall) (int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return 0, c.closedErr()
+	}
+	c.nextID++
+	c.pending[c.nextID] = p
+	return c.nextID, nil
+}
+
+// unregister removes id and reports whether it was still pending; if not, a response
+// is already on its way into the call's channel.
+func (c *Conn) unregister(id int64) bool {
+	c.mu.Lock()
+	_, ok := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	return ok
+}
+
+// closedErr must be called with c.mu held.
+func (c *Conn) closedErr() error {
+	if c.endErr != nil {
+		return fmt.Errorf("%w: %v", ErrClosed, c.endErr)
+	}
+	return ErrClosed
+}
+
+// endCalls stops new calls and fails the pending ones, since no response can arrive.
+func (c *Conn) endCalls(cause error) {
+	c.mu.Lock()
+	c.closed = true
+	if c.endErr == nil {
+		c.endErr = cause
+	}
+	err := c.closedErr()
+	pending := c.pending
+	c.pending = make(map[int64]*pendingCall)
+	c.mu.Unlock()
+	for _, p := range pending {
+		p.ch <- response{err: err}
+	}
+}
+
+// deliver hands the response m to the call waiting for it.
+func (c *Conn) deliver(m *message) {
+	id, err := strconv.ParseInt(string(m.id), 10, 64)
+	var p *pendingCall
+	if err == nil {
+		c.mu.Lock()
+		p = c.pending[id]
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+	if p == nil {
+		c.logger.Debug("jsonrpc: dropped a response with an unknown id", "id", string(m.id))
+		return
+	}
+	p.ch <- response{result: m.result, errObj: m.errObj}
+}
+
+// Call sends a request for method with params (omitted when nil) and decodes the result
+// into result (discarded when nil). An error response is returned as a *Error. When ctx
+// ends first Call returns ctx.Err() at once, tells the peer (CancelMethod, OnCancel) and
+// drops the response if it comes later.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p := pendingPool.Get().(*pendingCall)
+	id, err := c.register(p)
+	if err != nil {
+		pendingPool.Put(p)
+		return fmt.Errorf("call %s: %w", method, err)
+	}
+	e := getEncoder()
+	err = e.request(id, method, params)
+	if err == nil {
+		err = c.write(ctx, e.buf.Bytes())
+		if err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("call %s: %w", method, err)
+		}
+	} else {
+		err = fmt.Errorf("encode params of %s: %w", method, err)
+	}
+	e.free()
+	if err != nil {
+		if c.unregister(id) {
+			pendingPool.Put(p)
+		}
+		return err
+	}
+	select {
+	case r := <-p.ch:
+		pendingPool.Put(p)
+		return r.decode(method, result)
+	case <-ctx.Done():
+		if c.unregister(id) {
+			pendingPool.Put(p)
+		}
+		c.cancelled(id)
+		return ctx.Err()
+	}
+}
+
+// cancelled tells the peer that the call id was abandoned, without holding up the caller.
+func (c *Conn) cancelled(n int64) {
+	if c.opts.CancelMethod == "" && c.opts.OnCancel == nil {
+		return
+	}
+	id := Int64ID(n)
+	go func() {
+		if c.opts.CancelMethod != "" {
+			params := json.RawMessage(`{"id":` + id.raw + `}`)
+			if err := c.Notify(context.Background(), c.opts.CancelMethod, params); err != nil {
+				c.logger.Debug("jsonrpc: send cancellation", "id", id.raw, "err", err)
+			}
+		}
+		if c.opts.OnCancel != nil {
+			c.opts.OnCancel(c, id)
+		}
+	}()
+}
+
+func (r *response) decode(method string, result any) error {
+	switch {
+	case r.err != nil:
+		return fmt.Errorf("call %s: %w", method, r.err)
+	case r.errObj != nil:
+		return decodeError(r.errObj)
+	case result == nil:
+		return nil
+	}
+	if err := json.Unmarshal(r.result, result); err != nil {
+		return fmt.Errorf("decode result of %s: %w", method, err)
+	}
+	return nil
+}
+
+// decodeError turns a response's error member into a *Error.
+func decodeError(raw []byte) error {
+	e := new(Error)
+	if err := json.Unmarshal(raw, e); err != nil {
+		return fmt.Errorf("jsonrpc: malformed error object: %w", err)
+	}
+	return e
+}
+
+// Notify sends a notification for method with params (omitted when nil); the peer
+// sends no response.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return fmt.Errorf("notify %s: %w", method, ErrClosed)
+	}
+	e := getEncoder()
+	defer e.free()
+	if err := e.request(0, method, params); err != nil {
+		return fmt.Errorf("encode params of %s: %w", method, err)
+	}
+	if err := c.write(ctx, e.buf.Bytes()); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("notify %s: %w", method, err)
+	}
+	return nil
+}
+
+// BatchCall is one element of a batch: Method and Params go out; Result (a pointer to
+// decode into, or nil) and Err come back. A Notification gets neither.
+type BatchCall struct {
+	Method       string
+	Params       any
+	Result       any
+	Notification bool
+	Err          error
+}
+
+// Batch sends calls as one JSON array and fills in each call's Result or Err. It
+// returns an error only when the batch as a whole failed (encoding, transport, ctx).
+func (c *Conn) Batch(ctx context.Context, calls []*BatchCall) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ids := make([]int64, len(calls))
+	waits := make([]*pendingCall, len(calls))
+	abandon := func() {
+		for i, id := range ids {
+			if id != 0 && c.unregister(id) {
+				pendingPool.Put(waits[i])
+			}
+		}
+	}
+	e := getEncoder()
+	defer e.free()
+	e.buf.WriteByte('[')
+	for i, call := range calls {
+		if i > 0 {
+			e.buf.WriteByte(',')
+		}
+		var id int64
+		if !call.Notification {
+			p := pendingPool.Get().(*pendingCall)
+			var err error
+			if id, err = c.register(p); err != nil {
+				pendingPool.Put(p)
+				abandon()
+				return fmt.Errorf("batch: %w", err)
+			}
+			ids[i], waits[i] = id, p
+		}
+		if err := e.request(id, call.Method, call.Params); err != nil {
+			abandon()
+			return fmt.Errorf("encode params of %s: %w", call.Method, err)
+		}
+	}
+	e.buf.WriteByte(']')
+	if err := c.write(ctx, e.buf.Bytes()); err != nil {
+		abandon()
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("batch: %w", err)
+	}
+	for i, p := range waits {
+		if p == nil {
+			continue
+		}
+		select {
+		case r := <-p.ch:
+			ids[i] = 0
+			pendingPool.Put(p)
+			calls[i].Err = r.decode(calls[i].Method, calls[i].Result)
+			if r.err != nil && errors.Is(r.err, ErrClosed) {
+				abandon()
+				return calls[i].Err
+			}
+		case <-ctx.Done():
+			abandon()
+			return ctx.Err()
+		}
+	}
+	return nil
+}

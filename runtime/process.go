@@ -1,0 +1,292 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// server is the incoming-message core shared by Conn and the HTTP handler: it checks,
+// routes and answers messages, so both transports behave identically at the wire.
+type server struct {
+	handler   Handler
+	maxDepth  int
+	noBatches bool
+	logger    *slog.Logger
+	conn      *Conn // nil over HTTP: responses and cancellations then have nowhere to go
+	names     nameCache
+}
+
+// message holds the raw top-level members of one JSON-RPC message; nil means absent.
+type message struct {
+	version, id, method, params, result, errObj []byte
+}
+
+// parse slices obj's members into m and reports whether obj is a well-formed object.
+// Duplicate members keep the last one, as encoding/json does.
+func (m *message) parse(obj []byte) bool {
+	c, ok := openObject(obj)
+	if !ok {
+		return false
+	}
+	for {
+		key, val, ok := c.nextMember()
+		if !ok {
+			break
+		}
+		switch string(unescapeKey(key)) {
+		case "jsonrpc":
+			m.version = val
+		case "id":
+			m.id = val
+		case "method":
+			m.method = val
+		case "params":
+			m.params = val
+		case "result":
+			m.result = val
+		case "error":
+			m.errObj = val
+		}
+	}
+	return !c.bad
+}
+
+func (m *message) isResponse() bool {
+	return m.method == nil && (m.result != nil || m.errObj != nil)
+}
+
+func (m *message) validRequest() bool {
+	if string(m.version) != `"2.0"` || len(m.method) == 0 || m.method[0] != '"' {
+		return false
+	}
+	if m.id != nil && !validID(m.id) {
+		return false
+	}
+	if m.result != nil || m.errObj != nil {
+		return false
+	}
+	// A null params is taken as absent: common in the wild and harmless.
+	if p := m.params; p != nil && p[0] != '{' && p[0] != '[' && string(p) != "null" {
+		return false
+	}
+	return true
+}
+
+// replyID is the id an error reply to m carries: m's own if it was readable and valid.
+func (m *message) replyID() []byte {
+	if m.id != nil && validID(m.id) {
+		return m.id
+	}
+	return nullID
+}
+
+// check rejects what cannot be routed at all: bytes that are not JSON, and JSON nested
+// deeper than the limit (before anyone recurses into it).
+func (s *server) check(msg []byte) *Error {
+	if !utf8.Valid(msg) || !json.Valid(msg) {
+		return errParse
+	}
+	if depthExceeds(msg, s.maxDepth) {
+		return errTooDeep(s.maxDepth)
+	}
+	return nil
+}
+
+// admit classifies one checked, non-batch message: it returns an error to answer with,
+// or serve=true when m is a request or notification for the handler. Responses and
+// cancellations are dealt with here, in the reader, so they never wait for a handler slot.
+func (s *server) admit(raw []byte, m *message) (e *Error, serve bool) {
+	if !m.parse(raw) {
+		return errInvalidRequest, false
+	}
+	if m.isResponse() && s.conn != nil {
+		s.conn.deliver(m)
+		return nil, false
+	}
+	if !m.validRequest() {
+		return errInvalidRequest, false
+	}
+	if m.id == nil && s.conn != nil && s.conn.cancelNotification(m) {
+		return nil, false
+	}
+	return nil, true
+}
+
+// process answers one checked-or-not message synchronously and appends the reply, if
+// any, to buf. The HTTP handler and batches go through here; Conn runs single requests
+// asynchronously but through the same steps.
+func (s *server) process(ctx context.Context, msg, buf []byte) []byte {
+	if e := s.check(msg); e != nil {
+		return appendErrorResponse(buf, nullID, e)
+	}
+	if firstByte(msg) == '[' {
+		return s.serveBatch(ctx, msg, buf)
+	}
+	return s.serveOne(ctx, msg, buf)
+}
+
+func (s *server) serveOne(ctx context.Context, raw, buf []byte) []byte {
+	var m message
+	e, ok := s.admit(raw, &m)
+	if e != nil {
+		return appendErrorResponse(buf, m.replyID(), e)
+	}
+	if !ok {
+		return buf
+	}
+	// No shutdown check here: the message was read before any shutdown began
+	// (the reader refuses what arrives later), so it is served.
+	return s.serve(ctx, &m, buf)
+}
+
+// maxBatchWorkers bounds how many elements of one batch run at once.
+const maxBatchWorkers = 8
+
+// serveBatch answers a batch with an array of the non-notification responses, or with
+// nothing at all when every element was a notification.
+func (s *server) serveBatch(ctx context.Context, msg, buf []byte) []byte {
+	if s.noBatches {
+		return appendErrorResponse(buf, nullID, errNoBatches)
+	}
+	var elems [][]byte
+	c, _ := openArray(msg)
+	for {
+		el, ok := c.nextElem()
+		if !ok {
+			break
+		}
+		elems = append(elems, el)
+	}
+	if len(elems) == 0 {
+		return appendErrorResponse(buf, nullID, errInvalidRequest)
+	}
+	replies := make([][]byte, len(elems))
+	workers := min(len(elems), maxBatchWorkers)
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(elems) {
+				return
+			}
+			replies[i] = s.serveOne(ctx, elems[i], nil)
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+
+	start := len(buf)
+	buf = append(buf, '[')
+	for _, r := range replies {
+		if len(r) == 0 {
+			continue
+		}
+		if len(buf) > start+1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, r...)
+	}
+	if len(buf) == start+1 {
+		return buf[:start]
+	}
+	return append(buf, ']')
+}
+
+// serve runs the handler for the admitted request or notification m and appends its
+// response, if any, to buf. ctx is the parent of the handler's context.
+func (s *server) serve(ctx context.Context, m *message, buf []byte) []byte {
+	in := &incoming{conn: s.conn}
+	if m.id != nil {
+		in.req.ID = ID{raw: string(m.id)}
+	}
+	in.req.Method = s.names.get(m.method)
+	if m.params != nil && string(m.params) != "null" {
+		in.req.Params = m.params
+	}
+	if s.conn != nil {
+		s.conn.track(in)
+		defer s.conn.untrack(in)
+	} else {
+		in.Context = ctx
+	}
+	result, err := s.call(in)
+	if m.id == nil {
+		return buf
+	}
+	if err != nil {
+		return appendErrorResponse(buf, m.id, wireError(err))
+	}
+	if result == nil {
+		result = nullID
+	} else if !json.Valid(result) {
+		s.logger.Error("jsonrpc: handler returned invalid JSON", "method", in.req.Method)
+		return appendErrorResponse(buf, m.id, errInternal)
+	}
+	return appendResult(buf, m.id, result)
+}
+
+// call runs the handler, turning a panic into an internal error so one bad request
+// cannot take down the connection or the process.
+func (s *server) call(in *incoming) (result json.RawMessage, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("jsonrpc: handler panicked", "method", in.req.Method, "panic", v, "stack", string(debug.Stack()))
+			result, err = nil, errInternal
+		}
+	}()
+	if s.handler == nil {
+		return nil, ErrMethodNotFound(in.req.Method)
+	}
+	return s.handler.ServeRPC(in, &in.req)
+}
+
+// nameCache interns method names, so a connection's steady stream of the same few
+// methods does not allocate a string per request.
+type nameCache struct {
+	mu    sync.Mutex
+	names map[string]string
+}
+
+// maxCachedNames stops a peer inventing names from growing the cache without bound.
+const maxCachedNames = 256
+
+// get returns the method name of the raw JSON string raw.
+func (c *nameCache) get(raw []byte) string {
+	inner := raw[1 : len(raw)-1]
+	if hasEscape(inner) {
+		var s string
+		_ = json.Unmarshal(raw, &s) // raw was validated as a JSON string
+		return s
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.names[string(inner)]; ok {
+		return s
+	}
+	s := string(inner)
+	if c.names == nil {
+		c.names = make(map[string]string)
+	}
+	if len(c.names) < maxCachedNames {
+		c.names[s] = s
+	}
+	return s
+}
+
+func hasEscape(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}
