@@ -87,6 +87,8 @@ type Conn struct {
 	base       context.Context // parent of handler contexts; cancelled by Close
 	cancelBase context.CancelFunc
 	slots      chan struct{} // one per running handler, bounded by MaxInflight
+	jobs       chan job      // hands work to idle workers; unbuffered
+	workers    atomic.Int32  // live worker goroutines
 	handlers   sync.WaitGroup
 	draining   atomic.Bool
 	closing    chan struct{}
@@ -119,6 +121,7 @@ func newConn(f Framer, opts Options) *Conn {
 		pending:  make(map[int64]*pendingCall),
 		inflight: make(map[string]*incoming),
 		slots:    make(chan struct{}, opts.MaxInflight),
+		jobs:     make(chan job),
 		closing:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -150,11 +153,8 @@ func (c *Conn) Err() error {
 	}
 }
 
-// read is the connection's reader: it routes responses to pending calls and serves
-// incoming requests. Exactly one goroutine reads at a time. When a request arrives the
-// reader starts a successor to go on reading and serves the request itself, so the
-// response is computed before the next read is even attempted: one goroutine hand-off
-// less per request than passing the request to a new goroutine.
+// read is the connection's only reader: it routes responses to pending calls and hands
+// incoming requests to workers.
 func (c *Conn) read() {
 	for {
 		msg, err := c.f.ReadMessage()
@@ -182,9 +182,45 @@ func (c *Conn) read() {
 			c.stopReading(nil)
 			return
 		}
-		go c.read()
-		c.run(j)
+		c.hand(j)
+	}
+}
+
+// hand gives j to an idle worker, or starts one. Workers outlive their job and wait for
+// the next: a fresh goroutine per request would grow its small stack again while
+// decoding, which cost more than the JSON work itself. There are at most MaxInflight
+// workers, since each holds a slot while it runs.
+func (c *Conn) hand(j job) {
+	select {
+	case c.jobs <- j:
 		return
+	default:
+	}
+	if c.workers.Load() < int32(c.opts.MaxInflight) {
+		c.workers.Add(1)
+		go c.work(j)
+		return
+	}
+	select {
+	case c.jobs <- j:
+	case <-c.closing:
+		c.handlers.Done()
+		<-c.slots
+	}
+}
+
+// work runs jobs until the connection stops reading or closes.
+func (c *Conn) work(j job) {
+	defer c.workers.Add(-1)
+	for {
+		c.run(j)
+		select {
+		case j = <-c.jobs:
+		case <-c.done:
+			return
+		case <-c.closing:
+			return
+		}
 	}
 }
 
