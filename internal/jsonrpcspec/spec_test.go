@@ -117,15 +117,9 @@ func TestSpecExamplesStdio(t *testing.T) {
 	}
 }
 
+// runStdioServer sends one request, framed, to a fresh server subprocess.
 func runStdioServer(t *testing.T, framing, request string) string {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	// The race detector's default one-second sleep at exit would dominate.
-	cmd.Env = append(os.Environ(), serverEnv+"="+framing, "GORACE=atexit_sleep_ms=0")
 	if framing == "newline" {
 		// The example spans lines; newline-delimited JSON carries one message a line.
 		var compact bytes.Buffer
@@ -134,10 +128,23 @@ func runStdioServer(t *testing.T, framing, request string) string {
 		} else {
 			request = strings.ReplaceAll(request, "\n", " ")
 		}
-		cmd.Stdin = strings.NewReader(request + "\n")
-	} else {
-		cmd.Stdin = strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(request), request))
+		return runStdioRaw(t, framing, request+"\n")
 	}
+	return runStdioRaw(t, framing, fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(request), request))
+}
+
+// runStdioRaw writes stdin to a fresh server subprocess, closes it, and
+// returns everything the server wrote to stdout before it exited.
+func runStdioRaw(t *testing.T, framing, stdin string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	// The race detector's default one-second sleep at exit would dominate.
+	cmd.Env = append(os.Environ(), serverEnv+"="+framing, "GORACE=atexit_sleep_ms=0")
+	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
