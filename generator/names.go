@@ -7,7 +7,8 @@ import (
 )
 
 // lowerCamel turns a Go name into the lowerCamel form used for method names:
-// "Add" -> "add", "GetData" -> "getData", "HTTPStatus" -> "httpStatus", "ID" -> "id".
+// "Add" -> "add", "GetData" -> "getData", "HTTPStatus" -> "httpStatus", "ID" -> "id",
+// "URLs" -> "urls".
 func lowerCamel(s string) string {
 	runes := []rune(s)
 	n := 0
@@ -19,6 +20,8 @@ func lowerCamel(s string) string {
 		return s
 	case n == 1 || n == len(runes):
 		// "Add" -> "add"; "ID" -> "id"
+	case runes[n] == 's' && (n+1 == len(runes) || unicode.IsUpper(runes[n+1])):
+		// "URLs", "IDsByName": a plural initialism
 	case unicode.IsLetter(runes[n]):
 		n-- // "HTTPStatus": keep the S of Status
 	}

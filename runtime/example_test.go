@@ -1,0 +1,77 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// greet is a hand-written handler; rpcgen generates handlers like it from
+// an interface.
+var greet = runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+	switch req.Method {
+	case "greet":
+		var p struct {
+			Name string `json:"name"`
+		}
+		var name string
+		if err := runtime.DecodeParams(req.Params, &p, &name); err != nil {
+			return nil, err
+		}
+		if p.Name == "" {
+			p.Name = name
+		}
+		return runtime.EncodeResult("hello, " + p.Name)
+	default:
+		return nil, runtime.ErrMethodNotFound(req.Method)
+	}
+})
+
+// Two connections joined by an in-memory pipe: one serves, the other calls.
+func ExamplePipe() {
+	a, b := runtime.Pipe()
+	server := runtime.NewConn(a, runtime.Options{Handler: greet})
+	defer server.Close()
+	client := runtime.NewConn(b, runtime.Options{})
+	defer client.Close()
+
+	var reply string
+	err := client.Call(context.Background(), "greet", map[string]string{"name": "gopher"}, &reply)
+	fmt.Println(reply, err)
+
+	err = client.Call(context.Background(), "wave", nil, nil)
+	var rpcErr *runtime.Error
+	if errors.As(err, &rpcErr) {
+		fmt.Println(rpcErr.Code, rpcErr.Message)
+	}
+	// Output:
+	// hello, gopher <nil>
+	// -32601 Method not found
+}
+
+// Plain JSON-RPC over HTTP POST, with a batch.
+func ExampleNewHTTPHandler() {
+	srv := httptest.NewServer(runtime.NewHTTPHandler(greet, runtime.HTTPOptions{}))
+	defer srv.Close()
+	client := runtime.NewHTTPClient(srv.URL)
+
+	var first, second string
+	calls := []*runtime.BatchCall{
+		{Method: "greet", Params: []string{"ada"}, Result: &first},
+		{Method: "greet", Params: map[string]string{"name": "grace"}, Result: &second},
+		{Method: "greet", Params: []string{"nobody listens"}, Notification: true},
+	}
+	if err := client.Batch(context.Background(), calls); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(first)
+	fmt.Println(second)
+	// Output:
+	// hello, ada
+	// hello, grace
+}
