@@ -9,15 +9,6 @@ import (
 	"testing"
 )
 
-// TestMain lets the test binary stand in for the rpcgen command, so that
-// go generate can run it as a real process.
-func TestMain(m *testing.M) {
-	if os.Getenv("RPCGEN_TEST_AS_COMMAND") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
-}
-
 // newPackage writes a small module with one interface and returns its directory.
 func newPackage(t *testing.T, src string) string {
 	t.Helper()
@@ -179,31 +170,45 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
-// TestGoGenerate runs the command as go generate does: a separate process
-// in the package directory, named by the //go:generate line.
-func TestGoGenerate(t *testing.T) {
-	exe, err := os.Executable()
+// TestGoToolFlow follows the README in a fresh user module: rpcgen is a tool
+// of the module (as "go get -tool" records it; here the requirement points at
+// this repository), a //go:generate line runs "go tool rpcgen", and the
+// package with the generated file builds and vets.
+func TestGoToolFlow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rpcgen in a fresh module")
+	}
+	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := newPackage(t, strings.Replace(calcSrc, "//go:generate rpcgen Calculator", "//go:generate "+exe+" Calculator", 1))
-	cmd := exec.Command("go", "generate", "./...")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "RPCGEN_TEST_AS_COMMAND=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go generate: %v\n%s", err, out)
+	dir := newPackage(t, strings.Replace(calcSrc, "//go:generate rpcgen Calculator", "//go:generate go tool rpcgen Calculator", 1))
+	write(t, filepath.Join(dir, "go.mod"), "module example.com/calc\n\ngo 1.26.0\n\n"+
+		"require github.com/rpcgen/rpcgen v0.0.0\n\n"+
+		"replace github.com/rpcgen/rpcgen => "+repo+"\n\n"+
+		"tool github.com/rpcgen/rpcgen/cmd/rpcgen\n")
+	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	build := exec.Command("go", "vet", "./...")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
-	// The generated code imports the runtime: point the module at this repository.
-	repo, _ := filepath.Abs("../..")
-	write(t, filepath.Join(dir, "go.mod"), "module example.com/calc\n\ngo 1.26.0\n\nrequire github.com/rpcgen/rpcgen v0.0.0\n\nreplace github.com/rpcgen/rpcgen => "+repo+"\n")
-	sum, _ := os.ReadFile(filepath.Join(repo, "go.sum"))
 	write(t, filepath.Join(dir, "go.sum"), string(sum))
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go vet of the generated package: %v\n%s", err, out)
+	goCmd := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		// Offline: everything comes from the module cache this repository filled.
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
+	goCmd("mod", "tidy") // records rpcgen's dependencies, as "go get -tool" would
+	goCmd("generate", "./...")
+	if _, err := os.Stat(filepath.Join(dir, "calculator_rpcgen.go")); err != nil {
+		t.Fatalf("go generate wrote nothing: %v", err)
+	}
+	goCmd("vet", "./...")
+	goCmd("tool", "rpcgen", "--check", "Calculator")
 }
 
 func TestUnifiedDiff(t *testing.T) {
