@@ -85,7 +85,7 @@ func (g *emitter) clientMethod(s *Service, m *Method, names *serviceNames) {
 
 	what := fmt.Sprintf("calls the remote method %q.", m.RPCName)
 	if m.Notification {
-		what = fmt.Sprintf("sends the notification %q; it returns once the message is written, as the server never answers.", m.RPCName)
+		what = fmt.Sprintf("sends the notification %q and returns once it is\nwritten: the server never answers.", m.RPCName)
 	}
 	f.Line()
 	comment(f, methodDoc(m, what))

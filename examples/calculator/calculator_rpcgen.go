@@ -78,7 +78,8 @@ func (c *CalculatorClient) Stats(ctx context.Context, req StatsRequest) (Stats, 
 // Remember stores value in memory. It is a notification: the caller
 // does not wait for an answer.
 //
-// It sends the notification "calculator.remember"; it returns once the message is written, as the server never answers.
+// It sends the notification "calculator.remember" and returns once it is
+// written: the server never answers.
 func (c *CalculatorClient) Remember(ctx context.Context, value float64) error {
 	return c.caller.Notify(ctx, CalculatorRememberMethod, &calculatorRememberParams{Value: value})
 }

@@ -68,21 +68,24 @@ func (c *SpecClient) Sum(ctx context.Context, a int, b int, c2 int) (int, error)
 
 // NotifyHello is sent as a notification.
 //
-// It sends the notification "notify_hello"; it returns once the message is written, as the server never answers.
+// It sends the notification "notify_hello" and returns once it is
+// written: the server never answers.
 func (c *SpecClient) NotifyHello(ctx context.Context, n int) error {
 	return c.caller.Notify(ctx, SpecNotifyHelloMethod, &specNotifyHelloParams{N: n})
 }
 
 // NotifySum is sent as a notification.
 //
-// It sends the notification "notify_sum"; it returns once the message is written, as the server never answers.
+// It sends the notification "notify_sum" and returns once it is
+// written: the server never answers.
 func (c *SpecClient) NotifySum(ctx context.Context, a int, b int, c2 int) error {
 	return c.caller.Notify(ctx, SpecNotifySumMethod, &specNotifySumParams{A: a, B: b, C: c2})
 }
 
 // Update is sent as a notification.
 //
-// It sends the notification "update"; it returns once the message is written, as the server never answers.
+// It sends the notification "update" and returns once it is
+// written: the server never answers.
 func (c *SpecClient) Update(ctx context.Context, a int, b int, c2 int, d int, e int) error {
 	return c.caller.Notify(ctx, SpecUpdateMethod, &specUpdateParams{A: a, B: b, C: c2, D: d, E: e})
 }
