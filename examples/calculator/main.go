@@ -41,7 +41,7 @@ func main() {
 	case *addr != "":
 		err = serveHTTP(ctx, *addr, logger)
 	case *call != "":
-		err = demo(ctx, NewCalculatorClient(runtime.NewHTTPClient(*call)), "HTTP "+*call)
+		err = demo(ctx, NewCalculatorClient(runtime.NewHTTPClient(*call)), "a server at "+*call)
 	default:
 		err = demoSubprocess(ctx)
 	}
