@@ -20,61 +20,6 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
-// specExamples are the request examples of section 7 of the JSON-RPC 2.0
-// specification, each with the reply the specification shows ("" for none).
-// Batch replies may come in any order.
-var specExamples = []struct {
-	name, request, reply string
-}{
-	{"positional params", `{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}`,
-		`{"jsonrpc": "2.0", "result": 19, "id": 1}`},
-	{"positional params reversed", `{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}`,
-		`{"jsonrpc": "2.0", "result": -19, "id": 2}`},
-	{"named params", `{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}`,
-		`{"jsonrpc": "2.0", "result": 19, "id": 3}`},
-	{"named params reordered", `{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}`,
-		`{"jsonrpc": "2.0", "result": 19, "id": 4}`},
-	{"notification", `{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}`, ``},
-	{"notification of unknown method", `{"jsonrpc": "2.0", "method": "foobar"}`, ``},
-	{"unknown method", `{"jsonrpc": "2.0", "method": "foobar", "id": "1"}`,
-		`{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}`},
-	{"invalid JSON", `{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`,
-		`{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
-	{"invalid request object", `{"jsonrpc": "2.0", "method": 1, "params": "bar"}`,
-		`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
-	{"batch with invalid JSON", `[
-  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
-  {"jsonrpc": "2.0", "method"
-]`, `{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
-	{"empty array", `[]`,
-		`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
-	{"invalid batch of one", `[1]`,
-		`[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]`},
-	{"invalid batch", `[1,2,3]`, `[
-  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
-  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
-  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}
-]`},
-	{"mixed batch", `[
-  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
-  {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
-  {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
-  {"foo": "boo"},
-  {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
-  {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
-]`, `[
-  {"jsonrpc": "2.0", "result": 7, "id": "1"},
-  {"jsonrpc": "2.0", "result": 19, "id": "2"},
-  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
-  {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "5"},
-  {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}
-]`},
-	{"all notifications", `[
-  {"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},
-  {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}
-]`, ``},
-}
-
 const serverEnv = "RPCGEN_SPEC_SERVER" // set to a framing name: run as a stdio server
 
 func TestMain(m *testing.M) {
@@ -97,10 +42,10 @@ func TestMain(m *testing.M) {
 // exited: exactly the specified reply, or nothing at all.
 func TestSpecExamplesStdio(t *testing.T) {
 	for _, framing := range []string{"newline", "content-length"} {
-		for _, ex := range specExamples {
-			t.Run(framing+"/"+ex.name, func(t *testing.T) {
+		for _, ex := range Examples {
+			t.Run(framing+"/"+ex.Name, func(t *testing.T) {
 				t.Parallel()
-				out := runStdioServer(t, framing, ex.request)
+				out := runStdioServer(t, framing, ex.Request)
 				var replies []string
 				if framing == "newline" {
 					for line := range strings.SplitSeq(strings.TrimSuffix(out, "\n"), "\n") {
@@ -111,7 +56,7 @@ func TestSpecExamplesStdio(t *testing.T) {
 				} else {
 					replies = splitContentLength(t, out)
 				}
-				checkReplies(t, replies, ex.reply)
+				checkReplies(t, replies, ex.Reply)
 			})
 		}
 	}
@@ -185,9 +130,9 @@ func splitContentLength(t *testing.T, out string) []string {
 func TestSpecExamplesHTTP(t *testing.T) {
 	srv := httptest.NewServer(runtime.NewHTTPHandler(NewSpecHandler(&Impl{}), runtime.HTTPOptions{}))
 	defer srv.Close()
-	for _, ex := range specExamples {
-		t.Run(ex.name, func(t *testing.T) {
-			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(ex.request))
+	for _, ex := range Examples {
+		t.Run(ex.Name, func(t *testing.T) {
+			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(ex.Request))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +141,7 @@ func TestSpecExamplesHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ex.reply == "" {
+			if ex.Reply == "" {
 				if len(body) != 0 || resp.StatusCode != http.StatusNoContent {
 					t.Fatalf("want 204 with an empty body, got %d %q", resp.StatusCode, body)
 				}
@@ -205,7 +150,7 @@ func TestSpecExamplesHTTP(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("status %d, body %s", resp.StatusCode, body)
 			}
-			checkReplies(t, []string{string(body)}, ex.reply)
+			checkReplies(t, []string{string(body)}, ex.Reply)
 		})
 	}
 }
