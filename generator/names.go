@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -43,9 +42,4 @@ func upperFirst(s string) string {
 // lowerFirst unexports a Go identifier: "Calculator" -> "calculator".
 func lowerFirst(s string) string {
 	return lowerCamel(s)
-}
-
-// docLines turns comment text into "// "-prefixed lines for jennifer's Comment.
-func docLines(text string) string {
-	return strings.TrimRight(text, "\n")
 }
