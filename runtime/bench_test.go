@@ -3,9 +3,6 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/rpc"
-	"net/rpc/jsonrpc"
 	"os"
 	"testing"
 
@@ -51,6 +48,9 @@ func benchmarkCall(b *testing.B, client, server runtime.Framer) {
 	}
 }
 
+// BenchmarkConnCall measures one call through Conn with a hand-written handler. The
+// side-by-side comparison with net/rpc/jsonrpc, through generated code, is
+// BenchmarkAdd in examples/calculator.
 func BenchmarkConnCall(b *testing.B) {
 	b.Run("Pipe", func(b *testing.B) {
 		client, server := runtime.Pipe()
@@ -76,58 +76,4 @@ func benchPipes(b *testing.B, framing runtime.Framing) (client, server runtime.F
 		b.Fatal(err)
 	}
 	return runtime.NewFramer(framing, r2, w1, 0), runtime.NewFramer(framing, r1, w2, 0)
-}
-
-// Arith is the net/rpc service of the yardstick benchmark.
-type Arith struct{}
-
-// AddArgs are Add's params; net/rpc requires an exported type.
-type AddArgs struct{ A, B int }
-
-// Add sets *sum to p.A + p.B.
-func (Arith) Add(p AddArgs, sum *int) error {
-	*sum = p.A + p.B
-	return nil
-}
-
-type pipeRWC struct {
-	io.Reader
-	io.Writer
-	closers []io.Closer
-}
-
-func (p pipeRWC) Close() error {
-	for _, c := range p.closers {
-		c.Close()
-	}
-	return nil
-}
-
-// BenchmarkNetRPCJSON is the yardstick: the standard library's net/rpc with its JSON-RPC
-// codec over the same OS pipes.
-func BenchmarkNetRPCJSON(b *testing.B) {
-	r1, w1, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	r2, w2, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := rpc.NewServer()
-	if err := srv.Register(Arith{}); err != nil {
-		b.Fatal(err)
-	}
-	go srv.ServeCodec(jsonrpc.NewServerCodec(pipeRWC{r1, w2, []io.Closer{r1, w2}}))
-	client := jsonrpc.NewClient(pipeRWC{r2, w1, []io.Closer{r2, w1}})
-	defer client.Close()
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		i++
-		var sum int
-		if err := client.Call("Arith.Add", AddArgs{A: i, B: 1000}, &sum); err != nil || sum != i+1000 {
-			b.Fatalf("add: %d, %v", sum, err)
-		}
-	}
 }

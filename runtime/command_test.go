@@ -37,7 +37,7 @@ func stdioServer(framing string) int {
 			code.Store(n)
 			return runtime.EncodeResult(true)
 		}
-		return specHandler(ctx, req)
+		return specHandler.ServeRPC(ctx, req)
 	})
 	opts := runtime.Options{Handler: h}
 	if framing == "headers" {

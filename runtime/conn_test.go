@@ -26,7 +26,7 @@ func newBlockingHandler() *blockingHandler {
 
 func (h *blockingHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 	if req.Method != "block" {
-		return specHandler(ctx, req)
+		return specHandler.ServeRPC(ctx, req)
 	}
 	h.started <- runtime.RequestIDFromContext(ctx)
 	<-ctx.Done()
@@ -70,7 +70,7 @@ func TestCallCancelSendsCancelMethod(t *testing.T) {
 	}
 	// The connection still works, and the late error response was dropped.
 	var sum int
-	if err := client.Call(context.Background(), "sum", []int{1, 2}, &sum); err != nil || sum != 3 {
+	if err := client.Call(context.Background(), "sum", []int{1, 2, 0}, &sum); err != nil || sum != 3 {
 		t.Fatalf("call after cancel: %d, %v", sum, err)
 	}
 }
@@ -118,7 +118,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 		if req.Method == "boom" {
 			panic("kaboom")
 		}
-		return specHandler(ctx, req)
+		return specHandler.ServeRPC(ctx, req)
 	})
 	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))
 	client, server := connPair(t, runtime.Options{}, runtime.Options{Handler: h, Logger: logger})
@@ -127,7 +127,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 		t.Errorf("message %q", rpcErr.Message)
 	}
 	var sum int
-	if err := client.Call(context.Background(), "sum", []int{1, 2}, &sum); err != nil || sum != 3 {
+	if err := client.Call(context.Background(), "sum", []int{1, 2, 0}, &sum); err != nil || sum != 3 {
 		t.Fatalf("call after panic: %d, %v", sum, err)
 	}
 	server.Close()
@@ -213,7 +213,7 @@ func TestErrorsAsOnClient(t *testing.T) {
 		case "plain":
 			return nil, errors.New("disk full")
 		}
-		return specHandler(ctx, req)
+		return specHandler.ServeRPC(ctx, req)
 	})
 	client, _ := connPair(t, runtime.Options{}, runtime.Options{Handler: h})
 	ctx := context.Background()
@@ -246,7 +246,7 @@ func TestConnBatchAndNotify(t *testing.T) {
 			got <- string(req.Params)
 			return nil, nil
 		}
-		return specHandler(ctx, req)
+		return specHandler.ServeRPC(ctx, req)
 	})
 	client, _ := connPair(t, runtime.Options{}, runtime.Options{Handler: h})
 	ctx := context.Background()

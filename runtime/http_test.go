@@ -34,7 +34,7 @@ func TestHTTPClient(t *testing.T) {
 		if runtime.ConnFromContext(ctx) != nil {
 			t.Error("ConnFromContext over HTTP is not nil")
 		}
-		return specHandler(ctx, req)
+		return specHandler.ServeRPC(ctx, req)
 	})
 	_, client := newHTTPServer(t, h, runtime.HTTPOptions{})
 	ctx := context.Background()
@@ -53,7 +53,7 @@ func TestHTTPClient(t *testing.T) {
 	}
 	var sum int
 	calls := []*runtime.BatchCall{
-		{Method: "sum", Params: []int{1, 2}, Result: &sum},
+		{Method: "sum", Params: []int{1, 2, 0}, Result: &sum},
 		{Method: "update", Notification: true},
 		{Method: "nope"},
 	}
@@ -96,7 +96,7 @@ func TestHTTPHandlerStatuses(t *testing.T) {
 	// The client surfaces the JSON-RPC error in a 413 body as a *runtime.Error.
 	wantRPCError(t, client.Call(context.Background(), "sum", json.RawMessage(big[strings.Index(big, "["):strings.LastIndex(big, "]")+1]), nil), runtime.CodeInvalidRequest)
 	var sum int
-	if err := client.Call(context.Background(), "sum", []int{1, 1}, &sum); err != nil || sum != 2 {
+	if err := client.Call(context.Background(), "sum", []int{1, 1, 0}, &sum); err != nil || sum != 2 {
 		t.Fatalf("call after an oversized one: %d, %v", sum, err)
 	}
 }

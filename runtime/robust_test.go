@@ -83,7 +83,7 @@ func TestTruncatedFrame(t *testing.T) {
 	}
 	client, _ := connPair(t, runtime.Options{}, runtime.Options{Handler: specHandler})
 	var sum int
-	if err := client.Call(context.Background(), "sum", []int{1, 2}, &sum); err != nil || sum != 3 {
+	if err := client.Call(context.Background(), "sum", []int{1, 2, 0}, &sum); err != nil || sum != 3 {
 		t.Fatalf("fresh connection: %d, %v", sum, err)
 	}
 }
@@ -112,7 +112,7 @@ func TestClientDisconnectsMidCall(t *testing.T) {
 			close(started)
 			<-release
 		}
-		return specHandler(ctx, req)
+		return specHandler.ServeRPC(ctx, req)
 	})
 	cf, sf := osPipes(t, runtime.NewlineDelimited, 0)
 	served := make(chan error, 1)
@@ -131,7 +131,7 @@ func TestClientDisconnectsMidCall(t *testing.T) {
 	}
 	c2, _ := connPair(t, runtime.Options{}, runtime.Options{Handler: h})
 	var sum int
-	if err := c2.Call(context.Background(), "sum", []int{2, 2}, &sum); err != nil || sum != 4 {
+	if err := c2.Call(context.Background(), "sum", []int{2, 2, 0}, &sum); err != nil || sum != 4 {
 		t.Fatalf("next client: %d, %v", sum, err)
 	}
 }

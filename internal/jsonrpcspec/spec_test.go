@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"reflect"
@@ -122,36 +120,6 @@ func splitContentLength(t *testing.T, out string) []string {
 			t.Fatal(err)
 		}
 		msgs = append(msgs, string(body))
-	}
-}
-
-// TestSpecExamplesHTTP posts each example to the generated dispatcher
-// behind runtime.NewHTTPHandler on a real socket.
-func TestSpecExamplesHTTP(t *testing.T) {
-	srv := httptest.NewServer(runtime.NewHTTPHandler(NewSpecHandler(&Impl{}), runtime.HTTPOptions{}))
-	defer srv.Close()
-	for _, ex := range Examples {
-		t.Run(ex.Name, func(t *testing.T) {
-			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(ex.Request))
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ex.Reply == "" {
-				if len(body) != 0 || resp.StatusCode != http.StatusNoContent {
-					t.Fatalf("want 204 with an empty body, got %d %q", resp.StatusCode, body)
-				}
-				return
-			}
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("status %d, body %s", resp.StatusCode, body)
-			}
-			checkReplies(t, []string{string(body)}, ex.Reply)
-		})
 	}
 }
 
