@@ -140,7 +140,7 @@ func (c *Conn) cancelled(n int64) {
 	id := Int64ID(n)
 	go func() {
 		if c.opts.CancelMethod != "" {
-			params := json.RawMessage(`{"id":` + id.raw + `}`)
+			params := json.RawMessage(`{` + string(appendString(nil, c.opts.cancelIDKey())) + `:` + id.raw + `}`)
 			if err := c.Notify(context.Background(), c.opts.CancelMethod, params); err != nil {
 				c.logger.Debug("jsonrpc: send cancellation", "id", id.raw, "err", err)
 			}

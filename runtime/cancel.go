@@ -1,34 +1,51 @@
 package runtime
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
-// track gives an incoming request its cancelable context and makes it findable by id.
-func (c *Conn) track(in *incoming) {
-	in.Context, in.cancel = context.WithCancel(c.base)
+// tracker keeps the in-flight incoming requests by raw id, so a cancellation can find
+// them. A Conn always has one; a Processor has one when its Options name a CancelMethod.
+type tracker struct {
+	mu       sync.Mutex
+	inflight map[string]*incoming
+	method   string // the cancel notification's method; "" for none
+	key      string // the member of its params that holds the id
+}
+
+func newTracker(opts Options) *tracker {
+	return &tracker{inflight: make(map[string]*incoming), method: opts.CancelMethod, key: opts.cancelIDKey()}
+}
+
+// track gives an incoming request a cancelable context under parent and makes it
+// findable by id.
+func (t *tracker) track(parent context.Context, in *incoming) {
+	in.Context, in.cancel = context.WithCancel(parent)
 	if id := in.req.ID.raw; id != "" && id != "null" {
-		c.mu.Lock()
-		c.inflight[id] = in
-		c.mu.Unlock()
+		t.mu.Lock()
+		t.inflight[id] = in
+		t.mu.Unlock()
 	}
 }
 
-func (c *Conn) untrack(in *incoming) {
+func (t *tracker) untrack(in *incoming) {
 	if id := in.req.ID.raw; id != "" && id != "null" {
-		c.mu.Lock()
-		if c.inflight[id] == in {
-			delete(c.inflight, id)
+		t.mu.Lock()
+		if t.inflight[id] == in {
+			delete(t.inflight, id)
 		}
-		c.mu.Unlock()
+		t.mu.Unlock()
 	}
 	in.cancel()
 }
 
-// CancelRequest cancels the context of the in-flight incoming request with the given id
-// and reports whether there was one.
-func (c *Conn) CancelRequest(id ID) bool {
-	c.mu.Lock()
-	in := c.inflight[id.raw]
-	c.mu.Unlock()
+// cancel cancels the context of the in-flight request whose raw id is id and reports
+// whether there was one.
+func (t *tracker) cancel(id string) bool {
+	t.mu.Lock()
+	in := t.inflight[id]
+	t.mu.Unlock()
 	if in == nil {
 		return false
 	}
@@ -37,9 +54,9 @@ func (c *Conn) CancelRequest(id ID) bool {
 }
 
 // cancelNotification handles an incoming CancelMethod notification; it reports whether
-// m was one.
-func (c *Conn) cancelNotification(m *message) bool {
-	name := c.opts.CancelMethod
+// m was one. An id member that is missing or names no in-flight request is ignored.
+func (t *tracker) cancelNotification(m *message) bool {
+	name := t.method
 	if name == "" || len(m.method) != len(name)+2 || string(m.method[1:len(m.method)-1]) != name {
 		return false
 	}
@@ -49,10 +66,14 @@ func (c *Conn) cancelNotification(m *message) bool {
 		if !more {
 			break
 		}
-		if string(unescapeKey(key)) == "id" {
-			c.CancelRequest(ID{raw: string(val)})
+		if string(unescapeKey(key)) == t.key {
+			t.cancel(string(val))
 			break
 		}
 	}
 	return true
 }
+
+// CancelRequest cancels the context of the in-flight incoming request with the given id
+// and reports whether there was one.
+func (c *Conn) CancelRequest(id ID) bool { return c.tr.cancel(id.raw) }

@@ -10,53 +10,6 @@ import (
 	"sync/atomic"
 )
 
-// Options configures a Conn.
-type Options struct {
-	// Handler serves incoming requests; nil answers every request with Method not found.
-	Handler Handler
-	// MaxInflight bounds the incoming requests handled at once (default 64). When it is
-	// reached the connection stops reading, which pushes back on the peer. A handler that
-	// calls the peer back while every slot is taken waits for a slot to free up, since
-	// the response is read by the same reader.
-	MaxInflight int
-	// MaxMessageSize bounds one incoming message (default DefaultMaxMessageSize); the
-	// framers built by DialCommand and ServeStdio skip larger ones without buffering them.
-	MaxMessageSize int
-	// MaxDepth bounds the nesting depth of incoming messages (default 128); deeper
-	// messages are answered with a CodeInvalidRequest error naming the limit.
-	MaxDepth int
-	// Framing is the stream framing DialCommand and ServeStdio use.
-	Framing Framing
-	// NoBatches rejects incoming batches with a single Invalid Request error, for
-	// protocol revisions without batching.
-	NoBatches bool
-	// CancelMethod, if set (such as "$/cancelRequest"), names the notification that
-	// cancels a request: Call sends it with params {"id": <id>} when its context ends
-	// before the response, and an incoming one cancels the context of the matching
-	// in-flight incoming request.
-	CancelMethod string
-	// OnCancel is called, on its own goroutine, when a Call's context ends before its
-	// response arrives, so a protocol can send its own cancellation message.
-	OnCancel func(c *Conn, id ID)
-	// Logger receives diagnostics (handler panics at Error, dropped messages at Debug);
-	// nil discards them.
-	Logger *slog.Logger
-}
-
-func (o Options) withDefaults() Options {
-	if o.MaxInflight <= 0 {
-		o.MaxInflight = 64
-	}
-	o.MaxMessageSize = limitOrDefault(o.MaxMessageSize)
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = 128
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	return o
-}
-
 // ErrClosed is returned (wrapped) by calls on a connection that has been closed or whose
 // peer has hung up.
 var ErrClosed = errors.New("jsonrpc: connection closed")
@@ -77,12 +30,12 @@ type Conn struct {
 
 	wsem chan struct{} // serializes writes; a channel so a waiting Call can give up on ctx
 
-	mu       sync.Mutex
-	closed   bool  // no new calls: Close was called or the reader ended
-	endErr   error // why, for the error pending and later calls get
-	nextID   int64
-	pending  map[int64]*pendingCall
-	inflight map[string]*incoming // incoming requests by raw id, for cancellation
+	mu      sync.Mutex
+	closed  bool  // no new calls: Close was called or the reader ended
+	endErr  error // why, for the error pending and later calls get
+	nextID  int64
+	pending map[int64]*pendingCall
+	tr      *tracker // incoming requests by raw id, for cancellation
 
 	base       context.Context // parent of handler contexts; cancelled by Close
 	cancelBase context.CancelFunc
@@ -114,24 +67,28 @@ func NewConn(f Framer, opts Options) *Conn {
 func newConn(f Framer, opts Options) *Conn {
 	opts = opts.withDefaults()
 	c := &Conn{
-		f:        f,
-		opts:     opts,
-		logger:   opts.Logger,
-		wsem:     make(chan struct{}, 1),
-		pending:  make(map[int64]*pendingCall),
-		inflight: make(map[string]*incoming),
-		slots:    make(chan struct{}, opts.MaxInflight),
-		jobs:     make(chan job),
-		closing:  make(chan struct{}),
-		done:     make(chan struct{}),
+		f:       f,
+		opts:    opts,
+		logger:  opts.Logger,
+		wsem:    make(chan struct{}, 1),
+		pending: make(map[int64]*pendingCall),
+		tr:      newTracker(opts),
+		slots:   make(chan struct{}, opts.MaxInflight),
+		jobs:    make(chan job),
+		closing: make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	c.base, c.cancelBase = context.WithCancel(context.Background())
 	c.srv = server{
-		handler:   opts.Handler,
-		maxDepth:  opts.MaxDepth,
-		noBatches: opts.NoBatches,
-		logger:    opts.Logger,
-		conn:      c,
+		handler:    opts.Handler,
+		maxDepth:   opts.MaxDepth,
+		noBatches:  opts.NoBatches,
+		allowBatch: opts.AllowBatch,
+		logger:     opts.Logger,
+		conn:       c,
+		tr:         c.tr,
+
+		trustResults: opts.TrustResults,
 	}
 	return c
 }

@@ -15,8 +15,13 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
+// AppendJSONString appends s encoded as a JSON string to dst and returns the extended
+// slice. Invalid UTF-8 becomes U+FFFD, as in encoding/json; unlike encoding/json it does
+// not escape <, > and &, which are safe in JSON.
+func AppendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte { return appendString(dst, s) }
+
 // appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD, as in encoding/json.
-func appendString(b []byte, s string) []byte {
+func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -43,7 +48,8 @@ func appendString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		var head [utf8.UTFMax]byte
+		r, size := utf8.DecodeRune(head[:copy(head[:], s[i:])])
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)

@@ -61,6 +61,11 @@ func InvalidParams(format string, args ...any) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + fmt.Sprintf(format, args...)}
 }
 
+// ErrNoResponse is what a Handler returns to send no response at all to a request, as
+// when the peer cancelled it and the protocol says a cancelled request gets none. In a
+// batch the request is left out of the reply. It may be wrapped.
+var ErrNoResponse = errors.New("jsonrpc: no response")
+
 // Errors the message processing answers with. They are shared and never mutated.
 var (
 	errParse          = &Error{Code: CodeParseError, Message: "Parse error"}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"runtime/debug"
 	"sync"
@@ -13,12 +14,18 @@ import (
 // server is the incoming-message core shared by Conn and the HTTP handler: it checks,
 // routes and answers messages, so both transports behave identically at the wire.
 type server struct {
-	handler   Handler
-	maxDepth  int
-	noBatches bool
-	logger    *slog.Logger
-	conn      *Conn // nil over HTTP: responses and cancellations then have nowhere to go
-	names     nameCache
+	handler    Handler
+	maxDepth   int
+	noBatches  bool
+	allowBatch func() bool // overrides noBatches when set
+	logger     *slog.Logger
+	conn       *Conn    // nil over HTTP and in a Processor: responses have nowhere to go
+	tr         *tracker // nil over HTTP: cancellations have nowhere to go
+	// dropResponses ignores incoming responses instead of answering them as invalid
+	// requests (a Processor: its peer may answer requests it was never sent).
+	dropResponses bool
+	trustResults  bool // skip checking that results are valid JSON
+	names         nameCache
 }
 
 // message holds the raw top-level members of one JSON-RPC message; nil means absent.
@@ -108,10 +115,14 @@ func (s *server) admit(raw []byte, m *message) (e *Error, serve bool) {
 		s.conn.deliver(m)
 		return nil, false
 	}
+	if m.isResponse() && s.dropResponses {
+		s.logger.Debug("jsonrpc: dropped a response, since no call is pending", "id", string(m.id))
+		return nil, false
+	}
 	if !m.validRequest() {
 		return errInvalidRequest, false
 	}
-	if m.id == nil && s.conn != nil && s.conn.cancelNotification(m) {
+	if m.id == nil && s.tr != nil && s.tr.cancelNotification(m) {
 		return nil, false
 	}
 	return nil, true
@@ -144,13 +155,21 @@ func (s *server) serveOne(ctx context.Context, raw, buf []byte) []byte {
 	return s.serve(ctx, &m, buf)
 }
 
+// batchesAllowed reports whether an incoming batch is served.
+func (s *server) batchesAllowed() bool {
+	if s.allowBatch != nil {
+		return s.allowBatch()
+	}
+	return !s.noBatches
+}
+
 // maxBatchWorkers bounds how many elements of one batch run at once.
 const maxBatchWorkers = 8
 
 // serveBatch answers a batch with an array of the non-notification responses, or with
 // nothing at all when every element was a notification.
 func (s *server) serveBatch(ctx context.Context, msg, buf []byte) []byte {
-	if s.noBatches {
+	if !s.batchesAllowed() {
 		return appendErrorResponse(buf, nullID, errNoBatches)
 	}
 	var elems [][]byte
@@ -212,14 +231,14 @@ func (s *server) serve(ctx context.Context, m *message, buf []byte) []byte {
 	if m.params != nil && string(m.params) != "null" {
 		in.req.Params = m.params
 	}
-	if s.conn != nil {
-		s.conn.track(in)
-		defer s.conn.untrack(in)
+	if s.tr != nil {
+		s.tr.track(ctx, in)
+		defer s.tr.untrack(in)
 	} else {
 		in.Context = ctx
 	}
 	result, err := s.call(in)
-	if m.id == nil {
+	if m.id == nil || err != nil && errors.Is(err, ErrNoResponse) {
 		return buf
 	}
 	if err != nil {
@@ -227,7 +246,7 @@ func (s *server) serve(ctx context.Context, m *message, buf []byte) []byte {
 	}
 	if result == nil {
 		result = nullID
-	} else if !json.Valid(result) {
+	} else if !s.trustResults && !json.Valid(result) {
 		s.logger.Error("jsonrpc: handler returned invalid JSON", "method", in.req.Method)
 		return appendErrorResponse(buf, m.id, errInternal)
 	}

@@ -1,0 +1,244 @@
+package runtime
+
+import (
+	"strconv"
+	"strings"
+)
+
+// maxDecodeDepth bounds how deeply a Decoder lets objects and arrays nest.
+const maxDecodeDepth = 128
+
+// Decoder reads and validates JSON params in one pass, for generated code: the
+// generated decode function of each method walks the input with it, storing
+// each value straight into its Go field and checking the field's constraints
+// as it goes. It uses no reflection, and reading a number, a bool or a string
+// without escapes allocates nothing beyond the string itself.
+//
+// The first problem stops decoding: from then on every read returns a zero
+// value, NextKey and NextElem return false, and Finish returns the problem as
+// a *Error with CodeInvalidParams whose message names the offending value by
+// its path, for example
+//
+//	invalid params: "tags[2]": expected a string, got 42
+//	invalid params: missing required field "query"
+//	invalid params: unknown field "lmit" (valid fields: query, limit)
+//
+// The rules, stricter than encoding/json's where a model is better told:
+//   - keys match case-sensitively;
+//   - an unknown key is an error (the generated code calls UnknownField);
+//   - a repeated key is accepted and its last value wins, as in encoding/json;
+//   - an integer may be written with a fraction or exponent when its value
+//     is integral (1.0 and 1e2 are integers, as in JSON Schema); anything
+//     else, and anything out of the Go type's range, is an error;
+//   - null is accepted only where Go has a nil (the generated code checks
+//     Null for pointers, slices, maps and any); elsewhere it is a type error;
+//   - strings must be valid UTF-8; an escaped lone surrogate becomes U+FFFD,
+//     as in encoding/json;
+//   - objects and arrays may nest 128 deep.
+//
+// A Decoder is a value meant to live on the stack of the generated function:
+// create it with NewDecoder and pass its address to helpers.
+type Decoder struct {
+	buf   []byte // the input; between OpenQuoted and CloseQuoted, the quoted text
+	pos   int    // next byte of buf to read
+	start int    // offset in orig of what an error reported now is about
+	depth int    // objects and arrays open
+
+	orig    []byte  // the whole input, for locating errors
+	root    int     // where the params start in orig, past a by-position wrapper
+	names   *Fields // by-position params: the names of the elements; nil otherwise
+	index   int     // by-position params read so far
+	wrapped bool    // the params are an object inside a one-element array
+
+	outer    []byte // buf while reading a quoted value
+	outerPos int
+	quoted   bool
+
+	key []byte // storage for keys holding escapes
+	err *Error
+}
+
+// NewDecoder returns a Decoder reading data, which must not change while it
+// is in use. Values read as []byte (Raw) point into data.
+func NewDecoder(data []byte) Decoder {
+	return Decoder{buf: data, orig: data}
+}
+
+// Fields lists the keys of a params object or of a struct, in declaration
+// order: the valid fields named when an unknown one is rejected, and the
+// names of by-position params. Generated code declares one per object type.
+type Fields struct {
+	keys [][]byte
+	list string // "query, limit"
+}
+
+// NewFields returns the field list of an object with the given keys.
+func NewFields(keys ...string) *Fields {
+	f := &Fields{keys: make([][]byte, len(keys)), list: strings.Join(keys, ", ")}
+	for i, k := range keys {
+		f.keys[i] = []byte(k)
+	}
+	return f
+}
+
+var noFields = NewFields()
+
+// emptyObject stands in for absent or null params.
+var emptyObject = []byte("{}")
+
+// isAbsent reports whether data holds no value or only null: params a
+// caller may leave out.
+func isAbsent(data []byte) bool {
+	v := trimSpace(data)
+	return len(v) == 0 || string(v) == "null"
+}
+
+// Params opens the params of a method whose params are named by fields: a
+// JSON object read with NextKey, or an array holding them by position, which
+// NextKey then reads as if each element had its field's key; it must have
+// exactly one element per field. Absent or null params read as an empty
+// object.
+func (d *Decoder) Params(fields *Fields) {
+	if isAbsent(d.buf) {
+		d.buf, d.orig = emptyObject, emptyObject
+	}
+	switch d.begin() {
+	case '{':
+		d.open()
+	case '[':
+		if d.open() {
+			d.names = fields
+		}
+	case 0:
+	default:
+		d.typeError("an object")
+	}
+}
+
+// StructParams prepares to read the params of a method whose single param is
+// a struct: the object itself, or by position an array holding exactly that
+// object. Absent or null params read as an empty object.
+func (d *Decoder) StructParams() {
+	if isAbsent(d.buf) {
+		d.buf, d.orig = emptyObject, emptyObject
+		return
+	}
+	i := skipSpace(d.buf, 0)
+	if d.buf[i] != '[' {
+		return
+	}
+	d.pos = skipSpace(d.buf, i+1)
+	if d.pos < len(d.buf) && d.buf[d.pos] == ']' {
+		d.fail("expected 1 param by position, got 0")
+		return
+	}
+	d.root, d.wrapped = d.pos, true
+}
+
+// NoParams checks the params of a method that takes none: absent, null, an
+// empty object or an empty array.
+func NoParams(data []byte) error {
+	d := NewDecoder(data)
+	d.Params(noFields)
+	var key []byte
+	for d.NextKey(&key) {
+		d.UnknownField(key, noFields)
+	}
+	return d.Finish()
+}
+
+// countMessage words a wrong number of by-position params.
+func countMessage(want int, names *Fields, got int) string {
+	if want == 0 {
+		return "expected no params, got " + strconv.Itoa(got) + " by position"
+	}
+	return "expected " + strconv.Itoa(want) + " params by position (" + names.list + "), got " + strconv.Itoa(got)
+}
+
+// Finish checks that nothing but white space follows the value and returns
+// the first problem met while decoding, nil when there was none.
+func (d *Decoder) Finish() error {
+	if d.err == nil && d.wrapped {
+		d.closeWrapper()
+	}
+	if d.err == nil {
+		if i := skipSpace(d.buf, d.pos); i < len(d.buf) {
+			d.pos = i
+			d.syntaxError("unexpected data after the value")
+		}
+	}
+	if d.err != nil {
+		return d.err
+	}
+	return nil
+}
+
+// closeWrapper reads the end of the array around by-position struct params.
+func (d *Decoder) closeWrapper() {
+	i := skipSpace(d.buf, d.pos)
+	switch {
+	case i < len(d.buf) && d.buf[i] == ']':
+		d.pos = i + 1
+	case i < len(d.buf) && d.buf[i] == ',':
+		d.pos = i + 1
+		n := 1 + d.countRest()
+		d.start = d.root
+		d.fail("expected 1 param by position, got " + strconv.Itoa(n))
+	default:
+		d.pos = i
+		d.syntaxError("expected ']' after the params")
+	}
+}
+
+// Fail records a problem with the value just read, unless an earlier one is
+// recorded: msg, such as "must be >= 1", is reported after the value's path.
+// After a container's end, the value is the container.
+func (d *Decoder) Fail(msg string) {
+	d.fail(msg)
+}
+
+// UnknownField records that the open object has a member key its type does
+// not know, listing the valid ones.
+func (d *Decoder) UnknownField(key []byte, fields *Fields) {
+	if len(fields.keys) == 0 {
+		d.fail("unknown field " + strconv.Quote(string(key)) + " (no fields are accepted)")
+		return
+	}
+	d.fail("unknown field " + strconv.Quote(string(key)) + " (valid fields: " + fields.list + ")")
+}
+
+// MissingField records that the object just read lacks the required key.
+func (d *Decoder) MissingField(key string) {
+	d.fail("missing required field " + strconv.Quote(key))
+}
+
+// typeError records that the value at d.pos is not of the wanted type.
+func (d *Decoder) typeError(want string) {
+	start, at := d.start, d.pos
+	d.Skip()
+	if d.err != nil {
+		return // malformed: that is the problem to report
+	}
+	d.start = start
+	d.fail("expected " + want + ", got " + describe(d.buf[at:d.pos]))
+}
+
+// syntaxError records malformed JSON found at d.pos, in the value that
+// holds d.pos.
+func (d *Decoder) syntaxError(msg string) {
+	if !d.quoted {
+		d.start = d.pos
+	}
+	d.fail("malformed JSON at offset " + strconv.Itoa(d.pos) + ": " + msg)
+}
+
+// fail records the first problem, located at d.start.
+func (d *Decoder) fail(msg string) {
+	if d.err != nil {
+		return
+	}
+	if path := pathAt(d.orig, d.root, d.start, d.names); path != "" {
+		msg = strconv.Quote(path) + ": " + msg
+	}
+	d.err = &Error{Code: CodeInvalidParams, Message: "invalid params: " + msg}
+}

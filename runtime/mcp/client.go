@@ -1,0 +1,273 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// ClientOptions configures a Client.
+type ClientOptions struct {
+	// Info names the client to the server; the zero value sends
+	// {"name":"rpcgen","version":"devel"}.
+	Info Implementation
+	// Capabilities is the client's capabilities object; nil sends {}.
+	Capabilities json.RawMessage
+	// ProtocolVersion selects the protocol. Empty means dual-era: probe with
+	// server/discover and speak 2026-07-28 if the server answers as a modern
+	// server does, otherwise fall back to initialize offering 2025-11-25. A
+	// legacy version (2024-11-05 to 2025-11-25) means initialize with exactly
+	// that version (the server may answer with another legacy version, which
+	// the client then speaks); 2026-07-28 means modern only, with no fallback.
+	ProtocolVersion string
+	// OnLog receives the server's log messages (notifications/message). It
+	// runs on the client's reader and must not call the client back.
+	OnLog func(LogMessage)
+	// Logger receives the client's diagnostics (dropped messages, the era
+	// probe's outcome); nil discards them.
+	Logger *slog.Logger
+	// ProbeTimeout bounds the dual-era probe: a server that has not answered
+	// server/discover by then is taken for a legacy one (default 2s).
+	ProbeTimeout time.Duration
+}
+
+// DefaultProbeTimeout is the ProbeTimeout used when none is given.
+const DefaultProbeTimeout = 2 * time.Second
+
+// Client is a connection to one MCP server, in the legacy or the modern era.
+// Its methods are safe for concurrent use.
+type Client struct {
+	opts   ClientOptions
+	logger *slog.Logger
+	t      clientTransport
+	nextID atomic.Int64
+
+	version      string
+	modern       bool
+	serverInfo   Implementation
+	instructions string
+	capabilities json.RawMessage
+
+	metaMu   sync.Mutex
+	logLevel string
+	meta     atomic.Pointer[[]byte] // modern _meta members; nil in legacy sessions
+}
+
+// Connect speaks MCP over f (one message per frame) and performs the
+// handshake ClientOptions.ProtocolVersion asks for; ctx bounds only the
+// handshake. Closing the client closes f.
+func Connect(ctx context.Context, f runtime.Framer, opts ClientOptions) (*Client, error) {
+	c := newClient(opts)
+	s := newClientStream(c, f)
+	c.t = s
+	return c.start(ctx)
+}
+
+// DialCommand starts cmd as a stdio MCP server (one JSON message per line)
+// and connects to it. cmd.Stderr defaults to os.Stderr, so the server's logs
+// pass through. Close closes the child's stdin, waits for it to exit (killing
+// it after a grace period) and reports a non-zero exit as an error.
+func DialCommand(ctx context.Context, cmd *exec.Cmd, opts ClientOptions) (*Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: dial command: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: dial command: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("mcp: dial command %s: %w", cmd.Path, err)
+	}
+	// Closing the framer closes only stdin: the child exiting ends the reader,
+	// so its last messages are still read.
+	f := runtime.NewLineFramer(clientReaderOnly{stdout}, stdin, 0)
+	c := newClient(opts)
+	s := newClientStream(c, f)
+	s.afterClose = func() error { return clientWaitCommand(cmd, s.done) }
+	c.t = s
+	return c.start(ctx)
+}
+
+// clientReaderOnly hides a reader's Close method.
+type clientReaderOnly struct{ r io.Reader }
+
+func (r clientReaderOnly) Read(p []byte) (int, error) { return r.r.Read(p) }
+
+// clientCommandGrace is how long Close lets a server exit after its stdin closed.
+const clientCommandGrace = 5 * time.Second
+
+// clientWaitCommand waits for the reader to see the child's stdout end, then
+// for the child, killing it if it outstays the grace period.
+func clientWaitCommand(cmd *exec.Cmd, readerDone <-chan struct{}) error {
+	timer := time.NewTimer(clientCommandGrace)
+	defer timer.Stop()
+	select {
+	case <-readerDone:
+	case <-timer.C:
+		cmd.Process.Kill()
+		<-readerDone
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-exited:
+	case <-timer.C:
+		cmd.Process.Kill()
+		err = <-exited
+	}
+	if err != nil {
+		return fmt.Errorf("mcp: command %s: %w", cmd.Path, err)
+	}
+	return nil
+}
+
+func newClient(opts ClientOptions) *Client {
+	if opts.Info.Name == "" && opts.Info.Version == "" {
+		opts.Info = Implementation{Name: "rpcgen", Version: "devel"}
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = DefaultProbeTimeout
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Client{opts: opts, logger: logger}
+}
+
+// start checks the options and runs the handshake, closing the transport if
+// either fails.
+func (c *Client) start(ctx context.Context) (*Client, error) {
+	err := c.checkOptions()
+	if err == nil {
+		err = c.handshake(ctx)
+	}
+	if err != nil {
+		c.t.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Client) checkOptions() error {
+	caps := bytes.TrimSpace(c.opts.Capabilities)
+	if len(caps) == 0 {
+		c.opts.Capabilities = json.RawMessage(`{}`)
+		return nil
+	}
+	var compact bytes.Buffer
+	if caps[0] != '{' || json.Compact(&compact, caps) != nil {
+		return errors.New("mcp: ClientOptions.Capabilities must be a JSON object")
+	}
+	c.opts.Capabilities = compact.Bytes()
+	return nil
+}
+
+// ProtocolVersion returns the protocol revision in use.
+func (c *Client) ProtocolVersion() string { return c.version }
+
+// Modern reports whether the client speaks the stateless 2026-07-28 era.
+func (c *Client) Modern() bool { return c.modern }
+
+// ServerInfo returns the server's name and version, as it gave them.
+func (c *Client) ServerInfo() Implementation { return c.serverInfo }
+
+// Instructions returns the server's instructions for models, if it gave any.
+func (c *Client) Instructions() string { return c.instructions }
+
+// ServerCapabilities returns the server's capabilities object.
+func (c *Client) ServerCapabilities() json.RawMessage { return c.capabilities }
+
+// Close ends the connection; calls still waiting fail with runtime.ErrClosed.
+// For DialCommand it also waits for the server process.
+func (c *Client) Close() error { return c.t.close() }
+
+// isModernVersion and isLegacyVersion classify a revision this package speaks.
+func isModernVersion(v string) bool { return slices.Contains(ModernVersions, v) }
+func isLegacyVersion(v string) bool { return slices.Contains(LegacyVersions, v) }
+
+// setVersion records the negotiated revision and, for a modern one, builds the
+// _meta members every request carries.
+func (c *Client) setVersion(v string) {
+	c.version = v
+	c.modern = isModernVersion(v)
+	if !c.modern {
+		c.meta.Store(nil)
+		return
+	}
+	c.metaMu.Lock()
+	c.rebuildMeta()
+	c.metaMu.Unlock()
+}
+
+// rebuildMeta must be called with metaMu held.
+func (c *Client) rebuildMeta() {
+	m := clientMeta(c.version, c.opts.Capabilities, c.opts.Info, c.logLevel)
+	c.meta.Store(&m)
+}
+
+// requestMeta returns the _meta members for the next request.
+func (c *Client) requestMeta() []byte {
+	if m := c.meta.Load(); m != nil {
+		return *m
+	}
+	return nil
+}
+
+// answerServerRequest builds the reply to a request the server sent (legacy
+// only): ping gets {}, everything else Method not found, since this client
+// declares no client features by default.
+func (c *Client) answerServerRequest(env *clientEnvelope) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), env.id...)
+	if env.methodIs("ping") {
+		return append(b, `,"result":{}}`...)
+	}
+	c.logger.Debug("mcp: refused a server request", "method", string(env.method))
+	return append(b, `,"error":{"code":-32601,"message":"Method not found"}}`...)
+}
+
+// notification handles a notification other than progress.
+func (c *Client) notification(env *clientEnvelope) {
+	if !env.methodIs("notifications/message") {
+		c.logger.Debug("mcp: ignored a notification", "method", string(env.method))
+		return
+	}
+	if c.opts.OnLog == nil {
+		return
+	}
+	var m LogMessage
+	if err := json.Unmarshal(env.params, &m); err != nil {
+		c.logger.Debug("mcp: dropped a malformed log message", "err", err)
+		return
+	}
+	c.opts.OnLog(m)
+}
+
+// clientParseProgress decodes the params of notifications/progress.
+func clientParseProgress(params []byte) (ProgressNotification, bool) {
+	var pn ProgressNotification
+	if err := json.Unmarshal(params, &pn); err != nil || len(pn.ProgressToken) == 0 {
+		return pn, false
+	}
+	return pn, true
+}

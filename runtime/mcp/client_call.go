@@ -1,0 +1,343 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// roundTrip sends the request the buffer holds and returns its reply. The
+// buffer is released once the message is out.
+func (c *Client) roundTrip(ctx context.Context, id int64, cb *clientBuf, onProgress func(ProgressNotification)) (clientReply, error) {
+	r, err := c.t.roundTrip(ctx, id, cb.b.Bytes(), onProgress)
+	cb.free()
+	if err != nil {
+		return r, err
+	}
+	if r.errObj != nil {
+		return r, clientDecodeError(r.errObj)
+	}
+	return r, nil
+}
+
+// clientDecodeError turns a response's error member into a *runtime.Error.
+func clientDecodeError(raw []byte) error {
+	e := new(runtime.Error)
+	if err := json.Unmarshal(raw, e); err != nil {
+		return fmt.Errorf("mcp: malformed error object: %w", err)
+	}
+	return e
+}
+
+// call sends method with params (a value encoding as a JSON object, or nil)
+// and decodes the result into result (when not nil).
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	id := c.nextID.Add(1)
+	cb := clientGetBuf()
+	cb.begin(id, method)
+	if params != nil {
+		if err := cb.members(params); err != nil {
+			cb.free()
+			return fmt.Errorf("mcp: encode params of %s: %w", method, err)
+		}
+	}
+	cb.end(c.requestMeta(), 0)
+	r, err := c.roundTrip(ctx, id, cb, nil)
+	if err != nil {
+		return err
+	}
+	if err := c.checkResultType(method, r.result); err != nil {
+		return err
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(r.result, result); err != nil {
+		return fmt.Errorf("mcp: decode result of %s: %w", method, err)
+	}
+	return nil
+}
+
+// members appends the members of v, which must encode as a JSON object.
+func (cb *clientBuf) members(v any) error {
+	start := cb.b.Len()
+	if err := cb.enc.Encode(v); err != nil {
+		return err
+	}
+	b := cb.b.Bytes()
+	obj := b[start : len(b)-1] // Encode ends the value with a newline
+	if len(obj) < 2 || obj[0] != '{' {
+		return errors.New("params must encode as a JSON object")
+	}
+	n := copy(b[start:], obj[1:len(obj)-1])
+	cb.b.Truncate(start + n)
+	return nil
+}
+
+// notify sends a notification with no params beyond the modern _meta.
+func (c *Client) notify(ctx context.Context, method string) error {
+	cb := clientGetBuf()
+	defer cb.free()
+	cb.begin(0, method)
+	cb.end(c.requestMeta(), 0)
+	return c.t.send(ctx, cb.b.Bytes())
+}
+
+// checkResultType rejects a modern result that is not complete; a missing
+// resultType counts as complete.
+func (c *Client) checkResultType(method string, result []byte) error {
+	if !c.modern {
+		return nil
+	}
+	o, ok := clientOpenObject(result)
+	if !ok {
+		return fmt.Errorf("mcp: the result of %s is not an object", method)
+	}
+	for {
+		key, val, ok := o.next()
+		if !ok {
+			return nil
+		}
+		if clientKeyIs(key, "resultType") {
+			return resultTypeError(method, val)
+		}
+	}
+}
+
+// resultTypeError returns nil for the raw JSON string "complete" and an
+// error for anything else.
+func resultTypeError(method string, val []byte) error {
+	if clientStringIs(val, "complete") {
+		return nil
+	}
+	var rt string
+	if json.Unmarshal(val, &rt) != nil {
+		rt = string(val)
+	}
+	return unsupportedResultType(method, rt)
+}
+
+// unsupportedResultType explains a resultType other than "complete".
+func unsupportedResultType(method, rt string) error {
+	if rt == "input_required" {
+		return fmt.Errorf("mcp: %s: the server asks for input (resultType input_required), which this client does not support yet", method)
+	}
+	return fmt.Errorf("mcp: %s: unsupported resultType %q", method, rt)
+}
+
+// ListTools returns every tool the server offers, following nextCursor
+// through all pages.
+func (c *Client) ListTools(ctx context.Context) ([]ToolInfo, error) {
+	var tools []ToolInfo
+	seen := map[string]bool{}
+	cursor := ""
+	for {
+		var params *struct {
+			Cursor string `json:"cursor"`
+		}
+		if cursor != "" {
+			params = &struct {
+				Cursor string `json:"cursor"`
+			}{cursor}
+		}
+		var page struct {
+			Tools      []ToolInfo `json:"tools"`
+			NextCursor string     `json:"nextCursor"`
+		}
+		var err error
+		if params != nil {
+			err = c.call(ctx, "tools/list", params, &page)
+		} else {
+			err = c.call(ctx, "tools/list", nil, &page)
+		}
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, page.Tools...)
+		if page.NextCursor == "" {
+			return tools, nil
+		}
+		if seen[page.NextCursor] {
+			return nil, fmt.Errorf("mcp: tools/list: the server repeated cursor %q", page.NextCursor)
+		}
+		seen[page.NextCursor] = true
+		cursor = page.NextCursor
+	}
+}
+
+// callTool sends tools/call and returns the raw result.
+func (c *Client) callTool(ctx context.Context, name string, args any, onProgress func(ProgressNotification)) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	id := c.nextID.Add(1)
+	cb := clientGetBuf()
+	cb.begin(id, "tools/call")
+	cb.field("name")
+	cb.str(name)
+	if err := cb.arguments(args); err != nil {
+		cb.free()
+		return nil, fmt.Errorf("mcp: encode arguments of %s: %w", name, err)
+	}
+	var token int64
+	if onProgress != nil {
+		token = id
+	}
+	cb.end(c.requestMeta(), token)
+	r, err := c.roundTrip(ctx, id, cb, onProgress)
+	return r.result, err
+}
+
+// CallTool calls the tool name with args (any value encoding as a JSON
+// object, a json.RawMessage, or nil) and, when result is not nil, decodes the
+// tool's structured result into it. Before 2025-06-18 there is no structured
+// result, and the first text content block is decoded instead. A tool that
+// reports failure (isError) yields a *ToolError; a protocol error (unknown
+// tool, say) a *runtime.Error. If ctx ends first the server is told to stop
+// (notifications/cancelled) and ctx.Err() is returned.
+func (c *Client) CallTool(ctx context.Context, name string, args, result any) error {
+	raw, err := c.callTool(ctx, name, args, nil)
+	if err != nil {
+		return err
+	}
+	var structured, content []byte
+	isError := false
+	o, ok := clientOpenObject(raw)
+	if !ok {
+		return fmt.Errorf("mcp: the result of tools/call %s is not an object", name)
+	}
+	for {
+		key, val, ok := o.next()
+		if !ok {
+			break
+		}
+		switch {
+		case clientKeyIs(key, "structuredContent"):
+			structured = val
+		case clientKeyIs(key, "content"):
+			content = val
+		case clientKeyIs(key, "isError"):
+			isError = string(val) == "true"
+		case clientKeyIs(key, "resultType"):
+			if err := resultTypeError("tools/call "+name, val); err != nil {
+				return err
+			}
+		}
+	}
+	if o.bad {
+		return fmt.Errorf("mcp: the result of tools/call %s is malformed", name)
+	}
+	if isError {
+		res := new(CallToolResult)
+		if err := json.Unmarshal(raw, res); err != nil {
+			return fmt.Errorf("mcp: decode result of tools/call %s: %w", name, err)
+		}
+		return newToolError(name, res)
+	}
+	if result == nil {
+		return nil
+	}
+	if !clientIsNull(structured) {
+		if err := json.Unmarshal(structured, result); err != nil {
+			return fmt.Errorf("mcp: decode structured result of %s: %w", name, err)
+		}
+		return nil
+	}
+	if c.version >= Version20250618 {
+		return fmt.Errorf("mcp: tool %s returned no structured result", name)
+	}
+	return decodeTextResult(name, content, result)
+}
+
+// decodeTextResult decodes the first text content block as JSON, for servers
+// older than structured results.
+func decodeTextResult(name string, content []byte, result any) error {
+	var blocks []Content
+	if err := json.Unmarshal(content, &blocks); err != nil {
+		return fmt.Errorf("mcp: decode content of %s: %w", name, err)
+	}
+	for _, b := range blocks {
+		if b.Type == "text" {
+			if err := json.Unmarshal([]byte(b.Text), result); err != nil {
+				return fmt.Errorf("mcp: decode text result of %s: %w", name, err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("mcp: tool %s returned no text content to decode", name)
+}
+
+// newToolError builds the error for a result with isError set.
+func newToolError(name string, res *CallToolResult) *ToolError {
+	var texts []string
+	for _, b := range res.Content {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if text == "" {
+		text = "tool " + name + " failed"
+	}
+	return &ToolError{Text: text, Result: res}
+}
+
+// CallToolRaw calls a tool and returns its whole result, isError included
+// (not turned into an error). With p.OnProgress set it asks for progress
+// notifications and passes them on until the response arrives.
+func (c *Client) CallToolRaw(ctx context.Context, p CallToolParams) (*CallToolResult, error) {
+	raw, err := c.callTool(ctx, p.Name, p.Arguments, p.OnProgress)
+	if err != nil {
+		return nil, err
+	}
+	res := new(CallToolResult)
+	if err := json.Unmarshal(raw, res); err != nil {
+		return nil, fmt.Errorf("mcp: decode result of tools/call %s: %w", p.Name, err)
+	}
+	if res.ResultType != "" && res.ResultType != "complete" {
+		return nil, unsupportedResultType("tools/call "+p.Name, res.ResultType)
+	}
+	return res, nil
+}
+
+// Ping checks that the server answers (legacy sessions only: 2026-07-28 has
+// no ping).
+func (c *Client) Ping(ctx context.Context) error {
+	if c.modern {
+		return fmt.Errorf("mcp: ping does not exist in protocol %s", c.version)
+	}
+	return c.call(ctx, "ping", nil, nil)
+}
+
+// logLevels are the RFC 5424 severities MCP uses.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// SetLogLevel asks the server for log messages (delivered to
+// ClientOptions.OnLog) at level and above. A legacy session sends
+// logging/setLevel; a modern one sends the level with every later request.
+func (c *Client) SetLogLevel(ctx context.Context, level string) error {
+	valid := false
+	for _, l := range logLevels {
+		valid = valid || l == level
+	}
+	if !valid {
+		return fmt.Errorf("mcp: unknown log level %q (want one of %s)", level, strings.Join(logLevels, ", "))
+	}
+	if !c.modern {
+		return c.call(ctx, "logging/setLevel", &struct {
+			Level string `json:"level"`
+		}{level}, nil)
+	}
+	c.metaMu.Lock()
+	c.logLevel = level
+	c.rebuildMeta()
+	c.metaMu.Unlock()
+	return nil
+}

@@ -1,0 +1,195 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// Requests are appended into pooled buffers around precomputed fragments (the
+// modern _meta members are built once per client), so the only encoding work
+// per call is the caller's arguments.
+
+// clientBuf is a pooled message buffer with a json.Encoder appending into it.
+type clientBuf struct {
+	b   bytes.Buffer
+	enc *json.Encoder
+}
+
+var clientBufPool = sync.Pool{New: func() any {
+	cb := new(clientBuf)
+	cb.b.Grow(512)
+	cb.enc = json.NewEncoder(&cb.b)
+	return cb
+}}
+
+// clientMaxPooled keeps one huge request from pinning its buffer in the pool.
+const clientMaxPooled = 64 << 10
+
+func clientGetBuf() *clientBuf { return clientBufPool.Get().(*clientBuf) }
+
+func (cb *clientBuf) free() {
+	if cb.b.Cap() > clientMaxPooled {
+		return
+	}
+	cb.b.Reset()
+	clientBufPool.Put(cb)
+}
+
+// str appends s as a JSON string.
+func (cb *clientBuf) str(s string) {
+	cb.b.Write(clientAppendString(cb.b.AvailableBuffer(), s))
+}
+
+// begin appends the envelope of request id (a notification when id is 0)
+// up to the inside of its params object.
+func (cb *clientBuf) begin(id int64, method string) {
+	cb.b.WriteString(`{"jsonrpc":"2.0",`)
+	if id != 0 {
+		cb.b.WriteString(`"id":`)
+		cb.b.Write(strconv.AppendInt(cb.b.AvailableBuffer(), id, 10))
+		cb.b.WriteByte(',')
+	}
+	cb.b.WriteString(`"method":`)
+	cb.str(method)
+	cb.b.WriteString(`,"params":{`)
+}
+
+// field appends the key of a params member, after a comma unless it is the first.
+func (cb *clientBuf) field(key string) {
+	if last := cb.b.Bytes(); last[len(last)-1] != '{' {
+		cb.b.WriteByte(',')
+	}
+	cb.b.WriteByte('"')
+	cb.b.WriteString(key)
+	cb.b.WriteString(`":`)
+}
+
+// end appends params._meta when there is any (the progress token, the modern
+// per-request members) and closes params and the message.
+func (cb *clientBuf) end(meta []byte, progressToken int64) {
+	if len(meta) > 0 || progressToken != 0 {
+		cb.field("_meta")
+		cb.b.WriteByte('{')
+		if progressToken != 0 {
+			cb.b.WriteString(`"progressToken":`)
+			cb.b.Write(strconv.AppendInt(cb.b.AvailableBuffer(), progressToken, 10))
+			if len(meta) > 0 {
+				cb.b.WriteByte(',')
+			}
+		}
+		cb.b.Write(meta)
+		cb.b.WriteByte('}')
+	}
+	cb.b.WriteString(`}}`)
+}
+
+var errArgumentsNotObject = errors.New("mcp: tool arguments must encode as a JSON object")
+
+// arguments appends the "arguments" member for args, or nothing for nil or
+// JSON null.
+func (cb *clientBuf) arguments(args any) error {
+	switch a := args.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		a = bytes.TrimSpace(a)
+		if len(a) == 0 || string(a) == "null" {
+			return nil
+		}
+		if a[0] != '{' || !json.Valid(a) {
+			return errArgumentsNotObject
+		}
+		cb.field("arguments")
+		cb.b.Write(a)
+		return nil
+	}
+	mark := cb.b.Len()
+	cb.field("arguments")
+	start := cb.b.Len()
+	if err := cb.enc.Encode(args); err != nil {
+		return err
+	}
+	cb.b.Truncate(cb.b.Len() - 1) // Encode ends the value with a newline
+	v := cb.b.Bytes()[start:]
+	if string(v) == "null" {
+		cb.b.Truncate(mark)
+		return nil
+	}
+	if v[0] != '{' {
+		return errArgumentsNotObject
+	}
+	return nil
+}
+
+const clientHex = "0123456789abcdef"
+
+// clientAppendString appends s as a JSON string, escaping as encoding/json
+// does apart from HTML characters; invalid UTF-8 becomes U+FFFD.
+func clientAppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', clientHex[c>>4], clientHex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			switch r {
+			case '\u2028':
+				b = append(b, `\u2028`...)
+			case '\u2029':
+				b = append(b, `\u2029`...)
+			default:
+				b = append(b, `\ufffd`...)
+			}
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// clientMeta returns the members of the modern per-request _meta object,
+// without braces.
+func clientMeta(version string, caps json.RawMessage, info Implementation, logLevel string) []byte {
+	b := []byte(`"` + MetaProtocolVersion + `":`)
+	b = clientAppendString(b, version)
+	b = append(b, `,"`+MetaClientCapabilities+`":`...)
+	b = append(b, caps...)
+	b = append(b, `,"`+MetaClientInfo+`":`...)
+	infoJSON, _ := json.Marshal(info) // a struct of strings always encodes
+	b = append(b, infoJSON...)
+	if logLevel != "" {
+		b = append(b, `,"`+MetaLogLevel+`":`...)
+		b = clientAppendString(b, logLevel)
+	}
+	return b
+}

@@ -1,0 +1,206 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// handshake finds the era and version to speak, as ClientOptions.ProtocolVersion asks.
+func (c *Client) handshake(ctx context.Context) error {
+	switch v := c.opts.ProtocolVersion; {
+	case v == "":
+		return c.dualEra(ctx)
+	case isModernVersion(v):
+		outcome, err := c.discover(ctx, v, false)
+		if err == nil && outcome == probeLegacy {
+			err = fmt.Errorf("mcp: the server does not speak %s", v)
+		}
+		return err
+	case isLegacyVersion(v):
+		_, err := c.initialize(ctx, v, false)
+		return err
+	default:
+		return fmt.Errorf("mcp: unknown protocol version %q", v)
+	}
+}
+
+type probeOutcome int
+
+const (
+	probeModern probeOutcome = iota // modern, version recorded
+	probeLegacy                     // fall back to initialize
+)
+
+// dualEra probes with server/discover and falls back to initialize on
+// anything but a DiscoverResult or a recognized modern error (spec: stdio
+// transport, Backward Compatibility).
+func (c *Client) dualEra(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(context.WithValue(ctx, clientNoCancelKey{}, true), c.opts.ProbeTimeout)
+	outcome, err := c.discover(pctx, ModernVersions[len(ModernVersions)-1], true)
+	cancel()
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		c.logger.Debug("mcp: no answer to server/discover in time; trying initialize", "timeout", c.opts.ProbeTimeout)
+		outcome, err = probeLegacy, nil
+	}
+	if err != nil {
+		return err
+	}
+	if outcome == probeModern {
+		return nil
+	}
+	modern, err := c.initialize(ctx, Version20251125, true)
+	if err == nil && modern != "" {
+		// A modern-only server named its versions in its answer to initialize
+		// (it missed the probe, being slow to start for instance).
+		outcome, err = c.discover(ctx, modern, false)
+		if err == nil && outcome == probeLegacy {
+			err = fmt.Errorf("mcp: the server speaks neither %s nor %s", modern, Version20251125)
+		}
+	}
+	return err
+}
+
+// discoverResult is the result of server/discover.
+type discoverResult struct {
+	SupportedVersions []string        `json:"supportedVersions"`
+	Capabilities      json.RawMessage `json:"capabilities"`
+	Instructions      string          `json:"instructions"`
+	ResultType        string          `json:"resultType"`
+	Meta              struct {
+		ServerInfo Implementation `json:"io.modelcontextprotocol/serverInfo"`
+	} `json:"_meta"`
+}
+
+// versionError is the data of a -32022 UnsupportedProtocolVersion error (and of
+// the -32602 a server answers an unsupported initialize with).
+type versionError struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested"`
+}
+
+// supportedVersions returns e's data.supported, or nil.
+func supportedVersions(e *runtime.Error) []string {
+	var d versionError
+	if len(e.Data) == 0 || json.Unmarshal(e.Data, &d) != nil {
+		return nil
+	}
+	return d.Supported
+}
+
+// highest returns the newest version of ours that the server lists, or "".
+func highest(ours, theirs []string) string {
+	for _, v := range slices.Backward(ours) {
+		if slices.Contains(theirs, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// discover sends server/discover under version and reads what the answer
+// says about the server's era. When dual is false there is no fallback: an
+// answer that is not modern is an error.
+func (c *Client) discover(ctx context.Context, version string, dual bool) (probeOutcome, error) {
+	for range len(ModernVersions) + 1 {
+		c.setVersion(version)
+		var res discoverResult
+		err := c.call(ctx, "server/discover", nil, &res)
+		var rpcErr *runtime.Error
+		switch {
+		case err == nil:
+			return c.discovered(&res, dual)
+		case !errors.As(err, &rpcErr):
+			return probeLegacy, err
+		case rpcErr.Code == CodeUnsupportedProtocolVersion && supportedVersions(rpcErr) != nil:
+			supported := supportedVersions(rpcErr)
+			if v := highest(ModernVersions, supported); v != "" && v != version {
+				version = v
+				continue
+			}
+			if dual && highest(LegacyVersions, supported) != "" {
+				return probeLegacy, nil
+			}
+			return probeLegacy, fmt.Errorf("mcp: the server supports only %v: %w", supported, err)
+		case rpcErr.Code == CodeMissingClientCapability || rpcErr.Code == CodeHeaderMismatch:
+			return probeLegacy, fmt.Errorf("mcp: server/discover: %w", err)
+		case dual:
+			c.logger.Debug("mcp: server/discover failed; trying initialize", "err", err)
+			return probeLegacy, nil
+		default:
+			return probeLegacy, fmt.Errorf("mcp: server/discover: %w", err)
+		}
+	}
+	return probeLegacy, errors.New("mcp: the server keeps rejecting the versions it names")
+}
+
+// discovered adopts a DiscoverResult.
+func (c *Client) discovered(res *discoverResult, dual bool) (probeOutcome, error) {
+	if len(res.SupportedVersions) == 0 && dual {
+		// Not a DiscoverResult: some legacy server answering anything.
+		c.logger.Debug("mcp: server/discover result without supportedVersions; trying initialize")
+		return probeLegacy, nil
+	}
+	if !slices.Contains(res.SupportedVersions, c.version) {
+		if v := highest(ModernVersions, res.SupportedVersions); v != "" {
+			c.setVersion(v)
+		} else if dual && highest(LegacyVersions, res.SupportedVersions) != "" {
+			return probeLegacy, nil
+		} else {
+			return probeLegacy, fmt.Errorf("mcp: the server supports only %v", res.SupportedVersions)
+		}
+	}
+	c.serverInfo = res.Meta.ServerInfo
+	c.instructions = res.Instructions
+	c.capabilities = res.Capabilities
+	c.logger.Debug("mcp: connected", "version", c.version, "server", c.serverInfo.Name)
+	return probeModern, nil
+}
+
+// initializeResult is the result of initialize.
+type initializeResult struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ServerInfo      Implementation  `json:"serverInfo"`
+	Instructions    string          `json:"instructions"`
+}
+
+// initialize runs the legacy handshake offering version. When dual is set and
+// the server refuses initialize naming a modern version it supports, that
+// version is returned and the handshake left to discover.
+func (c *Client) initialize(ctx context.Context, version string, dual bool) (modern string, err error) {
+	c.setVersion(version)
+	params := struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      Implementation  `json:"clientInfo"`
+	}{version, c.opts.Capabilities, c.opts.Info}
+	var res initializeResult
+	// initialize must not be cancelled (lifecycle rules).
+	ictx := context.WithValue(ctx, clientNoCancelKey{}, true)
+	if err := c.call(ictx, "initialize", &params, &res); err != nil {
+		var rpcErr *runtime.Error
+		if dual && errors.As(err, &rpcErr) {
+			if v := highest(ModernVersions, supportedVersions(rpcErr)); v != "" {
+				return v, nil
+			}
+		}
+		return "", fmt.Errorf("mcp: initialize: %w", err)
+	}
+	if !isLegacyVersion(res.ProtocolVersion) {
+		return "", fmt.Errorf("mcp: the server chose protocol version %q, which this client does not speak", res.ProtocolVersion)
+	}
+	c.setVersion(res.ProtocolVersion)
+	c.serverInfo = res.ServerInfo
+	c.instructions = res.Instructions
+	c.capabilities = res.Capabilities
+	if err := c.notify(ctx, "notifications/initialized"); err != nil {
+		return "", err
+	}
+	c.logger.Debug("mcp: connected", "version", c.version, "server", c.serverInfo.Name)
+	return "", nil
+}

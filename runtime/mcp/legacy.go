@@ -1,0 +1,85 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// Errors of the legacy lifecycle.
+var (
+	errNotInitialized     = &runtime.Error{Code: runtime.CodeInvalidRequest, Message: "session not initialized: send initialize first"}
+	errAlreadyInitialized = &runtime.Error{Code: runtime.CodeInvalidRequest, Message: "session already initialized"}
+)
+
+// emptyResult answers ping and logging/setLevel.
+var emptyResult = json.RawMessage(`{}`)
+
+// serveLegacy serves a request of the session-based era (2024-11-05 to
+// 2025-11-25).
+func (ss *Session) serveLegacy(ctx context.Context, method string, p *reqParams) (json.RawMessage, error) {
+	switch method {
+	case "initialize":
+		return ss.initialize(p)
+	case "ping":
+		return emptyResult, nil
+	}
+	st := ss.state.Load()
+	if st == nil {
+		return nil, errNotInitialized
+	}
+	switch method {
+	case "tools/list":
+		return ss.srv.listTools(st.v, p.cursor)
+	case "tools/call":
+		return ss.callTool(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
+	case "logging/setLevel":
+		if p.level == nil {
+			return nil, runtime.InvalidParams(`missing "level"`)
+		}
+		rank, ok := parseLevel(p.level)
+		if !ok {
+			return nil, errInvalidLevel(p.level)
+		}
+		ss.level.Store(int32(rank) + 1)
+		return emptyResult, nil
+	}
+	return nil, runtime.ErrMethodNotFound(method)
+}
+
+// initialize starts the legacy lifecycle. The version rule: a revision the
+// server speaks is echoed; any other, 2026-07-28 included (it has no
+// initialize), gets the newest legacy revision, 2025-11-25.
+func (ss *Session) initialize(p *reqParams) (json.RawMessage, error) {
+	if p.protocolVersion == nil {
+		return nil, runtime.InvalidParams(`missing "protocolVersion"`)
+	}
+	requested, ok := unquote(p.protocolVersion)
+	if !ok {
+		return nil, runtime.InvalidParams(`"protocolVersion" must be a string`)
+	}
+	v := legacyVersion(requested)
+	if v == verNone {
+		v = ver20251125
+	}
+	caps := json.RawMessage(`{}`)
+	if isObject(p.capabilities) {
+		caps = bytes.Clone(p.capabilities)
+	}
+	ss.initMu.Lock()
+	defer ss.initMu.Unlock()
+	if ss.state.Load() != nil {
+		return nil, errAlreadyInitialized
+	}
+	ss.state.Store(&legacyState{v: v, caps: caps})
+	return ss.srv.initResults[v], nil
+}
+
+// allowsLog reports whether the session's logging/setLevel threshold lets a
+// message of the given rank through.
+func (ss *Session) allowsLog(rank int) bool {
+	min := ss.level.Load()
+	return min == 0 || int32(rank)+1 >= min
+}

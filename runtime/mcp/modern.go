@@ -1,0 +1,61 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// serveModern serves a 2026-07-28 request: stateless, everything it needs is
+// in its own _meta. The checks run in the order the dual-era dispatch rules
+// give: version, method, then the other required keys.
+func (ss *Session) serveModern(ctx context.Context, method string, p *reqParams) (json.RawMessage, error) {
+	if p.metaVersion == nil {
+		return nil, errMissingMeta(MetaProtocolVersion)
+	}
+	if !rawStringIs(p.metaVersion, Version20260728) {
+		requested, ok := unquote(p.metaVersion)
+		if !ok {
+			return nil, runtime.InvalidParams("_meta key %q must be a string", MetaProtocolVersion)
+		}
+		return nil, errUnsupportedVersion(requested)
+	}
+	switch method {
+	case "server/discover", "tools/list", "tools/call":
+	default:
+		return nil, runtime.ErrMethodNotFound(method)
+	}
+	if p.metaCaps == nil {
+		return nil, errMissingMeta(MetaClientCapabilities)
+	}
+	if !isObject(p.metaCaps) {
+		return nil, runtime.InvalidParams("_meta key %q must be an object", MetaClientCapabilities)
+	}
+	level := -1
+	if p.metaLevel != nil {
+		rank, ok := parseLevel(p.metaLevel)
+		if !ok {
+			return nil, errInvalidLevel(p.metaLevel)
+		}
+		level = rank
+	}
+	switch method {
+	case "server/discover":
+		return ss.srv.discover, nil
+	case "tools/list":
+		return ss.srv.listTools(ver20260728, p.cursor)
+	}
+	return ss.callTool(ctx, &callCtx{v: ver20260728, caps: p.metaCaps, level: level}, p)
+}
+
+func errMissingMeta(key string) *runtime.Error {
+	return runtime.InvalidParams("missing _meta key %q", key)
+}
+
+// errUnsupportedVersion is -32022, naming the revisions a stateless request
+// may ask for; the legacy ones are reached through initialize.
+func errUnsupportedVersion(requested string) *runtime.Error {
+	data := append([]byte(`{"supported":["`+Version20260728+`"],"requested":`), runtime.AppendJSONString(nil, requested)...)
+	return &runtime.Error{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: append(data, '}')}
+}

@@ -1,0 +1,122 @@
+// Package mcp serves Go functions as Model Context Protocol tools and calls
+// them, speaking every revision from 2024-11-05 to the stateless 2026-07-28.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Protocol revisions this package speaks. The first four are the legacy,
+// session-based era, negotiated with initialize; the last is the modern,
+// stateless era, selected per request by its _meta.
+const (
+	Version20241105 = "2024-11-05"
+	Version20250326 = "2025-03-26"
+	Version20250618 = "2025-06-18"
+	Version20251125 = "2025-11-25"
+	Version20260728 = "2026-07-28"
+)
+
+// LegacyVersions lists the legacy revisions, oldest first.
+var LegacyVersions = []string{Version20241105, Version20250326, Version20250618, Version20251125}
+
+// ModernVersions lists the modern revisions, oldest first.
+var ModernVersions = []string{Version20260728}
+
+// Error codes MCP defines on top of JSON-RPC 2.0.
+const (
+	// CodeHeaderMismatch: an HTTP header disagrees with the body (2026-07-28).
+	CodeHeaderMismatch = -32020
+	// CodeMissingClientCapability: the request needs a capability the
+	// client did not declare (2026-07-28).
+	CodeMissingClientCapability = -32021
+	// CodeUnsupportedProtocolVersion: the request's protocol version is not
+	// served (2026-07-28).
+	CodeUnsupportedProtocolVersion = -32022
+)
+
+// Keys of the per-request _meta object in 2026-07-28.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// Implementation names a client or server and its version.
+type Implementation struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
+	WebsiteURL  string `json:"websiteUrl,omitempty"`
+}
+
+// Tool is one tool a server offers: its descriptor and the function that
+// runs it. rpcgen generates these from a Go interface.
+type Tool struct {
+	// Name is unique within a server: 1 to 128 of A-Z a-z 0-9 _ - .
+	Name string
+	// Title is a human-readable display name.
+	Title string
+	// Description tells a model what the tool does and when to use it.
+	Description string
+	// InputSchema is the JSON Schema (2020-12) of the arguments object; its
+	// root is "type":"object".
+	InputSchema json.RawMessage
+	// OutputSchema is the JSON Schema of the structured result, nil when the
+	// tool returns none. Its root is "type":"object".
+	OutputSchema json.RawMessage
+	// Annotations are hints about the tool's behaviour; nil leaves every
+	// hint at the protocol's default.
+	Annotations *ToolAnnotations
+	// Handler runs the tool.
+	Handler ToolHandler
+}
+
+// ToolHandler runs a tool. args is the raw "arguments" object of the call, nil
+// when the client sent none. The result is the structured result, a JSON
+// object, or nil when the tool returns none. An error becomes a result with
+// isError set, so the model sees what went wrong and can correct its call;
+// only a *runtime.Error with CodeMissingClientCapability is a protocol error.
+type ToolHandler func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
+
+// ToolAnnotations are hints about a tool's behaviour. Clients must treat them
+// as untrusted. A nil pointer leaves a hint at its default: readOnly false,
+// destructive true, idempotent false, openWorld true.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// Bool returns a pointer to b, for ToolAnnotations literals.
+func Bool(b bool) *bool { return &b }
+
+// ToolCaller calls a tool by name: args are encoded as the call's arguments
+// and the structured result is decoded into result (when it is not nil). A
+// tool's error result is returned as an error. *Client implements it, and
+// generated typed MCP clients call through it.
+type ToolCaller interface {
+	CallTool(ctx context.Context, name string, args, result any) error
+}
+
+// WrapResult adapts a handler whose result is not a JSON object (a list, a
+// string, a number) to MCP, where structured content is an object: the
+// result travels as {"result": R}, as the generated output schema says.
+func WrapResult(h ToolHandler) ToolHandler {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		raw, err := h(ctx, args)
+		if err != nil || raw == nil {
+			return raw, err
+		}
+		wrapped := make(json.RawMessage, 0, len(raw)+len(`{"result":}`))
+		wrapped = append(wrapped, `{"result":`...)
+		wrapped = append(wrapped, raw...)
+		return append(wrapped, '}'), nil
+	}
+}

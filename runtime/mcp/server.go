@@ -1,0 +1,190 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// ServerOptions configures a Server. The zero value is usable.
+type ServerOptions struct {
+	// Instructions tell a model how to use the server's tools; sent in the
+	// initialize and server/discover results when not empty.
+	Instructions string
+	// Logger receives diagnostics: tool panics at Error, with their stack.
+	// nil discards them, except that ServeStdio then logs to stderr.
+	Logger *slog.Logger
+	// PageSize is the number of tools per tools/list page; 0 lists all tools
+	// on one page.
+	PageSize int
+	// ListTTL is how long a 2026-07-28 client may cache the tools/list and
+	// server/discover results (ttlMs); 0, the default, means "immediately
+	// stale". It is rounded down to whole milliseconds.
+	ListTTL time.Duration
+	// CacheScope is the cacheScope of those results: "public" (the default;
+	// the tool list is the same for every caller) or "private". NewServer
+	// panics on any other value.
+	CacheScope string
+	// MaxInflight bounds the requests one connection served by Serve or
+	// ServeStdio handles at once (default 64); see runtime.Options.
+	MaxInflight int
+}
+
+// Server serves tools over MCP in both eras: an initialize selects a legacy
+// session (2024-11-05 to 2025-11-25) for a connection, and a request carrying
+// the 2026-07-28 _meta is served statelessly. Its methods are safe for
+// concurrent use.
+type Server struct {
+	info   Implementation
+	opts   ServerOptions
+	logger *slog.Logger
+
+	mu  sync.Mutex // serializes AddTools
+	reg atomic.Pointer[registry]
+
+	// Pre-encoded results, per revision.
+	initResults [numVers][]byte // initialize, legacy revisions only
+	discover    []byte          // server/discover
+	modernTail  []byte          // ends every 2026-07-28 result
+	cacheFields []byte          // ,"ttlMs":N,"cacheScope":"…"
+}
+
+// registry is an immutable snapshot of the tools: AddTools publishes a new one,
+// so a call finds its tool without taking a lock.
+type registry struct {
+	tools  []*Tool
+	byName map[string]*Tool
+	pages  [numVers][][]byte // pre-encoded tools/list results
+}
+
+// NewServer returns a server that identifies itself as info. opts may be nil.
+func NewServer(info Implementation, opts *ServerOptions) *Server {
+	s := &Server{info: info}
+	if opts != nil {
+		s.opts = *opts
+	}
+	switch s.opts.CacheScope {
+	case "":
+		s.opts.CacheScope = "public"
+	case "public", "private":
+	default:
+		panic(fmt.Sprintf("mcp: CacheScope %q is neither \"public\" nor \"private\"", s.opts.CacheScope))
+	}
+	s.opts.ListTTL = max(s.opts.ListTTL, 0)
+	s.opts.PageSize = max(s.opts.PageSize, 0)
+	s.logger = s.opts.Logger
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.encodeFixed()
+	s.reg.Store(s.newRegistry(nil))
+	return s
+}
+
+// AddTools adds tools to the server; tools/list lists them in the order they
+// were added. It panics on a programmer error: a name that breaks the
+// protocol's rule (1 to 128 of A-Z a-z 0-9 _ - .) or is already taken, a nil
+// Handler, or a schema that is not a JSON object. A schema is compacted; a nil
+// InputSchema stands for {"type":"object"}.
+func (s *Server) AddTools(tools ...Tool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.reg.Load()
+	all := make([]*Tool, len(old.tools), len(old.tools)+len(tools))
+	copy(all, old.tools)
+	seen := make(map[string]bool, len(all)+len(tools))
+	for _, t := range all {
+		seen[t.Name] = true
+	}
+	for _, t := range tools {
+		if !validToolName(t.Name) {
+			panic(fmt.Sprintf("mcp: invalid tool name %q: want 1 to 128 of A-Z a-z 0-9 _ - .", t.Name))
+		}
+		if seen[t.Name] {
+			panic(fmt.Sprintf("mcp: duplicate tool name %q", t.Name))
+		}
+		if t.Handler == nil {
+			panic(fmt.Sprintf("mcp: tool %q has no Handler", t.Name))
+		}
+		seen[t.Name] = true
+		t.InputSchema = compactSchema(t.Name, "InputSchema", t.InputSchema)
+		if t.InputSchema == nil {
+			t.InputSchema = json.RawMessage(`{"type":"object"}`)
+		}
+		t.OutputSchema = compactSchema(t.Name, "OutputSchema", t.OutputSchema)
+		all = append(all, &t)
+	}
+	s.reg.Store(s.newRegistry(all))
+}
+
+func (s *Server) newRegistry(tools []*Tool) *registry {
+	r := &registry{tools: tools, byName: make(map[string]*Tool, len(tools))}
+	for _, t := range tools {
+		r.byName[t.Name] = t
+	}
+	for v := ver20241105; v < numVers; v++ {
+		r.pages[v] = s.encodePages(tools, v)
+	}
+	return r
+}
+
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func compactSchema(tool, field string, schema json.RawMessage) json.RawMessage {
+	if len(schema) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, schema); err != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
+		panic(fmt.Sprintf("mcp: tool %q: %s is not a JSON object", tool, field))
+	}
+	return b.Bytes()
+}
+
+// NewSession returns a new session: the state of one client connection, for
+// an in-process client (Handle) or a transport of your own.
+func (s *Server) NewSession() *Session {
+	ss := &Session{srv: s, logger: s.logger}
+	ss.handler = runtime.HandlerFunc(ss.serveRPC)
+	ss.proc = runtime.NewProcessor(ss.options())
+	return ss
+}
+
+// Serve serves one client over f, as one session, until the client hangs up
+// or ctx ends; see runtime.Serve for what it returns.
+func (s *Server) Serve(ctx context.Context, f runtime.Framer) error {
+	return runtime.Serve(ctx, f, s.NewSession().options())
+}
+
+// ServeStdio serves one client over the process's stdin and stdout, one JSON
+// message per line, as an MCP host expects of a server it starts. Nothing but
+// protocol messages goes to stdout; diagnostics go to the Logger, which
+// defaults to a text logger on stderr here.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	ss := s.NewSession()
+	if s.opts.Logger == nil {
+		ss.logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	opts := ss.options()
+	opts.Framing = runtime.NewlineDelimited
+	return runtime.ServeStdio(ctx, opts)
+}

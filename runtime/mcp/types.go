@@ -1,0 +1,103 @@
+package mcp
+
+import "encoding/json"
+
+// ToolInfo describes one tool as a server lists it in tools/list.
+type ToolInfo struct {
+	// Name identifies the tool in tools/call.
+	Name string `json:"name"`
+	// Title is a human-readable display name, if the server gave one.
+	Title string `json:"title,omitempty"`
+	// Description tells a model what the tool does.
+	Description string `json:"description,omitempty"`
+	// InputSchema is the JSON Schema of the arguments object.
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is the JSON Schema of the structured result, nil when the
+	// tool declares none.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Annotations are the server's behaviour hints; untrusted.
+	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+}
+
+// CallToolParams is one tools/call request as CallToolRaw sends it.
+type CallToolParams struct {
+	// Name is the tool to call.
+	Name string
+	// Arguments is the arguments object: any value that encodes as a JSON
+	// object, a json.RawMessage holding one, or nil for none.
+	Arguments any
+	// OnProgress, when set, asks the server for progress and receives each
+	// notifications/progress for this call until its response arrives. It
+	// runs on the client's reader (or, in process, the calling goroutine), in
+	// the order the server sent them, and must not call the client back.
+	OnProgress func(ProgressNotification)
+}
+
+// CallToolResult is the result of tools/call.
+type CallToolResult struct {
+	// Content is what the tool returned for a model to read.
+	Content []Content `json:"content"`
+	// StructuredContent is the structured result (2025-06-18 and later), nil
+	// when absent.
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	// IsError reports a tool execution error, described by Content.
+	IsError bool `json:"isError,omitempty"`
+	// ResultType is "complete" for a final result (2026-07-28); empty from
+	// a legacy server.
+	ResultType string `json:"resultType,omitempty"`
+	// Meta is the result's _meta object, if any.
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Content is one content block of a tool result. Type says which of the
+// other fields are set: "text" (Text), "image" and "audio" (Data, MIMEType),
+// "resource_link" (URI, Name, ...), "resource" (Resource).
+type Content struct {
+	Type        string          `json:"type"`
+	Text        string          `json:"text,omitempty"`
+	Data        string          `json:"data,omitempty"`
+	MIMEType    string          `json:"mimeType,omitempty"`
+	URI         string          `json:"uri,omitempty"`
+	Name        string          `json:"name,omitempty"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Resource    json.RawMessage `json:"resource,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ProgressNotification is the payload of notifications/progress.
+type ProgressNotification struct {
+	// ProgressToken is the token of the request it reports on.
+	ProgressToken json.RawMessage `json:"progressToken"`
+	// Progress increases with every notification.
+	Progress float64 `json:"progress"`
+	// Total is the expected final value, 0 when unknown.
+	Total float64 `json:"total,omitempty"`
+	// Message describes the current step, if the server gave one.
+	Message string `json:"message,omitempty"`
+}
+
+// LogMessage is the payload of notifications/message.
+type LogMessage struct {
+	// Level is the RFC 5424 severity: debug, info, notice, warning, error,
+	// critical, alert or emergency.
+	Level string `json:"level"`
+	// Logger names the source, if the server gave one.
+	Logger string `json:"logger,omitempty"`
+	// Data is the logged value: any JSON.
+	Data json.RawMessage `json:"data"`
+}
+
+// ToolError is the error CallTool returns when a tool reports a failure
+// (isError: true). Error returns the text the tool gave, which is written for
+// a model and usually for a person too.
+type ToolError struct {
+	// Text joins the result's text content blocks.
+	Text string
+	// Result is the whole result.
+	Result *CallToolResult
+}
+
+// Error returns the tool's error text.
+func (e *ToolError) Error() string { return e.Text }
