@@ -26,16 +26,29 @@ type directiveArg struct {
 	Pos      token.Pos
 }
 
-// directiveSpec lists the keys a directive accepts and whether each takes a value.
-type directiveSpec map[string]bool // key -> takes a value
+// argKind says whether a directive key takes a value.
+type argKind int
+
+const (
+	flagArg  argKind = iota // a bare word: "notification"
+	valueArg                // key=value: "name=notes"
+	boolArg                 // a bare word meaning true, or key=true / key=false
+)
+
+// directiveSpec lists the keys a directive accepts and what each takes.
+type directiveSpec map[string]argKind
 
 // knownDirectives maps where a directive may stand to the directives allowed there.
 var knownDirectives = map[string]map[string]directiveSpec{
 	"interface": {
-		"service": {"name": true},
+		"service": {"name": valueArg, "toolprefix": valueArg},
 	},
 	"method": {
-		"method": {"name": true, "notification": false},
+		"method": {"name": valueArg, "notification": flagArg},
+		"tool": {
+			"name": valueArg, "title": valueArg, "skip": flagArg,
+			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,
+		},
 	},
 }
 
@@ -70,16 +83,18 @@ func parseDirectives(doc *ast.CommentGroup, place string, errs *errorCollector) 
 		seen := map[string]bool{}
 		valid := args[:0]
 		for _, a := range args {
-			takesValue, known := spec[a.Key]
+			kind, known := spec[a.Key]
 			switch {
 			case !known:
 				errs.at(a.Pos, "//rpcgen:%s: unknown key %q (valid: %s)", d.Name, a.Key, keysOf(spec, ""))
 			case seen[a.Key]:
 				errs.at(a.Pos, "//rpcgen:%s: key %q given twice", d.Name, a.Key)
-			case takesValue && !a.HasValue:
+			case kind == valueArg && !a.HasValue:
 				errs.at(a.Pos, "//rpcgen:%s: key %q needs a value (%s=...)", d.Name, a.Key, a.Key)
-			case !takesValue && a.HasValue:
+			case kind == flagArg && a.HasValue:
 				errs.at(a.Pos, "//rpcgen:%s: key %q takes no value", d.Name, a.Key)
+			case kind == boolArg && a.HasValue && a.Value != "true" && a.Value != "false":
+				errs.at(a.Pos, "//rpcgen:%s: key %q takes true or false, not %q", d.Name, a.Key, a.Value)
 			default:
 				valid = append(valid, a)
 			}
@@ -101,6 +116,17 @@ func (d *directive) value(key string) (string, token.Pos, bool) {
 		}
 	}
 	return "", token.NoPos, false
+}
+
+// flag returns the value of a boolean key: nil when absent, true for a bare
+// word or key=true, false for key=false.
+func (d *directive) flag(key string) *bool {
+	v, _, ok := d.value(key)
+	if !ok {
+		return nil
+	}
+	b := v != "false"
+	return &b
 }
 
 // splitDirectiveArgs splits the text after //rpcgen:NAME into space-separated

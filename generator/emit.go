@@ -23,13 +23,31 @@ type emitter struct {
 	// reserved holds names a user's param must not take in a client method:
 	// imported package names and the locals generated code uses.
 	reserved map[string]bool
+	// schemas holds each tool's rendered JSON Schemas.
+	schemas map[*Method]toolSchemas
+	// decoders writes the params decoders, which validate against the schemas.
+	decoders *decodeEmitter
 }
 
-// emitGo renders the Go file holding every service.
-func emitGo(pkgPath, pkgName string, services []*Service) ([]byte, error) {
+// emitGo renders the Go file holding every service; sg renders the schemas.
+func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen) ([]byte, error) {
 	g := &emitter{file: jen.NewFilePathName(pkgPath, pkgName), pkgPath: pkgPath, pkgName: pkgName}
+	g.schemas = map[*Method]toolSchemas{}
+	g.decoders = newDecodeEmitter(g.file, sg)
+	for _, s := range services {
+		for _, m := range s.Methods {
+			if m.Tool == nil {
+				continue
+			}
+			sc := toolSchemas{input: marshalSchema(sg.inputSchema(m))}
+			if out, wrapped := sg.outputSchema(m); out != nil {
+				sc.output, sc.wrapped = marshalSchema(out), wrapped
+			}
+			g.schemas[m] = sc
+		}
+	}
 	g.reserved = packageNames(services)
-	for _, name := range []string{"context", "json", "runtime", "c", "result", "err"} {
+	for _, name := range []string{"context", "json", "runtime", "mcp", "errors", "c", "result", "err"} {
 		g.reserved[name] = true
 	}
 	for _, name := range types.Universe.Names() {
@@ -40,6 +58,7 @@ func emitGo(pkgPath, pkgName string, services []*Service) ([]byte, error) {
 	f.ImportName(runtimePath, "runtime")
 	f.ImportName("context", "context")
 	f.ImportName("encoding/json", "json")
+	f.ImportName(mcpPath, "mcp")
 
 	f.Comment("This file needs a runtime that supports what rpcgen generates; an older or")
 	f.Comment("newer runtime makes this line a compile error rather than a subtle bug.")
@@ -76,23 +95,28 @@ func (g *emitter) service(s *Service) {
 
 	g.client(s, names)
 	g.handler(s, names)
+	g.tools(s, names)
 	for _, m := range s.Methods {
 		if len(m.Params) > 0 && !m.StructParams {
 			g.paramsStruct(s, m, names)
 		}
+		g.decoders.emit(s, m)
 	}
 }
 
 // serviceNames holds the identifiers generated for one service.
 type serviceNames struct {
-	s       *Service
-	client  string // CalculatorClient
-	handler string // calculatorHandler
-	field   string // the client's field holding the caller
+	s         *Service
+	client    string // CalculatorClient
+	handler   string // calculatorHandler
+	tools     string // CalculatorTools
+	mcpClient string // CalculatorMCPClient
+	field     string // the clients' field holding the caller
 }
 
 func newServiceNames(s *Service) *serviceNames {
-	n := &serviceNames{s: s, client: s.Name + "Client", handler: lowerFirst(s.Name) + "Handler", field: "caller"}
+	n := &serviceNames{s: s, client: s.Name + "Client", handler: lowerFirst(s.Name) + "Handler",
+		tools: s.Name + "Tools", mcpClient: s.Name + "MCPClient", field: "caller"}
 	for _, m := range s.Methods {
 		if m.Name == n.field {
 			n.field = "rpcCaller"

@@ -31,54 +31,80 @@ func (g *emitter) client(s *Service, names *serviceNames) {
 	}
 }
 
-func (g *emitter) clientMethod(s *Service, m *Method, names *serviceNames) {
-	f := g.file
+// signature is a generated client method's parameter list and results, with
+// the pieces its body needs.
+type signature struct {
+	params  []jen.Code
+	results jen.Code
+	ctx     jen.Code              // the context to call with
+	wire    func(string) jen.Code // the params value, given the params struct's name
+	zero    jen.Code              // the zero result, nil when there is none
+}
+
+// ret returns from the method with err (and the zero result).
+func (s *signature) ret(err jen.Code) jen.Code {
+	if s.zero == nil {
+		return jen.Return(err)
+	}
+	return jen.Return(s.zero, err)
+}
+
+// clientSignature declares the params of a client method for m, renaming
+// those that would shadow an import or a generated local.
+func (g *emitter) clientSignature(m *Method) *signature {
 	scope := newScope(g.reserved)
-	ctx := jen.Qual("context", "Background").Call()
-	var params []jen.Code
+	sig := &signature{ctx: jen.Qual("context", "Background").Call(), results: jen.Error()}
 	if m.Context != "" {
 		name := scope.declare(m.Context, "ctx")
-		params = append(params, jen.Id(name).Qual("context", "Context"))
-		ctx = jen.Id(name)
+		sig.params = append(sig.params, jen.Id(name).Qual("context", "Context"))
+		sig.ctx = jen.Id(name)
 	}
 	argNames := make([]string, len(m.Params))
 	for i, p := range m.Params {
 		argNames[i] = scope.declare(p.Name, fmt.Sprintf("p%d", i))
-		params = append(params, jen.Id(argNames[i]).Add(g.typeExpr(p.Type)))
+		sig.params = append(sig.params, jen.Id(argNames[i]).Add(g.typeExpr(p.Type)))
 	}
-
-	var wire jen.Code // the params value handed to the runtime
-	switch {
-	case len(m.Params) == 0:
-		wire = jen.Nil()
-	case m.StructParams:
-		wire = jen.Id(argNames[0])
-	default:
+	sig.wire = func(paramsType string) jen.Code {
+		switch {
+		case len(m.Params) == 0:
+			return jen.Nil()
+		case m.StructParams:
+			return jen.Id(argNames[0])
+		}
 		fields := paramFields(m)
-		wire = jen.Op("&").Id(names.params(m)).ValuesFunc(func(v *jen.Group) {
+		return jen.Op("&").Id(paramsType).ValuesFunc(func(v *jen.Group) {
 			for i := range m.Params {
 				v.Id(fields[i]).Op(":").Id(argNames[i])
 			}
 		})
 	}
+	if m.Result != nil {
+		sig.results = jen.Parens(jen.List(g.typeExpr(m.Result), jen.Error()))
+		sig.zero = g.zeroValue(m.Result)
+	}
+	return sig
+}
+
+func (g *emitter) clientMethod(s *Service, m *Method, names *serviceNames) {
+	f := g.file
+	sig := g.clientSignature(m)
 	caller := jen.Id("c").Dot(names.field)
 	constant := jen.Id(names.constant(m))
+	wire := sig.wire(names.params(m))
 
-	var results jen.Code = jen.Error()
 	var body []jen.Code
 	switch {
 	case m.Notification:
-		body = append(body, jen.Return(caller.Dot("Notify").Call(ctx, constant, wire)))
+		body = append(body, jen.Return(caller.Dot("Notify").Call(sig.ctx, constant, wire)))
 	case m.Result == nil:
-		body = append(body, jen.Return(caller.Dot("Call").Call(ctx, constant, wire, jen.Nil())))
+		body = append(body, jen.Return(caller.Dot("Call").Call(sig.ctx, constant, wire, jen.Nil())))
 	default:
-		results = jen.Parens(jen.List(g.typeExpr(m.Result), jen.Error()))
 		body = append(body,
 			jen.Var().Id("result").Add(g.typeExpr(m.Result)),
 			jen.If(
-				jen.Err().Op(":=").Add(caller.Dot("Call").Call(ctx, constant, wire, jen.Op("&").Id("result"))),
+				jen.Err().Op(":=").Add(caller.Dot("Call").Call(sig.ctx, constant, wire, jen.Op("&").Id("result"))),
 				jen.Err().Op("!=").Nil(),
-			).Block(jen.Return(g.zeroValue(m.Result), jen.Err())),
+			).Block(sig.ret(jen.Err())),
 			jen.Return(jen.Id("result"), jen.Nil()),
 		)
 	}
@@ -89,7 +115,7 @@ func (g *emitter) clientMethod(s *Service, m *Method, names *serviceNames) {
 	}
 	f.Line()
 	comment(f, methodDoc(m, what))
-	f.Func().Params(jen.Id("c").Op("*").Id(names.client)).Id(m.Name).Params(params...).Add(results).Block(body...)
+	f.Func().Params(jen.Id("c").Op("*").Id(names.client)).Id(m.Name).Params(sig.params...).Add(sig.results).Block(body...)
 }
 
 // scope hands out param names for one generated function, renaming those

@@ -55,16 +55,15 @@ func (g *emitter) serveMethod(s *Service, m *Method, names *serviceNames) {
 	if m.Context != "" {
 		args = append(args, jen.Id("ctx"))
 	}
-	decode := func(args ...jen.Code) jen.Code {
-		return jen.If(
-			jen.Err().Op(":=").Qual(runtimePath, "DecodeParams").Call(args...),
-			jen.Err().Op("!=").Nil(),
-		).Block(jen.Return(jen.Nil(), jen.Err()))
+	// decode checks the error of the params' decoding: the generated decode
+	// function of the method (see decodeEmitter.emit), runtime.NoParams without params.
+	decode := func(call jen.Code) jen.Code {
+		return jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
 	}
 
 	switch {
 	case len(m.Params) == 0:
-		body = append(body, decode(jen.Id("params"), jen.Nil()))
+		body = append(body, decode(jen.Qual(runtimePath, "NoParams").Call(jen.Id("params"))))
 	case m.StructParams:
 		p := m.Params[0]
 		typ := p.Type
@@ -75,19 +74,16 @@ func (g *emitter) serveMethod(s *Service, m *Method, names *serviceNames) {
 		}
 		body = append(body,
 			jen.Var().Id("p").Add(g.typeExpr(typ)),
-			decode(jen.Id("params"), jen.Op("&").Id("p"), jen.Op("&").Id("p")),
+			decode(jen.Id(decodeFuncName(s, m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
 		)
 		args = append(args, arg)
 	default:
-		fields := paramFields(m)
-		targets := []jen.Code{jen.Id("params"), jen.Op("&").Id("p")}
-		for i := range m.Params {
-			targets = append(targets, jen.Op("&").Id("p").Dot(fields[i]))
-			args = append(args, jen.Id("p").Dot(fields[i]))
+		for _, field := range paramFields(m) {
+			args = append(args, jen.Id("p").Dot(field))
 		}
 		body = append(body,
 			jen.Var().Id("p").Id(names.params(m)),
-			decode(targets...),
+			decode(jen.Id(decodeFuncName(s, m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
 		)
 	}
 

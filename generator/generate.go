@@ -5,6 +5,7 @@ package generator
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 )
 
@@ -21,10 +22,15 @@ type Config struct {
 	Output string
 	// BuildTags are passed to the build system when loading the package.
 	BuildTags []string
+	// SchemaDir, when not "", is a directory (relative to Dir unless
+	// absolute) to which Generate adds a JSON Schema file for the params and
+	// for the result of every method; see schemaFiles.
+	SchemaDir string
 }
 
 // Generate loads the package, checks the interfaces, and returns the
-// generated files keyed by path (Output joined to Dir). An input problem is
+// generated files keyed by path (Output joined to Dir, and the schema files
+// under SchemaDir). An input problem is
 // reported as an ErrorList of positioned errors, all of them at once.
 func Generate(cfg Config) (map[string][]byte, error) {
 	if len(cfg.Interfaces) == 0 {
@@ -61,9 +67,22 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := emitGo(pkg.PkgPath, pkg.Name, services)
+	errs := &errorCollector{fset: pkg.Fset}
+	sg := newSchemaGen(pkg, errs)
+	src, err := emitGo(pkg.PkgPath, pkg.Name, services, sg)
+	files := map[string][]byte{out: src}
+	if cfg.SchemaDir != "" {
+		schemaDir := cfg.SchemaDir
+		if !filepath.IsAbs(schemaDir) {
+			schemaDir = filepath.Join(dir, schemaDir)
+		}
+		maps.Copy(files, schemaFiles(sg, services, schemaDir))
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return map[string][]byte{out: src}, err
 	}
-	return map[string][]byte{out: src}, nil
+	return files, nil
 }

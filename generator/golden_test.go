@@ -51,7 +51,7 @@ func TestGolden(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				got := runCase(t, cfg, dir)
+				got := onlySchemas(ar, cfg, runCase(t, cfg, dir))
 				checkOrUpdate(t, file, ar, got)
 			})
 		}
@@ -92,7 +92,9 @@ func extractCase(t *testing.T, ar *txtar.Archive, dir string) Config {
 			for _, word := range strings.Fields(string(f.Data)) {
 				if out, ok := strings.CutPrefix(word, "--out="); ok {
 					cfg.Output = out
-				} else {
+				} else if sd, ok := strings.CutPrefix(word, "--schema-dir="); ok {
+					cfg.SchemaDir = sd
+				} else if word != onlySchemasWord {
 					cfg.Interfaces = append(cfg.Interfaces, word)
 				}
 			}

@@ -144,6 +144,7 @@ func buildServices(pkg *packages.Package, names []string, typeErrs ErrorList) ([
 			services = append(services, s)
 		}
 	}
+	checkToolNames(services, errs)
 	if errs.invalidTypes {
 		errs.list = append(errs.list, typeErrs...)
 	}
@@ -191,6 +192,12 @@ func buildService(pkg *packages.Package, idx *syntaxIndex, name string, errs *er
 			errs.at(pos, "service name %q: must not contain spaces or control characters, nor start with the reserved prefix \"rpc\"", v)
 		}
 		s.RPCName = v
+	}
+	if v, pos, ok := dirs["service"].value("toolprefix"); ok {
+		if v != "" && !validToolName(v) {
+			errs.at(pos, "tool prefix %q: MCP tool names may only hold A-Z a-z 0-9 _ - .", v)
+		}
+		s.ToolPrefix = v
 	}
 	if iface.NumMethods() == 0 {
 		errs.at(obj.Pos(), "interface %s has no methods", name)
@@ -252,6 +259,7 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 	if _, _, ok := dirs["method"].value("notification"); ok {
 		m.Notification = true
 	}
+	m.Tool = buildTool(s, fn, dirs["tool"], errs)
 	before := len(errs.list)
 	check := typeChecker{target: pkg.Types}
 	defer func() { errs.invalidTypes = errs.invalidTypes || check.invalid }()
@@ -286,6 +294,7 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 				break
 			}
 		}
+		m.Doc = splitParamDocs(m.Doc, m.Params)
 	}
 
 	results := sig.Results()
@@ -310,6 +319,41 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 		return nil
 	}
 	return m
+}
+
+// buildTool reads a method's //rpcgen:tool directive; it returns nil for skip.
+func buildTool(s *Service, fn *types.Func, d *directive, errs *errorCollector) *Tool {
+	method := fn.Name()
+	pos := fn.Pos()
+	if d != nil {
+		pos = d.Pos
+	}
+	if _, _, skip := d.value("skip"); skip {
+		if len(d.Args) > 1 {
+			errs.at(pos, "method %s: //rpcgen:tool skip takes no other keys", method)
+		}
+		return nil
+	}
+	t := &Tool{
+		Name:        s.ToolPrefix + snakeCase(method),
+		ReadOnly:    d.flag("readonly"),
+		Destructive: d.flag("destructive"),
+		Idempotent:  d.flag("idempotent"),
+		OpenWorld:   d.flag("openworld"),
+	}
+	if v, vpos, ok := d.value("name"); ok {
+		if !validToolName(v) {
+			errs.at(vpos, "method %s: tool name %q: MCP tool names are 1 to 128 of A-Z a-z 0-9 _ - .", method, v)
+		}
+		t.Name = v
+	} else if !validToolName(t.Name) && (s.ToolPrefix == "" || validToolName(s.ToolPrefix)) {
+		errs.at(pos, "method %s: tool name %q is not a valid MCP tool name; set one with //rpcgen:tool name=...", method, t.Name)
+	}
+	t.Title, _, _ = d.value("title")
+	if t.ReadOnly != nil && *t.ReadOnly && t.Destructive != nil && *t.Destructive {
+		errs.at(pos, "method %s: a tool cannot be both readonly and destructive", method)
+	}
+	return t
 }
 
 func paramLabel(v *types.Var) string {
@@ -355,4 +399,22 @@ func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
 // case, plus "_rpcgen.go".
 func outputName(iface string) string {
 	return strings.ToLower(iface) + "_rpcgen.go"
+}
+
+// checkToolNames reports tool names used twice: the tools of every service in
+// one file are usually served together, so their names must not collide.
+func checkToolNames(services []*Service, errs *errorCollector) {
+	seen := map[string]*Method{}
+	for _, s := range services {
+		for _, m := range s.Methods {
+			if m.Tool == nil {
+				continue
+			}
+			if prev, dup := seen[m.Tool.Name]; dup {
+				errs.list = append(errs.list, &Error{Pos: m.Pos, Msg: fmt.Sprintf("method %s: tool name %q is already used by %s", m.Name, m.Tool.Name, prev.Name)})
+				continue
+			}
+			seen[m.Tool.Name] = m
+		}
+	}
 }

@@ -18,6 +18,8 @@ type Service struct {
 	Doc     string         // doc comment text without directives
 	Pos     token.Position // position of the interface name
 	Methods []*Method      // in source order
+	// ToolPrefix is put before every MCP tool name of the service, e.g. "notes_".
+	ToolPrefix string
 }
 
 // Method is one interface method.
@@ -31,6 +33,15 @@ type Method struct {
 	StructParams bool           // the single param is a struct (or pointer to one) and is the params object itself
 	Result       types.Type     // nil when the method returns only an error
 	Notification bool           // sent without an id; the server never answers
+	Tool         *Tool          // the method as an MCP tool; nil when skipped
+}
+
+// Tool is a method's MCP tool descriptor, from //rpcgen:tool and the doc comment.
+type Tool struct {
+	Name  string // e.g. "add_note", prefix included
+	Title string // display name, "" when not given
+	// Hints of the tool's behaviour; nil leaves the protocol default.
+	ReadOnly, Destructive, Idempotent, OpenWorld *bool
 }
 
 // Param is one method parameter (other than the context).
@@ -39,6 +50,9 @@ type Param struct {
 	JSONKey string     // key in the by-name params object
 	Type    types.Type // declared type
 	Pos     token.Position
+	// Doc describes the param, from a "name: text" paragraph line of the
+	// method's doc comment (see splitParamDocs); "" when there is none.
+	Doc string
 }
 
 // String prints the model in a stable, readable form; tests and debugging use it.

@@ -43,3 +43,38 @@ func upperFirst(s string) string {
 func lowerFirst(s string) string {
 	return lowerCamel(s)
 }
+
+// snakeCase turns a Go name into the snake_case form used for MCP tool names:
+// "AddNote" -> "add_note", "GetHTTPStatus" -> "get_http_status", "ListURLs" -> "list_urls".
+func snakeCase(s string) string {
+	runes := []rune(s)
+	var out []rune
+	for i, r := range runes {
+		if unicode.IsUpper(r) && i > 0 {
+			prevLower := unicode.IsLower(runes[i-1]) || unicode.IsDigit(runes[i-1])
+			// The last capital of an initialism starts a new word ("HTTPStatus"),
+			// unless it is a plural "s" ("URLs").
+			nextLower := i+1 < len(runes) && unicode.IsLower(runes[i+1]) &&
+				!(runes[i+1] == 's' && (i+2 == len(runes) || unicode.IsUpper(runes[i+2])))
+			if prevLower || (unicode.IsUpper(runes[i-1]) && nextLower) {
+				out = append(out, '_')
+			}
+		}
+		out = append(out, unicode.ToLower(r))
+	}
+	return string(out)
+}
+
+// validToolName reports whether name follows MCP's tool-name rule (2025-11-25
+// and later): 1 to 128 characters, each one of A-Z a-z 0-9 _ - .
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}

@@ -65,3 +65,33 @@ func TestSplitDirectiveArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestSnakeCase(t *testing.T) {
+	for in, want := range map[string]string{
+		"Add":           "add",
+		"AddNote":       "add_note",
+		"GetHTTPStatus": "get_http_status",
+		"HTTPStatus":    "http_status",
+		"ListURLs":      "list_urls",
+		"URLsByID":      "urls_by_id",
+		"ID":            "id",
+		"Get2FACode":    "get2_fa_code",
+		"ABTest":        "ab_test",
+	} {
+		if got := snakeCase(in); got != want {
+			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestValidToolName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"add_note": true, "notes.add-v2": true, "A": true,
+		"": false, "add note": false, "a,b": false, "é": false,
+		strings.Repeat("x", 128): true, strings.Repeat("x", 129): false,
+	} {
+		if got := validToolName(name); got != want {
+			t.Errorf("validToolName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

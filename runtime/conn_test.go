@@ -233,7 +233,7 @@ func TestErrorsAsOnClient(t *testing.T) {
 		t.Errorf("missing: %q %s", e.Message, e.Data)
 	}
 	e = wantRPCError(t, client.Call(ctx, "subtract", map[string]any{"minuend": 1, "x": 2}, nil), runtime.CodeInvalidParams)
-	if want := `invalid params: unknown field "x" (valid: "minuend", "subtrahend")`; e.Message != want {
+	if want := `invalid params: unknown field "x" (valid fields: minuend, subtrahend)`; e.Message != want {
 		t.Errorf("unknown field: %q, want %q", e.Message, want)
 	}
 }

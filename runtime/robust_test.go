@@ -27,7 +27,7 @@ func TestRobustness(t *testing.T) {
 		{"method not a string", `{"jsonrpc":"2.0","method":5,"id":1}`, runtime.CodeInvalidRequest, "Invalid Request"},
 		{"id an object", `{"jsonrpc":"2.0","method":"sum","id":{}}`, runtime.CodeInvalidRequest, "Invalid Request"},
 		{"params a string", `{"jsonrpc":"2.0","method":"sum","params":"x","id":1}`, runtime.CodeInvalidRequest, "Invalid Request"},
-		{"wrong param types", `{"jsonrpc":"2.0","method":"subtract","params":{"minuend":"x"},"id":1}`, runtime.CodeInvalidParams, `"minuend": cannot use string as int`},
+		{"wrong param types", `{"jsonrpc":"2.0","method":"subtract","params":{"minuend":"x"},"id":1}`, runtime.CodeInvalidParams, `"minuend": expected an integer, got "x"`},
 		{"unknown method", `{"jsonrpc":"2.0","method":"nope","id":1}`, runtime.CodeMethodNotFound, "Method not found"},
 		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"method\":\"s\xffum\",\"id\":1}", runtime.CodeParseError, "Parse error"},
 		{"deep nesting", `{"jsonrpc":"2.0","method":"sum","params":` + deep + `,"id":1}`, runtime.CodeInvalidRequest, "nesting depth exceeds the limit of 128"},

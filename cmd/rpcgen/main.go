@@ -40,6 +40,7 @@ type options struct {
 	out     string
 	dir     string
 	tags    []string
+	schemas string
 	check   bool
 	version bool
 	help    bool
@@ -52,6 +53,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVarP(&o.out, "out", "o", "", "output file, relative to the package directory (default: first interface name in lower case + \"_rpcgen.go\")")
 	fs.StringVar(&o.dir, "dir", ".", "directory of the package holding the interfaces")
 	fs.StringSliceVar(&o.tags, "tags", nil, "comma-separated build tags to apply when loading the package")
+	fs.StringVar(&o.schemas, "schema-dir", "", "also write JSON Schema files (params and result of every method) to this directory, relative to the package directory")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
@@ -108,6 +110,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Interfaces: fs.Args(),
 		Output:     o.out,
 		BuildTags:  o.tags,
+		SchemaDir:  o.schemas,
 	})
 	if err != nil {
 		var list generator.ErrorList
@@ -148,6 +151,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, unifiedDiff("a/"+name, "b/"+name, string(have), string(want)))
 			status = exitFail
 			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fmt.Fprintf(stderr, "rpcgen: %v\n", err)
+			return exitFail
 		}
 		if err := os.WriteFile(path, want, 0o644); err != nil {
 			fmt.Fprintf(stderr, "rpcgen: %v\n", err)

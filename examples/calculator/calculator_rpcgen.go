@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // This file needs a runtime that supports what rpcgen generates; an older or
@@ -129,7 +130,7 @@ func (h calculatorHandler) ServeRPC(ctx context.Context, req *runtime.Request) (
 // serveAdd decodes the params of Calculator.Add, calls it and encodes its result.
 func (h calculatorHandler) serveAdd(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p calculatorAddParams
-	if err := runtime.DecodeParams(params, &p, &p.A, &p.B); err != nil {
+	if err := decodeCalculatorAddParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Add(ctx, p.A, p.B)
@@ -142,7 +143,7 @@ func (h calculatorHandler) serveAdd(ctx context.Context, params json.RawMessage)
 // serveDivide decodes the params of Calculator.Divide, calls it and encodes its result.
 func (h calculatorHandler) serveDivide(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p calculatorDivideParams
-	if err := runtime.DecodeParams(params, &p, &p.A, &p.B); err != nil {
+	if err := decodeCalculatorDivideParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Divide(ctx, p.A, p.B)
@@ -155,7 +156,7 @@ func (h calculatorHandler) serveDivide(ctx context.Context, params json.RawMessa
 // serveStats decodes the params of Calculator.Stats, calls it and encodes its result.
 func (h calculatorHandler) serveStats(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p StatsRequest
-	if err := runtime.DecodeParams(params, &p, &p); err != nil {
+	if err := decodeCalculatorStatsParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Stats(ctx, p)
@@ -168,7 +169,7 @@ func (h calculatorHandler) serveStats(ctx context.Context, params json.RawMessag
 // serveRemember decodes the params of Calculator.Remember and calls it.
 func (h calculatorHandler) serveRemember(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p calculatorRememberParams
-	if err := runtime.DecodeParams(params, &p, &p.Value); err != nil {
+	if err := decodeCalculatorRememberParams(params, &p); err != nil {
 		return nil, err
 	}
 	return nil, h.impl.Remember(ctx, p.Value)
@@ -176,7 +177,7 @@ func (h calculatorHandler) serveRemember(ctx context.Context, params json.RawMes
 
 // serveRecall decodes the params of Calculator.Recall, calls it and encodes its result.
 func (h calculatorHandler) serveRecall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.DecodeParams(params, nil); err != nil {
+	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Recall(ctx)
@@ -186,10 +187,179 @@ func (h calculatorHandler) serveRecall(ctx context.Context, params json.RawMessa
 	return runtime.EncodeResult(result)
 }
 
+// MCP tool names of the Calculator service.
+const (
+	// CalculatorAddTool is the MCP tool name of Calculator.Add.
+	CalculatorAddTool = "add"
+	// CalculatorDivideTool is the MCP tool name of Calculator.Divide.
+	CalculatorDivideTool = "divide"
+	// CalculatorStatsTool is the MCP tool name of Calculator.Stats.
+	CalculatorStatsTool = "stats"
+	// CalculatorRememberTool is the MCP tool name of Calculator.Remember.
+	CalculatorRememberTool = "remember"
+	// CalculatorRecallTool is the MCP tool name of Calculator.Recall.
+	CalculatorRecallTool = "recall"
+)
+
+// JSON Schemas (draft 2020-12) of the Calculator tools' arguments and results.
+const (
+	calculatorAddInputSchema      = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"additionalProperties":false,"required":["a","b"]}`
+	calculatorAddOutputSchema     = `{"type":"object","properties":{"result":{"type":"integer"}},"additionalProperties":false,"required":["result"]}`
+	calculatorDivideInputSchema   = `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"additionalProperties":false,"required":["a","b"]}`
+	calculatorDivideOutputSchema  = `{"type":"object","properties":{"result":{"type":"number"}},"additionalProperties":false,"required":["result"]}`
+	calculatorStatsInputSchema    = `{"description":"StatsRequest is the params object of Stats.","type":"object","properties":{"numbers":{"type":"array","items":{"type":"number"}},"round":{"description":"Round, if above zero, rounds the results to this many decimals.","type":"integer"}},"additionalProperties":false,"required":["numbers"]}`
+	calculatorStatsOutputSchema   = `{"description":"Stats summarizes numbers.","type":"object","properties":{"count":{"type":"integer"},"sum":{"type":"number"},"mean":{"type":"number"},"min":{"type":"number"},"max":{"type":"number"}},"additionalProperties":false,"required":["count","sum","mean","min","max"]}`
+	calculatorRememberInputSchema = `{"type":"object","properties":{"value":{"type":"number"}},"additionalProperties":false,"required":["value"]}`
+	calculatorRecallInputSchema   = `{"type":"object","additionalProperties":false}`
+	calculatorRecallOutputSchema  = `{"type":"object","properties":{"result":{"type":"number"}},"additionalProperties":false,"required":["result"]}`
+)
+
+// CalculatorTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// Arguments are decoded and validated against the tool's input schema by
+// generated code; a call that fails validation gets an error result that
+// names the field, so the model can correct it.
+func CalculatorTools(impl Calculator) []mcp.Tool {
+	h := calculatorHandler{impl}
+	return []mcp.Tool{{
+		Name:         CalculatorAddTool,
+		Description:  "Add returns a + b.",
+		InputSchema:  json.RawMessage(calculatorAddInputSchema),
+		OutputSchema: json.RawMessage(calculatorAddOutputSchema),
+		Handler:      mcp.WrapResult(h.serveAdd),
+	}, {
+		Name:         CalculatorDivideTool,
+		Description:  "Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.",
+		InputSchema:  json.RawMessage(calculatorDivideInputSchema),
+		OutputSchema: json.RawMessage(calculatorDivideOutputSchema),
+		Handler:      mcp.WrapResult(h.serveDivide),
+	}, {
+		Name:         CalculatorStatsTool,
+		Description:  "Stats summarizes a list of numbers.",
+		InputSchema:  json.RawMessage(calculatorStatsInputSchema),
+		OutputSchema: json.RawMessage(calculatorStatsOutputSchema),
+		Handler:      h.serveStats,
+	}, {
+		Name:        CalculatorRememberTool,
+		Description: "Remember stores value in memory. It is a notification: the caller\ndoes not wait for an answer.",
+		InputSchema: json.RawMessage(calculatorRememberInputSchema),
+		Handler:     h.serveRemember,
+	}, {
+		Name:         CalculatorRecallTool,
+		Description:  "Recall returns the value in memory.",
+		InputSchema:  json.RawMessage(calculatorRecallInputSchema),
+		OutputSchema: json.RawMessage(calculatorRecallOutputSchema),
+		Handler:      mcp.WrapResult(h.serveRecall),
+	}}
+}
+
+// CalculatorMCPClient calls the Calculator tools of an MCP server through tools/call.
+// It implements Calculator: results are decoded from the tools' structured content,
+// and a tool's error result becomes a *mcp.ToolError.
+type CalculatorMCPClient struct {
+	caller mcp.ToolCaller
+}
+
+var _ Calculator = (*CalculatorMCPClient)(nil)
+
+// NewCalculatorMCPClient returns a Calculator that calls tools through c, usually an
+// *mcp.Client connected over stdio, HTTP or in process.
+func NewCalculatorMCPClient(c mcp.ToolCaller) *CalculatorMCPClient {
+	return &CalculatorMCPClient{caller: c}
+}
+
+// Add returns a + b.
+//
+// It calls the MCP tool "add".
+func (c *CalculatorMCPClient) Add(ctx context.Context, a int, b int) (int, error) {
+	var result struct {
+		Result int `json:"result"`
+	}
+	if err := c.caller.CallTool(ctx, CalculatorAddTool, &calculatorAddParams{A: a, B: b}, &result); err != nil {
+		return 0, err
+	}
+	return result.Result, nil
+}
+
+// Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.
+//
+// It calls the MCP tool "divide".
+func (c *CalculatorMCPClient) Divide(ctx context.Context, a float64, b float64) (float64, error) {
+	var result struct {
+		Result float64 `json:"result"`
+	}
+	if err := c.caller.CallTool(ctx, CalculatorDivideTool, &calculatorDivideParams{A: a, B: b}, &result); err != nil {
+		return 0, err
+	}
+	return result.Result, nil
+}
+
+// Stats summarizes a list of numbers.
+//
+// It calls the MCP tool "stats".
+func (c *CalculatorMCPClient) Stats(ctx context.Context, req StatsRequest) (Stats, error) {
+	var result Stats
+	if err := c.caller.CallTool(ctx, CalculatorStatsTool, req, &result); err != nil {
+		return Stats{}, err
+	}
+	return result, nil
+}
+
+// Remember stores value in memory. It is a notification: the caller
+// does not wait for an answer.
+//
+// It calls the MCP tool "remember".
+func (c *CalculatorMCPClient) Remember(ctx context.Context, value float64) error {
+	return c.caller.CallTool(ctx, CalculatorRememberTool, &calculatorRememberParams{Value: value}, nil)
+}
+
+// Recall returns the value in memory.
+//
+// It calls the MCP tool "recall".
+func (c *CalculatorMCPClient) Recall(ctx context.Context) (float64, error) {
+	var result struct {
+		Result float64 `json:"result"`
+	}
+	if err := c.caller.CallTool(ctx, CalculatorRecallTool, nil, &result); err != nil {
+		return 0, err
+	}
+	return result.Result, nil
+}
+
 // calculatorAddParams is the params object of Calculator.Add.
 type calculatorAddParams struct {
 	A int `json:"a"`
 	B int `json:"b"`
+}
+
+// calculatorAddFields lists the params of Calculator.Add, in order.
+var calculatorAddFields = runtime.NewFields("a", "b")
+
+// decodeCalculatorAddParams decodes the params of Calculator.Add into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeCalculatorAddParams(raw []byte, p *calculatorAddParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(calculatorAddFields)
+	var hasA, hasB bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "a":
+			hasA = true
+			p.A = d.Int()
+		case "b":
+			hasB = true
+			p.B = d.Int()
+		default:
+			d.UnknownField(key, calculatorAddFields)
+		}
+	}
+	if !hasA {
+		d.MissingField("a")
+	}
+	if !hasB {
+		d.MissingField("b")
+	}
+	return d.Finish()
 }
 
 // calculatorDivideParams is the params object of Calculator.Divide.
@@ -198,7 +368,105 @@ type calculatorDivideParams struct {
 	B float64 `json:"b"`
 }
 
+// calculatorDivideFields lists the params of Calculator.Divide, in order.
+var calculatorDivideFields = runtime.NewFields("a", "b")
+
+// decodeCalculatorDivideParams decodes the params of Calculator.Divide into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeCalculatorDivideParams(raw []byte, p *calculatorDivideParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(calculatorDivideFields)
+	var hasA, hasB bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "a":
+			hasA = true
+			p.A = d.Float64()
+		case "b":
+			hasB = true
+			p.B = d.Float64()
+		default:
+			d.UnknownField(key, calculatorDivideFields)
+		}
+	}
+	if !hasA {
+		d.MissingField("a")
+	}
+	if !hasB {
+		d.MissingField("b")
+	}
+	return d.Finish()
+}
+
+// decodeCalculatorStatsParams decodes the params of Calculator.Stats into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeCalculatorStatsParams(raw []byte, p *StatsRequest) error {
+	d := runtime.NewDecoder(raw)
+	d.StructParams()
+	readStatsRequest(&d, p)
+	return d.Finish()
+}
+
+// statsRequestFields lists the fields of StatsRequest.
+var statsRequestFields = runtime.NewFields("numbers", "round")
+
+// readStatsRequest reads an object into p, a StatsRequest, validating it as it goes.
+func readStatsRequest(d *runtime.Decoder, p *StatsRequest) {
+	if !d.Object() {
+		return
+	}
+	var hasNumbers bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "numbers":
+			hasNumbers = true
+			if d.Null() {
+				p.Numbers = nil
+			} else if d.Array() {
+				p.Numbers = []float64{}
+				for d.NextElem() {
+					p.Numbers = append(p.Numbers, d.Float64())
+				}
+			}
+		case "round":
+			p.Round = d.Int()
+		default:
+			d.UnknownField(key, statsRequestFields)
+		}
+	}
+	if !hasNumbers {
+		d.MissingField("numbers")
+	}
+}
+
 // calculatorRememberParams is the params object of Calculator.Remember.
 type calculatorRememberParams struct {
 	Value float64 `json:"value"`
+}
+
+// calculatorRememberFields lists the params of Calculator.Remember, in order.
+var calculatorRememberFields = runtime.NewFields("value")
+
+// decodeCalculatorRememberParams decodes the params of Calculator.Remember into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeCalculatorRememberParams(raw []byte, p *calculatorRememberParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(calculatorRememberFields)
+	var hasValue bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "value":
+			hasValue = true
+			p.Value = d.Float64()
+		default:
+			d.UnknownField(key, calculatorRememberFields)
+		}
+	}
+	if !hasValue {
+		d.MissingField("value")
+	}
+	return d.Finish()
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // This file needs a runtime that supports what rpcgen generates; an older or
@@ -137,7 +138,7 @@ func (h specHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.R
 // serveSubtract decodes the params of Spec.Subtract, calls it and encodes its result.
 func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p specSubtractParams
-	if err := runtime.DecodeParams(params, &p, &p.Minuend, &p.Subtrahend); err != nil {
+	if err := decodeSpecSubtractParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Subtract(ctx, p.Minuend, p.Subtrahend)
@@ -150,7 +151,7 @@ func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) 
 // serveSum decodes the params of Spec.Sum, calls it and encodes its result.
 func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p specSumParams
-	if err := runtime.DecodeParams(params, &p, &p.A, &p.B, &p.C); err != nil {
+	if err := decodeSpecSumParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Sum(ctx, p.A, p.B, p.C)
@@ -163,7 +164,7 @@ func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (json
 // serveNotifyHello decodes the params of Spec.NotifyHello and calls it.
 func (h specHandler) serveNotifyHello(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p specNotifyHelloParams
-	if err := runtime.DecodeParams(params, &p, &p.N); err != nil {
+	if err := decodeSpecNotifyHelloParams(params, &p); err != nil {
 		return nil, err
 	}
 	return nil, h.impl.NotifyHello(ctx, p.N)
@@ -172,7 +173,7 @@ func (h specHandler) serveNotifyHello(ctx context.Context, params json.RawMessag
 // serveNotifySum decodes the params of Spec.NotifySum and calls it.
 func (h specHandler) serveNotifySum(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p specNotifySumParams
-	if err := runtime.DecodeParams(params, &p, &p.A, &p.B, &p.C); err != nil {
+	if err := decodeSpecNotifySumParams(params, &p); err != nil {
 		return nil, err
 	}
 	return nil, h.impl.NotifySum(ctx, p.A, p.B, p.C)
@@ -181,7 +182,7 @@ func (h specHandler) serveNotifySum(ctx context.Context, params json.RawMessage)
 // serveUpdate decodes the params of Spec.Update and calls it.
 func (h specHandler) serveUpdate(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p specUpdateParams
-	if err := runtime.DecodeParams(params, &p, &p.A, &p.B, &p.C, &p.D, &p.E); err != nil {
+	if err := decodeSpecUpdateParams(params, &p); err != nil {
 		return nil, err
 	}
 	return nil, h.impl.Update(ctx, p.A, p.B, p.C, p.D, p.E)
@@ -189,7 +190,7 @@ func (h specHandler) serveUpdate(ctx context.Context, params json.RawMessage) (j
 
 // serveGetData decodes the params of Spec.GetData, calls it and encodes its result.
 func (h specHandler) serveGetData(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.DecodeParams(params, nil); err != nil {
+	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.GetData(ctx)
@@ -199,10 +200,187 @@ func (h specHandler) serveGetData(ctx context.Context, params json.RawMessage) (
 	return runtime.EncodeResult(result)
 }
 
+// MCP tool names of the Spec service.
+const (
+	// SpecSubtractTool is the MCP tool name of Spec.Subtract.
+	SpecSubtractTool = "subtract"
+	// SpecSumTool is the MCP tool name of Spec.Sum.
+	SpecSumTool = "sum"
+	// SpecNotifyHelloTool is the MCP tool name of Spec.NotifyHello.
+	SpecNotifyHelloTool = "notify_hello"
+	// SpecNotifySumTool is the MCP tool name of Spec.NotifySum.
+	SpecNotifySumTool = "notify_sum"
+	// SpecUpdateTool is the MCP tool name of Spec.Update.
+	SpecUpdateTool = "update"
+	// SpecGetDataTool is the MCP tool name of Spec.GetData.
+	SpecGetDataTool = "get_data"
+)
+
+// JSON Schemas (draft 2020-12) of the Spec tools' arguments and results.
+const (
+	specSubtractInputSchema    = `{"type":"object","properties":{"minuend":{"type":"integer"},"subtrahend":{"type":"integer"}},"additionalProperties":false,"required":["minuend","subtrahend"]}`
+	specSubtractOutputSchema   = `{"type":"object","properties":{"result":{"type":"integer"}},"additionalProperties":false,"required":["result"]}`
+	specSumInputSchema         = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"additionalProperties":false,"required":["a","b","c"]}`
+	specSumOutputSchema        = `{"type":"object","properties":{"result":{"type":"integer"}},"additionalProperties":false,"required":["result"]}`
+	specNotifyHelloInputSchema = `{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false,"required":["n"]}`
+	specNotifySumInputSchema   = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"additionalProperties":false,"required":["a","b","c"]}`
+	specUpdateInputSchema      = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"},"d":{"type":"integer"},"e":{"type":"integer"}},"additionalProperties":false,"required":["a","b","c","d","e"]}`
+	specGetDataInputSchema     = `{"type":"object","additionalProperties":false}`
+	specGetDataOutputSchema    = `{"type":"object","properties":{"result":{"anyOf":[{"type":"array","items":{}},{"type":"null"}]}},"additionalProperties":false,"required":["result"]}`
+)
+
+// SpecTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// Arguments are decoded and validated against the tool's input schema by
+// generated code; a call that fails validation gets an error result that
+// names the field, so the model can correct it.
+func SpecTools(impl Spec) []mcp.Tool {
+	h := specHandler{impl}
+	return []mcp.Tool{{
+		Name:         SpecSubtractTool,
+		Description:  "Subtract returns minuend - subtrahend.",
+		InputSchema:  json.RawMessage(specSubtractInputSchema),
+		OutputSchema: json.RawMessage(specSubtractOutputSchema),
+		Handler:      mcp.WrapResult(h.serveSubtract),
+	}, {
+		Name:         SpecSumTool,
+		Description:  "Sum adds three numbers.",
+		InputSchema:  json.RawMessage(specSumInputSchema),
+		OutputSchema: json.RawMessage(specSumOutputSchema),
+		Handler:      mcp.WrapResult(h.serveSum),
+	}, {
+		Name:        SpecNotifyHelloTool,
+		Description: "NotifyHello is sent as a notification.",
+		InputSchema: json.RawMessage(specNotifyHelloInputSchema),
+		Handler:     h.serveNotifyHello,
+	}, {
+		Name:        SpecNotifySumTool,
+		Description: "NotifySum is sent as a notification.",
+		InputSchema: json.RawMessage(specNotifySumInputSchema),
+		Handler:     h.serveNotifySum,
+	}, {
+		Name:        SpecUpdateTool,
+		Description: "Update is sent as a notification.",
+		InputSchema: json.RawMessage(specUpdateInputSchema),
+		Handler:     h.serveUpdate,
+	}, {
+		Name:         SpecGetDataTool,
+		Description:  "GetData returns a fixed, mixed list.",
+		InputSchema:  json.RawMessage(specGetDataInputSchema),
+		OutputSchema: json.RawMessage(specGetDataOutputSchema),
+		Handler:      mcp.WrapResult(h.serveGetData),
+	}}
+}
+
+// SpecMCPClient calls the Spec tools of an MCP server through tools/call.
+// It implements Spec: results are decoded from the tools' structured content,
+// and a tool's error result becomes a *mcp.ToolError.
+type SpecMCPClient struct {
+	caller mcp.ToolCaller
+}
+
+var _ Spec = (*SpecMCPClient)(nil)
+
+// NewSpecMCPClient returns a Spec that calls tools through c, usually an
+// *mcp.Client connected over stdio, HTTP or in process.
+func NewSpecMCPClient(c mcp.ToolCaller) *SpecMCPClient {
+	return &SpecMCPClient{caller: c}
+}
+
+// Subtract returns minuend - subtrahend.
+//
+// It calls the MCP tool "subtract".
+func (c *SpecMCPClient) Subtract(ctx context.Context, minuend int, subtrahend int) (int, error) {
+	var result struct {
+		Result int `json:"result"`
+	}
+	if err := c.caller.CallTool(ctx, SpecSubtractTool, &specSubtractParams{Minuend: minuend, Subtrahend: subtrahend}, &result); err != nil {
+		return 0, err
+	}
+	return result.Result, nil
+}
+
+// Sum adds three numbers.
+//
+// It calls the MCP tool "sum".
+func (c *SpecMCPClient) Sum(ctx context.Context, a int, b int, c2 int) (int, error) {
+	var result struct {
+		Result int `json:"result"`
+	}
+	if err := c.caller.CallTool(ctx, SpecSumTool, &specSumParams{A: a, B: b, C: c2}, &result); err != nil {
+		return 0, err
+	}
+	return result.Result, nil
+}
+
+// NotifyHello is sent as a notification.
+//
+// It calls the MCP tool "notify_hello".
+func (c *SpecMCPClient) NotifyHello(ctx context.Context, n int) error {
+	return c.caller.CallTool(ctx, SpecNotifyHelloTool, &specNotifyHelloParams{N: n}, nil)
+}
+
+// NotifySum is sent as a notification.
+//
+// It calls the MCP tool "notify_sum".
+func (c *SpecMCPClient) NotifySum(ctx context.Context, a int, b int, c2 int) error {
+	return c.caller.CallTool(ctx, SpecNotifySumTool, &specNotifySumParams{A: a, B: b, C: c2}, nil)
+}
+
+// Update is sent as a notification.
+//
+// It calls the MCP tool "update".
+func (c *SpecMCPClient) Update(ctx context.Context, a int, b int, c2 int, d int, e int) error {
+	return c.caller.CallTool(ctx, SpecUpdateTool, &specUpdateParams{A: a, B: b, C: c2, D: d, E: e}, nil)
+}
+
+// GetData returns a fixed, mixed list.
+//
+// It calls the MCP tool "get_data".
+func (c *SpecMCPClient) GetData(ctx context.Context) ([]any, error) {
+	var result struct {
+		Result []any `json:"result"`
+	}
+	if err := c.caller.CallTool(ctx, SpecGetDataTool, nil, &result); err != nil {
+		return nil, err
+	}
+	return result.Result, nil
+}
+
 // specSubtractParams is the params object of Spec.Subtract.
 type specSubtractParams struct {
 	Minuend    int `json:"minuend"`
 	Subtrahend int `json:"subtrahend"`
+}
+
+// specSubtractFields lists the params of Spec.Subtract, in order.
+var specSubtractFields = runtime.NewFields("minuend", "subtrahend")
+
+// decodeSpecSubtractParams decodes the params of Spec.Subtract into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeSpecSubtractParams(raw []byte, p *specSubtractParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(specSubtractFields)
+	var hasMinuend, hasSubtrahend bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "minuend":
+			hasMinuend = true
+			p.Minuend = d.Int()
+		case "subtrahend":
+			hasSubtrahend = true
+			p.Subtrahend = d.Int()
+		default:
+			d.UnknownField(key, specSubtractFields)
+		}
+	}
+	if !hasMinuend {
+		d.MissingField("minuend")
+	}
+	if !hasSubtrahend {
+		d.MissingField("subtrahend")
+	}
+	return d.Finish()
 }
 
 // specSumParams is the params object of Spec.Sum.
@@ -212,9 +390,71 @@ type specSumParams struct {
 	C int `json:"c"`
 }
 
+// specSumFields lists the params of Spec.Sum, in order.
+var specSumFields = runtime.NewFields("a", "b", "c")
+
+// decodeSpecSumParams decodes the params of Spec.Sum into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeSpecSumParams(raw []byte, p *specSumParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(specSumFields)
+	var hasA, hasB, hasC bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "a":
+			hasA = true
+			p.A = d.Int()
+		case "b":
+			hasB = true
+			p.B = d.Int()
+		case "c":
+			hasC = true
+			p.C = d.Int()
+		default:
+			d.UnknownField(key, specSumFields)
+		}
+	}
+	if !hasA {
+		d.MissingField("a")
+	}
+	if !hasB {
+		d.MissingField("b")
+	}
+	if !hasC {
+		d.MissingField("c")
+	}
+	return d.Finish()
+}
+
 // specNotifyHelloParams is the params object of Spec.NotifyHello.
 type specNotifyHelloParams struct {
 	N int `json:"n"`
+}
+
+// specNotifyHelloFields lists the params of Spec.NotifyHello, in order.
+var specNotifyHelloFields = runtime.NewFields("n")
+
+// decodeSpecNotifyHelloParams decodes the params of Spec.NotifyHello into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeSpecNotifyHelloParams(raw []byte, p *specNotifyHelloParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(specNotifyHelloFields)
+	var hasN bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "n":
+			hasN = true
+			p.N = d.Int()
+		default:
+			d.UnknownField(key, specNotifyHelloFields)
+		}
+	}
+	if !hasN {
+		d.MissingField("n")
+	}
+	return d.Finish()
 }
 
 // specNotifySumParams is the params object of Spec.NotifySum.
@@ -224,6 +464,43 @@ type specNotifySumParams struct {
 	C int `json:"c"`
 }
 
+// specNotifySumFields lists the params of Spec.NotifySum, in order.
+var specNotifySumFields = runtime.NewFields("a", "b", "c")
+
+// decodeSpecNotifySumParams decodes the params of Spec.NotifySum into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeSpecNotifySumParams(raw []byte, p *specNotifySumParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(specNotifySumFields)
+	var hasA, hasB, hasC bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "a":
+			hasA = true
+			p.A = d.Int()
+		case "b":
+			hasB = true
+			p.B = d.Int()
+		case "c":
+			hasC = true
+			p.C = d.Int()
+		default:
+			d.UnknownField(key, specNotifySumFields)
+		}
+	}
+	if !hasA {
+		d.MissingField("a")
+	}
+	if !hasB {
+		d.MissingField("b")
+	}
+	if !hasC {
+		d.MissingField("c")
+	}
+	return d.Finish()
+}
+
 // specUpdateParams is the params object of Spec.Update.
 type specUpdateParams struct {
 	A int `json:"a"`
@@ -231,4 +508,53 @@ type specUpdateParams struct {
 	C int `json:"c"`
 	D int `json:"d"`
 	E int `json:"e"`
+}
+
+// specUpdateFields lists the params of Spec.Update, in order.
+var specUpdateFields = runtime.NewFields("a", "b", "c", "d", "e")
+
+// decodeSpecUpdateParams decodes the params of Spec.Update into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeSpecUpdateParams(raw []byte, p *specUpdateParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(specUpdateFields)
+	var hasA, hasB, hasC, hasD, hasE bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "a":
+			hasA = true
+			p.A = d.Int()
+		case "b":
+			hasB = true
+			p.B = d.Int()
+		case "c":
+			hasC = true
+			p.C = d.Int()
+		case "d":
+			hasD = true
+			p.D = d.Int()
+		case "e":
+			hasE = true
+			p.E = d.Int()
+		default:
+			d.UnknownField(key, specUpdateFields)
+		}
+	}
+	if !hasA {
+		d.MissingField("a")
+	}
+	if !hasB {
+		d.MissingField("b")
+	}
+	if !hasC {
+		d.MissingField("c")
+	}
+	if !hasD {
+		d.MissingField("d")
+	}
+	if !hasE {
+		d.MissingField("e")
+	}
+	return d.Finish()
 }

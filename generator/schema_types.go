@@ -1,0 +1,302 @@
+package generator
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/types"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+)
+
+// build returns the schema of a value of type t, as encoding/json reads and
+// writes it. A named type is inlined (with its doc as description and its
+// constants as enum) unless it is recursive.
+func (g *schemaGen) build(t types.Type, c buildCtx) *jsonschema.Schema {
+	t = types.Unalias(t)
+	n, ok := t.(*types.Named)
+	if !ok {
+		return g.underlying(t, c)
+	}
+	if s := g.special(n, c); s != nil {
+		return s
+	}
+	if g.isRecursive(n) {
+		return g.ref(n, c)
+	}
+	return g.namedBody(n, c)
+}
+
+// value is build for a value that may be nil: in an output schema it may
+// then be null.
+func (g *schemaGen) value(t types.Type, c buildCtx) *jsonschema.Schema {
+	s := g.build(t, c)
+	if c.output && nilable(t) {
+		return nullable(s)
+	}
+	return s
+}
+
+// special returns the schema of a named type encoding/json treats apart, nil
+// for the others:
+//   - time.Time is an RFC 3339 string ("format": "date-time");
+//   - json.Number is a number;
+//   - a type with MarshalJSON or UnmarshalJSON (json.RawMessage, big.Int...)
+//     writes what it likes: any value ({}), described by its doc;
+//   - a type with MarshalText or UnmarshalText is a string.
+func (g *schemaGen) special(n *types.Named, c buildCtx) *jsonschema.Schema {
+	var s *jsonschema.Schema
+	switch path, name := pkgPath(n), n.Obj().Name(); {
+	case path == "time" && name == "Time":
+		s = &jsonschema.Schema{Type: "string", Format: "date-time"}
+	case path == "encoding/json" && name == "Number":
+		s = &jsonschema.Schema{Type: "number"}
+	case implements(n, "MarshalJSON") || implements(n, "UnmarshalJSON"):
+		s = &jsonschema.Schema{}
+	case implements(n, "MarshalText") || implements(n, "UnmarshalText"):
+		s = &jsonschema.Schema{Type: "string"}
+	default:
+		return nil
+	}
+	if pkgPath(n) != "time" && pkgPath(n) != "encoding/json" {
+		s.Description = oneLine(g.docs.doc(docType, n.Obj().Pos()))
+	}
+	return s
+}
+
+func pkgPath(n *types.Named) string {
+	if n.Obj().Pkg() == nil {
+		return ""
+	}
+	return n.Obj().Pkg().Path()
+}
+
+// namedBody is the inline schema of the named type n: its underlying type's,
+// described by n's doc comment, with n's constants as enum.
+func (g *schemaGen) namedBody(n *types.Named, c buildCtx) *jsonschema.Schema {
+	c.path = n.Obj().Name()
+	s := g.underlying(n.Underlying(), c)
+	if vals, _ := g.enumOf(n); len(vals) > 0 && s.Type != "" {
+		s.Enum = vals
+	}
+	s.Description = withEnumNotes(oneLine(g.docs.doc(docType, n.Obj().Pos())), g.enumNotes(n))
+	return s
+}
+
+// underlying returns the schema of an unnamed type (or a named type's
+// underlying type).
+func (g *schemaGen) underlying(t types.Type, c buildCtx) *jsonschema.Schema {
+	switch t := t.(type) {
+	case *types.Basic:
+		return g.basic(t, c)
+	case *types.Pointer:
+		// A pointer is an optional member, not a nullable value: its
+		// container decides (see value and field).
+		return g.build(t.Elem(), c)
+	case *types.Slice:
+		if isByte(t.Elem()) {
+			return &jsonschema.Schema{Type: "string", ContentEncoding: "base64"}
+		}
+		return &jsonschema.Schema{Type: "array", Items: g.value(t.Elem(), elemCtx(c, "[]"))}
+	case *types.Array:
+		n := uint64(t.Len())
+		return &jsonschema.Schema{Type: "array", Items: g.value(t.Elem(), elemCtx(c, "[]")), MinItems: &n, MaxItems: &n}
+	case *types.Map:
+		s := &jsonschema.Schema{Type: "object", AdditionalProperties: g.value(t.Elem(), elemCtx(c, "[]"))}
+		key := types.Unalias(t.Key())
+		kb, _ := key.Underlying().(*types.Basic)
+		switch {
+		case kb != nil && kb.Info()&types.IsString != 0:
+		case implements(key, "MarshalText"):
+		case kb != nil && kb.Info()&types.IsUnsigned != 0:
+			s.PropertyNames = &jsonschema.Schema{Pattern: "^[0-9]+$"}
+		case kb != nil && kb.Info()&types.IsInteger != 0:
+			s.PropertyNames = &jsonschema.Schema{Pattern: "^-?[0-9]+$"}
+		default:
+			g.unsupported(c, t, "JSON object keys are strings")
+		}
+		return s
+	case *types.Struct:
+		return g.object(t, c)
+	case *types.Interface:
+		if t.Empty() {
+			return &jsonschema.Schema{} // any value
+		}
+		g.unsupported(c, t, "only any is: JSON cannot say which implementation to decode")
+	case *types.Chan:
+		g.unsupported(c, t, "a channel cannot be sent as JSON")
+	case *types.Signature:
+		g.unsupported(c, t, "a function cannot be sent as JSON")
+	default:
+		g.unsupported(c, t, "")
+	}
+	return &jsonschema.Schema{}
+}
+
+func elemCtx(c buildCtx, suffix string) buildCtx {
+	c.path += suffix
+	return c
+}
+
+func (g *schemaGen) unsupported(c buildCtx, t types.Type, why string) {
+	msg := fmt.Sprintf("%s: %s cannot be represented in JSON Schema", c.path, g.typeString(t))
+	if why != "" {
+		msg += " (" + why + ")"
+	}
+	g.errorf(c.pos, msg)
+}
+
+// isByte reports whether a slice of t is a []byte to encoding/json: base64.
+func isByte(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Uint8 && !implements(t, "MarshalJSON") && !implements(t, "MarshalText")
+}
+
+// intBounds are the ranges of the sized integer kinds; 64-bit ones and int,
+// uint are left without a maximum (a JSON number beyond 2^53 is lossy anyway).
+var intBounds = map[types.BasicKind][2]string{
+	types.Int8: {"-128", "127"}, types.Int16: {"-32768", "32767"}, types.Int32: {"-2147483648", "2147483647"},
+	types.Uint8: {"0", "255"}, types.Uint16: {"0", "65535"}, types.Uint32: {"0", "4294967295"},
+	types.Uint: {"0", ""}, types.Uint64: {"0", ""}, types.Uintptr: {"0", ""},
+}
+
+func (g *schemaGen) basic(t *types.Basic, c buildCtx) *jsonschema.Schema {
+	info := t.Info()
+	switch {
+	case t.Kind() == types.Invalid:
+		return &jsonschema.Schema{} // the type checker has explained it
+	case info&types.IsBoolean != 0:
+		return &jsonschema.Schema{Type: "boolean"}
+	case info&types.IsString != 0:
+		return &jsonschema.Schema{Type: "string"}
+	case info&types.IsInteger != 0:
+		s := &jsonschema.Schema{Type: "integer"}
+		if b, ok := intBounds[t.Kind()]; ok {
+			s.Minimum, s.Maximum = json.Number(b[0]), json.Number(b[1])
+		}
+		return s
+	case info&types.IsFloat != 0:
+		return &jsonschema.Schema{Type: "number"}
+	case info&types.IsComplex != 0:
+		g.unsupported(c, t, "JSON has no complex numbers")
+	default:
+		g.unsupported(c, t, "")
+	}
+	return &jsonschema.Schema{}
+}
+
+// object is the schema of a struct: its encoding/json members as properties.
+func (g *schemaGen) object(st *types.Struct, c buildCtx) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "object", AdditionalProperties: jsonschema.FalseSchema}
+	fields, err := g.fieldsOf(st)
+	if err != nil {
+		g.errorf(c.pos, fmt.Sprintf("%s: %v", c.path, err))
+	}
+	if len(fields) > 0 {
+		s.Properties = jsonschema.NewProperties()
+	}
+	for _, f := range fields {
+		s.Properties.Set(f.Key, g.field(f, c))
+		if f.Required {
+			s.Required = append(s.Required, f.Key)
+		}
+	}
+	return s
+}
+
+// field is the schema of one struct member: its type's schema, described by
+// the field's doc (else the type's), with the `jsonschema` tag applied.
+func (g *schemaGen) field(f jsonField, parent buildCtx) *jsonschema.Schema {
+	c := buildCtx{output: parent.output, path: strings.Join(f.Names, "."), pos: f.Pos}
+	if parent.path != "" {
+		c.path = parent.path + "." + c.path
+	}
+	var s *jsonschema.Schema
+	if f.String && !isStringKind(f.Type) {
+		s = &jsonschema.Schema{Type: "string"} // ",string": a number or bool in quotes
+	} else {
+		s = g.build(f.Type, c)
+	}
+	if f.Doc != "" {
+		s.Description = withEnumNotes(oneLine(f.Doc), g.enumNotes(f.Type))
+	}
+	g.applyTag(s, f.Tag, c)
+	// omitempty and omitzero leave a nil value out rather than writing null.
+	if c.output && !f.OmitEmpty && !f.OmitZero && nilable(f.Type) {
+		s = nullable(s)
+	}
+	return s
+}
+
+func isStringKind(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+// nilable reports whether encoding/json may write a value of type t as null.
+func nilable(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Slice, *types.Map:
+		return true
+	case *types.Interface:
+		return !u.Empty() // any is {} already, which allows null
+	}
+	return false
+}
+
+// nullable lets s also be null (output schemas only).
+func nullable(s *jsonschema.Schema) *jsonschema.Schema {
+	if s.Type == "" && s.Ref == "" && len(s.AnyOf) == 0 && s.Enum == nil {
+		return s // any value already
+	}
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{s, {Type: "null"}}}
+}
+
+// isRecursive reports whether the named type n contains itself, in which
+// case its schema goes through "$defs".
+func (g *schemaGen) isRecursive(n *types.Named) bool {
+	key := typeKey(n)
+	if r, ok := g.recursive[key]; ok {
+		return r
+	}
+	if g.recursive == nil {
+		g.recursive = map[string]bool{}
+	}
+	seen := map[string]bool{}
+	var reaches func(t types.Type) bool
+	reaches = func(t types.Type) bool {
+		switch t := types.Unalias(t).(type) {
+		case *types.Named:
+			k := typeKey(t)
+			if k == key {
+				return true
+			}
+			if seen[k] || g.special(t, buildCtx{}) != nil {
+				return false
+			}
+			seen[k] = true
+			return reaches(t.Underlying())
+		case *types.Pointer:
+			return reaches(t.Elem())
+		case *types.Slice:
+			return reaches(t.Elem())
+		case *types.Array:
+			return reaches(t.Elem())
+		case *types.Map:
+			return reaches(t.Elem())
+		case *types.Struct:
+			for i := range t.NumFields() {
+				if reaches(t.Field(i).Type()) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	r := reaches(n.Underlying())
+	g.recursive[key] = r
+	return r
+}
