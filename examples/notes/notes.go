@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"time"
+)
+
+//go:generate go tool rpcgen Notes
+
+// Notes keeps short text notes, each with tags and a priority. It is an
+// ordinary Go service; rpcgen turns it into MCP tools and a JSON-RPC API.
+//
+//rpcgen:service name=notes
+type Notes interface {
+	// AddNote stores a new note and returns it with its id and creation time.
+	//
+	//rpcgen:tool idempotent=false openworld=false
+	AddNote(ctx context.Context, note NewNote) (Note, error)
+
+	// SearchNotes returns the notes whose text contains query, newest first.
+	//
+	// query: text to look for, case-insensitive.
+	// limit: the most notes to return; all of them when absent.
+	//
+	//rpcgen:tool readonly openworld=false
+	SearchNotes(ctx context.Context, query string, limit *int) ([]Note, error)
+
+	// GetNote returns the note with the given id.
+	//
+	// id: the note's id, as AddNote returned it.
+	//
+	//rpcgen:tool readonly openworld=false
+	GetNote(ctx context.Context, id NoteID) (Note, error)
+
+	// DeleteNote removes a note. Deleting a note that does not exist is an
+	// error.
+	//
+	// id: the note's id.
+	//
+	//rpcgen:tool destructive idempotent openworld=false
+	DeleteNote(ctx context.Context, id NoteID) error
+
+	// Reindex rebuilds the search index, reporting progress note by note.
+	// It stops early when the call is cancelled.
+	//
+	//rpcgen:tool idempotent openworld=false
+	Reindex(ctx context.Context) (ReindexReport, error)
+}
+
+// NoteID identifies a note.
+type NoteID string
+
+// Priority says how much a note matters.
+type Priority string
+
+// The priorities a note can have.
+const (
+	// Low is for notes that can wait.
+	Low Priority = "low"
+	// Normal is the default priority.
+	Normal Priority = "normal"
+	// High is for notes to act on first.
+	High Priority = "high"
+)
+
+// NewNote is what a caller gives to store a note.
+type NewNote struct {
+	// Text of the note.
+	Text string `json:"text" jsonschema:"minLength=1,maxLength=10000"`
+	// Tags to file the note under.
+	Tags []string `json:"tags,omitempty" jsonschema:"maxItems=10"`
+	// Priority of the note; normal when absent.
+	Priority Priority `json:"priority,omitempty"`
+}
+
+// Note is a stored note.
+type Note struct {
+	ID       NoteID    `json:"id"`
+	Text     string    `json:"text"`
+	Tags     []string  `json:"tags,omitempty"`
+	Priority Priority  `json:"priority"`
+	Created  time.Time `json:"created"` // When the note was added.
+}
+
+// ReindexReport says what a reindex did.
+type ReindexReport struct {
+	// Notes is the number of notes indexed.
+	Notes int `json:"notes"`
+	// Terms is the number of distinct words in the index.
+	Terms int `json:"terms"`
+}
