@@ -1,0 +1,230 @@
+// Package interop drives an MCP server over stdio with clients nobody in this
+// repository wrote: the official Go SDK and mcp-go here, the official
+// TypeScript SDK in ts/. The server is examples/notes unless INTEROP_SERVER
+// names another executable (run.sh --standin points it at cmd/standin).
+package interop
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// serverArgv is the command line of the server under test, set by TestMain.
+var serverArgv []string
+
+func TestMain(m *testing.M) {
+	code, err := setup(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "interop:", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+// setup resolves the server command: INTEROP_SERVER (a path, then optional
+// arguments separated by spaces), or else examples/notes built from the
+// enclosing repository.
+func setup(m *testing.M) (int, error) {
+	if v := strings.TrimSpace(os.Getenv("INTEROP_SERVER")); v != "" {
+		serverArgv = strings.Fields(v)
+		abs, err := filepath.Abs(serverArgv[0])
+		if err != nil {
+			return 0, err
+		}
+		serverArgv[0] = abs
+		return m.Run(), nil
+	}
+	dir, err := os.MkdirTemp("", "interop-notes-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "notes")
+	build := exec.Command("go", "build", "-o", bin, "./examples/notes")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("building examples/notes (set INTEROP_SERVER to test another server): %v\n%s", err, out)
+	}
+	serverArgv = []string{bin}
+	return m.Run(), nil
+}
+
+// serverCommand returns a fresh, unstarted server process. It runs in its own
+// empty directory, so each test starts with an empty notes store, and its
+// stderr is shown when the test fails.
+func serverCommand(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(serverArgv[0], serverArgv[1:]...)
+	cmd.Dir = t.TempDir()
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	t.Cleanup(func() {
+		if t.Failed() && stderr.Len() > 0 {
+			t.Logf("server stderr:\n%s", stderr.String())
+		}
+	})
+	return cmd
+}
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a process's
+// stderr copier and reads of a test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// wireTool is a tool descriptor as the client handed it to us, re-read as
+// JSON so that every client is checked the same way.
+type wireTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  *struct {
+		ReadOnlyHint    *bool `json:"readOnlyHint"`
+		DestructiveHint *bool `json:"destructiveHint"`
+		IdempotentHint  *bool `json:"idempotentHint"`
+		OpenWorldHint   *bool `json:"openWorldHint"`
+	} `json:"annotations"`
+}
+
+// wireResult is a tools/call result as the client handed it to us.
+type wireResult struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
+}
+
+// text joins the text blocks of a result.
+func (r *wireResult) text() string {
+	var parts []string
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// wireEvent is a message about one call, in the order the client read it.
+type wireEvent struct {
+	Response bool      // the call's response; otherwise a progress notification
+	Progress float64   // progress value
+	Total    *float64  // progress total, when sent
+	At       time.Time // when the client read it
+	Raw      string    // the message, for failure reports
+}
+
+func (e wireEvent) String() string {
+	if e.Response {
+		return "response " + e.Raw + " @" + e.At.Format("15:04:05.000")
+	}
+	return fmt.Sprintf("progress(%v)@%s", e.Progress, e.At.Format("15:04:05.000"))
+}
+
+// session is one connected client, whichever library it comes from.
+type session interface {
+	// ProtocolVersion is the negotiated protocol revision.
+	ProtocolVersion() string
+	ListTools(t *testing.T) ([]wireTool, error)
+	// CallTool calls a tool; a non-nil token asks for progress under it.
+	CallTool(t *testing.T, name string, args any, token any) (*wireResult, error)
+	// Wire returns the progress notifications and the response of the call
+	// made with token, in the order the client read them off stdout.
+	Wire(token any) []wireEvent
+	// ErrorCode extracts the JSON-RPC error code from a call's error.
+	ErrorCode(err error) (int, bool)
+}
+
+// canceller is a session that can cancel a call and report, from the wire,
+// what arrived for it afterwards.
+type canceller interface {
+	session
+	// CallToolCancelled calls a tool with progress under token and cancels
+	// the call once the first progress notification arrives. It returns the
+	// error the client returned, when the call started and when the
+	// cancellation was written.
+	CallToolCancelled(t *testing.T, name string, args any, token any) (err error, started, cancelled time.Time)
+}
+
+// wireLog records, per progress token, what the client read off the wire.
+type wireLog struct {
+	mu     sync.Mutex
+	events map[string][]wireEvent
+}
+
+func tokenKey(token any) string { return fmt.Sprint(token) }
+
+func (l *wireLog) add(token any, e wireEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.events == nil {
+		l.events = map[string][]wireEvent{}
+	}
+	k := tokenKey(token)
+	l.events[k] = append(l.events[k], e)
+}
+
+func (l *wireLog) get(token any) []wireEvent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]wireEvent(nil), l.events[tokenKey(token)]...)
+}
+
+// progressParams is the params object of notifications/progress.
+type progressParams struct {
+	ProgressToken any      `json:"progressToken"`
+	Progress      float64  `json:"progress"`
+	Total         *float64 `json:"total"`
+}
+
+// brief shows a value as JSON, cut short for failure messages.
+func brief(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 160 {
+		return string(b[:150]) + fmt.Sprintf("...(%d bytes)", len(b))
+	}
+	return string(b)
+}
+
+// remarshal turns one client library's value into our view of it.
+func remarshal(from, to any) error {
+	b, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, to)
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Drives an MCP server over stdio with third-party clients: the official Go
+# SDK and mcp-go (go test), and the official TypeScript SDK (node --test).
+#
+#   interop/run.sh             test examples/notes, built from this checkout
+#   interop/run.sh --standin   test cmd/standin, a server written with the Go SDK
+#   INTEROP_SERVER=/path/to/server interop/run.sh   test any stdio MCP server
+#
+# Needs go and node (20+); the first run fetches modules and npm packages,
+# later runs work offline.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ "${1:-}" = "--standin" ]; then
+	go build -o "$tmp/standin" ./cmd/standin
+	export INTEROP_SERVER="$tmp/standin"
+elif [ -z "${INTEROP_SERVER:-}" ]; then
+	(cd .. && go build -o "$tmp/notes" ./examples/notes)
+	export INTEROP_SERVER="$tmp/notes"
+fi
+echo "interop: server under test: $INTEROP_SERVER"
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+	npm ci --no-audit --no-fund
+fi
+
+status=0
+echo "== Go clients: github.com/modelcontextprotocol/go-sdk, github.com/mark3labs/mcp-go"
+go vet ./... && go test -count=1 ./... || status=1
+echo "== TypeScript client: @modelcontextprotocol/sdk"
+node --test --test-reporter=spec ts/notes.test.mjs || status=1
+exit $status
