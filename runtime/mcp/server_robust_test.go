@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -212,4 +213,23 @@ func TestCacheScopeOption(t *testing.T) {
 		}
 	}()
 	mcp.NewServer(mcp.Implementation{}, &mcp.ServerOptions{CacheScope: "shared"})
+}
+
+// TestNullResultWithOutputSchema: a tool that declares an output schema and
+// returns no result (a Go method returning a nil pointer) must not send a
+// result that breaks its own schema; it is a tool error instead.
+func TestNullResultWithOutputSchema(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
+	srv.AddTools(mcp.Tool{
+		Name: "find", OutputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage("null"), nil },
+	})
+	ss := srv.NewSession()
+	ctx := context.Background()
+	ss.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`), nil)
+	got := string(ss.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find"}}`), nil))
+	want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"tool find returned no result"}],"isError":true}}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }

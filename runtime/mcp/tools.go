@@ -75,7 +75,7 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 		}
 		return ss.srv.errorResult(cc.v, toolErrorText(err)), nil
 	}
-	return ss.srv.toolResult(cc.v, t.Name, res, ss), nil
+	return ss.srv.toolResult(cc.v, t, res, ss), nil
 }
 
 // run calls the tool's handler, turning a panic into an error the model sees
@@ -112,12 +112,19 @@ func (s *Server) errorResult(v ver, text string) json.RawMessage {
 // toolResult encodes the CallToolResult of a tool's result res: an object is
 // the structuredContent (2025-06-18 and later; any value in 2026-07-28) and,
 // for older clients and as the protocol recommends, the same JSON as a text
-// block; no result (nil or null) is an empty content list.
-func (s *Server) toolResult(v ver, name string, res json.RawMessage, ss *Session) json.RawMessage {
+// block; no result (nil or null) is an empty content list, or an error when
+// the tool declares an output schema, which no result can conform to (a Go
+// method returning a nil pointer or map).
+func (s *Server) toolResult(v ver, t *Tool, res json.RawMessage, ss *Session) json.RawMessage {
+	name := t.Name
 	for len(res) > 0 && (res[0] == ' ' || res[0] == '\t' || res[0] == '\n' || res[0] == '\r') {
 		res = res[1:]
 	}
 	if len(res) == 0 || string(res) == "null" {
+		if t.OutputSchema != nil {
+			ss.logger.Error("mcp: tool returned no result but declares an output schema", "tool", name)
+			return s.errorResult(v, "tool "+name+" returned no result")
+		}
 		return s.endResult(append(make([]byte, 0, 16+len(s.modernTail)), `{"content":[]`...), v)
 	}
 	if !json.Valid(res) {
