@@ -57,6 +57,16 @@ func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
 			start = i
 			continue
 		}
+		// U+2028 and U+2029 end lines in JavaScript source; encoding/json
+		// escapes them, and so do we, for peers that split on them.
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, `\u202`...)
+			b = append(b, hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
 		i += size
 	}
 	b = append(b, s[start:]...)

@@ -110,6 +110,7 @@ type cursor struct {
 	b     []byte
 	i     int
 	close byte
+	more  bool // an item was read, so a comma must come before the next
 	bad   bool // set when the input turned out malformed
 }
 
@@ -127,21 +128,31 @@ func open(b []byte, opening, closing byte) (cursor, bool) {
 	return cursor{b: b, i: i + 1, close: closing}, true
 }
 
-// start skips the separator before the next item and reports whether one follows.
+// start skips the separator before the next item and reports whether one follows. A
+// missing, leading or trailing comma marks the input malformed.
 func (c *cursor) start() bool {
 	i := skipSpace(c.b, c.i)
-	if i < len(c.b) && c.b[i] == ',' {
-		i = skipSpace(c.b, i+1)
-	}
-	if i >= len(c.b) {
-		c.bad = true
-		return false
-	}
-	if c.b[i] == c.close {
+	if i < len(c.b) && c.b[i] == c.close {
 		c.i = i + 1
 		return false
 	}
+	if c.more {
+		if i >= len(c.b) || c.b[i] != ',' {
+			c.bad = true
+			return false
+		}
+		i = skipSpace(c.b, i+1)
+		if i < len(c.b) && c.b[i] == c.close {
+			c.bad = true
+			return false
+		}
+	}
+	if i >= len(c.b) || c.b[i] == ',' {
+		c.bad = true
+		return false
+	}
 	c.i = i
+	c.more = true
 	return true
 }
 

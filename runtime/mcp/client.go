@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"os/exec"
 	"slices"
 	"sync"
@@ -83,62 +81,20 @@ func DialCommand(ctx context.Context, cmd *exec.Cmd, opts ClientOptions) (*Clien
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if cmd.Stderr == nil {
-		cmd.Stderr = os.Stderr
-	}
-	stdin, err := cmd.StdinPipe()
+	child, err := runtime.StartCommand(cmd, runtime.NewlineDelimited, 0)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: dial command: %w", err)
+		return nil, fmt.Errorf("mcp: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("mcp: dial command: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("mcp: dial command %s: %w", cmd.Path, err)
-	}
-	// Closing the framer closes only stdin: the child exiting ends the reader,
-	// so its last messages are still read.
-	f := runtime.NewLineFramer(clientReaderOnly{stdout}, stdin, 0)
 	c := newClient(opts)
-	s := newClientStream(c, f)
-	s.afterClose = func() error { return clientWaitCommand(cmd, s.done) }
+	s := newClientStream(c, child)
+	s.afterClose = func() error {
+		if err := child.Wait(s.done); err != nil {
+			return fmt.Errorf("mcp: %w", err)
+		}
+		return nil
+	}
 	c.t = s
 	return c.start(ctx)
-}
-
-// clientReaderOnly hides a reader's Close method.
-type clientReaderOnly struct{ r io.Reader }
-
-func (r clientReaderOnly) Read(p []byte) (int, error) { return r.r.Read(p) }
-
-// clientCommandGrace is how long Close lets a server exit after its stdin closed.
-const clientCommandGrace = 5 * time.Second
-
-// clientWaitCommand waits for the reader to see the child's stdout end, then
-// for the child, killing it if it outstays the grace period.
-func clientWaitCommand(cmd *exec.Cmd, readerDone <-chan struct{}) error {
-	timer := time.NewTimer(clientCommandGrace)
-	defer timer.Stop()
-	select {
-	case <-readerDone:
-	case <-timer.C:
-		cmd.Process.Kill()
-		<-readerDone
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-exited:
-	case <-timer.C:
-		cmd.Process.Kill()
-		err = <-exited
-	}
-	if err != nil {
-		return fmt.Errorf("mcp: command %s: %w", cmd.Path, err)
-	}
-	return nil
 }
 
 func newClient(opts ClientOptions) *Client {

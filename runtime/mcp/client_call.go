@@ -96,16 +96,16 @@ func (c *Client) checkResultType(method string, result []byte) error {
 	if !c.modern {
 		return nil
 	}
-	o, ok := clientOpenObject(result)
+	o, ok := runtime.ScanObject(result)
 	if !ok {
 		return fmt.Errorf("mcp: the result of %s is not an object", method)
 	}
 	for {
-		key, val, ok := o.next()
+		key, val, ok := o.Next()
 		if !ok {
 			return nil
 		}
-		if clientKeyIs(key, "resultType") {
+		if string(key) == "resultType" {
 			return resultTypeError(method, val)
 		}
 	}
@@ -209,29 +209,29 @@ func (c *Client) CallTool(ctx context.Context, name string, args, result any) er
 	}
 	var structured, content []byte
 	isError := false
-	o, ok := clientOpenObject(raw)
+	o, ok := runtime.ScanObject(raw)
 	if !ok {
 		return fmt.Errorf("mcp: the result of tools/call %s is not an object", name)
 	}
 	for {
-		key, val, ok := o.next()
+		key, val, ok := o.Next()
 		if !ok {
 			break
 		}
 		switch {
-		case clientKeyIs(key, "structuredContent"):
+		case string(key) == "structuredContent":
 			structured = val
-		case clientKeyIs(key, "content"):
+		case string(key) == "content":
 			content = val
-		case clientKeyIs(key, "isError"):
+		case string(key) == "isError":
 			isError = string(val) == "true"
-		case clientKeyIs(key, "resultType"):
+		case string(key) == "resultType":
 			if err := resultTypeError("tools/call "+name, val); err != nil {
 				return err
 			}
 		}
 	}
-	if o.bad {
+	if o.Malformed() {
 		return fmt.Errorf("mcp: the result of tools/call %s is malformed", name)
 	}
 	if isError {

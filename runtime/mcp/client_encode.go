@@ -6,7 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime"
 )
 
 // Requests are appended into pooled buffers around precomputed fragments (the
@@ -41,7 +42,7 @@ func (cb *clientBuf) free() {
 
 // str appends s as a JSON string.
 func (cb *clientBuf) str(s string) {
-	cb.b.Write(clientAppendString(cb.b.AvailableBuffer(), s))
+	cb.b.Write(runtime.AppendJSONString(cb.b.AvailableBuffer(), s))
 }
 
 // begin appends the envelope of request id (a notification when id is 0)
@@ -125,63 +126,11 @@ func (cb *clientBuf) arguments(args any) error {
 	return nil
 }
 
-const clientHex = "0123456789abcdef"
-
-// clientAppendString appends s as a JSON string, escaping as encoding/json
-// does apart from HTML characters; invalid UTF-8 becomes U+FFFD.
-func clientAppendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', clientHex[c>>4], clientHex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			switch r {
-			case '\u2028':
-				b = append(b, `\u2028`...)
-			case '\u2029':
-				b = append(b, `\u2029`...)
-			default:
-				b = append(b, `\ufffd`...)
-			}
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
 // clientMeta returns the members of the modern per-request _meta object,
 // without braces.
 func clientMeta(version string, caps json.RawMessage, info Implementation, logLevel string) []byte {
 	b := []byte(`"` + MetaProtocolVersion + `":`)
-	b = clientAppendString(b, version)
+	b = runtime.AppendJSONString(b, version)
 	b = append(b, `,"`+MetaClientCapabilities+`":`...)
 	b = append(b, caps...)
 	b = append(b, `,"`+MetaClientInfo+`":`...)
@@ -189,7 +138,7 @@ func clientMeta(version string, caps json.RawMessage, info Implementation, logLe
 	b = append(b, infoJSON...)
 	if logLevel != "" {
 		b = append(b, `,"`+MetaLogLevel+`":`...)
-		b = clientAppendString(b, logLevel)
+		b = runtime.AppendJSONString(b, logLevel)
 	}
 	return b
 }

@@ -3,144 +3,14 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/rpcgen/rpcgen/runtime"
 )
 
 // The client slices the members it needs out of raw replies instead of
 // decoding whole envelopes into structs: routing a reply then costs no
 // allocations, and only the payload the caller asked for is decoded. The
 // scanner never panics; on malformed input it reports failure.
-
-func clientIsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func clientSkipSpace(b []byte, i int) int {
-	for i < len(b) && clientIsSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
-// clientSkipString returns the index just past the string starting at b[i], or -1.
-func clientSkipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return -1
-}
-
-// clientSkipValue returns the index just past the value starting at b[i], or -1.
-func clientSkipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return clientSkipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				j := clientSkipString(b, i)
-				if j < 0 {
-					return -1
-				}
-				i = j - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return -1
-	case ',', '}', ']', ':':
-		return -1
-	}
-	start := i
-	for i < len(b) {
-		c := b[i]
-		if c == ',' || c == '}' || c == ']' || c == ':' || c == '"' || clientIsSpace(c) {
-			break
-		}
-		i++
-	}
-	if i == start {
-		return -1
-	}
-	return i
-}
-
-// clientObject walks the members of one JSON object.
-type clientObject struct {
-	b    []byte
-	i    int
-	more bool // a member was read: the next needs a comma first
-	bad  bool
-}
-
-// clientOpenObject returns a walker over the object b (surrounding space
-// allowed), or false if b does not start like one.
-func clientOpenObject(b []byte) (clientObject, bool) {
-	i := clientSkipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return clientObject{}, false
-	}
-	return clientObject{b: b, i: i + 1}, true
-}
-
-// next returns the next member: its key's raw text without the quotes
-// (escapes left in) and its raw value. It returns false at the end, or on
-// malformed input, which also sets bad.
-func (o *clientObject) next() (key, val []byte, ok bool) {
-	b := o.b
-	i := clientSkipSpace(b, o.i)
-	if i < len(b) && b[i] == '}' {
-		o.i = len(b)
-		return nil, nil, false
-	}
-	if o.more {
-		if i >= len(b) || b[i] != ',' {
-			return o.fail()
-		}
-		i = clientSkipSpace(b, i+1)
-	}
-	if i >= len(b) {
-		return o.fail()
-	}
-	if b[i] != '"' {
-		return o.fail()
-	}
-	end := clientSkipString(b, i)
-	if end < 0 {
-		return o.fail()
-	}
-	key = b[i+1 : end-1]
-	i = clientSkipSpace(b, end)
-	if i >= len(b) || b[i] != ':' {
-		return o.fail()
-	}
-	i = clientSkipSpace(b, i+1)
-	end = clientSkipValue(b, i)
-	if end < 0 {
-		return o.fail()
-	}
-	o.i = end
-	o.more = true
-	return key, b[i:end], true
-}
-
-func (o *clientObject) fail() ([]byte, []byte, bool) {
-	o.bad = true
-	o.i = len(o.b)
-	return nil, nil, false
-}
 
 // clientKeyIs reports whether the raw key equals name; keys with escapes are
 // unescaped first (rare: servers write plain keys).
@@ -162,29 +32,29 @@ type clientEnvelope struct {
 
 // parse fills e from msg and reports whether msg is a well-formed object.
 func (e *clientEnvelope) parse(msg []byte) bool {
-	o, ok := clientOpenObject(msg)
+	o, ok := runtime.ScanObject(msg)
 	if !ok {
 		return false
 	}
 	for {
-		key, val, ok := o.next()
+		key, val, ok := o.Next()
 		if !ok {
 			break
 		}
 		switch {
-		case clientKeyIs(key, "id"):
+		case string(key) == "id":
 			e.id = val
-		case clientKeyIs(key, "method"):
+		case string(key) == "method":
 			e.method = val
-		case clientKeyIs(key, "params"):
+		case string(key) == "params":
 			e.params = val
-		case clientKeyIs(key, "result"):
+		case string(key) == "result":
 			e.result = val
-		case clientKeyIs(key, "error"):
+		case string(key) == "error":
 			e.errObj = val
 		}
 	}
-	return !o.bad
+	return !o.Malformed()
 }
 
 // isResponse reports whether e is a response rather than a request or notification.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/rpcgen/rpcgen/runtime"
 )
 
 func FuzzClientEnvelope(f *testing.F) {
@@ -25,14 +27,15 @@ func FuzzClientEnvelope(f *testing.F) {
 		env.isResponse()
 		env.methodIs("ping")
 		clientParseID(env.id)
-		if o, ok := clientOpenObject(env.result); ok {
+		if o, ok := runtime.ScanObject(env.result); ok {
 			for {
-				key, val, ok := o.next()
+				key, val, ok := o.Next()
 				if !ok {
 					break
 				}
-				clientKeyIs(key, "isError")
-				clientStringIs(val, "complete")
+				if string(key) == "resultType" {
+					clientStringIs(val, "complete")
+				}
 			}
 		}
 	})
@@ -61,7 +64,7 @@ func TestClientEnvelope(t *testing.T) {
 
 func TestClientAppendString(t *testing.T) {
 	for _, s := range []string{"", "plain", "q\"b\\s", "nl\n cr\r tab\t", "\x00\x1f\x7f", "é ✓ 𝄞", "bad \xff utf8", "ls\u2028ps\u2029"} {
-		got := string(clientAppendString(nil, s))
+		got := string(runtime.AppendJSONString(nil, s))
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil {
 			t.Errorf("%q encodes as %s: %v", s, got, err)
