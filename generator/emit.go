@@ -135,9 +135,10 @@ func paramFields(m *Method) []string {
 	fields := make([]string, len(m.Params))
 	used := map[string]bool{}
 	for i, p := range m.Params {
-		name := upperFirst(p.Name)
+		base := goFieldName(p.Name)
+		name := base
 		for n := 2; used[name]; n++ {
-			name = upperFirst(p.Name) + strconv.Itoa(n)
+			name = base + strconv.Itoa(n)
 		}
 		used[name] = true
 		fields[i] = name

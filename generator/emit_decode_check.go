@@ -37,11 +37,18 @@ func (de *decodeEmitter) scalarChecks(sc *decodeScope, t types.Type, u *types.Ba
 	switch info := u.Info(); {
 	case info&types.IsString != 0:
 		count := func() *jen.Statement { return jen.Qual("unicode/utf8", "RuneCountInString").Call(val()) }
-		if s.MinLength != nil && *s.MinLength > 0 {
+		hasMin := s.MinLength != nil && *s.MinLength > 0
+		switch {
+		case hasMin && s.MaxLength != nil:
+			// Count the code points once for both bounds.
+			lo, hi := strconv.FormatUint(*s.MinLength, 10), strconv.FormatUint(*s.MaxLength, 10)
+			code = append(code, jen.If(jen.Id("n").Op(":=").Add(count()), jen.Id("n").Op("<").Op(lo)).Block(
+				fail("shorter than minLength "+lo),
+			).Else().If(jen.Id("n").Op(">").Op(hi)).Block(fail("longer than maxLength "+hi)))
+		case hasMin:
 			n := strconv.FormatUint(*s.MinLength, 10)
 			code = append(code, jen.If(count().Op("<").Op(n)).Block(fail("shorter than minLength "+n)))
-		}
-		if s.MaxLength != nil {
+		case s.MaxLength != nil:
 			n := strconv.FormatUint(*s.MaxLength, 10)
 			code = append(code, jen.If(count().Op(">").Op(n)).Block(fail("longer than maxLength "+n)))
 		}

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -77,4 +78,28 @@ func validToolName(name string) bool {
 		}
 	}
 	return true
+}
+
+// initialisms are the words Go style writes in capitals.
+var initialisms = map[string]string{
+	"Id": "ID", "Ids": "IDs", "Url": "URL", "Urls": "URLs", "Uri": "URI", "Http": "HTTP",
+	"Json": "JSON", "Api": "API", "Uuid": "UUID", "Ip": "IP", "Sql": "SQL", "Html": "HTML",
+}
+
+// goFieldName exports a param name as Go style writes it: "limit" -> "Limit",
+// "id" -> "ID", "userId" -> "UserID".
+func goFieldName(s string) string {
+	name := upperFirst(s)
+	if v, ok := initialisms[name]; ok {
+		return v
+	}
+	for word, v := range initialisms {
+		if strings.HasSuffix(name, word) && len(name) > len(word) {
+			rest := name[:len(name)-len(word)]
+			if last := rest[len(rest)-1]; last >= 'a' && last <= 'z' {
+				return rest + v
+			}
+		}
+	}
+	return name
 }

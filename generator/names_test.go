@@ -95,3 +95,14 @@ func TestValidToolName(t *testing.T) {
 		}
 	}
 }
+
+func TestGoFieldName(t *testing.T) {
+	for in, want := range map[string]string{
+		"limit": "Limit", "id": "ID", "userId": "UserID", "ids": "IDs", "url": "URL",
+		"baseUrl": "BaseURL", "valid": "Valid", "Ideal": "Ideal", "apiKey": "ApiKey", "x": "X",
+	} {
+		if got := goFieldName(in); got != want {
+			t.Errorf("goFieldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func (c *NotesClient) SearchNotes(ctx context.Context, query string, limit *int)
 // It calls the remote method "notes.getNote".
 func (c *NotesClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
 	var result Note
-	if err := c.caller.Call(ctx, NotesGetNoteMethod, &notesGetNoteParams{Id: id}, &result); err != nil {
+	if err := c.caller.Call(ctx, NotesGetNoteMethod, &notesGetNoteParams{ID: id}, &result); err != nil {
 		return Note{}, err
 	}
 	return result, nil
@@ -82,7 +82,7 @@ func (c *NotesClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
 //
 // It calls the remote method "notes.deleteNote".
 func (c *NotesClient) DeleteNote(ctx context.Context, id NoteID) error {
-	return c.caller.Call(ctx, NotesDeleteNoteMethod, &notesDeleteNoteParams{Id: id}, nil)
+	return c.caller.Call(ctx, NotesDeleteNoteMethod, &notesDeleteNoteParams{ID: id}, nil)
 }
 
 // Reindex rebuilds the search index, reporting progress note by note.
@@ -160,7 +160,7 @@ func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) 
 	if err := decodeNotesGetNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.GetNote(ctx, p.Id)
+	result, err := h.impl.GetNote(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func (h notesHandler) serveDeleteNote(ctx context.Context, params json.RawMessag
 	if err := decodeNotesDeleteNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	return nil, h.impl.DeleteNote(ctx, p.Id)
+	return nil, h.impl.DeleteNote(ctx, p.ID)
 }
 
 // serveReindex decodes the params of Notes.Reindex, calls it and encodes its result.
@@ -302,7 +302,7 @@ func (c *NotesMCPClient) SearchNotes(ctx context.Context, query string, limit *i
 // It calls the MCP tool "get_note".
 func (c *NotesMCPClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
 	var result Note
-	if err := c.caller.CallTool(ctx, NotesGetNoteTool, &notesGetNoteParams{Id: id}, &result); err != nil {
+	if err := c.caller.CallTool(ctx, NotesGetNoteTool, &notesGetNoteParams{ID: id}, &result); err != nil {
 		return Note{}, err
 	}
 	return result, nil
@@ -313,7 +313,7 @@ func (c *NotesMCPClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
 //
 // It calls the MCP tool "delete_note".
 func (c *NotesMCPClient) DeleteNote(ctx context.Context, id NoteID) error {
-	return c.caller.CallTool(ctx, NotesDeleteNoteTool, &notesDeleteNoteParams{Id: id}, nil)
+	return c.caller.CallTool(ctx, NotesDeleteNoteTool, &notesDeleteNoteParams{ID: id}, nil)
 }
 
 // Reindex rebuilds the search index, reporting progress note by note.
@@ -352,10 +352,9 @@ func readNewNote(d *runtime.Decoder, p *NewNote) {
 		case "text":
 			hasText = true
 			p.Text = d.String()
-			if utf8.RuneCountInString(p.Text) < 1 {
+			if n := utf8.RuneCountInString(p.Text); n < 1 {
 				d.Fail("shorter than minLength 1")
-			}
-			if utf8.RuneCountInString(p.Text) > 10000 {
+			} else if n > 10000 {
 				d.Fail("longer than maxLength 10000")
 			}
 		case "tags":
@@ -426,7 +425,7 @@ func decodeNotesSearchNotesParams(raw []byte, p *notesSearchNotesParams) error {
 
 // notesGetNoteParams is the params object of Notes.GetNote.
 type notesGetNoteParams struct {
-	Id NoteID `json:"id"`
+	ID NoteID `json:"id"`
 }
 
 // notesGetNoteFields lists the params of Notes.GetNote, in order.
@@ -437,18 +436,18 @@ var notesGetNoteFields = runtime.NewFields("id")
 func decodeNotesGetNoteParams(raw []byte, p *notesGetNoteParams) error {
 	d := runtime.NewDecoder(raw)
 	d.Params(notesGetNoteFields)
-	var hasId bool
+	var hasID bool
 	var key []byte
 	for d.NextKey(&key) {
 		switch string(key) {
 		case "id":
-			hasId = true
-			p.Id = NoteID(d.String())
+			hasID = true
+			p.ID = NoteID(d.String())
 		default:
 			d.UnknownField(key, notesGetNoteFields)
 		}
 	}
-	if !hasId {
+	if !hasID {
 		d.MissingField("id")
 	}
 	return d.Finish()
@@ -456,7 +455,7 @@ func decodeNotesGetNoteParams(raw []byte, p *notesGetNoteParams) error {
 
 // notesDeleteNoteParams is the params object of Notes.DeleteNote.
 type notesDeleteNoteParams struct {
-	Id NoteID `json:"id"`
+	ID NoteID `json:"id"`
 }
 
 // notesDeleteNoteFields lists the params of Notes.DeleteNote, in order.
@@ -467,18 +466,18 @@ var notesDeleteNoteFields = runtime.NewFields("id")
 func decodeNotesDeleteNoteParams(raw []byte, p *notesDeleteNoteParams) error {
 	d := runtime.NewDecoder(raw)
 	d.Params(notesDeleteNoteFields)
-	var hasId bool
+	var hasID bool
 	var key []byte
 	for d.NextKey(&key) {
 		switch string(key) {
 		case "id":
-			hasId = true
-			p.Id = NoteID(d.String())
+			hasID = true
+			p.ID = NoteID(d.String())
 		default:
 			d.UnknownField(key, notesDeleteNoteFields)
 		}
 	}
-	if !hasId {
+	if !hasID {
 		d.MissingField("id")
 	}
 	return d.Finish()
