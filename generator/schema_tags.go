@@ -103,10 +103,13 @@ func setKeyword(s *jsonschema.Schema, key, val string, enumSet, itemEnumSet *boo
 			return fmt.Sprintf("not a valid regular expression: %v", err)
 		}
 		s.Pattern = val
-	case "minLength", "maxLength", "minItems", "maxItems":
+	case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
 		want := "string"
-		if strings.HasSuffix(key, "Items") {
+		switch {
+		case strings.HasSuffix(key, "Items"):
 			want = "array"
+		case strings.HasSuffix(key, "Properties"):
+			want = "object"
 		}
 		if e := only(want); e != "" {
 			return e
@@ -124,6 +127,10 @@ func setKeyword(s *jsonschema.Schema, key, val string, enumSet, itemEnumSet *boo
 			s.MinItems = &n
 		case "maxItems":
 			s.MaxItems = &n
+		case "minProperties":
+			s.MinProperties = &n
+		case "maxProperties":
+			s.MaxProperties = &n
 		}
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
 		if e := only("integer", "number"); e != "" {

@@ -95,6 +95,7 @@ func TestItemParams(t *testing.T) {
 		{`{"name":"Tea","price":1,"tags":["a","b","a"]}`, `"tags": must not hold the same item twice (uniqueItems)`},
 		{`{"name":"Tea","price":1,"tags":["a","b","c","d"]}`, `"tags": more items than maxItems 3`},
 		{`{"name":"Tea","price":1,"attrs":{"a":1}}`, `"attrs.a": expected a string, got 1`},
+		{`{"name":"Tea","price":1,"attrs":{"a":"1","b":"2","c":"3"}}`, `"attrs": more properties than maxProperties 2`},
 		{`{"name":"Tea","price":1,"added":"today"}`, `"added": expected a date-time string (RFC 3339), got "today"`},
 		{`{"name":"Tea","price":1,"blob":"%%"}`, `"blob": expected a base64 string, got "%%"`},
 		{`{"name":"Tea","price":1,"size":[1,2,3]}`, `"size": must have exactly 2 items`},

@@ -59,7 +59,7 @@ type Item struct {
 	Count int64             `json:"count,string,omitempty"`
 	Level Level             `json:"level,omitempty"`
 	Tags  []string          `json:"tags,omitempty" jsonschema:"maxItems=3,uniqueItems=true"`
-	Attrs map[string]string `json:"attrs,omitempty"`
+	Attrs map[string]string `json:"attrs,omitempty" jsonschema:"maxProperties=2"`
 	Added time.Time         `json:"added,omitzero"`
 	Extra json.RawMessage   `json:"extra,omitempty"`
 	Blob  []byte            `json:"blob,omitempty"`
