@@ -21,7 +21,7 @@ func (g *emitter) client(s *Service, names *serviceNames) {
 
 	f.Line()
 	f.Commentf("New%s returns a %s that calls through c: a *runtime.Conn", names.client, s.Name)
-	f.Comment("(stdio, subprocess, in-memory pipe) or a *runtime.HTTPClient.")
+	f.Comment("(stdio, subprocess, in-memory pipe) or an *rpchttp.Client (HTTP).")
 	f.Func().Id("New" + names.client).Params(jen.Id("c").Qual(runtimePath, "Caller")).Op("*").Id(names.client).Block(
 		jen.Return(jen.Op("&").Id(names.client).Values(jen.Id(names.field).Op(":").Id("c"))),
 	)

@@ -16,7 +16,7 @@ func (g *emitter) handler(s *Service, names *serviceNames) {
 	f.Commentf("New%sHandler returns a runtime.Handler that serves impl: it routes each", s.Name)
 	f.Comment("request by method name, decodes its params (by name or by position), calls")
 	f.Comment("impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio")
-	f.Comment("or runtime.NewHTTPHandler.")
+	f.Comment("or, over HTTP, rpchttp.NewHandler.")
 	f.Func().Id("New"+s.Name+"Handler").Params(impl).Qual(runtimePath, "Handler").Block(
 		jen.Return(jen.Id(names.handler).Values(jen.Id("impl"))),
 	)

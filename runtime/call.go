@@ -16,9 +16,8 @@ type pendingCall struct {
 
 // response is what the reader hands a pending call.
 type response struct {
-	result []byte
-	errObj []byte
-	err    error // set when the connection ended instead
+	Response
+	err error // set when the connection ended instead
 }
 
 // A pendingCall goes back to the pool only when its one response was consumed or can no
@@ -85,7 +84,7 @@ func (c *Conn) deliver(m *message) {
 		c.logger.Debug("jsonrpc: dropped a response with an unknown id", "id", string(m.id))
 		return
 	}
-	p.ch <- response{result: m.result, errObj: m.errObj}
+	p.ch <- response{Response: Response{Result: m.result, errObj: m.errObj}}
 }
 
 // Call sends a request for method with params (omitted when nil) and decodes the result
@@ -152,27 +151,10 @@ func (c *Conn) cancelled(n int64) {
 }
 
 func (r *response) decode(method string, result any) error {
-	switch {
-	case r.err != nil:
+	if r.err != nil {
 		return fmt.Errorf("call %s: %w", method, r.err)
-	case r.errObj != nil:
-		return decodeError(r.errObj)
-	case result == nil:
-		return nil
 	}
-	if err := json.Unmarshal(r.result, result); err != nil {
-		return fmt.Errorf("decode result of %s: %w", method, err)
-	}
-	return nil
-}
-
-// decodeError turns a response's error member into a *Error.
-func decodeError(raw []byte) error {
-	e := new(Error)
-	if err := json.Unmarshal(raw, e); err != nil {
-		return fmt.Errorf("jsonrpc: malformed error object: %w", err)
-	}
-	return e
+	return r.Response.Decode(method, result)
 }
 
 // Notify sends a notification for method with params (omitted when nil); the peer

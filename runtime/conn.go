@@ -14,7 +14,8 @@ import (
 // peer has hung up.
 var ErrClosed = errors.New("jsonrpc: connection closed")
 
-// Caller is what generated clients call through; *Conn and *HTTPClient implement it.
+// Caller is what generated clients call through; *Conn and *rpchttp.Client (package
+// runtime/rpchttp, JSON-RPC over HTTP) implement it.
 type Caller interface {
 	Call(ctx context.Context, method string, params, result any) error
 	Notify(ctx context.Context, method string, params any) error
@@ -117,7 +118,7 @@ func (c *Conn) read() {
 		msg, err := c.f.ReadMessage()
 		// The limit is checked here too for framers that have none (Pipe).
 		if errors.Is(err, ErrMessageTooLarge) || len(msg) > c.opts.MaxMessageSize {
-			c.writeError(nullID, errTooLarge(c.opts.MaxMessageSize))
+			c.writeError(nullID, MessageTooLarge(c.opts.MaxMessageSize))
 			continue
 		}
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -100,6 +101,16 @@ func appendResult(b, id, result []byte) []byte {
 	return append(b, '}')
 }
 
+// AppendErrorResponse appends to buf an error response carrying e, with id as its id
+// (null when id is zero, as for a message whose id could not be read), and returns the
+// extended slice. Data in e that is not valid JSON is left out.
+func AppendErrorResponse(buf []byte, id ID, e *Error) []byte {
+	if id.IsZero() {
+		return appendErrorResponse(buf, nullID, e)
+	}
+	return appendErrorResponse(buf, []byte(id.raw), e)
+}
+
 // appendErrorResponse appends an error response.
 func appendErrorResponse(b, id []byte, e *Error) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
@@ -166,7 +177,20 @@ func (e *encoder) value(v any) error {
 	return nil
 }
 
-// request appends a request (id > 0) or notification (id == 0) for method.
+// AppendRequest appends to buf a request for method with the given id, or a
+// notification when id is 0, with params (omitted when nil) encoded as encoding/json
+// does (a json.RawMessage must be valid JSON), and returns the extended slice. On error
+// buf is returned unchanged.
+func AppendRequest(buf []byte, id int64, method string, params any) ([]byte, error) {
+	e := getEncoder()
+	defer e.free()
+	if err := e.request(id, method, params); err != nil {
+		return buf, fmt.Errorf("encode params of %s: %w", method, err)
+	}
+	return append(buf, e.buf.Bytes()...), nil
+}
+
+// request appends a request (id != 0) or notification (id == 0) for method.
 func (e *encoder) request(id int64, method string, params any) error {
 	e.buf.WriteString(`{"jsonrpc":"2.0",`)
 	if id != 0 {

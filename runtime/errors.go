@@ -75,7 +75,10 @@ var (
 	errShuttingDown   = &Error{Code: CodeServerError, Message: "connection is shutting down"}
 )
 
-func errTooLarge(limit int) *Error {
+// MessageTooLarge returns the CodeInvalidRequest error that answers a message over the
+// size limit of limit bytes, as a Conn and a Processor do (see ErrMessageTooLarge for
+// the error a Framer returns).
+func MessageTooLarge(limit int) *Error {
 	return &Error{Code: CodeInvalidRequest, Message: "message exceeds the size limit of " + strconv.Itoa(limit) + " bytes"}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 
 	"github.com/rpcgen/rpcgen/runtime"
 )
@@ -51,27 +50,4 @@ func ExamplePipe() {
 	// Output:
 	// hello, gopher <nil>
 	// -32601 Method not found
-}
-
-// Plain JSON-RPC over HTTP POST, with a batch.
-func ExampleNewHTTPHandler() {
-	srv := httptest.NewServer(runtime.NewHTTPHandler(greet, runtime.HTTPOptions{}))
-	defer srv.Close()
-	client := runtime.NewHTTPClient(srv.URL)
-
-	var first, second string
-	calls := []*runtime.BatchCall{
-		{Method: "greet", Params: []string{"ada"}, Result: &first},
-		{Method: "greet", Params: map[string]string{"name": "grace"}, Result: &second},
-		{Method: "greet", Params: []string{"nobody listens"}, Notification: true},
-	}
-	if err := client.Batch(context.Background(), calls); err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(first)
-	fmt.Println(second)
-	// Output:
-	// hello, ada
-	// hello, grace
 }

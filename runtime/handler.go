@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 )
 
-// Handler serves the requests and notifications that arrive on a connection or over HTTP.
+// Handler serves the requests and notifications that arrive on a connection, through a
+// Processor, or over HTTP (package runtime/rpchttp).
 type Handler interface {
 	// ServeRPC answers one request. For a notification the result and error are discarded.
 	ServeRPC(ctx context.Context, req *Request) (result json.RawMessage, err error)
@@ -24,7 +25,7 @@ func (f HandlerFunc) ServeRPC(ctx context.Context, req *Request) (json.RawMessag
 // stacking context.WithValue layers per request.
 type incoming struct {
 	context.Context
-	cancel context.CancelFunc // nil over HTTP, where the request's context governs
+	cancel context.CancelFunc // nil when untracked (no CancelMethod in a Processor)
 	conn   *Conn
 	req    Request
 }
@@ -45,7 +46,8 @@ func incomingFrom(ctx context.Context) *incoming {
 }
 
 // ConnFromContext returns the connection a handler's request arrived on, so the handler
-// can call back the peer. It returns nil over HTTP and outside a handler.
+// can call back the peer. It returns nil in a Processor (so over HTTP) and outside a
+// handler.
 func ConnFromContext(ctx context.Context) *Conn {
 	if in := incomingFrom(ctx); in != nil {
 		return in.conn

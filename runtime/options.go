@@ -37,6 +37,11 @@ type Options struct {
 	// OnCancel is called, on its own goroutine, when a Call's context ends before its
 	// response arrives, so a protocol can send its own cancellation message.
 	OnCancel func(c *Conn, id ID)
+	// RejectResponses makes a Processor answer an incoming response with an Invalid
+	// Request error, like any other message that is not a request, instead of dropping
+	// it: for transports such as HTTP POST, whose server sends no requests, so that a
+	// response can only be a mistake. A Conn delivers responses to its calls and ignores it.
+	RejectResponses bool
 	// TrustResults skips checking that each result a Handler returns is valid JSON,
 	// for handlers that only return JSON they built or checked themselves. An invalid
 	// result then goes out as is and breaks the peer's parser, so leave it false

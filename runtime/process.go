@@ -11,18 +11,20 @@ import (
 	"unicode/utf8"
 )
 
-// server is the incoming-message core shared by Conn and the HTTP handler: it checks,
-// routes and answers messages, so both transports behave identically at the wire.
+// server is the incoming-message core shared by Conn and Processor (which the HTTP
+// handler of package rpchttp is built on): it checks, routes and answers messages, so
+// every transport behaves identically at the wire.
 type server struct {
 	handler    Handler
 	maxDepth   int
 	noBatches  bool
 	allowBatch func() bool // overrides noBatches when set
 	logger     *slog.Logger
-	conn       *Conn    // nil over HTTP and in a Processor: responses have nowhere to go
-	tr         *tracker // nil over HTTP: cancellations have nowhere to go
+	conn       *Conn    // nil in a Processor: responses have nowhere to go
+	tr         *tracker // nil without a CancelMethod: cancellations have nowhere to go
 	// dropResponses ignores incoming responses instead of answering them as invalid
-	// requests (a Processor: its peer may answer requests it was never sent).
+	// requests (a Processor: its peer may answer requests it was never sent), unless
+	// Options.RejectResponses (HTTP, where the server sends no requests) says otherwise.
 	dropResponses bool
 	trustResults  bool // skip checking that results are valid JSON
 	names         nameCache
@@ -129,7 +131,7 @@ func (s *server) admit(raw []byte, m *message) (e *Error, serve bool) {
 }
 
 // process answers one checked-or-not message synchronously and appends the reply, if
-// any, to buf. The HTTP handler and batches go through here; Conn runs single requests
+// any, to buf. A Processor and batches go through here; Conn runs single requests
 // asynchronously but through the same steps.
 func (s *server) process(ctx context.Context, msg, buf []byte) []byte {
 	if e := s.check(msg); e != nil {

@@ -6,7 +6,8 @@ import "context"
 // the same checks, error replies, batching, panic recovery and cancellation as a Conn.
 // It is the core of an in-process transport: the caller hands over each message it
 // would have written to a stream and gets back the reply. A Processor makes no calls of
-// its own, so an incoming response is dropped without a reply.
+// its own, so an incoming response is dropped without a reply (or, with
+// Options.RejectResponses, answered as an Invalid Request).
 type Processor struct {
 	srv     server
 	maxSize int
@@ -14,8 +15,8 @@ type Processor struct {
 
 // NewProcessor returns a Processor serving with opts.Handler. Of the options it uses
 // MaxMessageSize, MaxDepth, NoBatches, AllowBatch, CancelMethod, CancelIDKey,
-// TrustResults and Logger; with a CancelMethod, a cancellation processed while a request runs (on
-// another goroutine) cancels that request's context.
+// RejectResponses, TrustResults and Logger; with a CancelMethod, a cancellation
+// processed while a request runs (on another goroutine) cancels that request's context.
 func NewProcessor(opts Options) *Processor {
 	opts = opts.withDefaults()
 	p := &Processor{srv: server{
@@ -25,7 +26,7 @@ func NewProcessor(opts Options) *Processor {
 		allowBatch: opts.AllowBatch,
 		logger:     opts.Logger,
 
-		dropResponses: true,
+		dropResponses: !opts.RejectResponses,
 		trustResults:  opts.TrustResults,
 	}}
 	if opts.CancelMethod != "" {
@@ -40,7 +41,7 @@ func NewProcessor(opts Options) *Processor {
 // ctx is the parent of the handler's context. Process is safe for concurrent use.
 func (p *Processor) Process(ctx context.Context, msg, buf []byte) []byte {
 	if len(msg) > p.maxSize {
-		return appendErrorResponse(buf, nullID, errTooLarge(p.maxSize))
+		return appendErrorResponse(buf, nullID, MessageTooLarge(p.maxSize))
 	}
 	return p.srv.process(ctx, msg, buf)
 }

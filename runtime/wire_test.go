@@ -1,10 +1,6 @@
 package runtime_test
 
 import (
-	"bytes"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
 
@@ -38,39 +34,5 @@ func TestSpecExamples(t *testing.T) {
 			}
 			f.Close()
 		})
-	}
-}
-
-func TestSpecExamplesHTTP(t *testing.T) {
-	checkLeaks(t)
-	srv := httptest.NewServer(runtime.NewHTTPHandler(specHandler, runtime.HTTPOptions{}))
-	defer srv.Close()
-	client := srv.Client()
-	defer client.CloseIdleConnections()
-	for _, ex := range specExamples {
-		resp, err := client.Post(srv.URL, "application/json", bytes.NewReader([]byte(ex.Request)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ex.Reply == "" {
-			if resp.StatusCode != http.StatusNoContent || len(body) != 0 {
-				t.Errorf("%s: got %s %q, want 204 with an empty body", ex.Name, resp.Status, body)
-			}
-			continue
-		}
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("%s: status %s, want 200", ex.Name, resp.Status)
-		}
-		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
-			t.Errorf("%s: Content-Type %q", ex.Name, ct)
-		}
-		if !sameJSON(t, string(body), ex.Reply) {
-			t.Errorf("%s:\n got %s\nwant %s", ex.Name, body, ex.Reply)
-		}
 	}
 }

@@ -38,7 +38,7 @@ type CalculatorClient struct {
 var _ Calculator = (*CalculatorClient)(nil)
 
 // NewCalculatorClient returns a Calculator that calls through c: a *runtime.Conn
-// (stdio, subprocess, in-memory pipe) or a *runtime.HTTPClient.
+// (stdio, subprocess, in-memory pipe) or an *rpchttp.Client (HTTP).
 func NewCalculatorClient(c runtime.Caller) *CalculatorClient {
 	return &CalculatorClient{caller: c}
 }
@@ -99,7 +99,7 @@ func (c *CalculatorClient) Recall(ctx context.Context) (float64, error) {
 // NewCalculatorHandler returns a runtime.Handler that serves impl: it routes each
 // request by method name, decodes its params (by name or by position), calls
 // impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio
-// or runtime.NewHTTPHandler.
+// or, over HTTP, rpchttp.NewHandler.
 func NewCalculatorHandler(impl Calculator) runtime.Handler {
 	return calculatorHandler{impl}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
 // memClient returns a client connected in memory to a served calculator.
@@ -57,9 +58,9 @@ func TestDemoOverOSPipes(t *testing.T) {
 }
 
 func TestDemoOverHTTP(t *testing.T) {
-	srv := httptest.NewServer(runtime.NewHTTPHandler(NewCalculatorHandler(&calculator{}), runtime.HTTPOptions{}))
+	srv := httptest.NewServer(rpchttp.NewHandler(NewCalculatorHandler(&calculator{}), rpchttp.Options{}))
 	defer srv.Close()
-	if err := demo(context.Background(), NewCalculatorClient(runtime.NewHTTPClient(srv.URL)), "HTTP"); err != nil {
+	if err := demo(context.Background(), NewCalculatorClient(rpchttp.NewClient(srv.URL)), "HTTP"); err != nil {
 		t.Fatal(err)
 	}
 }

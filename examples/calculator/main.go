@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
 func main() {
@@ -41,7 +42,7 @@ func main() {
 	case *addr != "":
 		err = serveHTTP(ctx, *addr, logger)
 	case *call != "":
-		err = demo(ctx, NewCalculatorClient(runtime.NewHTTPClient(*call)), "a server at "+*call)
+		err = demo(ctx, NewCalculatorClient(rpchttp.NewClient(*call)), "a server at "+*call)
 	default:
 		err = demoSubprocess(ctx)
 	}
@@ -128,7 +129,7 @@ func demo(ctx context.Context, calc Calculator, where string) error {
 func serveHTTP(ctx context.Context, addr string, logger *slog.Logger) error {
 	srv := &http.Server{
 		Addr:              addr,
-		Handler:           runtime.NewHTTPHandler(NewCalculatorHandler(&calculator{}), runtime.HTTPOptions{Logger: logger}),
+		Handler:           rpchttp.NewHandler(NewCalculatorHandler(&calculator{}), rpchttp.Options{Logger: logger}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() {

@@ -39,7 +39,7 @@ type NotesClient struct {
 var _ Notes = (*NotesClient)(nil)
 
 // NewNotesClient returns a Notes that calls through c: a *runtime.Conn
-// (stdio, subprocess, in-memory pipe) or a *runtime.HTTPClient.
+// (stdio, subprocess, in-memory pipe) or an *rpchttp.Client (HTTP).
 func NewNotesClient(c runtime.Caller) *NotesClient {
 	return &NotesClient{caller: c}
 }
@@ -100,7 +100,7 @@ func (c *NotesClient) Reindex(ctx context.Context) (ReindexReport, error) {
 // NewNotesHandler returns a runtime.Handler that serves impl: it routes each
 // request by method name, decodes its params (by name or by position), calls
 // impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio
-// or runtime.NewHTTPHandler.
+// or, over HTTP, rpchttp.NewHandler.
 func NewNotesHandler(impl Notes) runtime.Handler {
 	return notesHandler{impl}
 }

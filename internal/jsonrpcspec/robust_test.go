@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
 // badMessages each get an error reply; the connection must go on serving.
@@ -83,7 +84,7 @@ func TestBadInputKeepsServingStdio(t *testing.T) {
 // to the generated dispatcher over HTTP, including a body cut short by a
 // client that goes away.
 func TestBadInputKeepsServingHTTP(t *testing.T) {
-	srv := httptest.NewServer(runtime.NewHTTPHandler(NewSpecHandler(&Impl{}), runtime.HTTPOptions{}))
+	srv := httptest.NewServer(rpchttp.NewHandler(NewSpecHandler(&Impl{}), rpchttp.Options{}))
 	defer srv.Close()
 	for _, b := range badMessages {
 		t.Run(b.name, func(t *testing.T) {

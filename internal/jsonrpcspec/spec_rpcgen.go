@@ -40,7 +40,7 @@ type SpecClient struct {
 var _ Spec = (*SpecClient)(nil)
 
 // NewSpecClient returns a Spec that calls through c: a *runtime.Conn
-// (stdio, subprocess, in-memory pipe) or a *runtime.HTTPClient.
+// (stdio, subprocess, in-memory pipe) or an *rpchttp.Client (HTTP).
 func NewSpecClient(c runtime.Caller) *SpecClient {
 	return &SpecClient{caller: c}
 }
@@ -105,7 +105,7 @@ func (c *SpecClient) GetData(ctx context.Context) ([]any, error) {
 // NewSpecHandler returns a runtime.Handler that serves impl: it routes each
 // request by method name, decodes its params (by name or by position), calls
 // impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio
-// or runtime.NewHTTPHandler.
+// or, over HTTP, rpchttp.NewHandler.
 func NewSpecHandler(impl Spec) runtime.Handler {
 	return specHandler{impl}
 }

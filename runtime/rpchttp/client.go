@@ -1,4 +1,4 @@
-package runtime
+package rpchttp
 
 import (
 	"bytes"
@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/rpcgen/rpcgen/runtime"
 )
 
-// HTTPClient calls a JSON-RPC 2.0 server over HTTP POST, one request per call.
-type HTTPClient struct {
+// Client calls a JSON-RPC 2.0 server over HTTP POST, one HTTP request per call or
+// batch. It implements runtime.Caller, so a generated client can call through it.
+type Client struct {
 	// URL is the endpoint requests are POSTed to.
 	URL string
 	// Client sends the requests; nil means http.DefaultClient.
@@ -23,14 +26,16 @@ type HTTPClient struct {
 	nextID atomic.Int64
 }
 
-// NewHTTPClient returns a client for the endpoint url.
-func NewHTTPClient(url string) *HTTPClient { return &HTTPClient{URL: url} }
+var _ runtime.Caller = (*Client)(nil)
+
+// NewClient returns a client for the endpoint url.
+func NewClient(url string) *Client { return &Client{URL: url} }
 
 // maxResponseSize bounds how much of a response body the client reads.
 const maxResponseSize = 64 << 20
 
 // post sends body and returns the response body (nil for 204) or a transport error.
-func (c *HTTPClient) post(ctx context.Context, body []byte) ([]byte, error) {
+func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -60,29 +65,20 @@ func (c *HTTPClient) post(ctx context.Context, body []byte) ([]byte, error) {
 		return data, nil
 	}
 	// Servers put a JSON-RPC error in the body of some failures (such as 413).
-	var m message
-	if len(data) > 0 && firstByte(data) == '{' && m.parse(data) && m.errObj != nil {
-		return nil, decodeError(m.errObj)
+	if r, err := runtime.ParseResponse(data); err == nil {
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
 	}
 	return nil, fmt.Errorf("http status %s", resp.Status)
 }
 
-// encodeRequest returns a fresh copy of the request, since the transport may still
-// read the body after Do returns.
-func encodeRequest(id int64, method string, params any) ([]byte, error) {
-	e := getEncoder()
-	defer e.free()
-	if err := e.request(id, method, params); err != nil {
-		return nil, fmt.Errorf("encode params of %s: %w", method, err)
-	}
-	return bytes.Clone(e.buf.Bytes()), nil
-}
-
 // Call POSTs a request for method and decodes the result into result (discarded when
-// nil). An error response is returned as a *Error.
-func (c *HTTPClient) Call(ctx context.Context, method string, params, result any) error {
+// nil). An error response is returned as a *runtime.Error.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	id := c.nextID.Add(1)
-	body, err := encodeRequest(id, method, params)
+	// A fresh slice each time: the transport may still read the body after Do returns.
+	body, err := runtime.AppendRequest(nil, id, method, params)
 	if err != nil {
 		return err
 	}
@@ -90,20 +86,22 @@ func (c *HTTPClient) Call(ctx context.Context, method string, params, result any
 	if err != nil {
 		return fmt.Errorf("call %s: %w", method, err)
 	}
-	var m message
-	if !json.Valid(data) || !m.parse(data) || !m.isResponse() {
-		return fmt.Errorf("call %s: malformed response %.200q", method, data)
+	r, err := runtime.ParseResponse(data)
+	if err != nil {
+		return fmt.Errorf("call %s: %w", method, err)
 	}
-	if m.errObj == nil && string(m.id) != strconv.FormatInt(id, 10) {
-		return fmt.Errorf("call %s: response id %s does not match request id %d", method, m.id, id)
+	if err := r.Err(); err != nil {
+		return err
 	}
-	r := response{result: m.result, errObj: m.errObj}
-	return r.decode(method, result)
+	if r.ID != runtime.Int64ID(id) {
+		return fmt.Errorf("call %s: response id %s does not match request id %d", method, r.ID, id)
+	}
+	return r.Decode(method, result)
 }
 
 // Notify POSTs a notification for method; the server sends no response body.
-func (c *HTTPClient) Notify(ctx context.Context, method string, params any) error {
-	body, err := encodeRequest(0, method, params)
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	body, err := runtime.AppendRequest(nil, 0, method, params)
 	if err != nil {
 		return err
 	}
@@ -114,30 +112,31 @@ func (c *HTTPClient) Notify(ctx context.Context, method string, params any) erro
 }
 
 // Batch POSTs calls as one JSON array and fills in each call's Result or Err. It returns
-// an error only when the batch as a whole failed.
-func (c *HTTPClient) Batch(ctx context.Context, calls []*BatchCall) error {
+// an error only when the batch as a whole failed: encoding, transport, a malformed reply,
+// or a server that answered the whole batch with one error (such as batches not being
+// supported), returned as a *runtime.Error.
+func (c *Client) Batch(ctx context.Context, calls []*runtime.BatchCall) error {
 	if len(calls) == 0 {
 		return nil
 	}
-	e := getEncoder()
-	defer e.free()
-	byID := make(map[string]*BatchCall, len(calls))
-	e.buf.WriteByte('[')
+	byID := make(map[string]*runtime.BatchCall, len(calls))
+	body := []byte{'['}
 	for i, call := range calls {
 		if i > 0 {
-			e.buf.WriteByte(',')
+			body = append(body, ',')
 		}
 		var id int64
 		if !call.Notification {
 			id = c.nextID.Add(1)
 			byID[strconv.FormatInt(id, 10)] = call
 		}
-		if err := e.request(id, call.Method, call.Params); err != nil {
-			return fmt.Errorf("encode params of %s: %w", call.Method, err)
+		var err error
+		if body, err = runtime.AppendRequest(body, id, call.Method, call.Params); err != nil {
+			return err
 		}
 	}
-	e.buf.WriteByte(']')
-	data, err := c.post(ctx, bytes.Clone(e.buf.Bytes()))
+	body = append(body, ']')
+	data, err := c.post(ctx, body)
 	if err != nil {
 		return fmt.Errorf("batch: %w", err)
 	}
@@ -145,33 +144,26 @@ func (c *HTTPClient) Batch(ctx context.Context, calls []*BatchCall) error {
 		return nil
 	}
 	// A server that rejects the batch as a whole answers with one error object.
-	if !json.Valid(data) {
-		return fmt.Errorf("batch: malformed response %.200q", data)
-	}
-	var whole message
-	if firstByte(data) == '{' && whole.parse(data) && whole.errObj != nil {
-		return decodeError(whole.errObj)
-	}
-	cur, ok := openArray(data)
-	if !ok {
-		return fmt.Errorf("batch: malformed response %.200q", data)
-	}
-	for {
-		el, ok := cur.nextElem()
-		if !ok {
-			break
+	if whole, err := runtime.ParseResponse(data); err == nil {
+		if err := whole.Err(); err != nil {
+			return err
 		}
-		var m message
-		if !m.parse(el) || !m.isResponse() {
+	}
+	var replies []json.RawMessage
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '[' || json.Unmarshal(data, &replies) != nil {
+		return fmt.Errorf("batch: malformed response %.200q", data)
+	}
+	for _, el := range replies {
+		r, err := runtime.ParseResponse(el)
+		if err != nil {
 			continue
 		}
-		call := byID[string(m.id)]
+		call := byID[r.ID.String()]
 		if call == nil {
 			continue
 		}
-		delete(byID, string(m.id))
-		r := response{result: m.result, errObj: m.errObj}
-		call.Err = r.decode(call.Method, call.Result)
+		delete(byID, r.ID.String())
+		call.Err = r.Decode(call.Method, call.Result)
 	}
 	for _, call := range byID {
 		call.Err = fmt.Errorf("batch: no response for %s", call.Method)
