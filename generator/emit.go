@@ -69,6 +69,9 @@ func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen) ([]byte
 	}
 
 	var buf bytes.Buffer
+	// imports.Process below formats the file; jennifer formatting it first
+	// would double the cost of the largest step for big services.
+	f.NoFormat = true
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("render generated code: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,7 +34,9 @@ func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, Er
 		cfg.BuildFlags = []string{"-tags=" + strings.Join(buildTags, ",")}
 	}
 	if f, err := parser.ParseFile(token.NewFileSet(), outPath, nil, parser.PackageClauseOnly); err == nil {
-		cfg.Overlay = map[string][]byte{outPath: fmt.Appendf(nil, "package %s\n", f.Name.Name)}
+		// Not an Overlay: with one, go/packages type-checks every dependency
+		// from source instead of reading export data, several times slower.
+		cfg.ParseFile = emptyOutput(outPath, f.Name.Name)
 	}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {
@@ -46,13 +50,17 @@ func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, Er
 	// go list reports a compile failure once more as a list error; prefer
 	// the type checker's positioned report when there is one.
 	hasTypeErrors := slices.ContainsFunc(pkg.Errors, func(e packages.Error) bool { return e.Kind == packages.TypeError })
+	// go list compiles the package for export data with the stale output
+	// file as it is on disk; the type check of the syntax we parsed, with
+	// that file emptied, is what counts, so the compiler's report is noise.
+	compilerOutput := "# " + pkg.PkgPath + "\n"
 	var fatal, typeErrs ErrorList
 	for _, e := range pkg.Errors {
 		pos := parsePosition(e.Pos)
 		switch {
 		case e.Kind == packages.TypeError:
 			typeErrs = append(typeErrs, &Error{Pos: pos, Msg: e.Msg})
-		case e.Kind == packages.ListError && hasTypeErrors:
+		case e.Kind == packages.ListError && (hasTypeErrors || strings.HasPrefix(e.Msg, compilerOutput)):
 		default:
 			fatal = append(fatal, &Error{Pos: pos, Msg: e.Msg})
 		}
@@ -61,6 +69,32 @@ func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, Er
 		return nil, nil, append(fatal, typeErrs...)
 	}
 	return pkg, typeErrs, nil
+}
+
+// emptyOutput is a packages.Config.ParseFile that parses every file as
+// go/packages does, except the output file, which it reads as an empty file
+// of package pkgName.
+func emptyOutput(outPath, pkgName string) func(*token.FileSet, string, []byte) (*ast.File, error) {
+	out, _ := os.Stat(outPath)
+	return func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+		if isOutput(filename, outPath, out) {
+			src = fmt.Appendf(nil, "package %s\n", pkgName)
+		}
+		return parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+	}
+}
+
+// isOutput reports whether filename names the output file, also through a
+// different spelling of its directory (a symbolic link).
+func isOutput(filename, outPath string, out os.FileInfo) bool {
+	if filepath.Clean(filename) == filepath.Clean(outPath) {
+		return true
+	}
+	if out == nil || filepath.Base(filename) != filepath.Base(outPath) {
+		return false
+	}
+	fi, err := os.Stat(filename)
+	return err == nil && os.SameFile(fi, out)
 }
 
 // parsePosition parses the "file:line:col" form go/packages reports.

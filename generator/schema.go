@@ -38,6 +38,7 @@ type schemaGen struct {
 	defTypes  map[string]string // name under $defs -> type key
 	defs      map[defKey]*jsonschema.Schema
 	building  map[defKey]bool
+	enums     map[*types.Named]enumInfo // enumOf's answers
 }
 
 // defKey identifies one $defs entry: input and output schemas differ (null).

@@ -19,7 +19,30 @@ func (g *schemaGen) enumOf(t types.Type) ([]any, []*types.Const) {
 		t = types.Unalias(p.Elem())
 	}
 	n, ok := t.(*types.Named)
-	if !ok || n.Obj().Pkg() == nil || isStdlib(pkgPath(n)) {
+	if !ok {
+		return nil, nil
+	}
+	// Scanning a package's scope is the costly part; a type's enum is asked
+	// for at every use.
+	if e, ok := g.enums[n]; ok {
+		return e.values, e.consts
+	}
+	values, consts := g.findEnum(n)
+	if g.enums == nil {
+		g.enums = map[*types.Named]enumInfo{}
+	}
+	g.enums[n] = enumInfo{values, consts}
+	return values, consts
+}
+
+// enumInfo is what enumOf found for one type.
+type enumInfo struct {
+	values []any
+	consts []*types.Const
+}
+
+func (g *schemaGen) findEnum(n *types.Named) ([]any, []*types.Const) {
+	if n.Obj().Pkg() == nil || isStdlib(pkgPath(n)) {
 		// The standard library's constants are often units or flags
 		// (time.Hour, fs.ModeDir), not the values a type may take.
 		return nil, nil

@@ -146,10 +146,6 @@ func (w *schemaWriter) schema(s *jsonschema.Schema) {
 		w.buf.WriteString("{}")
 		return
 	}
-	if b, err := s.MarshalJSON(); err == nil && (string(b) == "true" || string(b) == "false") {
-		w.buf.Write(b) // another boolean schema, e.g. one read from JSON
-		return
-	}
 	outer := w.comma
 	w.buf.WriteByte('{')
 	w.comma = false
