@@ -1,0 +1,192 @@
+package mcpbench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestMain turns this binary into a peer's stdio server when ServeEnv says
+// so; the stdio benchmarks start it that way.
+func TestMain(m *testing.M) {
+	if serving, err := ServeStdio(); serving {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mcpbench server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+var (
+	transports  = []string{InProcess, Pipes, Stdio}
+	eras        = []string{EraLegacy, EraModern}
+	concurrency = []int{1, 16, 64}
+)
+
+// BenchmarkToolsCall measures one tools/call round trip, client and server
+// together, for every tool, transport, era, number of concurrent callers and
+// peer. impl=floor, in the in-process rows, is the JSON work alone.
+func BenchmarkToolsCall(b *testing.B) {
+	for _, tool := range Tools {
+		for _, tr := range transports {
+			for _, era := range eras {
+				for _, c := range concurrency {
+					prefix := fmt.Sprintf("%s/%s/%s/c=%d/", tool, tr, era, c)
+					for _, p := range Peers {
+						b.Run(prefix+"impl="+p.Name, func(b *testing.B) {
+							ctx := context.Background()
+							cl, err := p.Connect(ctx, tr, era)
+							if err != nil {
+								b.Fatal(err)
+							}
+							runCalls(b, cl, tool, c)
+							b.StopTimer()
+							if err := cl.Close(); err != nil {
+								b.Fatal(err)
+							}
+						})
+					}
+					if tr == InProcess {
+						b.Run(prefix+"impl=floor", func(b *testing.B) { runCalls(b, Floor(era), tool, c) })
+					}
+				}
+			}
+		}
+	}
+}
+
+// runCalls makes b.N calls of tool through cl from n goroutines that share
+// the count, so exactly n calls are in flight on the connection at a time
+// (b.RunParallel would tie the number to GOMAXPROCS). Every answer is checked.
+// One untimed call comes first, so that no peer's first timed call waits for
+// a subprocess to start (a client that skips the handshake would otherwise
+// pay for it).
+func runCalls(b *testing.B, cl Caller, tool string, n int) {
+	ctx := context.Background()
+	if err := Call(ctx, cl, tool, 0); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	if n == 1 {
+		for i := range b.N {
+			if err := Call(ctx, cl, tool, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1))
+				if i > b.N {
+					return
+				}
+				if err := Call(ctx, cl, tool, i); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					next.Store(int64(b.N)) // stop the others
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		b.Fatal(firstErr)
+	}
+}
+
+// TestPeers checks every peer on every transport and era: both tools answer
+// correctly, one call at a time and 16 at once, and the connection closes
+// cleanly.
+func TestPeers(t *testing.T) {
+	for _, p := range Peers {
+		for _, tr := range transports {
+			for _, era := range eras {
+				t.Run(p.Name+"/"+tr+"/"+era, func(t *testing.T) {
+					ctx := context.Background()
+					cl, err := p.Connect(ctx, tr, era)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkCalls(t, cl)
+					if err := cl.Close(); err != nil {
+						t.Errorf("close: %v", err)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestFloor(t *testing.T) {
+	for _, era := range eras {
+		checkCalls(t, Floor(era))
+	}
+}
+
+func checkCalls(t *testing.T, cl Caller) {
+	t.Helper()
+	ctx := context.Background()
+	for _, tool := range Tools {
+		if err := Call(ctx, cl, tool, 7); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- Call(ctx, cl, tool, i)
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestValidation shows which peers check arguments against the input
+// schema: add without "b" must fail on rpcgen, gosdk and mcpgo-validate;
+// mcpgo and the reference bind it as 0.
+func TestValidation(t *testing.T) {
+	validates := map[string]bool{"rpcgen": true, "gosdk": true, "mcpgo-validate": true}
+	for _, p := range Peers {
+		t.Run(p.Name, func(t *testing.T) {
+			cl, err := p.Connect(context.Background(), InProcess, EraLegacy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			raw, ok := cl.(interface {
+				callRaw(ctx context.Context, tool string, args any) error
+			})
+			if !ok {
+				t.Fatalf("%T has no callRaw", cl)
+			}
+			err = raw.callRaw(context.Background(), "add", map[string]any{"a": 1})
+			if got := err != nil; got != validates[p.Name] {
+				t.Errorf("add {a:1}: error %v; want an error: %v", err, validates[p.Name])
+			}
+		})
+	}
+}
