@@ -32,13 +32,23 @@ type schemaGen struct {
 	docs *docIndex
 
 	reported map[string]bool // errors already reported, "pos msg"
+	errCalls int             // errorf calls, reported or not (see namedBody)
 
 	recursive map[string]bool   // type key -> whether the named type contains itself
 	defNames  map[string]string // type key -> name under $defs, unique per generation
 	defTypes  map[string]string // name under $defs -> type key
 	defs      map[defKey]*jsonschema.Schema
 	building  map[defKey]bool
-	enums     map[*types.Named]enumInfo // enumOf's answers
+	enums     map[*types.Named]enumInfo           // enumOf's answers
+	bodies    map[bodyKey]*jsonschema.Schema      // namedBody's answers; never handed out
+	specials  map[*types.Named]*jsonschema.Schema // special's answers, nil included; never handed out
+}
+
+// bodyKey identifies a namedBody answer: the output flag is all of buildCtx
+// that changes a schema (path and pos only place errors).
+type bodyKey struct {
+	n      *types.Named
+	output bool
 }
 
 // defKey identifies one $defs entry: input and output schemas differ (null).
@@ -72,6 +82,7 @@ func (g *schemaGen) position(pos token.Pos) token.Position {
 
 // errorf reports a problem at c.pos, once.
 func (g *schemaGen) errorf(pos token.Position, msg string) {
+	g.errCalls++
 	key := pos.String() + " " + msg
 	if g.reported[key] {
 		return

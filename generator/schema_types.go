@@ -45,6 +45,20 @@ func (g *schemaGen) value(t types.Type, c buildCtx) *jsonschema.Schema {
 //     writes what it likes: any value ({}), described by its doc;
 //   - a type with MarshalText or UnmarshalText is a string.
 func (g *schemaGen) special(n *types.Named, c buildCtx) *jsonschema.Schema {
+	// Asked at every use of every named type; the method sets are the cost.
+	s, ok := g.specials[n]
+	if !ok {
+		s = g.buildSpecial(n)
+		if g.specials == nil {
+			g.specials = map[*types.Named]*jsonschema.Schema{}
+		}
+		g.specials[n] = s
+	}
+	return cloneSchema(s) // the caller's to change
+}
+
+// buildSpecial is special without the memo.
+func (g *schemaGen) buildSpecial(n *types.Named) *jsonschema.Schema {
 	var s *jsonschema.Schema
 	switch path, name := pkgPath(n), n.Obj().Name(); {
 	case path == "time" && name == "Time":
@@ -73,7 +87,31 @@ func pkgPath(n *types.Named) string {
 
 // namedBody is the inline schema of the named type n: its underlying type's,
 // described by n's doc comment, with n's constants as enum.
+//
+// A type is described at every use, so the answer is kept and each caller
+// gets a copy of its own (callers change what they get: field applies tags
+// and descriptions). Only an answer whose building reported no problem is
+// kept: a problem is positioned at the use (c.pos), so a type with one is
+// still built, and its problems reported, at every use. Nor is a recursive
+// type's: ref and rootBody build its definition apart.
 func (g *schemaGen) namedBody(n *types.Named, c buildCtx) *jsonschema.Schema {
+	key := bodyKey{n, c.output}
+	if s, ok := g.bodies[key]; ok {
+		return cloneSchema(s)
+	}
+	calls := g.errCalls
+	s := g.buildNamedBody(n, c)
+	if g.errCalls == calls && !g.isRecursive(n) {
+		if g.bodies == nil {
+			g.bodies = map[bodyKey]*jsonschema.Schema{}
+		}
+		g.bodies[key] = cloneSchema(s)
+	}
+	return s
+}
+
+// buildNamedBody is namedBody without the memo.
+func (g *schemaGen) buildNamedBody(n *types.Named, c buildCtx) *jsonschema.Schema {
 	c.path = n.Obj().Name()
 	s := g.underlying(n.Underlying(), c)
 	if vals, _ := g.enumOf(n); len(vals) > 0 && s.Type != "" {
