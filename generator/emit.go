@@ -3,12 +3,12 @@ package generator
 import (
 	"bytes"
 	"fmt"
+	"go/format"
 	"go/types"
 	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"golang.org/x/tools/imports"
 )
 
 // runtimePath is the import path of the package generated code calls into.
@@ -69,18 +69,56 @@ func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen) ([]byte
 	}
 
 	var buf bytes.Buffer
-	// imports.Process below formats the file; jennifer formatting it first
-	// would double the cost of the largest step for big services.
+	// One format.Source pass below formats the file; jennifer formatting it
+	// first would double the cost of the largest step for big services.
 	f.NoFormat = true
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("render generated code: %w", err)
 	}
-	// jennifer puts all imports in one block; group the standard library first.
-	out, err := imports.Process("generated.go", buf.Bytes(), &imports.Options{FormatOnly: true, Comments: true, TabIndent: true, TabWidth: 8})
+	out, err := format.Source(groupImports(buf.Bytes()))
 	if err != nil {
 		return buf.Bytes(), fmt.Errorf("format generated code: %w", err)
 	}
 	return out, nil
+}
+
+// groupImports splits the import block jennifer writes into the standard
+// library's imports, a blank line, then the others, as goimports groups
+// them; format.Source then sorts each group. src is rendered Go source.
+func groupImports(src []byte) []byte {
+	const open = "\nimport (\n"
+	start := bytes.Index(src, []byte(open))
+	if start < 0 {
+		return src
+	}
+	start += len(open)
+	end := bytes.Index(src[start:], []byte("\n)"))
+	if end < 0 {
+		return src
+	}
+	end += start
+	var std, other []string
+	for line := range strings.SplitSeq(string(src[start:end]), "\n") {
+		spec := strings.TrimSpace(line)
+		if spec == "" {
+			continue
+		}
+		path := spec[strings.IndexByte(spec, '"')+1:]
+		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+			other = append(other, "\t"+spec)
+		} else {
+			std = append(std, "\t"+spec)
+		}
+	}
+	block := strings.Join(std, "\n")
+	if len(std) > 0 && len(other) > 0 {
+		block += "\n\n"
+	}
+	block += strings.Join(other, "\n")
+	out := make([]byte, 0, len(src)+1)
+	out = append(out, src[:start]...)
+	out = append(out, block...)
+	return append(out, src[end:]...)
 }
 
 func (g *emitter) service(s *Service) {

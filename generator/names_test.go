@@ -106,3 +106,14 @@ func TestGoFieldName(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupImports(t *testing.T) {
+	src := "package p\n\nimport (\n\t\"github.com/x/y\"\n\t\"context\"\n\tz \"example.com/z\"\n\t\"encoding/json\"\n)\n\nvar _ = 1\n"
+	want := "package p\n\nimport (\n\t\"context\"\n\t\"encoding/json\"\n\n\t\"github.com/x/y\"\n\tz \"example.com/z\"\n)\n\nvar _ = 1\n"
+	if got := string(groupImports([]byte(src))); got != want {
+		t.Errorf("groupImports:\n%s\nwant:\n%s", got, want)
+	}
+	if src := "package p\n\nimport \"fmt\"\n"; string(groupImports([]byte(src))) != src {
+		t.Errorf("a single import changed")
+	}
+}
