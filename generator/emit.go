@@ -25,6 +25,8 @@ type emitter struct {
 	reserved map[string]bool
 	// schemas holds each tool's rendered JSON Schemas.
 	schemas map[*Method]toolSchemas
+	// schemaNames maps a schema's text to the constant first declared with it.
+	schemaNames map[string]string
 	// decoders writes the params decoders, which validate against the schemas.
 	decoders *decodeEmitter
 }
@@ -33,6 +35,7 @@ type emitter struct {
 func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen) ([]byte, error) {
 	g := &emitter{file: jen.NewFilePathName(pkgPath, pkgName), pkgPath: pkgPath, pkgName: pkgName}
 	g.schemas = map[*Method]toolSchemas{}
+	g.schemaNames = map[string]string{}
 	g.decoders = newDecodeEmitter(g.file, sg)
 	for _, s := range services {
 		for _, m := range s.Methods {

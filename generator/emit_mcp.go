@@ -48,9 +48,9 @@ func (g *emitter) toolDecls(s *Service, names *serviceNames, tools []*Method) {
 	f.Const().DefsFunc(func(defs *jen.Group) {
 		for _, m := range tools {
 			sc := g.schemas[m]
-			defs.Id(names.inputSchema(m)).Op("=").Add(rawString(sc.input))
+			defs.Id(names.inputSchema(m)).Op("=").Add(g.schemaConst(names.inputSchema(m), sc.input))
 			if sc.output != nil {
-				defs.Id(names.outputSchema(m)).Op("=").Add(rawString(sc.output))
+				defs.Id(names.outputSchema(m)).Op("=").Add(g.schemaConst(names.outputSchema(m), sc.output))
 			}
 		}
 	})
@@ -191,6 +191,17 @@ func (n *serviceNames) outputSchema(m *Method) string {
 // toolDescription is the tool's description: the method's doc comment,
 // which reads well to a model as it is.
 func toolDescription(m *Method) string { return strings.TrimSpace(m.Doc) }
+
+// schemaConst is the value of the schema constant name: the schema itself,
+// or the constant that already holds the same text. Tools sharing a type
+// share its schema, and for large services repeats were most of the file.
+func (g *emitter) schemaConst(name string, schema []byte) jen.Code {
+	if prev, ok := g.schemaNames[string(schema)]; ok {
+		return jen.Id(prev)
+	}
+	g.schemaNames[string(schema)] = name
+	return rawString(schema)
+}
 
 // rawString renders s as a raw string literal, which keeps a JSON document
 // readable in the generated file, or as a quoted one when s holds a backquote

@@ -211,7 +211,7 @@ const (
 	calculatorStatsOutputSchema   = `{"description":"Stats summarizes numbers.","type":"object","properties":{"count":{"type":"integer"},"sum":{"type":"number"},"mean":{"type":"number"},"min":{"type":"number"},"max":{"type":"number"}},"additionalProperties":false,"required":["count","sum","mean","min","max"]}`
 	calculatorRememberInputSchema = `{"type":"object","properties":{"value":{"type":"number"}},"additionalProperties":false,"required":["value"]}`
 	calculatorRecallInputSchema   = `{"type":"object","additionalProperties":false}`
-	calculatorRecallOutputSchema  = `{"type":"object","properties":{"result":{"type":"number"}},"additionalProperties":false,"required":["result"]}`
+	calculatorRecallOutputSchema  = calculatorDivideOutputSchema
 )
 
 // CalculatorTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.

@@ -221,9 +221,9 @@ const (
 	specSubtractInputSchema    = `{"type":"object","properties":{"minuend":{"type":"integer"},"subtrahend":{"type":"integer"}},"additionalProperties":false,"required":["minuend","subtrahend"]}`
 	specSubtractOutputSchema   = `{"type":"object","properties":{"result":{"type":"integer"}},"additionalProperties":false,"required":["result"]}`
 	specSumInputSchema         = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"additionalProperties":false,"required":["a","b","c"]}`
-	specSumOutputSchema        = `{"type":"object","properties":{"result":{"type":"integer"}},"additionalProperties":false,"required":["result"]}`
+	specSumOutputSchema        = specSubtractOutputSchema
 	specNotifyHelloInputSchema = `{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false,"required":["n"]}`
-	specNotifySumInputSchema   = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"additionalProperties":false,"required":["a","b","c"]}`
+	specNotifySumInputSchema   = specSumInputSchema
 	specUpdateInputSchema      = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"},"d":{"type":"integer"},"e":{"type":"integer"}},"additionalProperties":false,"required":["a","b","c","d","e"]}`
 	specGetDataInputSchema     = `{"type":"object","additionalProperties":false}`
 	specGetDataOutputSchema    = `{"type":"object","properties":{"result":{"anyOf":[{"type":"array","items":{}},{"type":"null"}]}},"additionalProperties":false,"required":["result"]}`
