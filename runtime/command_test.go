@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
@@ -56,7 +57,7 @@ func TestDialCommand(t *testing.T) {
 		framing runtime.Framing
 	}{{"lines", runtime.NewlineDelimited}, {"headers", runtime.ContentLength}} {
 		t.Run(tc.env, func(t *testing.T) {
-			checkLeaks(t)
+			rpctest.CheckLeaks(t)
 			dial := func() *runtime.Conn {
 				cmd := exec.Command(os.Args[0], "-test.run=^$")
 				cmd.Env = append(os.Environ(), stdioServerEnv+"="+tc.env, "GORACE=atexit_sleep_ms=0")
@@ -73,7 +74,7 @@ func TestDialCommand(t *testing.T) {
 			if err := c.Call(ctx, "subtract", map[string]int{"minuend": 42, "subtrahend": 23}, &diff); err != nil || diff != 19 {
 				t.Fatalf("subtract: %d, %v", diff, err)
 			}
-			wantRPCError(t, c.Call(ctx, "nope", nil, nil), runtime.CodeMethodNotFound)
+			rpctest.WantError(t, c.Call(ctx, "nope", nil, nil), runtime.CodeMethodNotFound)
 			if err := c.Close(); err != nil {
 				t.Errorf("Close after a clean exit: %v", err)
 			}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
@@ -35,7 +36,7 @@ func (h *blockingHandler) ServeRPC(ctx context.Context, req *runtime.Request) (j
 }
 
 func TestCallCancelSendsCancelMethod(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	h := newBlockingHandler()
 	var mu sync.Mutex
 	var onCancel []runtime.ID
@@ -76,7 +77,7 @@ func TestCallCancelSendsCancelMethod(t *testing.T) {
 }
 
 func TestCancelRequest(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	h := newBlockingHandler()
 	client, server := connPair(t, runtime.Options{}, runtime.Options{Handler: h})
 	errc := make(chan error, 1)
@@ -89,14 +90,14 @@ func TestCancelRequest(t *testing.T) {
 		t.Fatal("CancelRequest of the in-flight id reported false")
 	}
 	// The handler returns ctx.Err(), a plain error: CodeServerError with its text.
-	rpcErr := wantRPCError(t, <-errc, runtime.CodeServerError)
+	rpcErr := rpctest.WantError(t, <-errc, runtime.CodeServerError)
 	if rpcErr.Message != "context canceled" {
 		t.Errorf("message %q", rpcErr.Message)
 	}
 }
 
 func TestHandlerContextCancelledOnClose(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	h := newBlockingHandler()
 	client, server := connPair(t, runtime.Options{}, runtime.Options{Handler: h})
 	errc := make(chan error, 1)
@@ -112,7 +113,7 @@ func TestHandlerContextCancelledOnClose(t *testing.T) {
 }
 
 func TestPanicBecomesInternalError(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	var logs bytes.Buffer
 	h := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 		if req.Method == "boom" {
@@ -123,7 +124,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))
 	client, server := connPair(t, runtime.Options{}, runtime.Options{Handler: h, Logger: logger})
 	err := client.Call(context.Background(), "boom", nil, nil)
-	if rpcErr := wantRPCError(t, err, runtime.CodeInternalError); rpcErr.Message != "Internal error" {
+	if rpcErr := rpctest.WantError(t, err, runtime.CodeInternalError); rpcErr.Message != "Internal error" {
 		t.Errorf("message %q", rpcErr.Message)
 	}
 	var sum int
@@ -148,7 +149,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 }
 
 func TestShutdownWaitsForHandler(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	release := make(chan struct{})
 	started := make(chan struct{})
 	h := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
@@ -180,7 +181,7 @@ func TestShutdownWaitsForHandler(t *testing.T) {
 }
 
 func TestBidirectional(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	// The server's handler calls back the client, whose own handler answers.
 	server := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 		var name string
@@ -203,7 +204,7 @@ func TestBidirectional(t *testing.T) {
 }
 
 func TestErrorsAsOnClient(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	h := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 		switch req.Method {
 		case "custom":
@@ -217,29 +218,29 @@ func TestErrorsAsOnClient(t *testing.T) {
 	})
 	client, _ := connPair(t, runtime.Options{}, runtime.Options{Handler: h})
 	ctx := context.Background()
-	e := wantRPCError(t, client.Call(ctx, "custom", nil, nil), 42)
+	e := rpctest.WantError(t, client.Call(ctx, "custom", nil, nil), 42)
 	if e.Message != "custom failure" || string(e.Data) != `{"n":7}` {
 		t.Errorf("custom: %q %s", e.Message, e.Data)
 	}
 	if e.Error() != "jsonrpc: custom failure (code 42)" {
 		t.Errorf("Error() = %q", e.Error())
 	}
-	wantRPCError(t, client.Call(ctx, "wrapped", nil, nil), 43)
-	if e := wantRPCError(t, client.Call(ctx, "plain", nil, nil), runtime.CodeServerError); e.Message != "disk full" {
+	rpctest.WantError(t, client.Call(ctx, "wrapped", nil, nil), 43)
+	if e := rpctest.WantError(t, client.Call(ctx, "plain", nil, nil), runtime.CodeServerError); e.Message != "disk full" {
 		t.Errorf("plain: %q", e.Message)
 	}
-	e = wantRPCError(t, client.Call(ctx, "missing", nil, nil), runtime.CodeMethodNotFound)
+	e = rpctest.WantError(t, client.Call(ctx, "missing", nil, nil), runtime.CodeMethodNotFound)
 	if e.Message != "Method not found" || string(e.Data) != `"missing"` {
 		t.Errorf("missing: %q %s", e.Message, e.Data)
 	}
-	e = wantRPCError(t, client.Call(ctx, "subtract", map[string]any{"minuend": 1, "x": 2}, nil), runtime.CodeInvalidParams)
+	e = rpctest.WantError(t, client.Call(ctx, "subtract", map[string]any{"minuend": 1, "x": 2}, nil), runtime.CodeInvalidParams)
 	if want := `invalid params: unknown field "x" (valid fields: minuend, subtrahend)`; e.Message != want {
 		t.Errorf("unknown field: %q, want %q", e.Message, want)
 	}
 }
 
 func TestConnBatchAndNotify(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	got := make(chan string, 1)
 	h := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 		if req.Method == "note" {
@@ -269,15 +270,15 @@ func TestConnBatchAndNotify(t *testing.T) {
 	if sum != 6 || diff != 6 || calls[0].Err != nil || calls[2].Err != nil {
 		t.Errorf("batch results: %d %d %v %v", sum, diff, calls[0].Err, calls[2].Err)
 	}
-	wantRPCError(t, calls[3].Err, runtime.CodeMethodNotFound)
+	rpctest.WantError(t, calls[3].Err, runtime.CodeMethodNotFound)
 }
 
 func TestNoBatches(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	a, b := runtime.Pipe()
 	serveOn(t, b, runtime.Options{Handler: specHandler, NoBatches: true})
 	reply := roundTrip(t, a, `[{"jsonrpc":"2.0","method":"sum","params":[1],"id":1}]`, false)
-	if !sameJSON(t, reply, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`) {
+	if !rpctest.SameJSON(t, reply, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}`) {
 		t.Errorf("got %s", reply)
 	}
 	a.Close()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
@@ -167,7 +168,7 @@ func TestDecodeParamsGenerated(t *testing.T) {
 		var p searchParams
 		err := decodeSearchParams([]byte(tc.raw), &p)
 		if tc.wantErr != "" {
-			e := wantRPCError(t, err, runtime.CodeInvalidParams)
+			e := rpctest.WantError(t, err, runtime.CodeInvalidParams)
 			if want := "invalid params: " + tc.wantErr; e.Message != want {
 				t.Errorf("%s:\n got %s\nwant %s", tc.raw, e.Message, want)
 			}
@@ -196,7 +197,7 @@ func TestDecodeStructParams(t *testing.T) {
 		err := decodeAuthorParams([]byte(tc.raw), &p)
 		got := ""
 		if err != nil {
-			got = wantRPCError(t, err, runtime.CodeInvalidParams).Message
+			got = rpctest.WantError(t, err, runtime.CodeInvalidParams).Message
 		}
 		if got != tc.want || tc.want == "" && p.Name != "A" {
 			t.Errorf("%s: got %q (%+v), want %q", tc.raw, got, p, tc.want)
@@ -214,7 +215,7 @@ func TestNoParams(t *testing.T) {
 		err := runtime.NoParams([]byte(raw))
 		got := ""
 		if err != nil {
-			got = wantRPCError(t, err, runtime.CodeInvalidParams).Message
+			got = rpctest.WantError(t, err, runtime.CodeInvalidParams).Message
 		}
 		if got != want {
 			t.Errorf("%q: got %q, want %q", raw, got, want)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
@@ -43,7 +44,7 @@ func TestDecodeParams(t *testing.T) {
 		var p point
 		err := runtime.DecodeParams(json.RawMessage(tc.raw), &p, &p.X, &p.Y, &p.Name)
 		if tc.wantErr != "" {
-			e := wantRPCError(t, err, runtime.CodeInvalidParams)
+			e := rpctest.WantError(t, err, runtime.CodeInvalidParams)
 			if e.Message != tc.wantErr {
 				t.Errorf("%s: message %q, want %q", tc.raw, e.Message, tc.wantErr)
 			}
@@ -61,7 +62,7 @@ func TestDecodeParamsNamesPositions(t *testing.T) {
 		B int `json:"b"`
 	}
 	err := runtime.DecodeParams(json.RawMessage(`[1,"x"]`), &p, &p.A, &p.B)
-	if e := wantRPCError(t, err, runtime.CodeInvalidParams); e.Message != `invalid params: "b" (position 2): cannot use string as int` {
+	if e := rpctest.WantError(t, err, runtime.CodeInvalidParams); e.Message != `invalid params: "b" (position 2): cannot use string as int` {
 		t.Errorf("message %q", e.Message)
 	}
 }
@@ -73,7 +74,7 @@ func TestDecodeParamsNoParams(t *testing.T) {
 		}
 	}
 	err := runtime.DecodeParams(json.RawMessage(`{"a":1}`), nil)
-	if e := wantRPCError(t, err, runtime.CodeInvalidParams); e.Message != `invalid params: unknown field "a" (the method takes no params)` {
+	if e := rpctest.WantError(t, err, runtime.CodeInvalidParams); e.Message != `invalid params: unknown field "a" (the method takes no params)` {
 		t.Errorf("message %q", e.Message)
 	}
 }
@@ -84,7 +85,7 @@ func TestEncodeResult(t *testing.T) {
 		t.Errorf("got %s, %v", raw, err)
 	}
 	_, err = runtime.EncodeResult(make(chan int))
-	wantRPCError(t, err, runtime.CodeInternalError)
+	rpctest.WantError(t, err, runtime.CodeInternalError)
 }
 
 func TestID(t *testing.T) {

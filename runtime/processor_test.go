@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
@@ -82,7 +83,7 @@ func TestProcessor(t *testing.T) {
 
 // A Conn sends and honours cancellations under CancelIDKey.
 func TestConnCancelIDKey(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
 	opts := runtime.Options{CancelMethod: "notifications/cancelled", CancelIDKey: "requestId"}
 	srvOpts := opts

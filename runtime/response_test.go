@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
@@ -69,10 +70,10 @@ func TestParseResponse(t *testing.T) {
 	if err != nil || r.ID.String() != "null" || r.Result != nil {
 		t.Fatalf("error: %+v, %v", r, err)
 	}
-	if e := wantRPCError(t, r.Err(), runtime.CodeMethodNotFound); string(e.Data) != `"m"` {
+	if e := rpctest.WantError(t, r.Err(), runtime.CodeMethodNotFound); string(e.Data) != `"m"` {
 		t.Errorf("data %s", e.Data)
 	}
-	wantRPCError(t, r.Decode("m", &n), runtime.CodeMethodNotFound)
+	rpctest.WantError(t, r.Decode("m", &n), runtime.CodeMethodNotFound)
 
 	r, err = runtime.ParseResponse([]byte(`{"jsonrpc":"2.0","error":"no","id":1}`))
 	if err != nil || r.Err() == nil || errors.As(r.Err(), new(*runtime.Error)) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
@@ -35,7 +36,7 @@ func TestRobustness(t *testing.T) {
 	}
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			checkLeaks(t)
+			rpctest.CheckLeaks(t)
 			f := tr.dial(t, runtime.Options{Handler: specHandler, MaxMessageSize: 1024})
 			for _, tc := range cases {
 				reply := roundTrip(t, f, tc.in, false)
@@ -59,7 +60,7 @@ func TestRobustness(t *testing.T) {
 // TestTruncatedFrame checks that a stream ending inside a frame ends the connection with
 // an error from Err, and that a fresh connection still works.
 func TestTruncatedFrame(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	for _, framing := range []runtime.Framing{runtime.ContentLength, runtime.NewlineDelimited} {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -90,7 +91,7 @@ func TestTruncatedFrame(t *testing.T) {
 
 // TestBadHeader checks that a malformed header ends the connection with an error.
 func TestBadHeader(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	for _, in := range []string{"Content-Length: x\r\n\r\n{}", "no colon here\r\n\r\n", "Content-Type: a\r\n\r\n{}"} {
 		c := runtime.NewConn(runtime.NewHeaderFramer(strings.NewReader(in), io.Discard, 0), runtime.Options{})
 		<-c.Done()
@@ -104,7 +105,7 @@ func TestBadHeader(t *testing.T) {
 // TestClientDisconnectsMidCall checks that a server whose client vanished while its
 // handler ran keeps working for the next client.
 func TestClientDisconnectsMidCall(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	started := make(chan struct{})
 	release := make(chan struct{})
 	h := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {

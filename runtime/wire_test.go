@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/internal/jsonrpcspec"
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
@@ -20,7 +21,7 @@ var specExamples = append(slices.Clone(jsonrpcspec.Examples),
 func TestSpecExamples(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			checkLeaks(t)
+			rpctest.CheckLeaks(t)
 			f := tr.dial(t, runtime.Options{Handler: specHandler})
 			for _, ex := range specExamples {
 				in := ex.Request
@@ -28,7 +29,7 @@ func TestSpecExamples(t *testing.T) {
 					in = flatten(in)
 				}
 				got := roundTrip(t, f, in, ex.Reply == "")
-				if ex.Reply != "" && !sameJSON(t, got, ex.Reply) {
+				if ex.Reply != "" && !rpctest.SameJSON(t, got, ex.Reply) {
 					t.Errorf("%s:\n got %s\nwant %s", ex.Name, got, ex.Reply)
 				}
 			}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -345,23 +344,4 @@ func expect(t *testing.T, d driver, in string, want ...string) {
 			t.Errorf("%s\nmessage %d\n got %s\nwant %s", in, i, got[i], want[i])
 		}
 	}
-}
-
-// noLeaks fails t if goroutines started during the test are still running
-// once its other cleanups have run. Register it first: cleanups run last in,
-// first out.
-func noLeaks(t *testing.T) {
-	t.Helper()
-	before := goruntime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for goruntime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				t.Errorf("goroutine leak: %d before, %d after\n%s", before, goruntime.NumGoroutine(), buf[:goruntime.Stack(buf, true)])
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
@@ -21,7 +22,7 @@ func TestMalformedInput(t *testing.T) {
 	invalid := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`
 	for _, dr := range drivers {
 		t.Run(dr.name, func(t *testing.T) {
-			noLeaks(t)
+			rpctest.CheckLeaks(t)
 			fx := newFixture(t)
 			d := dr.new(t, fx.srv)
 			expect(t, d, `{"jsonrpc":"2.0","id":1,"method":`, parseErr)
@@ -50,7 +51,7 @@ func TestMalformedInput(t *testing.T) {
 // A client that disappears in the middle of a call leaves nothing behind: the
 // server's write fails quietly and Serve returns.
 func TestClientVanishesMidCall(t *testing.T) {
-	noLeaks(t)
+	rpctest.CheckLeaks(t)
 	release := make(chan struct{})
 	running := make(chan struct{})
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, nil)
@@ -87,7 +88,7 @@ func TestClientVanishesMidCall(t *testing.T) {
 // Nothing reaches notify once Handle has returned, even from a goroutine the
 // tool left running.
 func TestNoNotificationAfterResponse(t *testing.T) {
-	noLeaks(t)
+	rpctest.CheckLeaks(t)
 	stopped := make(chan struct{})
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, nil)
 	srv.AddTools(mcp.Tool{Name: "leaky", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {

@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 )
 
 // The expected messages below are written out by hand, byte for byte: the
@@ -85,7 +87,7 @@ func TestLegacySessionWire(t *testing.T) {
 	for _, r := range legacyRevs {
 		for _, dr := range drivers {
 			t.Run(r.version+"/"+dr.name, func(t *testing.T) {
-				noLeaks(t)
+				rpctest.CheckLeaks(t)
 				fx := newFixture(t)
 				d := dr.new(t, fx.srv)
 				legacySession(t, fx, d, r)
@@ -195,7 +197,7 @@ func TestModernWire(t *testing.T) {
 	tools := legacyRevs[3].tools() // 2026-07-28 lists what 2025-11-25 does
 	for _, dr := range drivers {
 		t.Run(dr.name, func(t *testing.T) {
-			noLeaks(t)
+			rpctest.CheckLeaks(t)
 			fx := newFixture(t)
 			d := dr.new(t, fx.srv)
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/internal/jsonrpcspec"
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
@@ -28,7 +29,7 @@ func newServer(t *testing.T, h runtime.Handler, opts rpchttp.Options) (*httptest
 }
 
 func TestClient(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	noted := make(chan string, 1)
 	h := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 		if req.Method == "note" {
@@ -47,7 +48,7 @@ func TestClient(t *testing.T) {
 	if err := client.Call(ctx, "subtract", []int{42, 23}, &diff); err != nil || diff != 19 {
 		t.Fatalf("Call: %d, %v", diff, err)
 	}
-	wantRPCError(t, client.Call(ctx, "nope", nil, nil), runtime.CodeMethodNotFound)
+	rpctest.WantError(t, client.Call(ctx, "nope", nil, nil), runtime.CodeMethodNotFound)
 	if err := client.Notify(ctx, "note", []int{1}); err != nil {
 		t.Fatalf("Notify: %v", err)
 	}
@@ -66,14 +67,14 @@ func TestClient(t *testing.T) {
 	if sum != 3 || calls[0].Err != nil {
 		t.Errorf("batch sum: %d, %v", sum, calls[0].Err)
 	}
-	wantRPCError(t, calls[2].Err, runtime.CodeMethodNotFound)
+	rpctest.WantError(t, calls[2].Err, runtime.CodeMethodNotFound)
 	if err := client.Batch(ctx, []*runtime.BatchCall{{Method: "update", Notification: true}}); err != nil {
 		t.Errorf("batch of notifications: %v", err)
 	}
 }
 
 func TestHandlerStatuses(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	srv, client := newServer(t, specHandler, rpchttp.Options{MaxMessageSize: 256})
 	hc := client.Client
 
@@ -97,7 +98,7 @@ func TestHandlerStatuses(t *testing.T) {
 		t.Errorf("oversized: %s %s", resp.Status, body)
 	}
 	// The client surfaces the JSON-RPC error in a 413 body as a *runtime.Error.
-	wantRPCError(t, client.Call(context.Background(), "sum", json.RawMessage(big[strings.Index(big, "["):strings.LastIndex(big, "]")+1]), nil), runtime.CodeInvalidRequest)
+	rpctest.WantError(t, client.Call(context.Background(), "sum", json.RawMessage(big[strings.Index(big, "["):strings.LastIndex(big, "]")+1]), nil), runtime.CodeInvalidRequest)
 	var sum int
 	if err := client.Call(context.Background(), "sum", []int{1, 1, 0}, &sum); err != nil || sum != 2 {
 		t.Fatalf("call after an oversized one: %d, %v", sum, err)
@@ -105,7 +106,7 @@ func TestHandlerStatuses(t *testing.T) {
 }
 
 func TestHandlerContextIsRequestContext(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	started := make(chan struct{})
 	ended := make(chan error, 1)
 	h := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
@@ -146,7 +147,7 @@ var specExamples = append(slices.Clone(jsonrpcspec.Examples),
 )
 
 func TestSpecExamples(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	srv := httptest.NewServer(rpchttp.NewHandler(specHandler, rpchttp.Options{}))
 	defer srv.Close()
 	client := srv.Client()
@@ -173,17 +174,17 @@ func TestSpecExamples(t *testing.T) {
 		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("%s: Content-Type %q", ex.Name, ct)
 		}
-		if !sameJSON(t, string(body), ex.Reply) {
+		if !rpctest.SameJSON(t, string(body), ex.Reply) {
 			t.Errorf("%s:\n got %s\nwant %s", ex.Name, body, ex.Reply)
 		}
 	}
 }
 
 func TestBatchRejectedAsAWhole(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	_, client := newServer(t, specHandler, rpchttp.Options{NoBatches: true})
 	calls := []*runtime.BatchCall{{Method: "sum", Params: []int{1, 2, 3}, Result: new(int)}}
-	wantRPCError(t, client.Batch(context.Background(), calls), runtime.CodeInvalidRequest)
+	rpctest.WantError(t, client.Batch(context.Background(), calls), runtime.CodeInvalidRequest)
 	if calls[0].Err != nil {
 		t.Errorf("call error set: %v", calls[0].Err)
 	}
@@ -195,7 +196,7 @@ func TestBatchRejectedAsAWhole(t *testing.T) {
 
 // TestClientReplies runs the client against canned HTTP replies.
 func TestClientReplies(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	var status int
 	var reply string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -269,7 +270,7 @@ func TestClientReplies(t *testing.T) {
 }
 
 func TestClientHeaders(t *testing.T) {
-	checkLeaks(t)
+	rpctest.CheckLeaks(t)
 	got := make(chan http.Header, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got <- r.Header.Clone()
