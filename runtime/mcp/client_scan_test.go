@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -58,24 +56,6 @@ func TestClientEnvelope(t *testing.T) {
 	for in, want := range map[string]int64{"1": 1, "42": 42, "0": 0, "-1": 0, "1.5": 0, `"1"`: 0, "": 0, "1234567890123456789": 0} {
 		if got, ok := clientParseID([]byte(in)); got != want || ok != (want != 0) {
 			t.Errorf("clientParseID(%q) = %d, %v", in, got, ok)
-		}
-	}
-}
-
-func TestClientAppendString(t *testing.T) {
-	for _, s := range []string{"", "plain", "q\"b\\s", "nl\n cr\r tab\t", "\x00\x1f\x7f", "é ✓ 𝄞", "bad \xff utf8", "ls\u2028ps\u2029"} {
-		got := string(runtime.AppendJSONString(nil, s))
-		var back string
-		if err := json.Unmarshal([]byte(got), &back); err != nil {
-			t.Errorf("%q encodes as %s: %v", s, got, err)
-			continue
-		}
-		want := strings.ToValidUTF8(s, "\uFFFD")
-		if back != want {
-			t.Errorf("%q round-trips as %q", s, back)
-		}
-		if strings.ContainsAny(got, "\n\r\u2028\u2029") {
-			t.Errorf("%q encodes with a raw line break: %s", s, got)
 		}
 	}
 }
