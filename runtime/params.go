@@ -9,7 +9,9 @@ import (
 	"sync"
 )
 
-// DecodeParams decodes a request's params for a generated dispatcher. A JSON object is
+// DecodeParams decodes a request's params for a hand-written Handler, with
+// encoding/json; generated dispatchers decode and validate with code generated per
+// method (see Decoder) and do not call it. A JSON object is
 // decoded into named, a pointer to a struct whose json keys are the method's param names
 // (or to the method's single struct param); its top-level keys must all be known. A JSON
 // array is decoded element by element into positional, pointers in parameter order,
