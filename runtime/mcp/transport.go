@@ -1,0 +1,174 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// ClientTransport carries a Client's messages to a server over a transport
+// this package does not implement itself, such as the HTTP transports of
+// package mcphttp. ConnectTransport runs a Client over one.
+type ClientTransport interface {
+	// RoundTrip sends the request msg, whose id is id, and returns the
+	// server's response to it: one JSON-RPC response object. Every other
+	// message the server sends about the request before its response
+	// (notifications, requests) goes to incoming, in order, before RoundTrip
+	// returns; incoming must not be called after. When ctx ends first,
+	// RoundTrip tells the server as its protocol requires (a legacy session's
+	// notifications/cancelled, or closing a 2026-07-28 response stream) and
+	// returns ctx.Err().
+	//
+	// A transport that gets an answer which is not JSON-RPC (an HTTP status
+	// with no JSON-RPC error body, say) should return a response carrying a
+	// JSON-RPC error that says so, so the Client's handshake can fall back to
+	// the older era as the protocol describes.
+	RoundTrip(ctx context.Context, id int64, msg []byte, incoming func(msg []byte)) ([]byte, error)
+	// Send sends the notification or response msg.
+	Send(ctx context.Context, msg []byte) error
+	// Close ends the transport; calls waiting on it fail.
+	Close() error
+}
+
+// ConnectTransport connects a Client over t and runs the handshake
+// ClientOptions.ProtocolVersion asks for. On failure t is closed.
+func ConnectTransport(ctx context.Context, t ClientTransport, opts ClientOptions) (*Client, error) {
+	c := newClient(opts)
+	c.t = &clientAdapter{c: c, t: t}
+	return c.start(ctx)
+}
+
+// NoCancel reports whether the end of ctx, the context of a RoundTrip, must
+// not be told to the server: the handshake marks its own requests so, since
+// initialize must not be cancelled.
+func NoCancel(ctx context.Context) bool { return ctx.Value(clientNoCancelKey{}) != nil }
+
+// clientAdapter is the clientTransport over a ClientTransport: a request is
+// one synchronous RoundTrip on the caller's goroutine.
+type clientAdapter struct {
+	c      *Client
+	t      ClientTransport
+	mu     sync.Mutex
+	closed bool
+}
+
+// route handles a message the server sent other than a response.
+func (a *clientAdapter) route(msg []byte) {
+	var env clientEnvelope
+	if !env.parse(msg) || env.method == nil {
+		return
+	}
+	if env.id != nil {
+		// Answered on its own goroutine: the transport may be delivering
+		// this message from the very call that waits for the answer.
+		reply := a.c.answerServerRequest(&env)
+		go func() {
+			if err := a.t.Send(context.Background(), reply); err != nil {
+				a.c.logger.Debug("mcp: answer a server request", "err", err)
+			}
+		}()
+		return
+	}
+	if !env.methodIs("notifications/progress") {
+		a.c.notification(&env)
+	}
+}
+
+func (a *clientAdapter) isClosed() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.closed
+}
+
+func (a *clientAdapter) roundTrip(ctx context.Context, id int64, msg []byte, onProgress func(ProgressNotification)) (clientReply, error) {
+	if a.isClosed() {
+		return clientReply{}, runtime.ErrClosed
+	}
+	incoming := a.route
+	if onProgress != nil {
+		incoming = func(m []byte) {
+			var env clientEnvelope
+			if env.parse(m) && env.id == nil && env.methodIs("notifications/progress") {
+				if pn, ok := clientParseProgress(env.params); ok {
+					// Once the caller gave up, its callback hears nothing more.
+					if tok, ok := clientParseID(pn.ProgressToken); ok && tok == id && ctx.Err() == nil {
+						onProgress(pn)
+					}
+				}
+				return
+			}
+			a.route(m)
+		}
+	}
+	reply, err := a.t.RoundTrip(ctx, id, msg, incoming)
+	if cerr := ctx.Err(); cerr != nil {
+		return clientReply{}, cerr
+	}
+	if err != nil {
+		return clientReply{}, err
+	}
+	var env clientEnvelope
+	if !env.parse(reply) || !env.isResponse() {
+		return clientReply{}, errors.New("mcp: the server's reply is not a JSON-RPC response")
+	}
+	if got, ok := clientParseID(env.id); !ok || got != id {
+		return clientReply{}, fmt.Errorf("mcp: the server answered id %s to request %d", env.id, id)
+	}
+	return clientReply{result: env.result, errObj: env.errObj}, nil
+}
+
+func (a *clientAdapter) send(ctx context.Context, msg []byte) error {
+	if a.isClosed() {
+		return runtime.ErrClosed
+	}
+	return a.t.Send(ctx, msg)
+}
+
+func (a *clientAdapter) close() error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closed = true
+	a.mu.Unlock()
+	return a.t.Close()
+}
+
+// streamCloserKey carries a transport's StreamCloser to the request's handler.
+type streamCloserKey struct{}
+
+// WithStreamCloser returns a context, for (*Session).Handle, under which
+// CloseStream calls closeStream: a transport with resumable streams (package
+// mcphttp) passes a function that ends the connection carrying the current
+// request's stream while the request goes on, and reports whether it did.
+func WithStreamCloser(ctx context.Context, closeStream func() bool) context.Context {
+	return context.WithValue(ctx, streamCloserKey{}, closeStream)
+}
+
+// CloseStream ends the connection that carries the current request's
+// messages without ending the request, as a server may with resumable
+// Streamable HTTP streams (2025-11-25, "polling"): the client reconnects and
+// receives everything sent meanwhile, the response included. ctx is a tool's
+// context. It reports whether the transport could do so; on stdio, in
+// process, over 2026-07-28 HTTP (where closing the stream would cancel the
+// request) and on JSON responses, it does nothing and reports false.
+func CloseStream(ctx context.Context) bool {
+	f, ok := ctx.Value(streamCloserKey{}).(func() bool)
+	if !ok {
+		return false
+	}
+	return f()
+}
+
+// ProtocolVersion returns the revision the session's initialize negotiated,
+// or "" before one (and for a session serving only 2026-07-28 requests).
+func (ss *Session) ProtocolVersion() string {
+	if st := ss.state.Load(); st != nil {
+		return verNames[st.v]
+	}
+	return ""
+}
