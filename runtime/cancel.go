@@ -8,14 +8,18 @@ import (
 // tracker keeps the in-flight incoming requests by raw id, so a cancellation can find
 // them. A Conn always has one; a Processor has one when its Options name a CancelMethod.
 type tracker struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// The in-flight requests by raw id: the first in one, so a connection
+	// that sends one request at a time (an idle one among them) needs no
+	// map; the others in inflight, made when first needed.
+	one      *incoming
 	inflight map[string]*incoming
 	method   string // the cancel notification's method; "" for none
 	key      string // the member of its params that holds the id
 }
 
 func newTracker(opts Options) *tracker {
-	return &tracker{inflight: make(map[string]*incoming), method: opts.CancelMethod, key: opts.cancelIDKey()}
+	return &tracker{method: opts.CancelMethod, key: opts.cancelIDKey()}
 }
 
 // track gives an incoming request a cancelable context under parent and makes it
@@ -24,7 +28,15 @@ func (t *tracker) track(parent context.Context, in *incoming) {
 	in.Context, in.cancel = context.WithCancel(parent)
 	if id := in.req.ID.raw; id != "" && id != "null" {
 		t.mu.Lock()
-		t.inflight[id] = in
+		switch {
+		case t.one == nil || t.one.req.ID.raw == id:
+			t.one = in
+		default:
+			if t.inflight == nil {
+				t.inflight = make(map[string]*incoming)
+			}
+			t.inflight[id] = in
+		}
 		t.mu.Unlock()
 	}
 }
@@ -32,7 +44,9 @@ func (t *tracker) track(parent context.Context, in *incoming) {
 func (t *tracker) untrack(in *incoming) {
 	if id := in.req.ID.raw; id != "" && id != "null" {
 		t.mu.Lock()
-		if t.inflight[id] == in {
+		if t.one == in {
+			t.one = nil
+		} else if t.inflight[id] == in {
 			delete(t.inflight, id)
 		}
 		t.mu.Unlock()
@@ -45,6 +59,9 @@ func (t *tracker) untrack(in *incoming) {
 func (t *tracker) cancel(id string) bool {
 	t.mu.Lock()
 	in := t.inflight[id]
+	if t.one != nil && t.one.req.ID.raw == id {
+		in = t.one
+	}
 	t.mu.Unlock()
 	if in == nil {
 		return false

@@ -27,7 +27,6 @@ type server struct {
 	// Options.RejectResponses (HTTP, where the server sends no requests) says otherwise.
 	dropResponses bool
 	trustResults  bool // skip checking that results are valid JSON
-	names         nameCache
 }
 
 // message holds the raw top-level members of one JSON-RPC message; nil means absent.
@@ -229,7 +228,7 @@ func (s *server) serve(ctx context.Context, m *message, buf []byte) []byte {
 	if m.id != nil {
 		in.req.ID = ID{raw: string(m.id)}
 	}
-	in.req.Method = s.names.get(m.method)
+	in.req.Method = methodName(m.method)
 	if m.params != nil && string(m.params) != "null" {
 		in.req.Params = m.params
 	}
@@ -270,37 +269,58 @@ func (s *server) call(in *incoming) (result json.RawMessage, err error) {
 	return s.handler.ServeRPC(in, &in.req)
 }
 
-// nameCache interns method names, so a connection's steady stream of the same few
-// methods does not allocate a string per request.
-type nameCache struct {
-	mu    sync.Mutex
-	names map[string]string
+// methodNames interns method names, process-wide, so the steady stream of the
+// same few methods allocates no string per request, and a connection keeps no
+// cache of its own. Reads take no lock: the map is replaced, never changed.
+var methodNames struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[string]string]
 }
 
-// maxCachedNames stops a peer inventing names from growing the cache without bound.
+// maxCachedNames stops peers inventing names from growing the cache without bound.
 const maxCachedNames = 256
 
-// get returns the method name of the raw JSON string raw.
-func (c *nameCache) get(raw []byte) string {
+// methodName returns the method name of the raw JSON string raw.
+func methodName(raw []byte) string {
 	inner := raw[1 : len(raw)-1]
 	if hasEscape(inner) {
 		var s string
 		_ = json.Unmarshal(raw, &s) // raw was validated as a JSON string
 		return s
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.names[string(inner)]; ok {
-		return s
+	if m := methodNames.m.Load(); m != nil {
+		if s, ok := (*m)[string(inner)]; ok {
+			return s
+		}
 	}
 	s := string(inner)
-	if c.names == nil {
-		c.names = make(map[string]string)
+	methodNames.mu.Lock()
+	defer methodNames.mu.Unlock()
+	old := methodNames.m.Load()
+	if old != nil && len(*old) >= maxCachedNames {
+		return s
 	}
-	if len(c.names) < maxCachedNames {
-		c.names[s] = s
+	if old != nil {
+		if cached, ok := (*old)[s]; ok {
+			return cached
+		}
 	}
+	m := make(map[string]string, 1+lenMap(old))
+	if old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[s] = s
+	methodNames.m.Store(&m)
 	return s
+}
+
+func lenMap(m *map[string]string) int {
+	if m == nil {
+		return 0
+	}
+	return len(*m)
 }
 
 func hasEscape(b []byte) bool {
