@@ -188,3 +188,14 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 	opts.Framing = runtime.NewlineDelimited
 	return runtime.ServeStdio(ctx, opts)
 }
+
+// ToolInputSchema returns the input schema of the tool named name (compacted,
+// as tools/list sends it), or nil when the server has no such tool. Package
+// mcphttp reads its x-mcp-header annotations to check 2026-07-28 Mcp-Param-*
+// headers.
+func (s *Server) ToolInputSchema(name string) json.RawMessage {
+	if t := s.reg.Load().byName[name]; t != nil {
+		return t.InputSchema
+	}
+	return nil
+}
