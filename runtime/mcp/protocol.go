@@ -74,6 +74,15 @@ type Tool struct {
 	Annotations *ToolAnnotations
 	// Handler runs the tool.
 	Handler ToolHandler
+	// Content says that Handler returns a whole tools/call result, an object
+	// such as ContentResult or (*CallToolResult).AppendJSON writes (content
+	// blocks, and optionally isError, structuredContent, _meta), rather than
+	// a structured result. The server passes it on as each revision knows
+	// it: blocks a revision lacks become text blocks describing them (audio
+	// before 2025-03-26, resource links before 2025-06-18), structuredContent
+	// is left out before 2025-06-18, and 2026-07-28 gets its resultType and
+	// _meta. No result (null) is an empty content list.
+	Content bool
 }
 
 // ToolHandler runs a tool. args is the raw "arguments" object of the call, nil

@@ -75,6 +75,9 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 		}
 		return ss.srv.errorResult(cc.v, toolErrorText(err)), nil
 	}
+	if t.Content {
+		return ss.srv.contentResult(cc.v, t, res, ss), nil
+	}
 	return ss.srv.toolResult(cc.v, t, res, ss), nil
 }
 

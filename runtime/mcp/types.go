@@ -50,20 +50,36 @@ type CallToolResult struct {
 }
 
 // Content is one content block of a tool result. Type says which of the
-// other fields are set: "text" (Text), "image" and "audio" (Data, MIMEType),
-// "resource_link" (URI, Name, ...), "resource" (Resource).
+// other fields are set: "text" (Text), "image" and "audio" (Data, base64, and
+// MIMEType), "resource_link" (URI, Name, and optionally Title, Description,
+// MIMEType, Size), "resource" (Resource, an embedded resource). Annotations
+// and Meta are raw JSON objects, nil when absent. Build blocks with
+// TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and
+// ResourceLink; a tool method returning Content, []Content or
+// *CallToolResult returns them to the client as they are.
 type Content struct {
-	Type        string          `json:"type"`
-	Text        string          `json:"text,omitempty"`
-	Data        string          `json:"data,omitempty"`
-	MIMEType    string          `json:"mimeType,omitempty"`
-	URI         string          `json:"uri,omitempty"`
-	Name        string          `json:"name,omitempty"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	Resource    json.RawMessage `json:"resource,omitempty"`
-	Annotations json.RawMessage `json:"annotations,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
+	Type        string            `json:"type"`
+	Text        string            `json:"text,omitempty"`
+	Data        string            `json:"data,omitempty"`
+	MIMEType    string            `json:"mimeType,omitempty"`
+	URI         string            `json:"uri,omitempty"`
+	Name        string            `json:"name,omitempty"`
+	Title       string            `json:"title,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Size        int64             `json:"size,omitempty"`
+	Resource    *ResourceContents `json:"resource,omitempty"`
+	Annotations json.RawMessage   `json:"annotations,omitempty"`
+	Meta        json.RawMessage   `json:"_meta,omitempty"`
+}
+
+// ResourceContents is the resource an embedded resource block carries: a
+// text resource (Text) or a binary one (Blob, base64).
+type ResourceContents struct {
+	URI      string          `json:"uri"`
+	MIMEType string          `json:"mimeType,omitempty"`
+	Text     string          `json:"text,omitempty"`
+	Blob     string          `json:"blob,omitempty"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
 // ProgressNotification is the payload of notifications/progress.

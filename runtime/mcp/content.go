@@ -1,0 +1,400 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// Content types of tool results, as MCP names them in Content.Type.
+const (
+	ContentText         = "text"
+	ContentImage        = "image"
+	ContentAudio        = "audio"         // from 2025-03-26
+	ContentResourceLink = "resource_link" // from 2025-06-18
+	ContentResource     = "resource"      // an embedded resource
+)
+
+// TextContent returns a text block.
+func TextContent(text string) Content { return Content{Type: ContentText, Text: text} }
+
+// ImageContent returns an image block holding data, an image of type
+// mimeType (such as "image/png"), base64-encoded as the protocol sends it.
+func ImageContent(data []byte, mimeType string) Content {
+	return Content{Type: ContentImage, Data: base64.StdEncoding.EncodeToString(data), MIMEType: mimeType}
+}
+
+// AudioContent returns an audio block holding data, audio of type mimeType
+// (such as "audio/wav"). Clients older than 2025-03-26 have no audio blocks
+// and get a text block describing it instead.
+func AudioContent(data []byte, mimeType string) Content {
+	return Content{Type: ContentAudio, Data: base64.StdEncoding.EncodeToString(data), MIMEType: mimeType}
+}
+
+// EmbeddedText returns a block embedding the text resource uri, of type
+// mimeType (such as "text/plain"; "" when unknown).
+func EmbeddedText(uri, mimeType, text string) Content {
+	return Content{Type: ContentResource, Resource: &ResourceContents{URI: uri, MIMEType: mimeType, Text: text}}
+}
+
+// EmbeddedBlob returns a block embedding the binary resource uri, of type
+// mimeType ("" when unknown).
+func EmbeddedBlob(uri, mimeType string, data []byte) Content {
+	return Content{Type: ContentResource, Resource: &ResourceContents{URI: uri, MIMEType: mimeType,
+		Blob: base64.StdEncoding.EncodeToString(data)}}
+}
+
+// ResourceLink returns a block pointing at the resource uri, which the client
+// may read or subscribe to; name identifies it to people and models, mimeType
+// ("" when unknown) says what it holds. Set Title, Description and Size on the
+// result for more. Clients older than 2025-06-18 have no resource links and
+// get a text block naming it instead.
+func ResourceLink(uri, name, mimeType string) Content {
+	return Content{Type: ContentResourceLink, URI: uri, Name: name, MIMEType: mimeType}
+}
+
+// ContentResult encodes blocks as the result of a tools/call: the object a
+// Tool whose Content field is set returns from its Handler.
+func ContentResult(blocks ...Content) json.RawMessage {
+	b := append(make([]byte, 0, 64), `{"content":`...)
+	b = AppendContentList(b, blocks)
+	return append(b, '}')
+}
+
+// AppendContentList appends blocks as a JSON array ([] when there are none)
+// and returns the extended slice.
+func AppendContentList(b []byte, blocks []Content) []byte {
+	b = append(b, '[')
+	for i := range blocks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = blocks[i].appendJSON(b, verNone)
+	}
+	return append(b, ']')
+}
+
+// AppendJSON appends c as the latest revision writes it and returns the
+// extended slice. Annotations and Meta must hold valid JSON when set.
+func (c Content) AppendJSON(b []byte) []byte { return c.appendJSON(b, verNone) }
+
+// MarshalJSON encodes c as AppendJSON does.
+func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
+
+// appendJSON writes c as revision v knows it (verNone: the latest). A block
+// type v lacks (audio before 2025-03-26, resource_link before 2025-06-18)
+// becomes a text block describing it, so the model still learns of it.
+func (c Content) appendJSON(b []byte, v ver) []byte {
+	switch {
+	case v != verNone && c.Type == ContentAudio && !v.annotations():
+		return Content{Type: ContentText, Text: describeAudio(c), Annotations: c.Annotations}.appendJSON(b, v)
+	case v != verNone && c.Type == ContentResourceLink && !v.structured():
+		return Content{Type: ContentText, Text: describeLink(c), Annotations: c.Annotations}.appendJSON(b, v)
+	}
+	latest := v == verNone || v.structured() // block _meta and title came with 2025-06-18
+	b = append(b, `{"type":`...)
+	b = runtime.AppendJSONString(b, c.Type)
+	str := func(key, val string, always bool) {
+		if val != "" || always {
+			b = append(b, ',', '"')
+			b = append(b, key...)
+			b = append(b, '"', ':')
+			b = runtime.AppendJSONString(b, val)
+		}
+	}
+	media := c.Type == ContentImage || c.Type == ContentAudio
+	str("text", c.Text, c.Type == ContentText)
+	str("data", c.Data, media)
+	link := c.Type == ContentResourceLink
+	str("uri", c.URI, link)
+	str("name", c.Name, link)
+	if latest {
+		str("title", c.Title, false)
+	}
+	str("description", c.Description, false)
+	str("mimeType", c.MIMEType, media)
+	if c.Size != 0 {
+		b = append(b, `,"size":`...)
+		b = strconv.AppendInt(b, c.Size, 10)
+	}
+	if c.Resource != nil {
+		b = append(b, `,"resource":`...)
+		b = c.Resource.appendJSON(b, latest)
+	}
+	if len(c.Annotations) > 0 {
+		b = append(b, `,"annotations":`...)
+		b = append(b, c.Annotations...)
+	}
+	if len(c.Meta) > 0 && latest {
+		b = append(b, `,"_meta":`...)
+		b = append(b, c.Meta...)
+	}
+	return append(b, '}')
+}
+
+// describeAudio is the text standing in for an audio block.
+func describeAudio(c Content) string {
+	n := base64.StdEncoding.DecodedLen(len(c.Data))
+	return "[audio content (" + c.MIMEType + ", about " + strconv.Itoa(n) + " bytes) left out: the client's protocol revision has no audio blocks]"
+}
+
+// describeLink is the text standing in for a resource link.
+func describeLink(c Content) string {
+	s := "Resource: " + c.URI
+	if c.Name != "" {
+		s += " (" + c.Name + ")"
+	}
+	if c.MIMEType != "" {
+		s += ", " + c.MIMEType
+	}
+	if c.Description != "" {
+		s += ": " + c.Description
+	}
+	return s
+}
+
+// AppendJSON appends r as the latest revision writes it and returns the
+// extended slice.
+func (r *ResourceContents) AppendJSON(b []byte) []byte { return r.appendJSON(b, true) }
+
+// appendJSON writes r; latest allows its _meta (from 2025-06-18). A
+// resource without Blob is a text resource: its text is always written.
+func (r *ResourceContents) appendJSON(b []byte, latest bool) []byte {
+	b = append(b, `{"uri":`...)
+	b = runtime.AppendJSONString(b, r.URI)
+	if r.MIMEType != "" {
+		b = append(b, `,"mimeType":`...)
+		b = runtime.AppendJSONString(b, r.MIMEType)
+	}
+	if r.Blob != "" {
+		b = append(b, `,"blob":`...)
+		b = runtime.AppendJSONString(b, r.Blob)
+	} else {
+		b = append(b, `,"text":`...)
+		b = runtime.AppendJSONString(b, r.Text)
+	}
+	if len(r.Meta) > 0 && latest {
+		b = append(b, `,"_meta":`...)
+		b = append(b, r.Meta...)
+	}
+	return append(b, '}')
+}
+
+// AppendJSON appends r as a tools/call result object and returns the
+// extended slice: content ([] when empty), then the other members that are
+// set. StructuredContent and Meta must hold valid JSON when set.
+func (r *CallToolResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"content":`...)
+	b = AppendContentList(b, r.Content)
+	if len(r.StructuredContent) > 0 {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, r.StructuredContent...)
+	}
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	if r.ResultType != "" {
+		b = append(b, `,"resultType":`...)
+		b = runtime.AppendJSONString(b, r.ResultType)
+	}
+	if len(r.Meta) > 0 {
+		b = append(b, `,"_meta":`...)
+		b = append(b, r.Meta...)
+	}
+	return append(b, '}')
+}
+
+// MarshalJSON encodes r as AppendJSON does; a nil r is null.
+func (r *CallToolResult) MarshalJSON() ([]byte, error) {
+	if r == nil {
+		return []byte("null"), nil
+	}
+	return r.AppendJSON(nil), nil
+}
+
+// WrapContent adapts a handler whose result is one content block (an
+// encoded Content) to a Tool with Content set: the block travels as
+// {"content":[block]}, and no result (null) as an empty content list.
+func WrapContent(h ToolHandler) ToolHandler {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		raw, err := h(ctx, args)
+		if err != nil {
+			return raw, err
+		}
+		raw = trimSpace(raw)
+		if len(raw) == 0 || string(raw) == "null" {
+			return json.RawMessage(`{"content":[]}`), nil
+		}
+		b := make(json.RawMessage, 0, len(raw)+len(`{"content":[]}`))
+		b = append(b, `{"content":[`...)
+		b = append(b, raw...)
+		return append(b, ']', '}'), nil
+	}
+}
+
+// WrapContentList adapts a handler whose result is a list of content blocks
+// (an encoded []Content) to a Tool with Content set: the list travels as
+// {"content":list}, and no result (null) as an empty list.
+func WrapContentList(h ToolHandler) ToolHandler {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		raw, err := h(ctx, args)
+		if err != nil {
+			return raw, err
+		}
+		raw = trimSpace(raw)
+		if len(raw) == 0 || string(raw) == "null" {
+			return json.RawMessage(`{"content":[]}`), nil
+		}
+		b := make(json.RawMessage, 0, len(raw)+len(`{"content":}`))
+		b = append(b, `{"content":`...)
+		b = append(b, raw...)
+		return append(b, '}'), nil
+	}
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// contentResult encodes the result of a tool with Content set, whose handler
+// returned res, a CallToolResult object (or null for none), for revision v:
+// content (its blocks rewritten for revisions older than 2025-06-18, which
+// lack some block types and fields), structuredContent (from 2025-06-18),
+// isError and _meta pass through; other members are left out, and the
+// fields 2026-07-28 requires are added.
+func (s *Server) contentResult(v ver, t *Tool, res json.RawMessage, ss *Session) json.RawMessage {
+	res = trimSpace(res)
+	if len(res) == 0 || string(res) == "null" {
+		return s.endResult(append(make([]byte, 0, 16+len(s.modernTail)), `{"content":[]`...), v)
+	}
+	o, ok := runtime.ScanObject(res)
+	if !ok || !json.Valid(res) {
+		ss.logger.Error("mcp: tool returned a result that is not a JSON object", "tool", t.Name)
+		return s.errorResult(v, "internal error in tool "+t.Name)
+	}
+	var content, structured, meta []byte
+	isError := false
+	for {
+		key, val, ok := o.Next()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "content":
+			content = val
+		case "structuredContent":
+			structured = val
+		case "isError":
+			isError = string(val) == "true"
+		case "_meta":
+			meta = val
+		}
+	}
+	if content != nil && string(content) != "null" && content[0] != '[' {
+		ss.logger.Error("mcp: tool returned a content member that is not a list", "tool", t.Name)
+		return s.errorResult(v, "internal error in tool "+t.Name)
+	}
+	b := make([]byte, 0, len(res)+32+len(s.modernTail))
+	b = append(b, `{"content":`...)
+	switch {
+	case content == nil || string(content) == "null":
+		b = append(b, "[]"...)
+	case v.structured():
+		b = append(b, content...)
+	default:
+		var blocks []Content
+		if err := json.Unmarshal(content, &blocks); err != nil {
+			ss.logger.Error("mcp: tool returned malformed content", "tool", t.Name, "err", err)
+			return s.errorResult(v, "internal error in tool "+t.Name)
+		}
+		b = append(b, '[')
+		for i := range blocks {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = blocks[i].appendJSON(b, v)
+		}
+		b = append(b, ']')
+	}
+	if v.structured() && structured != nil && string(structured) != "null" {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, structured...)
+	}
+	if isError {
+		b = append(b, `,"isError":true`...)
+	}
+	if meta == nil || !isObject(meta) {
+		return s.endResult(b, v)
+	}
+	if !v.modern() {
+		b = append(b, `,"_meta":`...)
+		b = append(b, meta...)
+		return append(b, '}')
+	}
+	// 2026-07-28: the tool's _meta members join the serverInfo one.
+	b = append(b, s.modernTail[:len(s.modernTail)-2]...)
+	mo, _ := runtime.ScanObject(meta)
+	for {
+		key, val, ok := mo.Next()
+		if !ok {
+			break
+		}
+		if string(key) == MetaServerInfo {
+			continue
+		}
+		b = append(b, ',')
+		b = runtime.AppendJSONString(b, key)
+		b = append(b, ':')
+		b = append(b, val...)
+	}
+	return append(b, '}', '}')
+}
+
+// RawToolCaller calls a tool and returns its whole result; *Client
+// implements it.
+type RawToolCaller interface {
+	CallToolRaw(ctx context.Context, p CallToolParams) (*CallToolResult, error)
+}
+
+// CallToolContent calls the tool name with args through c, which must also
+// be a RawToolCaller (as *Client is), and returns its whole result: what a
+// generated typed MCP client returns for a method whose result is
+// *CallToolResult or []Content. A result with isError set yields a
+// *ToolError, as CallTool does.
+func CallToolContent(ctx context.Context, c ToolCaller, name string, args any) (*CallToolResult, error) {
+	rc, ok := c.(RawToolCaller)
+	if !ok {
+		return nil, fmt.Errorf("mcp: %T cannot return the content of tool %s: it has no CallToolRaw method", c, name)
+	}
+	res, err := rc.CallToolRaw(ctx, CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError {
+		return nil, newToolError(name, res)
+	}
+	return res, nil
+}
+
+// CallToolBlock is CallToolContent for a tool that returns one content
+// block: it returns the first, and an error when there is none.
+func CallToolBlock(ctx context.Context, c ToolCaller, name string, args any) (Content, error) {
+	res, err := CallToolContent(ctx, c, name, args)
+	if err != nil {
+		return Content{}, err
+	}
+	if len(res.Content) == 0 {
+		return Content{}, fmt.Errorf("mcp: tool %s returned no content", name)
+	}
+	return res.Content[0], nil
+}
