@@ -42,6 +42,7 @@ type directiveSpec map[string]argKind
 var knownDirectives = map[string]map[string]directiveSpec{
 	"interface": {
 		"service": {"name": valueArg, "toolprefix": valueArg},
+		"schema":  {"dialect": boolArg, "defs": boolArg},
 	},
 	"method": {
 		"method": {"name": valueArg, "notification": flagArg},
@@ -49,6 +50,7 @@ var knownDirectives = map[string]map[string]directiveSpec{
 			"name": valueArg, "title": valueArg, "skip": flagArg,
 			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,
 		},
+		"schema": {"dialect": boolArg, "defs": boolArg},
 	},
 }
 

@@ -29,11 +29,18 @@ type emitter struct {
 	schemaNames map[string]string
 	// decoders writes the params decoders, which validate against the schemas.
 	decoders *decodeEmitter
+	// discover is the OpenRPC document the dispatchers answer rpc.discover
+	// with, compact, held by the constant discoverName; nil when they do not
+	// (see discover.go).
+	discover     []byte
+	discoverName string
 }
 
 // emitGo renders the Go file holding every service; sg renders the schemas.
-func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen) ([]byte, error) {
+// discover, when not nil, is the OpenRPC document to answer rpc.discover with.
+func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discover []byte) ([]byte, error) {
 	g := &emitter{file: jen.NewFilePathName(pkgPath, pkgName), pkgPath: pkgPath, pkgName: pkgName}
+	g.setDiscover(services, discover)
 	g.schemas = map[*Method]toolSchemas{}
 	g.schemaNames = map[string]string{}
 	g.decoders = newDecodeEmitter(g.file, sg)
@@ -70,6 +77,7 @@ func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen) ([]byte
 	for _, s := range services {
 		g.service(s)
 	}
+	g.discoverDecl(services)
 
 	var buf bytes.Buffer
 	// One format.Source pass below formats the file; jennifer formatting it

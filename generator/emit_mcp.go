@@ -92,7 +92,13 @@ func (g *emitter) toolLiteral(m *Method, names *serviceNames) jen.Code {
 		if sc.wrapped {
 			handler = jen.Qual(mcpPath, "WrapResult").Call(handler)
 		}
+		if m.Content != contentNone {
+			handler = contentHandler(m, handler)
+		}
 		field("Handler", handler)
+		if m.Content != contentNone {
+			field("Content", jen.True())
+		}
 		v.Line()
 	})
 }
@@ -162,6 +168,8 @@ func (g *emitter) mcpClientMethod(s *Service, m *Method, names *serviceNames) {
 	}
 	var body []jen.Code
 	switch {
+	case m.Content != contentNone:
+		body = contentCall(m, sig, sig.ctx, jen.Id("c").Dot(names.field), jen.Id(names.tool(m)), sig.wire(names.params(m)))
 	case m.Result == nil:
 		body = append(body, jen.Return(call(jen.Nil())))
 	case g.schemas[m].wrapped:

@@ -38,6 +38,7 @@ func (g *emitter) handler(s *Service, names *serviceNames) {
 					jen.Return(jen.Id("h").Dot(names.serve(m)).Call(jen.Id("ctx"), jen.Id("req").Dot("Params"))),
 				)
 			}
+			g.discoverCase(cases)
 			cases.Default().Block(
 				jen.Return(jen.Nil(), jen.Qual(runtimePath, "ErrMethodNotFound").Call(jen.Id("req").Dot("Method"))),
 			)
@@ -91,10 +92,14 @@ func (g *emitter) serveMethod(s *Service, m *Method, names *serviceNames) {
 	if m.Result == nil {
 		body = append(body, jen.Return(jen.Nil(), call))
 	} else {
+		encode := jen.Return(jen.Qual(runtimePath, "EncodeResult").Call(jen.Id("result")))
+		if m.Content != contentNone {
+			encode = contentEncode(m)
+		}
 		body = append(body,
 			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Qual(runtimePath, "EncodeResult").Call(jen.Id("result"))),
+			encode,
 		)
 	}
 

@@ -26,12 +26,23 @@ type Config struct {
 	// absolute) to which Generate adds a JSON Schema file for the params and
 	// for the result of every method; see schemaFiles.
 	SchemaDir string
+	// OpenRPC, TypeScript and Docs, when not "", are the paths (relative to
+	// Dir unless absolute) to which Generate adds an OpenRPC document, a
+	// TypeScript client and a Markdown reference of the services.
+	OpenRPC, TypeScript, Docs string
+	// NoDiscover leaves rpc.discover out of the dispatcher, which otherwise
+	// answers it with the OpenRPC document when OpenRPC is set.
+	NoDiscover bool
+	// APIVersion is the API version the OpenRPC document and the reference
+	// state; "" is "0.0.0".
+	APIVersion string
 }
 
 // Generate loads the package, checks the interfaces, and returns the
-// generated files keyed by path (Output joined to Dir, and the schema files
-// under SchemaDir). An input problem is
-// reported as an ErrorList of positioned errors, all of them at once.
+// generated files keyed by path (Output joined to Dir, the schema files
+// under SchemaDir, and the OpenRPC, TypeScript and Markdown files asked
+// for). An input problem is reported as an ErrorList of positioned errors,
+// all of them at once.
 func Generate(cfg Config) (map[string][]byte, error) {
 	if len(cfg.Interfaces) == 0 {
 		return nil, errors.New("no interface named: give at least one interface name")
@@ -69,8 +80,16 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	}
 	errs := &errorCollector{fset: pkg.Fset}
 	sg := newSchemaGen(pkg, errs)
-	src, err := emitGo(pkg.PkgPath, pkg.Name, services, sg)
+	var apiOut map[string][]byte
+	var discover []byte
+	if cfg.OpenRPC != "" || cfg.TypeScript != "" || cfg.Docs != "" {
+		if apiOut, discover, err = apiFiles(pkg, services, cfg, dir); err != nil {
+			return nil, err
+		}
+	}
+	src, err := emitGo(pkg.PkgPath, pkg.Name, services, sg, discover)
 	files := map[string][]byte{out: src}
+	maps.Copy(files, apiOut)
 	if cfg.SchemaDir != "" {
 		schemaDir := cfg.SchemaDir
 		if !filepath.IsAbs(schemaDir) {

@@ -51,7 +51,7 @@ func TestGolden(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				got := onlySchemas(ar, cfg, runCase(t, cfg, dir))
+				got := onlyAPI(ar, cfg, onlySchemas(ar, cfg, runCase(t, cfg, dir)))
 				checkOrUpdate(t, file, ar, got)
 			})
 		}
@@ -94,7 +94,17 @@ func extractCase(t *testing.T, ar *txtar.Archive, dir string) Config {
 					cfg.Output = out
 				} else if sd, ok := strings.CutPrefix(word, "--schema-dir="); ok {
 					cfg.SchemaDir = sd
-				} else if word != onlySchemasWord {
+				} else if f, ok := strings.CutPrefix(word, "--openrpc="); ok {
+					cfg.OpenRPC = f
+				} else if f, ok := strings.CutPrefix(word, "--ts="); ok {
+					cfg.TypeScript = f
+				} else if f, ok := strings.CutPrefix(word, "--docs="); ok {
+					cfg.Docs = f
+				} else if v, ok := strings.CutPrefix(word, "--api-version="); ok {
+					cfg.APIVersion = v
+				} else if word == "--no-discover" {
+					cfg.NoDiscover = true
+				} else if word != onlySchemasWord && word != onlyAPIWord {
 					cfg.Interfaces = append(cfg.Interfaces, word)
 				}
 			}

@@ -233,6 +233,7 @@ func buildService(pkg *packages.Package, idx *syntaxIndex, name string, errs *er
 		}
 		s.ToolPrefix = v
 	}
+	s.Schema = readSchemaOptions(dirs["schema"], schemaOptions{})
 	if iface.NumMethods() == 0 {
 		errs.at(obj.Pos(), "interface %s has no methods", name)
 		return nil
@@ -294,6 +295,7 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 		m.Notification = true
 	}
 	m.Tool = buildTool(s, fn, dirs["tool"], errs)
+	m.Schema = readSchemaOptions(dirs["schema"], s.Schema)
 	before := len(errs.list)
 	check := typeChecker{target: pkg.Types}
 	defer func() { errs.invalidTypes = errs.invalidTypes || check.invalid }()
@@ -345,6 +347,7 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 			errs.at(fn.Pos(), "method %s: result: %s", fn.Name(), reason)
 		}
 		m.Result = r
+		checkContent(m, errs, types.TypeString(r, packageNameQualifier(pkg.Types)))
 	}
 	if m.Notification && m.Result != nil {
 		errs.at(fn.Pos(), "method %s is a notification, so it has no result; return only error", fn.Name())

@@ -20,6 +20,8 @@ type Service struct {
 	Methods []*Method      // in source order
 	// ToolPrefix is put before every MCP tool name of the service, e.g. "notes_".
 	ToolPrefix string
+	// Schema holds the //rpcgen:schema options its methods start from.
+	Schema schemaOptions
 }
 
 // Method is one interface method.
@@ -34,6 +36,11 @@ type Method struct {
 	Result       types.Type     // nil when the method returns only an error
 	Notification bool           // sent without an id; the server never answers
 	Tool         *Tool          // the method as an MCP tool; nil when skipped
+	// Content says the result is MCP tool content (mcp.Content,
+	// []mcp.Content or *mcp.CallToolResult) rather than data; see content.go.
+	Content contentKind
+	// Schema holds the //rpcgen:schema options of the method's schemas.
+	Schema schemaOptions
 }
 
 // Tool is a method's MCP tool descriptor, from //rpcgen:tool and the doc comment.

@@ -42,6 +42,9 @@ type schemaGen struct {
 	enums     map[*types.Named]enumInfo           // enumOf's answers
 	bodies    map[bodyKey]*jsonschema.Schema      // namedBody's answers; never handed out
 	specials  map[*types.Named]*jsonschema.Schema // special's answers, nil included; never handed out
+
+	allDefs  bool       // named struct types go under "$defs" (see defsGen)
+	withDefs *schemaGen // the builder for methods with the defs option
 }
 
 // bodyKey identifies a namedBody answer: the output flag is all of buildCtx
@@ -122,6 +125,9 @@ func (g *schemaGen) fieldSchema(st *types.Struct, f jsonField) *jsonschema.Schem
 // otherwise each param is a property keyed by its JSONKey, required unless a
 // pointer, described by Param.Doc.
 func (g *schemaGen) inputSchema(m *Method) *jsonschema.Schema {
+	if m.Schema.Defs && !g.allDefs {
+		return g.defsGen().inputSchema(m)
+	}
 	c := buildCtx{path: m.Name, pos: m.Pos}
 	var s *jsonschema.Schema
 	if m.StructParams {
@@ -143,7 +149,7 @@ func (g *schemaGen) inputSchema(m *Method) *jsonschema.Schema {
 			}
 		}
 	}
-	return g.rootDefs(s, false)
+	return rooted(m, g.rootDefs(s, false))
 }
 
 // paramSchema returns the property schema of a param of a method whose
@@ -162,12 +168,15 @@ func (g *schemaGen) paramSchema(m *Method, p *Param) *jsonschema.Schema {
 // schema as is; anything else is wrapped as {"result": R} (wrapped true), so
 // that the root is an object in every MCP revision.
 func (g *schemaGen) outputSchema(m *Method) (s *jsonschema.Schema, wrapped bool) {
-	if m.Result == nil {
-		return nil, false
+	if m.Result == nil || m.Content != contentNone {
+		return nil, false // content has no output schema
+	}
+	if m.Schema.Defs && !g.allDefs {
+		return g.defsGen().outputSchema(m)
 	}
 	c := buildCtx{output: true, path: m.Name + " result", pos: m.Pos}
 	if s := g.rootBody(m.Result, c); s.Type == "object" {
-		return g.rootDefs(s, true), false
+		return rooted(m, g.rootDefs(s, true)), false
 	}
 	props := jsonschema.NewProperties()
 	props.Set("result", g.value(m.Result, c))
@@ -177,7 +186,7 @@ func (g *schemaGen) outputSchema(m *Method) (s *jsonschema.Schema, wrapped bool)
 		Required:             []string{"result"},
 		AdditionalProperties: jsonschema.FalseSchema,
 	}
-	return g.rootDefs(s, true), true
+	return rooted(m, g.rootDefs(s, true)), true
 }
 
 // resultSchema returns the schema of m's JSON-RPC result, unwrapped; nil when
@@ -186,12 +195,15 @@ func (g *schemaGen) resultSchema(m *Method) *jsonschema.Schema {
 	if m.Result == nil {
 		return nil
 	}
+	if m.Schema.Defs && !g.allDefs {
+		return g.defsGen().resultSchema(m)
+	}
 	c := buildCtx{output: true, path: m.Name + " result", pos: m.Pos}
 	s := g.rootBody(m.Result, c)
 	if nilable(m.Result) {
 		s = nullable(s)
 	}
-	return g.rootDefs(s, true)
+	return rooted(m, g.rootDefs(s, true))
 }
 
 // rootBody is the schema of t at a root: t's own body even when t is a
@@ -201,7 +213,7 @@ func (g *schemaGen) rootBody(t types.Type, c buildCtx) *jsonschema.Schema {
 	if p, ok := t.(*types.Pointer); ok {
 		t = types.Unalias(p.Elem())
 	}
-	if n, ok := t.(*types.Named); ok && g.special(n, c) == nil && g.isRecursive(n) {
+	if n, ok := t.(*types.Named); ok && g.special(n, c) == nil && g.viaDefs(n) {
 		return g.namedBody(n, c)
 	}
 	return g.build(t, c)

@@ -21,7 +21,7 @@ func (g *schemaGen) build(t types.Type, c buildCtx) *jsonschema.Schema {
 	if s := g.special(n, c); s != nil {
 		return s
 	}
-	if g.isRecursive(n) {
+	if g.viaDefs(n) {
 		return g.ref(n, c)
 	}
 	return g.namedBody(n, c)

@@ -41,6 +41,11 @@ type options struct {
 	dir     string
 	tags    []string
 	schemas string
+	openrpc string
+	ts      string
+	docs    string
+	noDisc  bool
+	apiVer  string
 	check   bool
 	version bool
 	help    bool
@@ -54,6 +59,11 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.dir, "dir", ".", "directory of the package holding the interfaces")
 	fs.StringSliceVar(&o.tags, "tags", nil, "comma-separated build tags to apply when loading the package")
 	fs.StringVar(&o.schemas, "schema-dir", "", "also write JSON Schema files (params and result of every method) to this directory, relative to the package directory")
+	fs.StringVar(&o.openrpc, "openrpc", "", "also write the OpenRPC document of the services to this file, relative to the package directory; the dispatcher then answers rpc.discover with it")
+	fs.StringVar(&o.ts, "ts", "", "also write a TypeScript client (JSON-RPC over HTTP with fetch) to this file, relative to the package directory")
+	fs.StringVar(&o.docs, "docs", "", "also write a Markdown reference of the services to this file, relative to the package directory")
+	fs.BoolVar(&o.noDisc, "no-discover", false, "with --openrpc, do not answer rpc.discover")
+	fs.StringVar(&o.apiVer, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
@@ -111,6 +121,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Output:     o.out,
 		BuildTags:  o.tags,
 		SchemaDir:  o.schemas,
+		OpenRPC:    o.openrpc,
+		TypeScript: o.ts,
+		Docs:       o.docs,
+		NoDiscover: o.noDisc,
+		APIVersion: o.apiVer,
 	})
 	if err != nil {
 		var list generator.ErrorList

@@ -8,7 +8,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
-//go:generate go tool rpcgen Calculator
+//go:generate go tool rpcgen --openrpc calculator.openrpc.json --ts calculator_client.ts --docs calculator_api.md --api-version 1.0.0 Calculator
 
 // Calculator does arithmetic and keeps one number in memory.
 type Calculator interface {

@@ -122,6 +122,13 @@ func (h calculatorHandler) ServeRPC(ctx context.Context, req *runtime.Request) (
 		return h.serveRemember(ctx, req.Params)
 	case CalculatorRecallMethod:
 		return h.serveRecall(ctx, req.Params)
+	case "rpc.discover":
+		// OpenRPC service discovery: the document --openrpc wrote, which
+		// describes every service of this file.
+		if err := runtime.NoParams(req.Params); err != nil {
+			return nil, err
+		}
+		return json.RawMessage(calculatorOpenRPC), nil
 	default:
 		return nil, runtime.ErrMethodNotFound(req.Method)
 	}
@@ -470,3 +477,7 @@ func decodeCalculatorRememberParams(raw []byte, p *calculatorRememberParams) err
 	}
 	return d.Finish()
 }
+
+// calculatorOpenRPC is the OpenRPC document of this file's services, compact, which
+// the dispatchers answer rpc.discover with.
+const calculatorOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Calculator","description":"Calculator does arithmetic and keeps one number in memory.","version":"1.0.0"},"methods":[{"name":"calculator.add","description":"Add returns a + b.","paramStructure":"either","params":[{"name":"a","required":true,"schema":{"type":"integer"}},{"name":"b","required":true,"schema":{"type":"integer"}}],"result":{"name":"result","schema":{"type":"integer"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"calculator.divide","description":"Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.","paramStructure":"either","params":[{"name":"a","required":true,"schema":{"type":"number"}},{"name":"b","required":true,"schema":{"type":"number"}}],"result":{"name":"result","schema":{"type":"number"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"calculator.stats","description":"Stats summarizes a list of numbers.","paramStructure":"by-name","params":[{"name":"numbers","required":true,"schema":{"type":"array","items":{"type":"number"}}},{"name":"round","description":"Round, if above zero, rounds the results to this many decimals.","schema":{"type":"integer"}}],"result":{"name":"result","schema":{"$ref":"#/components/schemas/Stats"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"calculator.remember","description":"Remember stores value in memory. It is a notification: the caller does not wait for an answer.","paramStructure":"either","params":[{"name":"value","required":true,"schema":{"type":"number"}}]},{"name":"calculator.recall","description":"Recall returns the value in memory.","params":[],"result":{"name":"result","schema":{"type":"number"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"Stats":{"description":"Stats summarizes numbers.","type":"object","properties":{"count":{"type":"integer"},"sum":{"type":"number"},"mean":{"type":"number"},"min":{"type":"number"},"max":{"type":"number"}},"additionalProperties":false,"required":["count","sum","mean","min","max"]}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"}}}}`

@@ -5,7 +5,7 @@
 //
 //	go run ./examples/calculator                     # client + server subprocess over stdio
 //	go run ./examples/calculator --stdio             # serve on stdin/stdout
-//	go run ./examples/calculator --http 127.0.0.1:8080  # serve JSON-RPC over HTTP POST
+//	go run ./examples/calculator --http 127.0.0.1:8080  # serve JSON-RPC over HTTP POST (port 0: any free port)
 //	go run ./examples/calculator --call http://127.0.0.1:8080  # call an HTTP server
 package main
 
@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -27,7 +28,7 @@ import (
 
 func main() {
 	stdio := flag.Bool("stdio", false, "serve JSON-RPC on stdin and stdout")
-	addr := flag.String("http", "", "serve JSON-RPC over HTTP on this address (e.g. 127.0.0.1:8080)")
+	addr := flag.String("http", "", "serve JSON-RPC over HTTP on this address (e.g. 127.0.0.1:8080; port 0 picks a free one and logs it)")
 	call := flag.String("call", "", "call the server at this HTTP URL instead of starting a subprocess")
 	flag.Parse()
 
@@ -138,8 +139,14 @@ func serveHTTP(ctx context.Context, addr string, logger *slog.Logger) error {
 		defer cancel()
 		srv.Shutdown(shutdown)
 	}()
-	logger.Info("serving JSON-RPC over HTTP", "addr", addr)
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	// The address actually bound: with port 0 the system picks one, and a
+	// test reads it from this line.
+	logger.Info("serving JSON-RPC over HTTP", "addr", ln.Addr().String())
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-//go:generate go tool rpcgen Notes
+//go:generate go tool rpcgen --openrpc notes.openrpc.json --ts notes_client.ts --docs notes_api.md --api-version 1.0.0 Notes
 
 // Notes keeps short text notes, each with tags and a priority. It is an
 // ordinary Go service; rpcgen turns it into MCP tools and a JSON-RPC API.

@@ -1,0 +1,36 @@
+package generator
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/txtar"
+)
+
+// onlyAPIWord in a golden case's "args" keeps only the OpenRPC, TypeScript
+// and Markdown outputs (and want/stderr) as the case's expected output, so
+// that such a case does not change whenever the emitted Go code does. The
+// Go file is still generated and compiled.
+const onlyAPIWord = "--only-api"
+
+// onlyAPI drops the outputs other than the API files from got when the case
+// asks for it.
+func onlyAPI(ar *txtar.Archive, cfg Config, got map[string][]byte) map[string][]byte {
+	i := slices.IndexFunc(ar.Files, func(f txtar.File) bool { return f.Name == "args" })
+	if i < 0 || !slices.Contains(strings.Fields(string(ar.Files[i].Data)), onlyAPIWord) {
+		return got
+	}
+	keep := map[string]bool{"want/stderr": true}
+	for _, p := range []string{cfg.OpenRPC, cfg.TypeScript, cfg.Docs} {
+		if p != "" {
+			keep["want/"+filepath.ToSlash(filepath.Clean(p))] = true
+		}
+	}
+	for name := range got {
+		if !keep[name] {
+			delete(got, name)
+		}
+	}
+	return got
+}

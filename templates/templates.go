@@ -1,0 +1,13 @@
+// Package templates holds the text/template sources rpcgen renders its
+// outputs that are not Go from: the OpenRPC document, the TypeScript client
+// and the Markdown reference. The generator supplies the data and the
+// functions the templates call; Go output is written with jennifer instead.
+package templates
+
+import "embed"
+
+// FS holds the templates, one file per output: openrpc.json.tmpl,
+// client.ts.tmpl and reference.md.tmpl.
+//
+//go:embed *.tmpl
+var FS embed.FS
