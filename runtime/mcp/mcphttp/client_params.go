@@ -1,0 +1,339 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// A 2026-07-28 tool may mirror arguments into headers: a property of its
+// input schema annotated "x-mcp-header": "Region" makes the client send the
+// argument's value as Mcp-Param-Region, and the server rejects a tools/call
+// without it (-32020). The transport learns the annotations from the
+// tools/list results that pass through it; a tools/call to a tool it has
+// not seen that the server rejects with -32020 makes it list the tools
+// itself and try once more, as the specification suggests. Tools whose
+// annotations break the rules are left out of tools/list results (spec:
+// clients MUST exclude them) with a warning to the logger.
+
+// clientParam is one x-mcp-header parameter of a tool.
+type clientParam struct {
+	header string   // canonical "Mcp-Param-{Name}"
+	path   []string // properties keys from the schema root
+}
+
+// clientToolParams returns the x-mcp-header parameters of a tool, and
+// whether the transport has seen the tool.
+func (t *streamable) clientToolParams(name string) ([]clientParam, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, ok := t.params[name]
+	return p, ok
+}
+
+// setParamHeaders adds the Mcp-Param-* headers of a tools/call.
+func (t *streamable) setParamHeaders(h http.Header, m *clientMessage) {
+	params, _ := t.clientToolParams(m.name)
+	for _, p := range params {
+		if v, ok := clientArgument(m.args, p.path); ok {
+			h[p.header] = []string{clientHeaderValue(v)}
+		}
+	}
+}
+
+// clientArgument returns the header text of the primitive value at path in
+// the arguments object: a string as it is, a number or boolean as written.
+// Absent, null and non-primitive values have none.
+func clientArgument(args []byte, path []string) (string, bool) {
+	cur := args
+	for _, key := range path {
+		o, ok := runtime.ScanObject(cur)
+		if !ok {
+			return "", false
+		}
+		var found []byte
+		for {
+			k, v, more := o.Next()
+			if !more {
+				break
+			}
+			if string(k) == key {
+				found = v
+			}
+		}
+		if found == nil {
+			return "", false
+		}
+		cur = found
+	}
+	switch {
+	case len(cur) == 0, cur[0] == '{', cur[0] == '[', string(cur) == "null":
+		return "", false
+	case cur[0] == '"':
+		return clientString(cur)
+	}
+	return string(cur), true
+}
+
+// learnTools records the x-mcp-header parameters of the tools in a
+// tools/list reply and returns the reply without the tools whose
+// annotations are invalid.
+func (t *streamable) learnTools(reply []byte) []byte {
+	var env clientEnvelope
+	if !env.parse(reply) || env.result == nil {
+		return reply
+	}
+	var tools []byte
+	o, ok := runtime.ScanObject(env.result)
+	for ok {
+		k, v, more := o.Next()
+		if !more {
+			break
+		}
+		if string(k) == "tools" {
+			tools = v
+		}
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(tools, &list) != nil {
+		return reply
+	}
+	learned := make(map[string][]clientParam, len(list))
+	kept := list[:0]
+	for _, tool := range list {
+		name, params, err := clientToolAnnotations(tool)
+		if err != "" {
+			t.cfg.logger.Warn("mcphttp: left out a tool with an invalid x-mcp-header annotation", "tool", name, "reason", err)
+			continue
+		}
+		kept = append(kept, tool)
+		if name != "" {
+			learned[name] = params
+		}
+	}
+	t.mu.Lock()
+	if t.params == nil {
+		t.params = make(map[string][]clientParam, len(learned))
+	}
+	for name, p := range learned {
+		t.params[name] = p
+	}
+	t.mu.Unlock()
+	if len(kept) == len(list) {
+		return reply
+	}
+	return clientReplaceTools(reply, env.result, kept)
+}
+
+// clientReplaceTools returns reply with result's tools member replaced by
+// tools.
+func clientReplaceTools(reply, result []byte, tools []json.RawMessage) []byte {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(result, &members) != nil {
+		return reply
+	}
+	members["tools"], _ = json.Marshal(tools)
+	newResult, err := json.Marshal(members)
+	if err != nil {
+		return reply
+	}
+	start := bytes.Index(reply, result) // result is a subslice of reply
+	out := make([]byte, 0, len(reply)+len(newResult)-len(result))
+	out = append(out, reply[:start]...)
+	out = append(out, newResult...)
+	return append(out, reply[start+len(result):]...)
+}
+
+// clientToolAnnotations reads a tool's name and x-mcp-header parameters;
+// problem says why the annotations are invalid, "" when they are not.
+func clientToolAnnotations(tool []byte) (name string, params []clientParam, problem string) {
+	var schema []byte
+	o, ok := runtime.ScanObject(tool)
+	for ok {
+		k, v, more := o.Next()
+		if !more {
+			break
+		}
+		switch string(k) {
+		case "name":
+			name, _ = clientString(v)
+		case "inputSchema":
+			schema = v
+		}
+	}
+	if !bytes.Contains(schema, []byte(`"x-mcp-header"`)) {
+		return name, nil, ""
+	}
+	seen := map[string]bool{}
+	if problem = clientCollectParams(schema, nil, &params, seen, 0); problem != "" {
+		return name, nil, problem
+	}
+	if clientCountKeys(schema, `"x-mcp-header"`) != len(params) {
+		return name, nil, "x-mcp-header outside a chain of properties"
+	}
+	return name, params, ""
+}
+
+// clientCollectParams gathers the annotations on the properties chains of
+// schema.
+func clientCollectParams(schema []byte, path []string, out *[]clientParam, seen map[string]bool, depth int) string {
+	if depth > 32 {
+		return "schema nested too deeply"
+	}
+	var props []byte
+	o, ok := runtime.ScanObject(schema)
+	for ok {
+		k, v, more := o.Next()
+		if !more {
+			break
+		}
+		if string(k) == "properties" {
+			props = v
+		}
+	}
+	p, ok := runtime.ScanObject(props)
+	for ok {
+		key, sub, more := p.Next()
+		if !more {
+			break
+		}
+		at := append(path[:len(path):len(path)], string(key))
+		var header, typ []byte
+		s, isObj := runtime.ScanObject(sub)
+		for isObj {
+			k, v, more := s.Next()
+			if !more {
+				break
+			}
+			switch string(k) {
+			case "x-mcp-header":
+				header = v
+			case "type":
+				typ = v
+			}
+		}
+		if header != nil {
+			h, isString := clientString(header)
+			switch {
+			case !isString || !clientIsToken(h):
+				return "x-mcp-header " + string(header) + " is not an HTTP token"
+			case seen[strings.ToLower(h)]:
+				return "x-mcp-header " + string(header) + " is used twice"
+			case typ != nil && !clientStringIs(typ, "string") && !clientStringIs(typ, "integer") && !clientStringIs(typ, "boolean"):
+				return "x-mcp-header " + string(header) + " is on a property of type " + string(typ)
+			}
+			seen[strings.ToLower(h)] = true
+			*out = append(*out, clientParam{header: http.CanonicalHeaderKey("Mcp-Param-" + h), path: at})
+		}
+		if problem := clientCollectParams(sub, at, out, seen, depth+1); problem != "" {
+			return problem
+		}
+	}
+	return ""
+}
+
+// clientCountKeys counts the members named by the quoted key in the JSON
+// text b (the key followed by a colon; the same text as a string value does
+// not count).
+func clientCountKeys(b []byte, key string) int {
+	n := 0
+	for {
+		i := bytes.Index(b, []byte(key))
+		if i < 0 {
+			return n
+		}
+		b = b[i+len(key):]
+		if rest := bytes.TrimLeft(b, " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
+			n++
+		}
+	}
+}
+
+// clientIsToken reports whether s is an HTTP field-name token (RFC 9110).
+func clientIsToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// clientIsHeaderMismatch reports whether reply is an error response with
+// code -32020.
+func clientIsHeaderMismatch(reply []byte) bool {
+	var env clientEnvelope
+	if !env.parse(reply) || env.errObj == nil {
+		return false
+	}
+	var e runtime.Error
+	return json.Unmarshal(env.errObj, &e) == nil && e.Code == mcp.CodeHeaderMismatch
+}
+
+// clientListRequest returns a tools/list request with the given id, cursor
+// (none when "") and raw _meta.
+func clientListRequest(id int64, cursor string, meta []byte) []byte {
+	b := []byte(`{"jsonrpc":"2.0","id":`)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":"tools/list","params":{`...)
+	if cursor != "" {
+		b = append(b, `"cursor":`...)
+		b = runtime.AppendJSONString(b, cursor)
+		if meta != nil {
+			b = append(b, ',')
+		}
+	}
+	if meta != nil {
+		b = append(b, `"_meta":`...)
+		b = append(b, meta...)
+	}
+	return append(b, `}}`...)
+}
+
+// clientNextCursor returns the nextCursor of a tools/list reply, or "".
+func clientNextCursor(reply []byte) string {
+	var r struct {
+		Result struct {
+			NextCursor string `json:"nextCursor"`
+		} `json:"result"`
+	}
+	json.Unmarshal(reply, &r)
+	return r.Result.NextCursor
+}
+
+// listTools reads tools/list pages (with the _meta of the call that needs
+// them) until it learns the parameters of the tool name, and reports
+// whether the tool has any.
+func (t *streamable) listTools(ctx context.Context, id int64, name string, meta []byte) bool {
+	cursor := ""
+	for range clientMaxListPages {
+		msg := clientListRequest(id, cursor, meta)
+		m := scanClientMessage(msg)
+		reply, err := t.roundTrip(ctx, id, msg, &m, func([]byte) {})
+		if err != nil {
+			return false
+		}
+		t.learnTools(reply)
+		if params, known := t.clientToolParams(name); known {
+			return len(params) > 0
+		}
+		if cursor = clientNextCursor(reply); cursor == "" {
+			return false
+		}
+	}
+	return false
+}
+
+// clientMaxListPages bounds the tools/list pages read to learn a tool's
+// annotations.
+const clientMaxListPages = 100

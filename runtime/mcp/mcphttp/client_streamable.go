@@ -1,0 +1,442 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// Timing of the Streamable HTTP client.
+const (
+	// clientDefaultRetry is the wait before resuming a stream whose server
+	// named no retry interval; clientMaxRetry caps the server's value.
+	clientDefaultRetry = time.Second
+	clientMaxRetry     = time.Minute
+	// clientMaxResumes bounds the consecutive reconnections that bring no
+	// new event before a call gives up on its stream.
+	clientMaxResumes = 5
+	// clientNoticeTimeout bounds a notifications/cancelled POST and the
+	// DELETE that ends a session.
+	clientNoticeTimeout = 5 * time.Second
+)
+
+// streamable is the Streamable HTTP client transport of both eras. A
+// request whose params._meta names a protocol version is a 2026-07-28
+// request: stateless, with the request metadata headers, cancelled by
+// abandoning its response. Any other request belongs to the session-based
+// era: once an initialize succeeded, every message carries the session id
+// and negotiated version, a dropped event stream is resumed, and
+// cancellation is a notifications/cancelled POST.
+type streamable struct {
+	cfg    *clientConfig
+	u      *url.URL
+	urlErr error
+
+	closeCtx    context.Context // ended by Close, aborting calls in flight
+	closeCancel context.CancelFunc
+
+	mu      sync.Mutex
+	params  map[string][]clientParam // x-mcp-header parameters by tool
+	sess    clientSession
+	closed  bool
+	expired bool
+	refused bool // initialize got an answer that was not JSON-RPC
+}
+
+// clientSession is the legacy session state, copied out per request.
+type clientSession struct {
+	legacy  bool     // an initialize succeeded through the transport
+	id      []string // the Mcp-Session-Id header value; nil when none
+	version []string // the MCP-Protocol-Version header value
+}
+
+// NewStreamableTransport returns the Streamable HTTP transport for the MCP
+// endpoint at rawURL, for mcp.ConnectTransport; opts may be nil (only its
+// HTTPClient and Header apply). It speaks both eras, as each request asks:
+//
+//   - A request whose params._meta carries the protocol version (2026-07-28)
+//     is POSTed with MCP-Protocol-Version, Mcp-Method and, for tools/call,
+//     prompts/get and resources/read, Mcp-Name (base64-encoded when not
+//     plain visible ASCII), and a tools/call with the Mcp-Param-* headers
+//     its tool's x-mcp-header annotations ask for (learnt from tools/list,
+//     which the transport sends itself when the server reports missing
+//     headers for a tool it has not seen). Ending the call's context
+//     abandons the response, which is how that revision cancels.
+//   - After an initialize succeeded, every message carries the session's
+//     Mcp-Session-Id and the negotiated MCP-Protocol-Version. An event
+//     stream that ends before the response is resumed by a GET with
+//     Last-Event-ID after the server's retry interval, so no message is lost
+//     or repeated; a call whose context ends POSTs notifications/cancelled;
+//     Close DELETEs the session; a 404 means the session is gone
+//     (ErrSessionExpired).
+//
+// An HTTP error status whose body is a JSON-RPC error is returned as that
+// error's response; any other answer that is not JSON-RPC becomes a -32600
+// error response naming the HTTP status, so that the Client's era probe can
+// fall back. The transport does not open the optional standalone GET stream
+// of session-based servers.
+func NewStreamableTransport(rawURL string, opts *ClientOptions) mcp.ClientTransport {
+	var o ClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	return newStreamable(rawURL, newClientConfig(&o))
+}
+
+func newStreamable(rawURL string, cfg *clientConfig) *streamable {
+	t := &streamable{cfg: cfg}
+	t.u, t.urlErr = parseClientURL(rawURL)
+	t.closeCtx, t.closeCancel = context.WithCancel(context.Background())
+	return t
+}
+
+// session returns the session state for a new request, or why none can be
+// made.
+func (t *streamable) session() (clientSession, error) {
+	if t.urlErr != nil {
+		return clientSession{}, t.urlErr
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.closed:
+		return clientSession{}, runtime.ErrClosed
+	case t.expired:
+		return clientSession{}, clientExpired("the session")
+	}
+	return t.sess, nil
+}
+
+// clientExpired is the error for a request the server answered with 404 in
+// a legacy session.
+func clientExpired(what string) error {
+	return fmt.Errorf("mcphttp: %s: %w (HTTP 404); connect again to start a new one", what, ErrSessionExpired)
+}
+
+func (t *streamable) expire() {
+	t.mu.Lock()
+	t.expired = true
+	t.mu.Unlock()
+}
+
+func (t *streamable) isClosed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed
+}
+
+// initRefused reports whether initialize got an answer that was not
+// JSON-RPC: the endpoint is no Streamable HTTP endpoint.
+func (t *streamable) initRefused() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.refused
+}
+
+// bind returns ctx, also ended by Close; call both functions when done.
+func (t *streamable) bind(ctx context.Context) (context.Context, context.CancelFunc, func() bool) {
+	rctx, cancel := context.WithCancel(ctx)
+	return rctx, cancel, context.AfterFunc(t.closeCtx, cancel)
+}
+
+// clientSetHeaders sets the protocol headers of message m.
+func clientSetHeaders(h http.Header, m *clientMessage, s clientSession) {
+	if m.version != "" {
+		h[clientHdrVersion] = clientValue(m.version)
+		if m.method != "" {
+			h[clientHdrMethod] = clientValue(m.method)
+		}
+		if m.hasName {
+			h[clientHdrName] = []string{clientHeaderValue(m.name)}
+		}
+		return
+	}
+	if s.legacy {
+		if s.id != nil {
+			h[clientHdrSession] = s.id
+		}
+		h[clientHdrVersion] = s.version
+	}
+}
+
+// RoundTrip implements mcp.ClientTransport.
+func (t *streamable) RoundTrip(ctx context.Context, id int64, msg []byte, incoming func([]byte)) ([]byte, error) {
+	m := scanClientMessage(msg)
+	reply, err := t.roundTrip(ctx, id, msg, &m, incoming)
+	if err != nil || m.version == "" {
+		return reply, err
+	}
+	switch m.method {
+	case "tools/list":
+		return t.learnTools(reply), nil
+	case "tools/call":
+		if _, known := t.clientToolParams(m.name); !known && clientIsHeaderMismatch(reply) && t.listTools(ctx, id, m.name, m.meta) {
+			return t.roundTrip(ctx, id, msg, &m, incoming)
+		}
+	}
+	return reply, nil
+}
+
+// roundTrip sends request msg and returns its response.
+func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *clientMessage, incoming func([]byte)) ([]byte, error) {
+	s, err := t.session()
+	if err != nil {
+		return nil, err
+	}
+	legacy := m.version == "" && s.legacy
+	rctx, cancel, stop := t.bind(ctx)
+	defer cancel()
+	defer stop()
+	body := &clientBody{msg: msg}
+	defer body.detach()
+	req := t.cfg.newRequest(rctx, http.MethodPost, t.u, body, len(msg))
+	req.Header[clientHdrAccept] = clientAcceptBoth
+	clientSetHeaders(req.Header, m, s)
+	if m.version != "" && m.method == "tools/call" {
+		t.setParamHeaders(req.Header, m)
+	}
+	resp, err := t.cfg.client.Do(req)
+	if err == nil {
+		var reply []byte
+		reply, err = t.response(rctx, id, m, s, legacy, resp, incoming)
+		if err == nil {
+			return reply, nil
+		}
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		if legacy && !mcp.NoCancel(ctx) {
+			t.cancel(id, cerr)
+		}
+		return nil, cerr
+	}
+	if t.isClosed() {
+		return nil, runtime.ErrClosed
+	}
+	if errors.Is(err, ErrSessionExpired) {
+		return nil, err
+	}
+	return nil, fmt.Errorf("mcphttp: %s: %w", m.method, err)
+}
+
+// clientStatus returns the status line text of resp, "405 Method Not
+// Allowed" say.
+func clientStatus(resp *http.Response) string {
+	return strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
+}
+
+// response reads the answer to request id.
+func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s clientSession, legacy bool, resp *http.Response, incoming func([]byte)) ([]byte, error) {
+	initialize := m.method == "initialize"
+	ct := resp.Header.Get(clientHdrContentType)
+	var reply []byte
+	switch {
+	case resp.StatusCode == http.StatusNotFound && legacy && s.id != nil:
+		clientDiscard(resp)
+		t.expire()
+		return nil, clientExpired(m.method)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		body, err := readClientBody(resp, clientMaxError)
+		resp.Body.Close()
+		reply, ok := clientWithID(id, body)
+		if err != nil || !ok {
+			reply = clientErrorReply(id, clientStatus(resp))
+		}
+		if initialize && clientSSEHint(resp.StatusCode, reply) {
+			t.setRefused()
+		}
+		return reply, nil
+	case clientMediaType(ct, "text/event-stream"):
+		var err error
+		if reply, err = t.readStream(ctx, id, resp.Body, s, legacy, incoming); err != nil {
+			return nil, err
+		}
+	case clientMediaType(ct, "application/json"):
+		body, err := readClientBody(resp, clientMaxReply)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		var env clientEnvelope
+		if !env.parse(body) || !env.isResponse() {
+			if initialize {
+				t.setRefused()
+			}
+			return clientErrorReply(id, clientStatus(resp)+" with a body that is no JSON-RPC response"), nil
+		}
+		reply = body
+	default:
+		clientDiscard(resp)
+		if initialize {
+			t.setRefused()
+		}
+		return clientErrorReply(id, clientStatus(resp)+" with Content-Type "+strconv.Quote(ct)), nil
+	}
+	if initialize {
+		t.initialized(reply, resp.Header.Get(clientHdrSession))
+	}
+	return reply, nil
+}
+
+// clientSSEHint reports whether an initialize answered with status and the
+// error response reply hints at an HTTP+SSE server: 400, 404 or 405 without
+// an error only a 2026-07-28 server would send (spec: Streamable HTTP,
+// Backward Compatibility).
+func clientSSEHint(status int, reply []byte) bool {
+	if status != http.StatusBadRequest && status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+		return false
+	}
+	var env clientEnvelope
+	env.parse(reply)
+	var e runtime.Error
+	if json.Unmarshal(env.errObj, &e) != nil {
+		return true
+	}
+	switch e.Code {
+	case mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion:
+		return false
+	case runtime.CodeMethodNotFound:
+		return status != http.StatusNotFound
+	}
+	return true
+}
+
+func (t *streamable) setRefused() {
+	t.mu.Lock()
+	t.refused = true
+	t.mu.Unlock()
+}
+
+// initialized starts the legacy session when reply is a successful
+// InitializeResult.
+func (t *streamable) initialized(reply []byte, sessionID string) {
+	var env clientEnvelope
+	if !env.parse(reply) || env.result == nil {
+		return
+	}
+	o, ok := runtime.ScanObject(env.result)
+	version := ""
+	for ok {
+		key, val, more := o.Next()
+		if !more {
+			break
+		}
+		if string(key) == "protocolVersion" {
+			version, _ = clientString(val)
+		}
+	}
+	if version == "" {
+		return
+	}
+	s := clientSession{legacy: true, version: clientValue(version)}
+	if sessionID != "" {
+		s.id = []string{sessionID}
+	}
+	t.mu.Lock()
+	t.sess = s
+	t.expired = false
+	t.mu.Unlock()
+}
+
+// cancel tells a legacy session's server that the caller gave up on
+// request id.
+func (t *streamable) cancel(id int64, reason error) {
+	s, err := t.session()
+	if err != nil {
+		return
+	}
+	ctx, stop := context.WithTimeout(t.closeCtx, clientNoticeTimeout)
+	defer stop()
+	m := clientMessage{method: "notifications/cancelled"}
+	if err := t.post(ctx, clientCancelMessage(id, reason), &m, s); err != nil {
+		t.cfg.logger.Debug("mcphttp: send notifications/cancelled", "id", id, "err", err)
+	}
+}
+
+// Send implements mcp.ClientTransport: it POSTs a notification or a
+// response, which the server accepts with 202.
+func (t *streamable) Send(ctx context.Context, msg []byte) error {
+	s, err := t.session()
+	if err != nil {
+		return err
+	}
+	m := scanClientMessage(msg)
+	rctx, cancel, stop := t.bind(ctx)
+	defer cancel()
+	defer stop()
+	err = t.post(rctx, msg, &m, s)
+	if err != nil && ctx.Err() == nil && t.isClosed() {
+		return runtime.ErrClosed
+	}
+	return err
+}
+
+// post sends a message that gets no response.
+func (t *streamable) post(ctx context.Context, msg []byte, m *clientMessage, s clientSession) error {
+	what := m.method
+	if what == "" {
+		what = "response"
+	}
+	body := &clientBody{msg: msg}
+	defer body.detach()
+	req := t.cfg.newRequest(ctx, http.MethodPost, t.u, body, len(msg))
+	req.Header[clientHdrAccept] = clientAcceptBoth
+	clientSetHeaders(req.Header, m, s)
+	resp, err := t.cfg.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("mcphttp: send %s: %w", what, err)
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		clientDiscard(resp)
+		return nil
+	}
+	if resp.StatusCode == http.StatusNotFound && m.version == "" && s.id != nil {
+		clientDiscard(resp)
+		t.expire()
+		return clientExpired("send " + what)
+	}
+	errBody, _ := readClientBody(resp, clientMaxError)
+	resp.Body.Close()
+	return fmt.Errorf("mcphttp: send %s: HTTP %s%s", what, clientStatus(resp), clientErrorSuffix(errBody))
+}
+
+// Close implements mcp.ClientTransport: it aborts the calls in flight and
+// ends a legacy session with DELETE (a server that answers 405 keeps it
+// until it expires).
+func (t *streamable) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	s, expired := t.sess, t.expired
+	t.mu.Unlock()
+	t.closeCancel()
+	defer t.cfg.closeIdle()
+	if s.id == nil || expired {
+		return nil
+	}
+	ctx, stop := context.WithTimeout(context.Background(), clientNoticeTimeout)
+	defer stop()
+	req := t.cfg.newRequest(ctx, http.MethodDelete, t.u, nil, 0)
+	clientSetHeaders(req.Header, &clientMessage{}, s)
+	resp, err := t.cfg.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("mcphttp: end the session: %w", err)
+	}
+	clientDiscard(resp)
+	switch code := resp.StatusCode; {
+	case code >= 200 && code <= 299, code == http.StatusNotFound, code == http.StatusMethodNotAllowed:
+		return nil
+	}
+	return fmt.Errorf("mcphttp: end the session: HTTP %s", clientStatus(resp))
+}

@@ -1,0 +1,179 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// EventStore keeps the events of a legacy session's Streamable HTTP streams,
+// so that a client whose stream broke can resume it (GET with Last-Event-ID)
+// and receive what it missed, exactly once. The Handler calls Append for
+// every event it sends, before sending it, including the empty priming event
+// that opens a stream. Implementations must be safe for concurrent use.
+type EventStore interface {
+	// Append stores msg as the next event of stream (in session) and returns
+	// its event id, which must identify the stream (so it can be resumed
+	// from) and be unique in the session. msg is empty for a priming event.
+	// The store may keep msg.
+	Append(ctx context.Context, session, stream string, msg []byte) (id string, err error)
+	// Replay calls send for every event of the stream lastEventID belongs to
+	// that was stored after it, in order, skipping empty (priming) events,
+	// and returns that stream's name; ErrUnknownEvent if the id is not known
+	// (evicted, wrong session, malformed). An error from send ends Replay
+	// and is returned.
+	Replay(ctx context.Context, session, lastEventID string, send func(id string, msg []byte) error) (stream string, err error)
+	// DeleteSession forgets a session's events.
+	DeleteSession(ctx context.Context, session string) error
+}
+
+// ErrUnknownEvent is returned by EventStore.Replay for an event id it does
+// not know: malformed, of another session, or evicted. A client resuming
+// from it gets 400.
+var ErrUnknownEvent = errors.New("mcphttp: unknown event id")
+
+// MemoryEventStore is an EventStore in memory, bounded per session: when a
+// session's events take more than its limit, the oldest are evicted, and a
+// client can no longer resume from them. Its event ids are
+// "<stream>_<sequence>", the sequence counting the session's events.
+type MemoryEventStore struct {
+	max int
+
+	mu       sync.Mutex
+	sessions map[string]*memSession
+}
+
+// memSession is one session's events, oldest first.
+type memSession struct {
+	events []memEvent // events[head:] are live
+	head   int
+	size   int    // bytes held by the live events, counting overhead
+	seq    uint64 // the last sequence number given out
+}
+
+type memEvent struct {
+	seq    uint64
+	stream string
+	msg    []byte
+}
+
+// memEventOverhead is what an event costs besides its message, so that a
+// flood of empty events is bounded too.
+const memEventOverhead = 64
+
+// NewMemoryEventStore returns a MemoryEventStore keeping up to
+// maxBytesPerSession bytes of events per session (0 means 1 MiB). The newest
+// event is always kept, whatever its size.
+func NewMemoryEventStore(maxBytesPerSession int) *MemoryEventStore {
+	if maxBytesPerSession <= 0 {
+		maxBytesPerSession = 1 << 20
+	}
+	return &MemoryEventStore{max: maxBytesPerSession, sessions: make(map[string]*memSession)}
+}
+
+// Append stores msg as the next event of stream and returns its id.
+func (m *MemoryEventStore) Append(_ context.Context, session, stream string, msg []byte) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessions[session]
+	if s == nil {
+		s = &memSession{}
+		m.sessions[session] = s
+	}
+	s.seq++
+	s.events = append(s.events, memEvent{seq: s.seq, stream: stream, msg: msg})
+	s.size += len(msg) + memEventOverhead
+	for s.size > m.max && len(s.events)-s.head > 1 {
+		e := &s.events[s.head]
+		s.size -= len(e.msg) + memEventOverhead
+		*e = memEvent{}
+		s.head++
+	}
+	if s.head > 32 && s.head*2 > len(s.events) {
+		n := copy(s.events, s.events[s.head:])
+		clear(s.events[n:])
+		s.events, s.head = s.events[:n], 0
+	}
+	return eventID(stream, s.seq), nil
+}
+
+// eventID is the id of the event seq of stream.
+func eventID(stream string, seq uint64) string {
+	b := make([]byte, 0, len(stream)+1+20)
+	b = append(b, stream...)
+	b = append(b, '_')
+	return string(strconv.AppendUint(b, seq, 10))
+}
+
+// parseEventID splits an id eventID made.
+func parseEventID(id string) (stream string, seq uint64, ok bool) {
+	i := strings.LastIndexByte(id, '_')
+	if i < 0 {
+		return "", 0, false
+	}
+	seq, err := strconv.ParseUint(id[i+1:], 10, 64)
+	if err != nil || seq == 0 {
+		return "", 0, false
+	}
+	return id[:i], seq, true
+}
+
+// Replay sends the events of lastEventID's stream stored after it. The
+// events are copied out first, so send runs without the store's lock.
+func (m *MemoryEventStore) Replay(_ context.Context, session, lastEventID string, send func(id string, msg []byte) error) (string, error) {
+	stream, seq, ok := parseEventID(lastEventID)
+	if !ok {
+		return "", ErrUnknownEvent
+	}
+	var out []memEvent
+	m.mu.Lock()
+	s := m.sessions[session]
+	if s == nil {
+		m.mu.Unlock()
+		return "", ErrUnknownEvent
+	}
+	live := s.events[s.head:]
+	// Sequence numbers grow along the slice: find the event by search.
+	lo, hi := 0, len(live)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if live[mid].seq < seq {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(live) || live[lo].seq != seq || live[lo].stream != stream {
+		m.mu.Unlock()
+		return "", ErrUnknownEvent
+	}
+	for _, e := range live[lo+1:] {
+		if e.stream == stream && len(e.msg) > 0 {
+			out = append(out, e)
+		}
+	}
+	m.mu.Unlock()
+	for _, e := range out {
+		if err := send(eventID(e.stream, e.seq), e.msg); err != nil {
+			return stream, err
+		}
+	}
+	return stream, nil
+}
+
+// DeleteSession forgets the session's events.
+func (m *MemoryEventStore) DeleteSession(_ context.Context, session string) error {
+	m.mu.Lock()
+	delete(m.sessions, session)
+	m.mu.Unlock()
+	return nil
+}
+
+// sessionCount reports how many sessions have events, for tests.
+func (m *MemoryEventStore) sessionCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}

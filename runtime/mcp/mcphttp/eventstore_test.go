@@ -1,0 +1,107 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func replayAll(t *testing.T, s EventStore, session, last string) (string, []string, error) {
+	t.Helper()
+	var got []string
+	name, err := s.Replay(context.Background(), session, last, func(id string, msg []byte) error {
+		got = append(got, id+"="+string(msg))
+		return nil
+	})
+	return name, got, err
+}
+
+func TestMemoryEventStore(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemoryEventStore(0)
+	add := func(session, stream, msg string) string {
+		id, err := s.Append(ctx, session, stream, []byte(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	p1 := add("s", "1", "")
+	a := add("s", "1", "a")
+	p2 := add("s", "2", "")
+	x := add("s", "2", "x")
+	b := add("s", "1", "b")
+	other := add("t", "1", "o")
+	ids := map[string]bool{}
+	for _, id := range []string{p1, a, p2, x, b} {
+		if ids[id] {
+			t.Fatalf("duplicate id %s", id)
+		}
+		ids[id] = true
+	}
+	if streamOf(t, a) != "1" || streamOf(t, x) != "2" {
+		t.Fatalf("ids %s %s do not name their streams", a, x)
+	}
+	// Replay sends the stream's later events only, skipping priming events.
+	name, got, err := replayAll(t, s, "s", p1)
+	if err != nil || name != "1" || strings.Join(got, ",") != a+"=a,"+b+"=b" {
+		t.Fatalf("replay from %s: %q %v %v", p1, name, got, err)
+	}
+	name, got, err = replayAll(t, s, "s", x)
+	if err != nil || name != "2" || len(got) != 0 {
+		t.Fatalf("replay from %s: %q %v %v", x, name, got, err)
+	}
+	for _, bad := range []string{"", "nope", "1_", "1_x", "1_0", "9_1", "1_99", "1_3"} {
+		if _, _, err := replayAll(t, s, "s", bad); !errors.Is(err, ErrUnknownEvent) {
+			t.Errorf("replay from %q: %v, want ErrUnknownEvent", bad, err)
+		}
+	}
+	// An error from send stops the replay.
+	stop := errors.New("stop")
+	if _, err := s.Replay(ctx, "s", p1, func(string, []byte) error { return stop }); err != stop {
+		t.Fatalf("replay: %v, want the send error", err)
+	}
+	if err := s.DeleteSession(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := replayAll(t, s, "s", p1); !errors.Is(err, ErrUnknownEvent) {
+		t.Fatalf("replay after DeleteSession: %v", err)
+	}
+	if _, _, err := replayAll(t, s, "t", other); err != nil {
+		t.Fatalf("the other session lost its events: %v", err)
+	}
+}
+
+func TestMemoryEventStoreEviction(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemoryEventStore(10 * (memEventOverhead + 10))
+	var ids []string
+	for i := range 1000 {
+		id, err := s.Append(ctx, "s", "1", fmt.Appendf(nil, "message%03d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	// The oldest are gone; the newest ten remain, in order.
+	if _, _, err := replayAll(t, s, "s", ids[0]); !errors.Is(err, ErrUnknownEvent) {
+		t.Fatalf("replay from an evicted event: %v", err)
+	}
+	_, got, err := replayAll(t, s, "s", ids[990])
+	if err != nil || len(got) != 9 || !strings.HasSuffix(got[8], "message999") {
+		t.Fatalf("replay: %v %v", got, err)
+	}
+	if n := len(s.sessions["s"].events) - s.sessions["s"].head; n != 10 {
+		t.Fatalf("%d events kept, want 10", n)
+	}
+	// One event bigger than the bound is kept, as the newest.
+	big, _ := s.Append(ctx, "s", "2", make([]byte, 5000))
+	if _, got, err := replayAll(t, s, "s", big); err != nil || len(got) != 0 {
+		t.Fatalf("replay from a big event: %v %v", got, err)
+	}
+	if _, _, err := replayAll(t, s, "s", ids[999]); !errors.Is(err, ErrUnknownEvent) {
+		t.Fatalf("a big event did not evict the others: %v", err)
+	}
+}

@@ -1,0 +1,412 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// Header names, in the canonical form net/http keeps them in.
+const (
+	hdrSessionID       = "Mcp-Session-Id"
+	hdrProtocolVersion = "Mcp-Protocol-Version"
+	hdrMethod          = "Mcp-Method"
+	hdrName            = "Mcp-Name"
+	hdrLastEventID     = "Last-Event-Id"
+)
+
+// Shared header values; net/http never modifies them.
+var (
+	valJSON        = []string{"application/json"}
+	valEventStream = []string{"text/event-stream"}
+	valNoCache     = []string{"no-cache"}
+	valNo          = []string{"no"}
+)
+
+// Handler serves MCP over HTTP at one endpoint, for every client in use: the
+// stateless 2026-07-28 Streamable HTTP, the session-based Streamable HTTP of
+// 2025-03-26 to 2025-11-25 (sessions, standalone GET streams, resumable SSE
+// response streams), and, unless Options.DisableLegacySSE, the HTTP+SSE
+// transport of 2024-11-05. Create one with NewHandler and mount it where the
+// MCP endpoint lives. Its methods are safe for concurrent use.
+type Handler struct {
+	srv    *mcp.Server
+	opts   Options // with defaults filled in
+	logger *slog.Logger
+	legacy *sseLegacy // the 2024-11-05 transport; nil when disabled
+	store  EventStore
+	modern *mcp.Session // serves every 2026-07-28 request, statelessly
+
+	// params caches the x-mcp-header parameters of the tools, by name.
+	paramsMu sync.Mutex
+	params   atomic.Pointer[map[string]*toolParams]
+
+	// state counts the calls in flight, with closingBit set once Shutdown
+	// has begun; drained is closed when, after that, the count is zero.
+	state     atomic.Int64
+	drained   chan struct{}
+	drainOnce sync.Once
+	exitFn    func() // h.exit, allocated once for track
+	// hard is cancelled when Shutdown gives up waiting: every 2026-07-28
+	// call's context derives from it (legacy calls are cancelled by their
+	// sessions).
+	hard       context.Context
+	hardCancel context.CancelFunc
+
+	nsessions atomic.Int64 // reserved legacy sessions, both transports
+
+	mu        sync.RWMutex
+	sessions  map[string]*session // live Streamable HTTP sessions by id
+	sweeping  bool                // the janitor ending idle sessions runs
+	sweepWake chan struct{}       // tells the janitor the last session ended
+}
+
+const closingBit = 1 << 62
+
+// NewHandler returns a Handler serving srv with opts (nil means the zero
+// Options, which are safe defaults).
+func NewHandler(srv *mcp.Server, opts *Options) *Handler {
+	h := &Handler{srv: srv, modern: srv.NewSession(), drained: make(chan struct{}),
+		sessions: make(map[string]*session), sweepWake: make(chan struct{}, 1)}
+	if opts != nil {
+		h.opts = *opts
+	}
+	h.opts = h.opts.withDefaults()
+	h.logger = h.opts.Logger
+	h.store = h.opts.EventStore
+	if h.store == nil {
+		h.store = NewMemoryEventStore(0)
+	}
+	h.exitFn = h.exit
+	h.hard, h.hardCancel = context.WithCancel(context.Background())
+	if !h.opts.DisableLegacySSE {
+		h.legacy = newSSELegacy(h)
+	}
+	return h
+}
+
+// ServeHTTP serves one request to the MCP endpoint: POST carries a message
+// of either era, GET opens a legacy stream (a session's standalone stream, a
+// resumed stream, or the 2024-11-05 HTTP+SSE stream), DELETE ends a legacy
+// session.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r, ok := h.guard(w, r)
+	if !ok {
+		return
+	}
+	if h.closing() {
+		writeError(w, http.StatusServiceUnavailable, nil, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.servePOST(w, r)
+	case http.MethodGet:
+		h.serveGET(w, r)
+	case http.MethodDelete:
+		h.serveDELETE(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, nil, runtime.CodeInvalidRequest, "Method Not Allowed")
+	}
+}
+
+// servePOST routes a POST to the era and session its message belongs to.
+func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(hdrSessionID)
+	if sid == "" && h.legacy != nil && r.URL.RawQuery != "" {
+		if q := r.URL.Query().Get("sessionId"); q != "" {
+			h.legacy.servePOST(w, r, q)
+			return
+		}
+	}
+	if !accepts(r.Header, true) {
+		writeError(w, http.StatusNotAcceptable, nil, runtime.CodeInvalidRequest,
+			"Not Acceptable: the client must accept application/json and text/event-stream")
+		return
+	}
+	body, ok := readBody(w, r, h.opts.MaxBodyBytes)
+	if !ok {
+		return
+	}
+	var env envelope
+	switch env.parse(body) {
+	case bodyMalformed:
+		writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError, "Parse error")
+		return
+	case bodyNotMessage:
+		writeError(w, http.StatusBadRequest, nil, runtime.CodeInvalidRequest, "Invalid Request: the body is not a JSON-RPC message")
+		return
+	}
+	if sid != "" {
+		if s := h.sessionOf(r, sid); s != nil {
+			s.servePOST(w, r, body, &env)
+			return
+		}
+		// A 2026-07-28 request ignores a session id it does not need.
+		if !env.batch && env.modern(r) {
+			h.serveModern(w, r, body, &env)
+			return
+		}
+		writeError(w, http.StatusNotFound, env.id, runtime.CodeInvalidRequest, "Not Found: unknown or ended session; send initialize to start a new one")
+		return
+	}
+	switch {
+	case env.batch:
+	case env.methodIs("initialize"):
+		h.initialize(w, r, body, &env)
+		return
+	case env.modern(r):
+		h.serveModern(w, r, body, &env)
+		return
+	}
+	if !utf8.Valid(body) || !json.Valid(body) {
+		writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError, "Parse error")
+		return
+	}
+	writeError(w, http.StatusBadRequest, env.id, runtime.CodeInvalidRequest,
+		"Bad Request: Mcp-Session-Id header is required (send initialize first, or a 2026-07-28 request with its _meta)")
+}
+
+// serveGET opens a legacy stream: a session's standalone stream or a resumed
+// one with Mcp-Session-Id, the HTTP+SSE stream without.
+func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(hdrSessionID)
+	if sid == "" {
+		if h.legacy != nil {
+			h.legacy.serveGET(w, r)
+			return
+		}
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, nil, runtime.CodeInvalidRequest,
+			"Method Not Allowed: GET needs an Mcp-Session-Id (2026-07-28 has no GET stream)")
+		return
+	}
+	s := h.sessionOf(r, sid)
+	if s == nil {
+		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
+		return
+	}
+	if !checkLegacyVersion(w, r, nil) {
+		return
+	}
+	if !accepts(r.Header, false) {
+		writeError(w, http.StatusNotAcceptable, nil, runtime.CodeInvalidRequest, "Not Acceptable: the client must accept text/event-stream")
+		return
+	}
+	if last := r.Header.Get(hdrLastEventID); last != "" {
+		s.resume(w, r, last)
+		return
+	}
+	s.serveStandalone(w, r)
+}
+
+// serveDELETE ends the legacy session named by Mcp-Session-Id.
+func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(hdrSessionID)
+	if sid == "" {
+		w.Header().Set("Allow", "GET, POST")
+		writeError(w, http.StatusMethodNotAllowed, nil, runtime.CodeInvalidRequest,
+			"Method Not Allowed: DELETE needs an Mcp-Session-Id (2026-07-28 has no sessions)")
+		return
+	}
+	s := h.sessionOf(r, sid)
+	if s == nil {
+		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
+		return
+	}
+	if !checkLegacyVersion(w, r, nil) {
+		return
+	}
+	s.end()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// session returns the live session with id sid, or nil.
+func (h *Handler) session(sid string) *session {
+	h.mu.RLock()
+	s := h.sessions[sid]
+	h.mu.RUnlock()
+	return s
+}
+
+// sessionOf returns the live session with id sid that r may use: one the
+// same token subject started (sessions are not a means of authentication,
+// and one user's session id is of no use to another), or nil.
+func (h *Handler) sessionOf(r *http.Request, sid string) *session {
+	s := h.session(sid)
+	if s == nil || s.subject != tokenSubject(r) {
+		return nil
+	}
+	return s
+}
+
+// Shutdown shuts the handler down gracefully: new requests get 503, the
+// standalone and HTTP+SSE streams end, calls in flight are waited for until
+// ctx ends (and are then cancelled), and every session ends. It returns
+// ctx.Err() when it had to cancel calls.
+//
+// http.Server.Shutdown does not end long-lived streams, nor wait for calls
+// that outlive their HTTP request (a legacy call whose client disconnected),
+// so call both:
+//
+//	go srv.Shutdown(ctx)
+//	h.Shutdown(ctx)
+func (h *Handler) Shutdown(ctx context.Context) error {
+	if old := h.state.Or(closingBit); old&^closingBit == 0 {
+		h.signalDrained()
+	}
+	for _, s := range h.liveSessions() {
+		s.endStandalone()
+	}
+	if h.legacy != nil {
+		h.legacy.shutdown(ctx)
+	}
+	var err error
+	select {
+	case <-h.drained:
+	default:
+		select {
+		case <-h.drained:
+		case <-ctx.Done():
+			err = ctx.Err()
+			h.hardCancel()
+			for _, s := range h.liveSessions() {
+				s.cancelCalls()
+			}
+		}
+	}
+	for _, s := range h.liveSessions() {
+		s.end()
+	}
+	return err
+}
+
+// Close shuts the handler down at once: Shutdown with a context that has
+// already ended, so calls in flight are cancelled.
+func (h *Handler) Close() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	h.Shutdown(ctx)
+	return nil
+}
+
+// SessionCount returns the number of live legacy sessions, of both legacy
+// transports.
+func (h *Handler) SessionCount() int {
+	h.mu.RLock()
+	n := len(h.sessions)
+	h.mu.RUnlock()
+	if h.legacy != nil {
+		n += h.legacy.count()
+	}
+	return n
+}
+
+func (h *Handler) liveSessions() []*session {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	out := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
+// reserveSession takes one of the MaxSessions slots for a new legacy
+// session; false when they are all taken or the handler is shutting down.
+func (h *Handler) reserveSession() bool {
+	for {
+		n := h.nsessions.Load()
+		if n >= int64(h.opts.MaxSessions) || h.closing() {
+			return false
+		}
+		if h.nsessions.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// releaseSession gives back a slot reserveSession took.
+func (h *Handler) releaseSession() { h.nsessions.Add(-1) }
+
+// closing reports whether Shutdown has begun.
+func (h *Handler) closing() bool { return h.state.Load()&closingBit != 0 }
+
+// track counts a call in flight, so Shutdown waits for it; done ends it. ok
+// is false when the handler is shutting down.
+func (h *Handler) track() (done func(), ok bool) {
+	if !h.enter() {
+		return nil, false
+	}
+	return h.exitFn, true
+}
+
+func (h *Handler) enter() bool {
+	if h.state.Add(1)&closingBit != 0 {
+		h.exit()
+		return false
+	}
+	return true
+}
+
+func (h *Handler) exit() {
+	if h.state.Add(-1) == closingBit {
+		h.signalDrained()
+	}
+}
+
+func (h *Handler) signalDrained() { h.drainOnce.Do(func() { close(h.drained) }) }
+
+// accepts reports whether the Accept header allows the responses a POST
+// (JSON or SSE) or a GET (SSE) may get. It is lenient: no Accept header, a
+// wildcard, or either type for a POST will do.
+func accepts(hdr http.Header, post bool) bool {
+	values := hdr["Accept"]
+	if len(values) == 0 {
+		return true
+	}
+	for _, v := range values {
+		for v != "" {
+			var item string
+			item, v, _ = strings.Cut(v, ",")
+			if i := strings.IndexByte(item, ';'); i >= 0 {
+				item = item[:i]
+			}
+			switch strings.ToLower(strings.TrimSpace(item)) {
+			case "text/event-stream", "*/*", "text/*", "":
+				return true
+			case "application/json", "application/*":
+				if post {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// writeJSON answers with a JSON body in one write, with its length: net/http
+// counts a body that fits its response buffer (2 KiB) itself, without
+// allocating; a larger one is given its length here, so that it is not
+// chunked.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	hdr := w.Header()
+	hdr["Content-Type"] = valJSON
+	if len(body) > 2048 {
+		hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
+	w.WriteHeader(status)
+	if _, err := w.Write(body); err != nil {
+		return // the client is gone; nothing more can be said
+	}
+}

@@ -1,0 +1,474 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/sse"
+)
+
+// The 2024-11-05 HTTP+SSE transport. A client opens an event stream with a
+// GET; the server's first event, "endpoint", names the URL the client POSTs
+// its messages to: this handler's own path with a sessionId query parameter.
+// Each POST is answered 202 at once, and the replies and notifications of
+// the messages go on the stream as "message" events. The session lives as
+// long as the stream: when the GET ends, so does the session, and its calls
+// in flight are cancelled.
+//
+// The spec fixes only the two endpoints and the two event types; the
+// sessionId query parameter, the 202 with body "Accepted" and the 400/404
+// statuses follow the reference TypeScript SDK, which clients expect.
+
+const (
+	// legacyMaxCalls bounds the calls in flight in one HTTP+SSE session; a
+	// POST beyond it gets 429.
+	legacyMaxCalls = 256
+	// legacyMaxPending bounds the bytes waiting to be written on one stream;
+	// a client that reads too slowly loses its session.
+	legacyMaxPending = 64 << 20
+	// legacyWriteTimeout bounds each write on a stream, so a client that has
+	// stopped reading cannot hold a goroutine for good.
+	legacyWriteTimeout = time.Minute
+	// legacyDrainTimeout bounds the last writes on a stream whose session is
+	// ending (the replies of calls that finished during a shutdown).
+	legacyDrainTimeout = 5 * time.Second
+)
+
+// sseLegacy serves the HTTP+SSE sessions of a Handler.
+type sseLegacy struct {
+	h *Handler
+
+	mu       sync.Mutex
+	sessions map[string]*sseSession
+	closed   bool          // shutdown began: no new sessions
+	calls    int           // calls in flight, in every session
+	idle     chan struct{} // closed when calls drops to 0 during shutdown
+	streams  sync.WaitGroup
+}
+
+// sseSession is one HTTP+SSE session: an MCP session and the queue of
+// messages its stream writes.
+type sseSession struct {
+	id      string
+	subject string // the token subject that opened it
+	logger  *slog.Logger
+	ss      *mcp.Session
+	ctx     context.Context // the session's life; ends with its stream
+	cancel  context.CancelFunc
+
+	mu      sync.Mutex
+	queue   [][]byte // messages waiting for the stream, in order
+	pending int      // their bytes
+	ended   bool     // nothing more is queued
+	calls   int      // calls in flight
+	wake    chan struct{}
+}
+
+func newSSELegacy(h *Handler) *sseLegacy {
+	return &sseLegacy{h: h, sessions: make(map[string]*sseSession)}
+}
+
+// count returns the number of live HTTP+SSE sessions.
+func (l *sseLegacy) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.sessions)
+}
+
+// serveGET opens a session and serves its event stream until the client goes
+// away or the handler shuts down.
+func (l *sseLegacy) serveGET(w http.ResponseWriter, r *http.Request) {
+	if !acceptsEventStream(r.Header.Values("Accept")) {
+		writeError(w, http.StatusNotAcceptable, nil, runtime.CodeInvalidRequest,
+			"Not Acceptable: the client must accept text/event-stream")
+		return
+	}
+	if l.h.closing() || !l.h.reserveSession() {
+		writeError(w, http.StatusServiceUnavailable, nil, runtime.CodeServerError,
+			"Service Unavailable: no new session can be opened now")
+		return
+	}
+	defer l.h.releaseSession()
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	sess := &sseSession{
+		id:      newSessionID(),
+		subject: tokenSubject(r),
+		logger:  l.h.logger,
+		ss:      l.h.srv.NewSession(),
+		ctx:     ctx,
+		cancel:  cancel,
+		wake:    make(chan struct{}, 1),
+	}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, nil, runtime.CodeServerError,
+			"Service Unavailable: the server is shutting down")
+		return
+	}
+	l.sessions[sess.id] = sess
+	l.streams.Add(1)
+	l.mu.Unlock()
+	defer l.streams.Done()
+	defer l.end(sess)
+
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("X-Accel-Buffering", "no")
+	hdr.Del("Content-Length")
+	w.WriteHeader(http.StatusOK)
+
+	rc := http.NewResponseController(w)
+	// The stream outlives any http.Server ReadTimeout (which would end the
+	// request's context) and WriteTimeout: each write gets its own deadline
+	// instead, and none is left behind for the connection's next request.
+	_ = rc.SetReadDeadline(time.Time{})
+	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	buf := sse.AppendEvent(make([]byte, 0, 512), sse.Event{
+		Type: "endpoint",
+		Data: endpointPath(r) + "?sessionId=" + url.QueryEscape(sess.id),
+	})
+	if !l.write(rc, w, buf, legacyWriteTimeout) {
+		return
+	}
+	l.h.logger.Debug("mcphttp: HTTP+SSE session opened", "session", sess.id)
+
+	var tick <-chan time.Time
+	if ka := l.h.opts.KeepAlive; ka > 0 {
+		t := time.NewTicker(ka)
+		defer t.Stop()
+		tick = t.C
+	}
+	var batch [][]byte
+	for {
+		select {
+		case <-ctx.Done():
+			// The client went away, or the session was ended (shutdown, a
+			// client too slow to read): write what is left, in case the
+			// client is still there.
+			batch = sess.take(batch[:0])
+			l.write(rc, w, appendMessages(buf[:0], batch), legacyDrainTimeout)
+			return
+		case <-sess.wake:
+			batch = sess.take(batch[:0])
+			buf = appendMessages(buf[:0], batch)
+			clear(batch)
+			if !l.write(rc, w, buf, legacyWriteTimeout) {
+				return
+			}
+		case <-tick:
+			if !l.write(rc, w, sse.AppendComment(buf[:0], ""), legacyWriteTimeout) {
+				return
+			}
+		}
+		if cap(buf) > 1<<20 {
+			buf = make([]byte, 0, 512) // let one big message's buffer go
+		}
+	}
+}
+
+// write writes b on the stream and flushes it, within timeout; it reports
+// whether that worked.
+func (l *sseLegacy) write(rc *http.ResponseController, w http.ResponseWriter, b []byte, timeout time.Duration) bool {
+	// Ignored when unsupported: the write then has no deadline.
+	_ = rc.SetWriteDeadline(time.Now().Add(timeout))
+	if len(b) > 0 {
+		if _, err := w.Write(b); err != nil {
+			l.h.logger.Debug("mcphttp: write HTTP+SSE stream", "err", err)
+			return false
+		}
+	}
+	if err := rc.Flush(); err != nil {
+		l.h.logger.Debug("mcphttp: flush HTTP+SSE stream", "err", err)
+		return false
+	}
+	return true
+}
+
+// appendMessages appends each message as a "message" event.
+func appendMessages(b []byte, msgs [][]byte) []byte {
+	for _, m := range msgs {
+		b = sse.AppendEvent(b, sse.Event{Type: "message", Data: string(m)})
+	}
+	return b
+}
+
+// end removes the session and ends it: its calls in flight are cancelled
+// and nothing more is queued for it.
+func (l *sseLegacy) end(sess *sseSession) {
+	l.mu.Lock()
+	delete(l.sessions, sess.id)
+	l.mu.Unlock()
+	sess.cancel()
+	sess.mu.Lock()
+	sess.ended = true
+	clear(sess.queue)
+	sess.queue, sess.pending = nil, 0
+	sess.mu.Unlock()
+	l.h.logger.Debug("mcphttp: HTTP+SSE session ended", "session", sess.id)
+}
+
+// servePOST takes one message for the session sessionID: answered 202 at
+// once, it is handled on its own goroutine and whatever the server says
+// about it goes on the session's stream.
+func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID string) {
+	l.mu.Lock()
+	sess := l.sessions[sessionID]
+	l.mu.Unlock()
+	// A session belongs to the token subject that opened it; to anyone else
+	// it does not exist.
+	if sess == nil || sess.subject != tokenSubject(r) {
+		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
+		return
+	}
+	body, ok := readBody(w, r, l.h.opts.MaxBodyBytes)
+	if !ok {
+		return
+	}
+	if id, code, msg := checkMessage(body); code != 0 {
+		writeError(w, http.StatusBadRequest, id, code, msg)
+		return
+	}
+	done, ok := l.h.track()
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, nil, runtime.CodeServerError,
+			"Service Unavailable: the server is shutting down")
+		return
+	}
+	switch status := l.startCall(sess); status {
+	case http.StatusNotFound:
+		done()
+		writeError(w, status, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
+		return
+	case http.StatusTooManyRequests:
+		done()
+		writeError(w, status, nil, runtime.CodeServerError, "Too Many Requests: too many calls in flight in this session")
+		return
+	}
+	// The call runs for the session's life, not the POST's, which ends now;
+	// it sees this POST's token.
+	ctx := withTokenInfo(sess.ctx, TokenInfoFromContext(r.Context()))
+	go func() {
+		defer done()
+		defer l.endCall(sess)
+		if reply := sess.ss.Handle(ctx, body, sess.send); reply != nil {
+			sess.send(reply)
+		}
+	}()
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/plain; charset=utf-8")
+	hdr.Set("Content-Length", "8")
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = w.Write([]byte("Accepted"))
+}
+
+// startCall counts a call in for sess; it returns 0 when the call may go
+// ahead, or the status refusing it.
+func (l *sseLegacy) startCall(sess *sseSession) int {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.ended {
+		return http.StatusNotFound
+	}
+	if sess.calls >= legacyMaxCalls {
+		return http.StatusTooManyRequests
+	}
+	sess.calls++
+	l.mu.Lock()
+	l.calls++
+	l.mu.Unlock()
+	return 0
+}
+
+func (l *sseLegacy) endCall(sess *sseSession) {
+	sess.mu.Lock()
+	sess.calls--
+	sess.mu.Unlock()
+	l.mu.Lock()
+	l.calls--
+	if l.calls == 0 && l.idle != nil {
+		close(l.idle)
+		l.idle = nil
+	}
+	l.mu.Unlock()
+}
+
+// send queues msg for the stream; called by the session's handlers (in
+// order, for the messages of one call) and never blocks on the network.
+func (sess *sseSession) send(msg []byte) {
+	sess.mu.Lock()
+	if sess.ended {
+		sess.mu.Unlock()
+		return
+	}
+	if sess.pending+len(msg) > legacyMaxPending {
+		sess.mu.Unlock()
+		sess.logger.Warn("mcphttp: HTTP+SSE client reads too slowly; ending its session", "session", sess.id)
+		sess.cancel()
+		return
+	}
+	sess.queue = append(sess.queue, msg)
+	sess.pending += len(msg)
+	sess.mu.Unlock()
+	select {
+	case sess.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take moves the queued messages to batch.
+func (sess *sseSession) take(batch [][]byte) [][]byte {
+	sess.mu.Lock()
+	batch = append(batch, sess.queue...)
+	clear(sess.queue)
+	sess.queue, sess.pending = sess.queue[:0], 0
+	sess.mu.Unlock()
+	return batch
+}
+
+// shutdown stops new sessions, lets the calls in flight finish (until ctx
+// ends) so their replies reach the streams, then ends every session and
+// waits (until ctx ends) for their streams to close.
+func (l *sseLegacy) shutdown(ctx context.Context) {
+	l.mu.Lock()
+	l.closed = true
+	var idle chan struct{}
+	if l.calls > 0 {
+		if l.idle == nil {
+			l.idle = make(chan struct{})
+		}
+		idle = l.idle
+	}
+	l.mu.Unlock()
+	if idle != nil {
+		select {
+		case <-idle:
+		case <-ctx.Done():
+		}
+	}
+	l.mu.Lock()
+	for _, sess := range l.sessions {
+		sess.cancel()
+	}
+	l.mu.Unlock()
+	streamsDone := make(chan struct{})
+	go func() {
+		l.streams.Wait()
+		close(streamsDone)
+	}()
+	select {
+	case <-streamsDone:
+	case <-ctx.Done():
+	}
+}
+
+// endpointPath returns the path the client requested, as it sent it, so the
+// endpoint event names this handler wherever it is mounted (even behind
+// http.StripPrefix, which rewrites r.URL but not r.RequestURI).
+func endpointPath(r *http.Request) string {
+	p := r.URL.EscapedPath()
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.EscapedPath() != "" {
+		p = u.EscapedPath()
+	}
+	switch {
+	case p == "":
+		return "/"
+	case strings.HasPrefix(p, "//"):
+		// "//host/x" would be a network-path reference sending the client's
+		// messages to another host; "/.//host/x" names the same path here.
+		return "/." + p
+	}
+	return p
+}
+
+// acceptsEventStream reports whether the Accept header values admit
+// text/event-stream; a request without Accept admits anything.
+func acceptsEventStream(values []string) bool {
+	if len(values) == 0 {
+		return true
+	}
+	for _, v := range values {
+		for item := range strings.SplitSeq(v, ",") {
+			mt, params, _ := strings.Cut(item, ";")
+			mt = strings.TrimSpace(mt)
+			if !strings.EqualFold(mt, "text/event-stream") && !strings.EqualFold(mt, "text/*") && mt != "*/*" {
+				continue
+			}
+			if !qualityZero(params) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// qualityZero reports whether the media-range parameters params set q=0.
+func qualityZero(params string) bool {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+			v = strings.TrimSpace(v)
+			return strings.Trim(v, "0.") == "" && v != ""
+		}
+	}
+	return false
+}
+
+// checkMessage checks that body is one JSON-RPC message or a batch, so a
+// malformed POST gets 400 rather than a 202 and an error on the stream. It
+// returns a zero code for a message to handle, or the id (when readable),
+// code and message of the error to answer with. Batches are left to the
+// session, which knows whether its revision has them.
+func checkMessage(body []byte) (id []byte, code int, msg string) {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if !utf8.Valid(body) || !json.Valid(body) {
+		return nil, runtime.CodeParseError, "Parse error: the body is not valid JSON"
+	}
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return nil, 0, ""
+	}
+	sc, ok := runtime.ScanObject(trimmed)
+	if !ok {
+		return nil, runtime.CodeInvalidRequest, "Invalid Request: the body is not a JSON-RPC message"
+	}
+	var version, method []byte
+	var hasID, hasResult bool
+	for {
+		key, val, more := sc.Next()
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jsonrpc":
+			version = val
+		case "method":
+			method = val
+		case "id":
+			id, hasID = val, true
+		case "result", "error":
+			hasResult = true
+		}
+	}
+	switch {
+	case string(version) != `"2.0"`:
+		return id, runtime.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`
+	case method != nil && (len(method) < 2 || method[0] != '"'):
+		return id, runtime.CodeInvalidRequest, `Invalid Request: "method" must be a string`
+	case method == nil && !(hasID && hasResult):
+		return id, runtime.CodeInvalidRequest, "Invalid Request: the body is neither a request, a notification nor a response"
+	}
+	return nil, 0, ""
+}

@@ -1,0 +1,728 @@
+package mcphttp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcgen/rpcgen/internal/rpctest"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/sse"
+)
+
+// testTools are what the tests of this file (and the guard's) call.
+var testTools = struct {
+	mu      sync.Mutex
+	started map[string]chan struct{} // "block" calls, by their key
+	ended   map[string]chan struct{} // closed when a "block" call saw ctx.Done
+	release map[string]chan struct{} // closing it lets a "slow" call return
+}{started: map[string]chan struct{}{}, ended: map[string]chan struct{}{}, release: map[string]chan struct{}{}}
+
+// toolChan returns the channel of m for key, creating it.
+func toolChan(m map[string]chan struct{}, key string) chan struct{} {
+	testTools.mu.Lock()
+	defer testTools.mu.Unlock()
+	c, ok := m[key]
+	if !ok {
+		c = make(chan struct{})
+		m[key] = c
+	}
+	return c
+}
+
+var keySeq atomic.Int64
+
+// uniqueKey names one tool call of a test, unique across -count runs.
+func uniqueKey(t *testing.T) string {
+	return fmt.Sprintf("%s-%d", t.Name(), keySeq.Add(1))
+}
+
+func keyOf(args json.RawMessage) string {
+	var a struct{ Key string }
+	json.Unmarshal(args, &a)
+	return a.Key
+}
+
+// newTestServer returns an MCP server with the tools the tests use.
+func newTestServer() *mcp.Server {
+	srv := mcp.NewServer(mcp.Implementation{Name: "mcphttp-test", Version: "1.0.0"}, nil)
+	srv.AddTools(
+		mcp.Tool{Name: "progress", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			for i := 1; i <= 3; i++ {
+				mcp.Progress(ctx, float64(i), 3, fmt.Sprintf("step %d", i))
+			}
+			return json.RawMessage(`{"done":true}`), nil
+		}},
+		mcp.Tool{Name: "whoami", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			ti := TokenInfoFromContext(ctx)
+			if ti == nil {
+				return json.RawMessage(`{"subject":null}`), nil
+			}
+			return json.Marshal(map[string]string{"subject": ti.Subject})
+		}},
+		// block runs until its context ends.
+		mcp.Tool{Name: "block", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			key := keyOf(args)
+			close(toolChan(testTools.started, key))
+			<-ctx.Done()
+			close(toolChan(testTools.ended, key))
+			return nil, ctx.Err()
+		}},
+		// slow runs until the test releases it, whatever its context.
+		mcp.Tool{Name: "slow", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			key := keyOf(args)
+			close(toolChan(testTools.started, key))
+			<-toolChan(testTools.release, key)
+			return json.RawMessage(`{"slow":true}`), nil
+		}},
+	)
+	return srv
+}
+
+type errorEnvelope struct {
+	ID    json.RawMessage `json:"id"`
+	Error struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func parseErrorBody(body []byte) (errorEnvelope, bool) {
+	var env struct {
+		JSONRPC string           `json:"jsonrpc"`
+		Error   *json.RawMessage `json:"error"`
+	}
+	var out errorEnvelope
+	if json.Unmarshal(body, &env) != nil || env.JSONRPC != "2.0" || env.Error == nil || json.Unmarshal(body, &out) != nil {
+		return errorEnvelope{}, false
+	}
+	return out, true
+}
+
+// sseClient is a 2024-11-05 HTTP+SSE client written against the wire.
+type sseClient struct {
+	t        *testing.T
+	ts       *httptest.Server
+	token    string
+	resp     *http.Response
+	cancel   context.CancelFunc
+	events   chan sse.Event // the stream's events; closed at its end
+	endpoint string         // absolute URL to POST to
+}
+
+// dialSSE opens the stream at path and reads the endpoint event.
+func dialSSE(t *testing.T, ts *httptest.Server, path, token string) *sseClient {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+path, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cancel()
+		t.Fatalf("GET %s: status %d; body %s", path, resp.StatusCode, body)
+	}
+	c := &sseClient{t: t, ts: ts, token: token, resp: resp, cancel: cancel, events: make(chan sse.Event, 64)}
+	t.Cleanup(c.close)
+	go func() {
+		defer close(c.events)
+		rd := sse.NewReader(resp.Body)
+		for {
+			ev, err := rd.Next()
+			if err != nil {
+				return
+			}
+			c.events <- ev
+		}
+	}()
+	ev := c.next()
+	if ev.Type != "endpoint" {
+		t.Fatalf("first event %+v, want an endpoint event", ev)
+	}
+	base, _ := url.Parse(ts.URL + path)
+	ep, err := base.Parse(ev.Data)
+	if err != nil {
+		t.Fatalf("endpoint %q: %v", ev.Data, err)
+	}
+	c.endpoint = ep.String()
+	return c
+}
+
+func (c *sseClient) close() {
+	c.cancel()
+	c.resp.Body.Close()
+	for range c.events {
+	}
+}
+
+// next returns the next event, failing the test if none comes soon.
+func (c *sseClient) next() sse.Event {
+	c.t.Helper()
+	select {
+	case ev, ok := <-c.events:
+		if !ok {
+			c.t.Fatal("the stream ended")
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		c.t.Fatal("no event within 10s")
+	}
+	return sse.Event{}
+}
+
+// nextMessage returns the data of the next message event.
+func (c *sseClient) nextMessage() string {
+	c.t.Helper()
+	ev := c.next()
+	if ev.Type != "message" {
+		c.t.Fatalf("event %+v, want a message event", ev)
+	}
+	return ev.Data
+}
+
+// post sends body to url and returns the status and response body.
+func (c *sseClient) post(url, body string) (*http.Response, []byte) {
+	c.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.ts.Client().Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, b
+}
+
+// send posts a message to the session and wants it accepted.
+func (c *sseClient) send(body string) {
+	c.t.Helper()
+	resp, b := c.post(c.endpoint, body)
+	if resp.StatusCode != http.StatusAccepted || string(b) != "Accepted" {
+		c.t.Fatalf("POST %s: status %d, body %q; want 202 Accepted", body, resp.StatusCode, b)
+	}
+}
+
+// call sends a request and returns the messages it brings on the stream,
+// up to and including its response.
+func (c *sseClient) call(body string) []string {
+	c.t.Helper()
+	c.send(body)
+	var msgs []string
+	for {
+		m := c.nextMessage()
+		msgs = append(msgs, m)
+		var env struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal([]byte(m), &env)
+		if env.ID != nil && env.Method == "" {
+			return msgs
+		}
+	}
+}
+
+func (c *sseClient) initialize() {
+	c.t.Helper()
+	msgs := c.call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05",` +
+		`"capabilities":{},"clientInfo":{"name":"legacy-test","version":"1"}}}`)
+	if len(msgs) != 1 || !strings.Contains(msgs[0], `"protocolVersion":"2024-11-05"`) {
+		c.t.Fatalf("initialize: %q", msgs)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func newLegacyServer(t *testing.T, opts *Options) (*Handler, *httptest.Server) {
+	t.Helper()
+	h := NewHandler(newTestServer(), opts)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.Handle("/mounted/", http.StripPrefix("/mounted", h))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { h.Close() })
+	return h, ts
+}
+
+// waitFor polls cond, which must hold within 10s.
+func sseWaitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestLegacySSE(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	h, ts := newLegacyServer(t, nil)
+
+	// The stream and its endpoint event.
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp?tenant=x", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
+		}
+	}
+	ev, err := sse.NewReader(resp.Body).Next()
+	resp.Body.Close()
+	if err != nil || ev.Type != "endpoint" || !strings.HasPrefix(ev.Data, "/mcp?sessionId=") || strings.Contains(ev.Data, "tenant") {
+		t.Fatalf("first event %+v (%v), want an endpoint /mcp?sessionId=…", ev, err)
+	}
+
+	c := dialSSE(t, ts, "/mcp", "")
+	if n := h.SessionCount(); n < 1 {
+		t.Errorf("SessionCount %d with a stream open", n)
+	}
+	c.initialize()
+
+	// Progress notifications come in order, before the response.
+	msgs := c.call(`{"jsonrpc":"2.0","id":"p1","method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"tok"}}}`)
+	if len(msgs) != 4 {
+		t.Fatalf("got %d messages, want 3 progress notifications and the response: %q", len(msgs), msgs)
+	}
+	for i, m := range msgs[:3] {
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":%d,"total":3}}`, i+1)
+		if !rpctest.SameJSON(t, m, want) {
+			t.Errorf("message %d: %s, want %s", i, m, want)
+		}
+	}
+	if !strings.Contains(msgs[3], `"id":"p1"`) || !strings.Contains(msgs[3], `"result"`) || !strings.Contains(msgs[3], `done`) {
+		t.Errorf("response %s", msgs[3])
+	}
+
+	// Malformed bodies get 400 and a JSON-RPC error; the session goes on.
+	for _, tc := range []struct {
+		body string
+		code int
+		id   string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":`, -32700, "null"},
+		{"\xff", -32700, "null"},
+		{`{"jsonrpc":"1.0","id":5,"method":"ping"}`, -32600, "5"},
+		{`{"jsonrpc":"2.0","id":6}`, -32600, "6"},
+		{`{"jsonrpc":"2.0","id":7,"method":7}`, -32600, "7"},
+		{`42`, -32600, "null"},
+	} {
+		resp, body := c.post(c.endpoint, tc.body)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("POST %q: status %d, want 400", tc.body, resp.StatusCode)
+			continue
+		}
+		wantErrorBody(t, resp, body, tc.code, "")
+		if env, _ := parseErrorBody(body); string(env.ID) != tc.id {
+			t.Errorf("POST %q: id %s, want %s", tc.body, env.ID, tc.id)
+		}
+	}
+	// Wrong content type and oversized bodies are refused too.
+	req, _ = http.NewRequest(http.MethodPost, c.endpoint, strings.NewReader(`{}`))
+	req.Header.Set("Content-Type", "text/plain")
+	resp, err = ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain POST: status %d, want 415", resp.StatusCode)
+	}
+	wantErrorBody(t, resp, body, -32600, "application/json")
+
+	msgs = c.call(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if len(msgs) != 1 || !rpctest.SameJSON(t, msgs[0], `{"jsonrpc":"2.0","id":2,"result":{}}`) {
+		t.Errorf("ping after the malformed POSTs: %q", msgs)
+	}
+	msgs = c.call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}`)
+	if len(msgs) != 1 || !strings.Contains(msgs[0], `"error"`) {
+		t.Errorf("unknown tool: %q", msgs)
+	}
+
+	// Unknown sessions get 404.
+	u, _ := url.Parse(c.endpoint)
+	for _, sid := range []string{"nope", ""} {
+		q := u.Query()
+		q.Set("sessionId", sid)
+		u.RawQuery = q.Encode()
+		if sid == "" {
+			u.RawQuery = "sessionId=x" + strings.Repeat("y", 30)
+		}
+		resp, body := c.post(u.String(), `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("unknown session %q: status %d, want 404", u.RawQuery, resp.StatusCode)
+			continue
+		}
+		wantErrorBody(t, resp, body, -32600, "session")
+	}
+
+	// Closing the stream ends the session.
+	c.close()
+	sseWaitFor(t, "the session to end", func() bool { return h.SessionCount() == 0 })
+	resp2, body := c.post(c.endpoint, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if resp2.StatusCode != http.StatusNotFound {
+		t.Errorf("POST after the stream closed: status %d, want 404", resp2.StatusCode)
+	}
+	wantErrorBody(t, resp2, body, -32600, "")
+}
+
+func TestLegacySSEMounted(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	_, ts := newLegacyServer(t, nil)
+	c := dialSSE(t, ts, "/mounted/sse", "")
+	if u, _ := url.Parse(c.endpoint); u.Path != "/mounted/sse" {
+		t.Errorf("endpoint %s: want the path the client asked for", c.endpoint)
+	}
+	c.initialize()
+	if msgs := c.call(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); len(msgs) != 1 {
+		t.Errorf("ping: %q", msgs)
+	}
+}
+
+func TestLegacySSECloseCancelsCalls(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	h, ts := newLegacyServer(t, nil)
+	c := dialSSE(t, ts, "/mcp", "")
+	c.initialize()
+	key := uniqueKey(t)
+	c.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"block","arguments":{"key":"` + key + `"}}}`)
+	select {
+	case <-toolChan(testTools.started, key):
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tool did not start")
+	}
+	c.close()
+	select {
+	case <-toolChan(testTools.ended, key):
+	case <-time.After(10 * time.Second):
+		t.Fatal("closing the stream did not cancel the call")
+	}
+	sseWaitFor(t, "the session to end", func() bool { return h.SessionCount() == 0 })
+}
+
+func TestLegacySSECancelNotification(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	_, ts := newLegacyServer(t, nil)
+	c := dialSSE(t, ts, "/mcp", "")
+	c.initialize()
+	key := uniqueKey(t)
+	c.send(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"block","arguments":{"key":"` + key + `"}}}`)
+	<-toolChan(testTools.started, key)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b"}}`)
+	select {
+	case <-toolChan(testTools.ended, key):
+	case <-time.After(10 * time.Second):
+		t.Fatal("notifications/cancelled did not cancel the call")
+	}
+	// The cancelled call gets no response; the next message is the ping's.
+	if msgs := c.call(`{"jsonrpc":"2.0","id":"after","method":"ping"}`); len(msgs) != 1 || !strings.Contains(msgs[0], `"after"`) {
+		t.Errorf("after the cancellation: %q", msgs)
+	}
+}
+
+func TestLegacySSEAuth(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	_, ts := newLegacyServer(t, &Options{Auth: testAuth()})
+
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), testMetadataURL) {
+		t.Fatalf("GET without a token: status %d, WWW-Authenticate %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+
+	c := dialSSE(t, ts, "/mcp", "alice")
+	c.initialize()
+	msgs := c.call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`)
+	if len(msgs) != 1 || !strings.Contains(msgs[0], `\"subject\":\"alice\"`) && !strings.Contains(msgs[0], `"subject":"alice"`) {
+		t.Errorf("whoami: %q", msgs)
+	}
+
+	// Another user's token does not find alice's session, and no token is
+	// no access at all.
+	bob := *c
+	bob.token = "bob"
+	if resp, body := bob.post(c.endpoint, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("bob's POST to alice's session: status %d, want 404; body %s", resp.StatusCode, body)
+	}
+	anon := *c
+	anon.token = ""
+	if resp, _ := anon.post(c.endpoint, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("POST without a token: status %d, want 401", resp.StatusCode)
+	}
+	if msgs := c.call(`{"jsonrpc":"2.0","id":4,"method":"ping"}`); len(msgs) != 1 || !strings.Contains(msgs[0], `"id":4`) {
+		t.Errorf("alice's ping: %q", msgs)
+	}
+}
+
+func TestLegacySSENotAcceptable(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	_, ts := newLegacyServer(t, nil)
+	for _, tc := range []struct {
+		accept string
+		ok     bool
+	}{
+		{"application/json", false},
+		{"text/event-stream;q=0, application/json", false},
+		{"text/html, text/event-stream", true},
+		{"text/*", true},
+		{"*/*;q=0.1", true},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/mcp", nil)
+		req.Header.Set("Accept", tc.accept)
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		if tc.ok {
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("Accept %q: status %d, want 200", tc.accept, resp.StatusCode)
+			}
+		} else {
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusNotAcceptable {
+				t.Errorf("Accept %q: status %d, want 406", tc.accept, resp.StatusCode)
+			} else {
+				wantErrorBody(t, resp, body, -32600, "text/event-stream")
+			}
+		}
+		cancel()
+		resp.Body.Close()
+	}
+}
+
+func TestLegacySSEMaxSessions(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	h, ts := newLegacyServer(t, &Options{MaxSessions: 1})
+	c := dialSSE(t, ts, "/mcp", "")
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second stream: status %d, want 503", resp.StatusCode)
+	}
+	wantErrorBody(t, resp, body, -32000, "")
+	c.close()
+	sseWaitFor(t, "the session to end", func() bool { return h.SessionCount() == 0 })
+	dialSSE(t, ts, "/mcp", "") // the slot is free again
+}
+
+func TestLegacySSEKeepAlive(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	_, ts := newLegacyServer(t, &Options{KeepAlive: 5 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	comments := 0
+	for comments < 2 && sc.Scan() {
+		if strings.HasPrefix(sc.Text(), ":") {
+			comments++
+		}
+	}
+	if comments < 2 {
+		t.Fatalf("stream ended before two keep-alive comments: %v", sc.Err())
+	}
+}
+
+func TestLegacySSEShutdown(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	h, ts := newLegacyServer(t, nil)
+	c := dialSSE(t, ts, "/mcp", "")
+	c.initialize()
+	key := uniqueKey(t)
+	c.send(`{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"slow","arguments":{"key":"` + key + `"}}}`)
+	<-toolChan(testTools.started, key)
+
+	done := make(chan error, 1)
+	go func() { done <- h.Shutdown(context.Background()) }()
+	// New streams are refused while the call finishes.
+	sseWaitFor(t, "new streams to be refused", func() bool {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusServiceUnavailable
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("Shutdown returned (%v) with a call in flight", err)
+	default:
+	}
+	close(toolChan(testTools.release, key))
+	// The call's response still reaches the stream, which then ends.
+	if m := c.nextMessage(); !strings.Contains(m, `"id":"s"`) || !strings.Contains(m, `slow`) {
+		t.Errorf("response %s", m)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown did not return")
+	}
+	for range c.events {
+	}
+	if n := h.SessionCount(); n != 0 {
+		t.Errorf("SessionCount %d after Shutdown", n)
+	}
+}
+
+func TestLegacySSEClose(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	h, ts := newLegacyServer(t, nil)
+	c := dialSSE(t, ts, "/mcp", "")
+	c.initialize()
+	key := uniqueKey(t)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block","arguments":{"key":"` + key + `"}}}`)
+	<-toolChan(testTools.started, key)
+	h.Close()
+	select {
+	case <-toolChan(testTools.ended, key):
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not cancel the call")
+	}
+	for range c.events { // the stream ends
+	}
+}
+
+func TestLegacySSEDisabled(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	_, ts := newLegacyServer(t, &Options{DisableLegacySSE: true})
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET with the HTTP+SSE transport off: status %d, want 405", resp.StatusCode)
+	}
+	if _, ok := parseErrorBody(body); !ok {
+		t.Errorf("body is not a JSON-RPC error: %s", body)
+	}
+}
+
+// TestLegacySSEServerTimeouts: an http.Server's ReadTimeout and WriteTimeout
+// bound requests, not the life of an event stream.
+func TestLegacySSEServerTimeouts(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	h := NewHandler(newTestServer(), nil)
+	ts := httptest.NewUnstartedServer(h)
+	const timeout = 50 * time.Millisecond
+	ts.Config.ReadTimeout = timeout
+	ts.Config.WriteTimeout = timeout
+	ts.Start()
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { h.Close() })
+
+	c := dialSSE(t, ts, "/", "")
+	c.initialize()
+	// Let both timeouts pass with the stream open and idle.
+	time.Sleep(4 * timeout)
+	if msgs := c.call(`{"jsonrpc":"2.0","id":"late","method":"ping"}`); len(msgs) != 1 || !strings.Contains(msgs[0], `"late"`) {
+		t.Errorf("ping after the server's timeouts: %q", msgs)
+	}
+}
+
+func TestLegacySSETooManyCalls(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	h, ts := newLegacyServer(t, nil)
+	c := dialSSE(t, ts, "/mcp", "")
+	c.initialize()
+	for i := range legacyMaxCalls {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"block","arguments":{"key":%q}}}`, 100+i, uniqueKey(t)))
+	}
+	resp, body := c.post(c.endpoint, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("call %d: status %d, want 429", legacyMaxCalls+1, resp.StatusCode)
+	}
+	wantErrorBody(t, resp, body, -32000, "")
+	c.close() // cancels the blocked calls
+	sseWaitFor(t, "the session to end", func() bool { return h.SessionCount() == 0 })
+}
+
+func TestLegacySSESlowReader(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sess := &sseSession{ctx: ctx, cancel: cancel, logger: slog.New(slog.DiscardHandler), wake: make(chan struct{}, 1)}
+	sess.send([]byte(`{"a":1}`))
+	sess.pending = legacyMaxPending - 2
+	sess.send([]byte(`{"b":2}`))
+	if ctx.Err() == nil {
+		t.Fatal("a message beyond the pending bound did not end the session")
+	}
+	if got := sess.take(nil); len(got) != 1 || string(got[0]) != `{"a":1}` {
+		t.Errorf("queued %q, want only the first message", got)
+	}
+}
+
+func TestEndpointPath(t *testing.T) {
+	for _, tc := range []struct{ target, want string }{
+		{"/mcp?x=1", "/mcp"},
+		{"/a%20b/sse", "/a%20b/sse"},
+		{"http://example.com/abs?y", "/abs"},
+		{"//evil.example.com/x", "/.//evil.example.com/x"},
+	} {
+		r := httptest.NewRequest(http.MethodGet, tc.target, nil)
+		if got := endpointPath(r); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.target, got, tc.want)
+		}
+		base, _ := url.Parse("http://127.0.0.1:8080" + tc.want)
+		if ep, err := base.Parse(endpointPath(r) + "?sessionId=s"); err != nil || ep.Host != "127.0.0.1:8080" {
+			t.Errorf("%s: the endpoint resolves to %v (%v), off this server", tc.target, ep, err)
+		}
+	}
+}

@@ -1,0 +1,233 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// 2026-07-28 Streamable HTTP: every request is a POST served on its own,
+// statelessly, by the Handler's one shared Session. Its headers mirror the
+// body (MCP-Protocol-Version, Mcp-Method, Mcp-Name, and Mcp-Param-* for the
+// tool arguments whose schema names an x-mcp-header) and must agree with it,
+// or the request gets 400 with HeaderMismatch (-32020). The call's context
+// ends with the HTTP request: a client that closes the response cancels the
+// call, and nothing more is written for it.
+//
+// The checks run in this order, so each failure gets the error the
+// specification gives it: a missing or different MCP-Protocol-Version
+// (-32020; or -32602 when the body has no _meta version to compare with), a
+// missing or different Mcp-Method, Mcp-Name, Mcp-Param-* (-32020); then the
+// session's own checks: an unsupported version (-32022), an unknown method
+// (-32601, 404), missing _meta (-32602), a capability the tool needs
+// (-32021).
+
+// serveModern serves a 2026-07-28 message.
+func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
+	if env.id == nil {
+		// The revision defines no client notification over HTTP (not even
+		// notifications/cancelled, which must not reach the shared session,
+		// where ids of different clients meet): accepted and ignored.
+		if env.method == nil || !json.Valid(body) {
+			writeError(w, http.StatusBadRequest, nil, runtime.CodeInvalidRequest, "Invalid Request")
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if code, msg := h.checkHeaders(r, env); code != 0 {
+		writeError(w, http.StatusBadRequest, env.id, code, msg)
+		return
+	}
+	if !h.enter() {
+		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		return
+	}
+	defer h.exit()
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(h.hard, cancel)
+	mw := &modernWriter{w: w, keepAlive: h.opts.KeepAlive}
+	if h.opts.SSE {
+		mw.mu.Lock()
+		mw.start()
+		mw.mu.Unlock()
+	}
+	reply := h.modern.Handle(ctx, body, mw.notify)
+	stop()
+	cancel()
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	mw.done = true
+	if mw.ka != nil {
+		mw.ka.Stop()
+	}
+	if r.Context().Err() != nil {
+		return // the client cancelled by closing the response
+	}
+	if mw.sse {
+		if len(reply) > 0 && !mw.failed {
+			mw.cn.writeEvent("", reply)
+		}
+		return
+	}
+	if len(reply) == 0 {
+		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError, "Service Unavailable: the call was cancelled by a shutdown")
+		return
+	}
+	writeJSON(w, modernStatus(reply, env), reply)
+}
+
+// modernStatus maps the reply to a 2026-07-28 request to its HTTP status.
+func modernStatus(reply []byte, env *envelope) int {
+	code, ok := replyError(reply)
+	if !ok {
+		return http.StatusOK
+	}
+	switch code {
+	case mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion,
+		runtime.CodeParseError, runtime.CodeInvalidRequest:
+		return http.StatusBadRequest
+	case runtime.CodeMethodNotFound:
+		return http.StatusNotFound
+	case runtime.CodeInvalidParams:
+		if env.metaVersion == nil || env.metaCaps == nil {
+			return http.StatusBadRequest // missing required _meta
+		}
+	}
+	return http.StatusOK
+}
+
+// modernWriter writes the response to a 2026-07-28 request: JSON, unless a
+// notification comes before the result, which makes it an event stream
+// (without event ids: these streams are not resumable).
+type modernWriter struct {
+	w         http.ResponseWriter
+	keepAlive time.Duration
+
+	mu     sync.Mutex
+	cn     *conn
+	sse    bool
+	done   bool // the call returned: write nothing more from notify
+	failed bool // a write failed
+	ka     *time.Timer
+}
+
+// start makes the response an event stream; mw.mu held.
+func (mw *modernWriter) start() {
+	mw.sse = true
+	mw.cn = &conn{w: mw.w}
+	mw.cn.open()
+	if !mw.cn.write(nil) {
+		mw.failed = true
+	}
+	if mw.keepAlive > 0 {
+		mw.ka = time.AfterFunc(mw.keepAlive, mw.tick)
+	}
+}
+
+func (mw *modernWriter) notify(msg []byte) {
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	if mw.done || mw.failed {
+		return
+	}
+	if !mw.sse {
+		mw.start()
+	}
+	if !mw.cn.writeEvent("", msg) {
+		mw.failed = true
+	}
+}
+
+// tick writes a keep-alive comment on a stream waiting for its result.
+func (mw *modernWriter) tick() {
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	if mw.done || mw.failed {
+		return
+	}
+	if !mw.cn.write(keepAliveComment) {
+		mw.failed = true
+		return
+	}
+	mw.ka.Reset(mw.keepAlive)
+}
+
+// checkHeaders checks a 2026-07-28 request's headers against its body; it
+// returns 0, or the code and message of the error to reject it with.
+func (h *Handler) checkHeaders(r *http.Request, env *envelope) (int, string) {
+	hdr := r.Header
+	pv, code, msg := singleHeader(hdr, hdrProtocolVersion, "MCP-Protocol-Version")
+	if code != 0 {
+		return code, msg
+	}
+	if env.metaVersion == nil {
+		return runtime.CodeInvalidParams, `invalid params: missing _meta key "` + mcp.MetaProtocolVersion + `"`
+	}
+	if !jsonStringIs(env.metaVersion, pv) {
+		return mismatch("MCP-Protocol-Version", pv, env.metaVersion)
+	}
+	m, code, msg := singleHeader(hdr, hdrMethod, "Mcp-Method")
+	if code != 0 {
+		return code, msg
+	}
+	if !jsonStringIs(env.method, m) {
+		return mismatch("Mcp-Method", m, env.method)
+	}
+	var name []byte
+	switch {
+	case env.methodIs("tools/call"), env.methodIs("prompts/get"):
+		name = env.name
+	case env.methodIs("resources/read"):
+		name = env.uri
+	default:
+		return 0, ""
+	}
+	values := hdr[hdrName]
+	switch {
+	case len(values) == 0 && name == nil:
+	case len(values) == 0:
+		return mcp.CodeHeaderMismatch, "Header mismatch: the Mcp-Name header is required"
+	case len(values) > 1:
+		return mcp.CodeHeaderMismatch, "Header mismatch: more than one Mcp-Name header"
+	default:
+		v, ok := decodeHeaderValue(values[0])
+		if !ok {
+			return mcp.CodeHeaderMismatch, "Header mismatch: the Mcp-Name header value has invalid characters or a malformed base64 encoding"
+		}
+		if s, isString := jsonString(name); !isString || s != v {
+			return mismatch("Mcp-Name", values[0], name)
+		}
+	}
+	if env.methodIs("tools/call") && name != nil {
+		return h.checkParams(hdr, name, env.arguments)
+	}
+	return 0, ""
+}
+
+// singleHeader returns the one value of the header key (display is its name
+// in messages), or the -32020 error for none or several.
+func singleHeader(hdr http.Header, key, display string) (string, int, string) {
+	values := hdr[key]
+	switch {
+	case len(values) == 0 || values[0] == "":
+		return "", mcp.CodeHeaderMismatch, "Header mismatch: the " + display + " header is required"
+	case len(values) > 1:
+		return "", mcp.CodeHeaderMismatch, "Header mismatch: more than one " + display + " header"
+	}
+	return values[0], 0, ""
+}
+
+func mismatch(header, value string, body []byte) (int, string) {
+	if len(body) > 200 {
+		body = append(body[:200:200], "…"...)
+	}
+	return mcp.CodeHeaderMismatch, "Header mismatch: " + header + " header value " + strconv.Quote(value) +
+		" does not match body value " + string(body)
+}

@@ -1,0 +1,251 @@
+package mcphttp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/rpcgen/rpcgen/internal/rpctest"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// modernReq is a 2026-07-28 request; params are members to put beside _meta.
+func modernReq(id int, method, params string) string {
+	if params != "" {
+		params += ","
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, modernMeta)
+}
+
+func modernCall(id int, name, args string) string {
+	return modernReq(id, "tools/call", fmt.Sprintf(`"name":%q,"arguments":%s`, name, args))
+}
+
+// modernHeaders are the headers a 2026-07-28 client sends with a request.
+func modernHeaders(method, name string, more ...string) []string {
+	kv := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method}
+	if name != "" {
+		kv = append(kv, "Mcp-Name", name)
+	}
+	return append(kv, more...)
+}
+
+func TestModernJSON(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, nil)
+	r := hn.post(modernCall(1, "add", `{"a":1,"b":2}`), modernHeaders("tools/call", "add")...)
+	if r.status != 200 || !strings.Contains(r.body, `"structuredContent":{"sum":3}`) {
+		t.Fatalf("tools/call: %d %s", r.status, r.body)
+	}
+	if r.header.Get("Mcp-Session-Id") != "" {
+		t.Error("a 2026-07-28 response carries Mcp-Session-Id")
+	}
+	// A session id is ignored, neither minted nor echoed.
+	r = hn.post(modernCall(2, "add", `{"a":1,"b":2}`), modernHeaders("tools/call", "add", "Mcp-Session-Id", "stale")...)
+	if r.status != 200 || r.header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("with a stale session id: %d %v %s", r.status, r.header, r.body)
+	}
+	r = hn.post(modernReq(3, "server/discover", ""), modernHeaders("server/discover", "")...)
+	if r.status != 200 || !strings.Contains(r.body, `"result"`) {
+		t.Fatalf("server/discover: %d %s", r.status, r.body)
+	}
+	// A notification is accepted, with no body.
+	r = hn.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,`+modernMeta+`}}`, modernHeaders("notifications/cancelled", "")...)
+	if r.status != http.StatusAccepted || r.body != "" {
+		t.Fatalf("notification: %d %q", r.status, r.body)
+	}
+	if n := hn.h.SessionCount(); n != 0 {
+		t.Errorf("SessionCount %d", n)
+	}
+}
+
+func TestModernErrors(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, nil)
+	add := modernCall(1, "add", `{"a":1,"b":2}`)
+	noCaps := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	noVersion := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	future := strings.ReplaceAll(add, "2026-07-28", "2099-01-01")
+	for _, tc := range []struct {
+		name         string
+		body         string
+		kv           []string
+		status, code int
+	}{
+		{"no protocol version header", add, []string{"Mcp-Method", "tools/call", "Mcp-Name", "add"}, 400, mcp.CodeHeaderMismatch},
+		{"protocol version mismatch", add, modernHeaders("tools/call", "add", "MCP-Protocol-Version", "2025-11-25"), 400, mcp.CodeHeaderMismatch},
+		{"no Mcp-Method", add, []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Name", "add"}, 400, mcp.CodeHeaderMismatch},
+		{"Mcp-Method mismatch", add, modernHeaders("tools/list", "add"), 400, mcp.CodeHeaderMismatch},
+		{"no Mcp-Name", add, modernHeaders("tools/call", ""), 400, mcp.CodeHeaderMismatch},
+		{"Mcp-Name mismatch", add, modernHeaders("tools/call", "sub"), 400, mcp.CodeHeaderMismatch},
+		{"Mcp-Name bad base64", add, modernHeaders("tools/call", "=?base64?!!!?="), 400, mcp.CodeHeaderMismatch},
+		{"Mcp-Name base64 of another name", add, modernHeaders("tools/call", "=?base64?c3Vi?="), 400, mcp.CodeHeaderMismatch},
+		{"no _meta version", noVersion, modernHeaders("tools/call", "add"), 400, -32602},
+		{"no client capabilities", noCaps, modernHeaders("tools/call", "add"), 400, -32602},
+		{"unsupported version", future, modernHeaders("tools/call", "add", "MCP-Protocol-Version", "2099-01-01"), 400, mcp.CodeUnsupportedProtocolVersion},
+		{"unknown method", modernReq(1, "resources/list", ""), modernHeaders("resources/list", ""), 404, -32601},
+		{"missing capability", modernCall(1, "needs", `{}`), modernHeaders("tools/call", "needs"), 400, mcp.CodeMissingClientCapability},
+		{"unknown tool", modernCall(1, "nope", `{}`), modernHeaders("tools/call", "nope"), 200, -32602},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantError(t, hn.post(tc.body, tc.kv...), tc.status, tc.code, "1")
+		})
+	}
+	// The base64 form of the right name is the right name.
+	r := hn.post(add, modernHeaders("tools/call", "=?base64?YWRk?=")...)
+	if r.status != 200 || !strings.Contains(r.body, `"sum":3`) {
+		t.Fatalf("base64 Mcp-Name: %d %s", r.status, r.body)
+	}
+}
+
+func TestModernParamHeaders(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, nil)
+	full := `{"region":"us-west1","count":42,"flag":true,"where":{"zone":"z1"},"query":"q"}`
+	hdrs := []string{"Mcp-Param-Region", "us-west1", "Mcp-Param-Count", "42", "Mcp-Param-Flag", "true", "Mcp-Param-Zone", "z1"}
+	ok := func(args string, kv ...string) {
+		t.Helper()
+		r := hn.post(modernCall(1, "region", args), modernHeaders("tools/call", "region", kv...)...)
+		if r.status != 200 || strings.Contains(r.body, `"error"`) || strings.Contains(r.body, `"isError"`) {
+			t.Fatalf("%s %v: %d %s", args, kv, r.status, r.body)
+		}
+	}
+	bad := func(args string, kv ...string) {
+		t.Helper()
+		wantError(t, hn.post(modernCall(1, "region", args), modernHeaders("tools/call", "region", kv...)...), 400, mcp.CodeHeaderMismatch, "1")
+	}
+	ok(full, hdrs...)
+	// Header names are case-insensitive; integers compare as numbers.
+	ok(full, "mcp-param-region", "us-west1", "MCP-PARAM-COUNT", "42.0", "Mcp-Param-Flag", "true", "Mcp-Param-Zone", "z1")
+	ok(`{"region":"Hello, 世界"}`, "Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?=")
+	ok(`{"region":" padded "}`, "Mcp-Param-Region", "=?base64?IHBhZGRlZCA=?=")
+	ok(`{"region":"=?base64?literal?="}`, "Mcp-Param-Region", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=")
+	// Absent or null values need no header; unannotated paths are ignored.
+	ok(`{"query":"q","region":null}`)
+	ok(`{}`, "Mcp-Param-Bad", "anything")
+	ok(`{"list":[{"x":"y"}]}`)
+
+	bad(full, hdrs[2:]...)                                                      // no Mcp-Param-Region
+	bad(full, append([]string{"Mcp-Param-Region", "us-east1"}, hdrs[2:]...)...) // wrong region
+	bad(full, append(append([]string{}, hdrs[:2]...), "Mcp-Param-Count", "43", "Mcp-Param-Flag", "true", "Mcp-Param-Zone", "z1")...)
+	bad(full, append(append([]string{}, hdrs[:4]...), "Mcp-Param-Flag", "TRUE", "Mcp-Param-Zone", "z1")...)
+	bad(full, hdrs[:6]...)                                         // no Mcp-Param-Zone for where.zone
+	bad(`{"region":null}`, "Mcp-Param-Region", "us-west1")         // a header for no value
+	bad(`{"region":"Hello, 世界"}`, "Mcp-Param-Region", "Hello, 世界") // not encoded
+	bad(`{"region":"x"}`, "Mcp-Param-Region", "=?base64?***?=")    // malformed base64
+}
+
+func TestDecodeHeaderValue(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"us-west1", "us-west1", true},
+		{"a b\tc", "a b\tc", true},
+		{"=?base64?SGVsbG8sIOS4lueVjA==?=", "Hello, 世界", true},
+		{"=?base64?SGVsbG8sIOS4lueVjA?=", "Hello, 世界", true}, // unpadded
+		{"=?base64?bGluZTEKbGluZTI=?=", "line1\nline2", true},
+		{"=?BASE64?YWRk?=", "=?BASE64?YWRk?=", true}, // the markers are case-sensitive
+		{"=?base64?/w==?=", "", false},               // not UTF-8
+		{"=?base64?***?=", "", false},
+		{"caf\xc3\xa9", "", false},
+		{"a\x00b", "", false},
+		{"a\x7fb", "", false},
+	} {
+		got, ok := decodeHeaderValue(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("decodeHeaderValue(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestModernSSE(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, nil)
+	body := modernReq(1, "tools/call", `"name":"progress","arguments":{}`)
+	body = strings.Replace(body, `"_meta":{`, `"_meta":{"progressToken":"p1",`, 1)
+	r := hn.post(body, modernHeaders("tools/call", "progress")...)
+	if r.status != 200 || r.header.Get("X-Accel-Buffering") != "no" || r.header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("status %d, headers %v", r.status, r.header)
+	}
+	evs := events(t, r)
+	if len(evs) != 2 {
+		t.Fatalf("got %d events, want 2: %+v", len(evs), evs)
+	}
+	if !strings.Contains(evs[0].Data, `"notifications/progress"`) || !strings.Contains(evs[1].Data, `"result"`) {
+		t.Fatalf("events %+v", evs)
+	}
+	for _, e := range evs {
+		if e.HasID {
+			t.Errorf("2026-07-28 event with an id: %+v", e)
+		}
+	}
+	// Without a notification before it, the result is JSON.
+	body = strings.Replace(modernCall(2, "add", `{"a":1,"b":2}`), `"_meta":{`, `"_meta":{"progressToken":"p2",`, 1)
+	if r := hn.post(body, modernHeaders("tools/call", "add")...); r.status != 200 || r.resp != nil {
+		t.Fatalf("add: %d, stream %v", r.status, r.resp != nil)
+	}
+}
+
+func TestModernKeepAlive(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, &Options{SSE: true, KeepAlive: 5e6})
+	r := hn.post(modernCall(1, "slow", `{"key":"k"}`), modernHeaders("tools/call", "slow")...)
+	recv(t, hn.started, "the call")
+	br := bufio.NewReader(r.resp.Body)
+	withinTime(t, "a keep-alive comment", func() {
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Errorf("read: %v", err)
+				return
+			}
+			if strings.HasPrefix(line, ":") {
+				return
+			}
+		}
+	})
+	hn.release <- struct{}{}
+	rest := events(t, reply{resp: &http.Response{Body: readCloser{br, r.resp.Body}}})
+	if len(rest) != 1 || !strings.Contains(rest[0].Data, `"slow":true`) {
+		t.Fatalf("events %+v", rest)
+	}
+}
+
+type readCloser struct {
+	*bufio.Reader
+	c interface{ Close() error }
+}
+
+func (rc readCloser) Close() error { return rc.c.Close() }
+
+// Closing the response cancels a 2026-07-28 call.
+func TestModernCancelByDisconnect(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hn.url, strings.NewReader(modernCall(1, "slow", `{"key":"k"}`)))
+		req.Header.Set("Content-Type", "application/json")
+		for kv := modernHeaders("tools/call", "slow"); len(kv) > 1; kv = kv[2:] {
+			req.Header.Set(kv[0], kv[1])
+		}
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			t.Errorf("the call was answered: %d", resp.StatusCode)
+		}
+	}()
+	recv(t, hn.started, "the call")
+	cancel()
+	if key := recv(t, hn.cancelled, "the cancellation"); key != "k" {
+		t.Fatalf("cancelled %q", key)
+	}
+	<-done
+}

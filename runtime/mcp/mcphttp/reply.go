@@ -1,0 +1,170 @@
+package mcphttp
+
+import (
+	"crypto/rand"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// errorBufPool holds the buffers error bodies are built in.
+var errorBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// writeError answers with status and a JSON-RPC error response carrying code
+// and message: every 4xx and 5xx of the handler has such a body, so a client
+// (a dual-era one probing for the newest revision, say) can tell a protocol
+// error from a stray HTTP status. id is the raw JSON id of the request, or
+// nil when it is not known (the id is then null); an id that is neither a
+// string nor a number is written as null too.
+func writeError(w http.ResponseWriter, status int, id []byte, code int, message string) {
+	bp := errorBufPool.Get().(*[]byte)
+	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	if validID(id) {
+		b = append(b, id...)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, `,"message":`...)
+	b = runtime.AppendJSONString(b, message)
+	b = append(b, "}}\n"...)
+
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("Content-Length", strconv.Itoa(len(b)))
+	hdr.Del("Content-Encoding")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+
+	if cap(b) <= 4<<10 {
+		*bp = b
+		errorBufPool.Put(bp)
+	}
+}
+
+// validID reports whether id looks like a JSON-RPC id worth echoing: a string
+// or a number, as runtime.ScanObject returns it from a valid message.
+func validID(id []byte) bool {
+	if len(id) == 0 {
+		return false
+	}
+	switch c := id[0]; {
+	case c == '"':
+		return len(id) >= 2 && id[len(id)-1] == '"'
+	case c == '-' || '0' <= c && c <= '9':
+		return true
+	}
+	return false
+}
+
+// isJSONContentType reports whether the Content-Type header value ct names
+// application/json; parameters (charset=utf-8, say) are allowed.
+func isJSONContentType(ct string) bool {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.EqualFold(strings.TrimSpace(ct), "application/json")
+}
+
+// readBody reads the JSON body of a POST, at most limit bytes. On failure it
+// answers the request itself and returns false: 415 when the Content-Type is
+// not application/json, 413 when the body is larger than limit, 400 when it
+// cannot be read. The returned slice belongs to the caller.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		writeError(w, http.StatusUnsupportedMediaType, nil, runtime.CodeInvalidRequest,
+			"Unsupported Media Type: Content-Type must be application/json")
+		return nil, false
+	}
+	if r.ContentLength > limit {
+		writeTooLarge(w, limit)
+		return nil, false
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return []byte{}, true
+	}
+	body := http.MaxBytesReader(w, r.Body, limit)
+	var (
+		b   []byte
+		err error
+	)
+	if n := r.ContentLength; n >= 0 && n <= maxPrealloc {
+		// The size is known (and small enough that a client announcing a
+		// body it never sends costs little): read into a slice of exactly
+		// that size, then make sure nothing follows.
+		b = make([]byte, n)
+		if _, err = io.ReadFull(body, b); err == nil {
+			var one [1]byte
+			if m, rerr := body.Read(one[:]); m > 0 {
+				err = errors.New("body longer than its Content-Length")
+			} else if rerr != nil && rerr != io.EOF {
+				err = rerr
+			}
+		}
+	} else {
+		b, err = readAll(body)
+	}
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeTooLarge(w, limit)
+		} else {
+			writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError,
+				"Parse error: cannot read the request body: "+err.Error())
+		}
+		return nil, false
+	}
+	return b, true
+}
+
+// readAll reads a body of unknown length, growing through a pooled scratch
+// buffer so the returned slice is allocated once, at its final size.
+func readAll(rd io.Reader) ([]byte, error) {
+	bp := readBufPool.Get().(*[]byte)
+	buf := (*bp)[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			putReadBuf(bp, buf)
+			return nil, err
+		}
+	}
+	out := append(make([]byte, 0, len(buf)), buf...)
+	putReadBuf(bp, buf)
+	return out, nil
+}
+
+// maxPrealloc is the largest announced body size allocated before reading.
+const maxPrealloc = 64 << 10
+
+var readBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+func putReadBuf(bp *[]byte, buf []byte) {
+	if cap(buf) <= 256<<10 {
+		*bp = buf[:0]
+		readBufPool.Put(bp)
+	}
+}
+
+func writeTooLarge(w http.ResponseWriter, limit int64) {
+	writeError(w, http.StatusRequestEntityTooLarge, nil, runtime.CodeInvalidRequest,
+		"Request Entity Too Large: the body exceeds the limit of "+strconv.FormatInt(limit, 10)+" bytes")
+}
+
+// newSessionID returns a new session id: 128 bits or more from crypto/rand,
+// written in visible ASCII (base32, 26 characters) as the protocol requires of
+// an Mcp-Session-Id, and safe in a URL query.
+func newSessionID() string { return rand.Text() }

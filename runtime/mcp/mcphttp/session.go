@@ -1,0 +1,371 @@
+package mcphttp
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// A legacy Streamable HTTP session (2025-03-26 to 2025-11-25). initialize
+// creates it and names it in Mcp-Session-Id; every later request carries the
+// id. A POSTed request runs on its own goroutine for as long as it takes,
+// whatever becomes of the HTTP request: the protocol says a disconnect is not
+// a cancellation (the client cancels with notifications/cancelled), and the
+// client may resume the response stream with GET and Last-Event-ID.
+//
+// MCP-Protocol-Version on a session's requests: absent means the negotiated
+// revision (the spec's "assume 2025-03-26" applies only when nothing else
+// tells the version, and initialize does); present, it must be a legacy
+// revision this server speaks, and an unknown value gets 400. A known
+// revision other than the negotiated one is accepted, as clients are known
+// to send their own newest revision.
+//
+// An idle session (no request in flight and no open stream) costs no
+// goroutine and no timer: one janitor goroutine per Handler, running while
+// there are sessions, ends those idle for too long.
+type session struct {
+	h       *Handler
+	id      string
+	subject string // the token subject that created it; "" without Auth
+	ss      *mcp.Session
+	last    atomic.Int64 // when it last became idle, in Unix nanoseconds
+
+	// polling: the revision (2025-11-25 and later) has priming events and
+	// lets the server close a stream's connection for the client to poll;
+	// older clients may not expect an event with empty data. Set once,
+	// before the session is shared; beside ended to keep the struct small.
+	polling bool
+	ended   bool // guarded by mu
+
+	mu         sync.Mutex
+	active     int32   // calls in flight and open standalone streams
+	nstreams   int32   // streams named so far
+	calls      []*call // calls in flight
+	standalone *stream // the GET stream, once there is one
+}
+
+// standaloneName names a session's standalone (GET) stream in the store;
+// the streams of POSTs are numbered from 1.
+const standaloneName = "0"
+
+// initialize starts a session with an initialize request. The session
+// exists, and gets its id, only if initialize succeeds.
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
+	if !h.reserveSession() {
+		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError,
+			"Service Unavailable: too many sessions, or the server is shutting down")
+		return
+	}
+	ss := h.srv.NewSession()
+	reply := ss.Handle(r.Context(), body, nil)
+	if _, failed := replyError(reply); failed || len(reply) == 0 {
+		h.releaseSession()
+		if len(reply) == 0 {
+			writeError(w, http.StatusBadRequest, env.id, runtime.CodeInvalidRequest, "Bad Request: initialize was not answered")
+			return
+		}
+		writeJSON(w, legacyStatus(reply), reply)
+		return
+	}
+	s := &session{h: h, id: newSessionID(), subject: tokenSubject(r), ss: ss, polling: ss.ProtocolVersion() >= mcp.Version20251125}
+	s.last.Store(time.Now().UnixNano())
+	h.mu.Lock()
+	if h.closing() {
+		h.mu.Unlock()
+		h.releaseSession()
+		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		return
+	}
+	h.sessions[s.id] = s
+	if !h.sweeping {
+		h.sweeping = true
+		go h.sweep()
+	}
+	h.mu.Unlock()
+	h.logger.Debug("mcphttp: session started", "session", s.id, "version", ss.ProtocolVersion())
+	w.Header()[hdrSessionID] = []string{s.id}
+	if h.opts.SSE {
+		c := newConn(w)
+		c.open()
+		c.writeEvent("", reply)
+		return
+	}
+	writeJSON(w, http.StatusOK, reply)
+}
+
+// sweep ends the sessions idle for longer than SessionIdleTimeout, checking
+// a few times per timeout; it returns when there are no sessions left.
+func (h *Handler) sweep() {
+	idle := h.opts.SessionIdleTimeout
+	t := time.NewTicker(min(max(idle/4, time.Millisecond), time.Minute))
+	defer t.Stop()
+	var expired []*session
+	for {
+		select {
+		case <-t.C:
+		case <-h.sweepWake:
+		}
+		now := time.Now().UnixNano()
+		h.mu.Lock()
+		if len(h.sessions) == 0 {
+			h.sweeping = false
+			h.mu.Unlock()
+			return
+		}
+		for _, s := range h.sessions {
+			s.mu.Lock()
+			if !s.ended && s.active == 0 && time.Duration(now-s.last.Load()) >= idle {
+				expired = append(expired, s)
+			}
+			s.mu.Unlock()
+		}
+		h.mu.Unlock()
+		for i, s := range expired {
+			h.logger.Debug("mcphttp: session expired", "session", s.id)
+			s.end()
+			expired[i] = nil
+		}
+		expired = expired[:0]
+	}
+}
+
+// activate counts a call or stream in; s.mu must be held.
+func (s *session) activate() { s.active++ }
+
+// deactivate counts it out; s.mu must be held.
+func (s *session) deactivate() {
+	s.active--
+	if s.active == 0 {
+		s.last.Store(time.Now().UnixNano())
+	}
+}
+
+// end ends the session: its calls are cancelled, its streams closed, its
+// events forgotten, and its id answers 404 from now on.
+func (s *session) end() {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = true
+	calls, sa := s.calls, s.standalone
+	s.calls, s.standalone = nil, nil
+	s.mu.Unlock()
+
+	h := s.h
+	h.mu.Lock()
+	delete(h.sessions, s.id)
+	if len(h.sessions) == 0 {
+		select {
+		case h.sweepWake <- struct{}{}: // the janitor may stop
+		default:
+		}
+	}
+	h.mu.Unlock()
+	h.releaseSession()
+	for _, c := range calls {
+		c.mu.Lock()
+		c.detach(releaseEnded)
+		c.mu.Unlock()
+		c.cancel()
+	}
+	if sa != nil {
+		sa.mu.Lock()
+		sa.detach(releaseEnded)
+		sa.mu.Unlock()
+	}
+	if err := h.store.DeleteSession(context.Background(), s.id); err != nil {
+		h.logger.Warn("mcphttp: delete a session's events", "session", s.id, "err", err)
+	}
+	h.logger.Debug("mcphttp: session ended", "session", s.id)
+}
+
+// endStandalone closes the standalone stream's connection, if open.
+func (s *session) endStandalone() {
+	s.mu.Lock()
+	sa := s.standalone
+	s.mu.Unlock()
+	if sa != nil {
+		sa.mu.Lock()
+		sa.detach(releaseEnded)
+		sa.mu.Unlock()
+	}
+}
+
+// cancelCalls cancels the calls in flight.
+func (s *session) cancelCalls() {
+	s.mu.Lock()
+	calls := slices.Clone(s.calls)
+	s.mu.Unlock()
+	for _, c := range calls {
+		c.cancel()
+	}
+}
+
+// append stores msg as the next event of the stream named name and returns
+// its id; false once the session has ended (its events are gone) or when the
+// store fails.
+func (s *session) append(name string, msg []byte) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return "", false
+	}
+	id, err := s.h.store.Append(context.Background(), s.id, name, msg)
+	if err != nil {
+		s.h.logger.Warn("mcphttp: store an event", "session", s.id, "err", err)
+		return "", false
+	}
+	return id, true
+}
+
+// nameStream names a new POST stream; st.mu held, s.mu not.
+func (s *session) nameStream(st *stream) {
+	s.mu.Lock()
+	s.nstreams++
+	st.name = strconv.Itoa(int(s.nstreams))
+	s.mu.Unlock()
+}
+
+// servePOST serves a message POSTed to the session.
+func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
+	if !checkLegacyVersion(w, r, env.id) {
+		return
+	}
+	if env.isRequest() {
+		s.serveCall(w, r, body, env)
+		return
+	}
+	// A notification or a response: handled at once. A notifications/cancelled
+	// cancels the session's call it names.
+	s.mu.Lock()
+	s.activate()
+	s.mu.Unlock()
+	reply := s.ss.Handle(r.Context(), body, nil)
+	s.mu.Lock()
+	s.deactivate()
+	s.mu.Unlock()
+	if len(reply) > 0 {
+		status := legacyStatus(reply)
+		if status == http.StatusOK {
+			status = http.StatusBadRequest // a notification has no reply unless it was refused
+		}
+		writeJSON(w, status, reply)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// checkLegacyVersion applies the MCP-Protocol-Version rule of a session's
+// requests (see session); on failure it answers 400 and returns false.
+func checkLegacyVersion(w http.ResponseWriter, r *http.Request, id []byte) bool {
+	v := r.Header.Get(hdrProtocolVersion)
+	if v == "" || slices.Contains(mcp.LegacyVersions, v) {
+		return true
+	}
+	writeError(w, http.StatusBadRequest, id, runtime.CodeInvalidRequest,
+		"Bad Request: unsupported MCP-Protocol-Version "+strconv.Quote(v)+" for a session (supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)")
+	return false
+}
+
+// serveStandalone serves the session's standalone stream, for messages not
+// related to any request; one connection at a time.
+func (s *session) serveStandalone(w http.ResponseWriter, r *http.Request) {
+	st := s.standaloneStream()
+	if st == nil {
+		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
+		return
+	}
+	st.mu.Lock()
+	if st.conn != nil {
+		st.mu.Unlock()
+		writeError(w, http.StatusConflict, nil, runtime.CodeInvalidRequest,
+			"Conflict: the session's standalone stream is already open")
+		return
+	}
+	cn := newConn(w)
+	st.conn = cn
+	cn.open()
+	st.prime()
+	st.keepAlive(cn)
+	st.mu.Unlock()
+	s.serveStream(r, st, cn)
+}
+
+// serveStream keeps the connection cn of the stream st open until it is
+// released or the client goes away.
+func (s *session) serveStream(r *http.Request, st *stream, cn *conn) {
+	s.mu.Lock()
+	s.activate()
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.deactivate()
+		s.mu.Unlock()
+	}()
+	for {
+		select {
+		case <-cn.wake:
+		case <-r.Context().Done():
+		}
+		st.mu.Lock()
+		if st.conn == cn && r.Context().Err() != nil {
+			st.detach(releaseGone)
+		}
+		gone := st.conn != cn
+		st.mu.Unlock()
+		if gone {
+			return
+		}
+	}
+}
+
+// standaloneStream returns the session's standalone stream, making it on
+// first use; nil once the session has ended.
+func (s *session) standaloneStream() *stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return nil
+	}
+	if s.standalone == nil {
+		s.standalone = &stream{s: s, name: standaloneName, sse: true}
+	}
+	return s.standalone
+}
+
+// sendUnrelated sends msg, a message not related to any request, on the
+// session's standalone stream: it is stored, and written if the stream is
+// open, else delivered when the client resumes the stream.
+func (s *session) sendUnrelated(msg []byte) {
+	st := s.standaloneStream()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	st.emit(msg)
+	st.mu.Unlock()
+}
+
+// findStream returns the live stream named name, or nil when it has ended.
+func (s *session) findStream(name string) *stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == standaloneName {
+		return s.standalone
+	}
+	for _, c := range s.calls {
+		if c.name == name {
+			return &c.stream
+		}
+	}
+	return nil
+}
