@@ -3,6 +3,7 @@
 // on every peer.
 //
 //	go test -run '^$' -bench ToolsCall -benchmem ./mcpbench
+//	go test -run '^$' -bench 'ToolsCallHTTP|IdleSessions' -benchmem ./mcpbench
 //	go run ./cmd/report -pkgs ./mcpbench    # interleaved rounds, Markdown tables
 //
 // # Workloads
@@ -58,8 +59,46 @@
 // transport.NewStdioWithOptions); every peer's server is therefore built by
 // the same compiler with the same flags; B/op and allocs/op of the stdio rows
 // count the client's process only. A connection is opened per sub-benchmark
-// run; its setup and one first call are not timed. Streamable HTTP rows belong
-// to the MCP-over-HTTP issue and are not here yet.
+// run; its setup and one first call are not timed.
+//
+// # Streamable HTTP
+//
+// BenchmarkToolsCallHTTP/<tool>/<json|sse>/<era>/c=<n>/impl=<peer> is the same
+// call over Streamable HTTP: each peer's server is an http.Handler served by
+// net/http on a fresh 127.0.0.1 listener, and every peer is called through
+// one client (http_client.go), so the columns differ by their servers only.
+// The client is a plain net/http client with keep-alive connections: it
+// assembles each tools/call body from prepared pieces (a unique id, add's
+// operands), sends the headers of its era (legacy: Mcp-Session-Id and
+// MCP-Protocol-Version after initialize; modern: MCP-Protocol-Version,
+// Mcp-Method and Mcp-Name), reads the whole response, checks its media type
+// against the row (application/json, or text/event-stream whose last event
+// with data is the response) and decodes it with encoding/json to check the
+// id and the result. The legacy rows open one session per connection (initialize,
+// notifications/initialized; DELETE at the end), untimed.
+//
+// impl=rpcgen is mcphttp.NewHandler over the generated tools, one handler
+// for both eras, with Options.SSE for the sse rows. impl=gosdk is the Go
+// SDK's StreamableHTTPHandler: stateful (sessions) for legacy and Stateless
+// for modern, because its stateful handler refuses 2026-07-28 requests;
+// JSONResponse for the json rows (its default is an event stream). impl=mcpgo
+// and impl=mcpgo-validate are mcp-go's StreamableHTTPServer with its defaults,
+// both eras on one handler; it answers with an event stream only after a
+// notification, so for the sse rows a tool middleware calls the session's
+// UpgradeToSSEWhenReceiveNotification. impl=reference (reference_http.go) is
+// the reference server's JSON work behind the smallest net/http handler:
+// decode the body once into concrete structs, a map of legacy sessions,
+// Mcp-Method and Mcp-Name checked against the body, a loopback Host check,
+// and the same event framing as rpcgen for the sse rows. The report adds a
+// "rpcgen / reference" column: issue 4's target is at most 1.1.
+//
+// BenchmarkIdleSessions/legacy/sessions=1000/impl=<peer> measures what an idle
+// legacy Streamable HTTP session costs a server: per operation, a fresh
+// server, 1000 sessions initialized from 8 clients, every connection closed,
+// then the live heap (after runtime.GC) and the goroutine count compared
+// with their values before the first session. heap-B/session and
+// goroutines/session are the medians over the operations (issue 6's target:
+// at most 1 KiB and none); ns/op is the time of one whole operation.
 //
 // # Eras and concurrency
 //

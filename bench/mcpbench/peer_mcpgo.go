@@ -35,8 +35,9 @@ var mcpgoValidatePeer = &Peer{
 	serveStdio: func(ctx context.Context) error { return mcpgoServeStdio(ctx, true) },
 }
 
-func mcpgoServer(validate bool) *server.MCPServer {
+func mcpgoServer(validate bool, extra ...server.ServerOption) *server.MCPServer {
 	opts := []server.ServerOption{server.WithToolCapabilities(false)}
+	opts = append(opts, extra...)
 	if validate {
 		opts = append(opts, server.WithInputSchemaValidation())
 	}

@@ -91,6 +91,13 @@ func (s *refServer) handle(msg []byte) []byte {
 	if err := json.Unmarshal(msg, &req); err != nil {
 		return refErrorReply(json.RawMessage("null"), -32700, "parse error")
 	}
+	return s.serve(&req, nil)
+}
+
+// serve answers one decoded message; nil means no reply (a notification).
+// mcpName, over 2026-07-28 HTTP, is the Mcp-Name header, which must name the
+// tool the body calls.
+func (s *refServer) serve(req *refRequestIn, mcpName *string) []byte {
 	if req.ID == nil {
 		return nil // notifications/initialized and the like need nothing
 	}
@@ -101,7 +108,7 @@ func (s *refServer) handle(msg []byte) []byte {
 		s.initialized.Store(true)
 		result = &refInitResult{ProtocolVersion: Versions[EraLegacy], Capabilities: json.RawMessage(`{"tools":{}}`), ServerInfo: refServerInfo}
 	case "tools/call":
-		result, rerr = s.callTool(req.Params)
+		result, rerr = s.callTool(req.Params, mcpName)
 	default:
 		rerr = &refError{-32601, "method not found"}
 	}
@@ -112,10 +119,13 @@ func (s *refServer) handle(msg []byte) []byte {
 	return out
 }
 
-func (s *refServer) callTool(params json.RawMessage) (any, *refError) {
+func (s *refServer) callTool(params json.RawMessage, mcpName *string) (any, *refError) {
 	var p refCallParamsIn
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, &refError{-32602, err.Error()}
+	}
+	if mcpName != nil && *mcpName != p.Name {
+		return nil, &refError{-32020, "Mcp-Name does not match the tool called"}
 	}
 	modern := p.Meta != nil
 	if modern && p.Meta.ProtocolVersion != Versions[EraModern] {

@@ -68,7 +68,9 @@ func writeReport(w io.Writer, info reportInfo, pkgs []*pkgRun, coll *collection)
 	fmt.Fprintf(w, "\nA cell is the median over the rounds of the time per operation (± half the spread between the\n"+
 		"fastest and the slowest round), the allocations and the bytes allocated per operation, and any\n"+
 		"custom metric. An \"X / rpcgen\" column is the median over the rounds of X's time divided by\n"+
-		"rpcgen's in the same row and round: above 1 means X is slower than rpcgen.\n\n")
+		"rpcgen's in the same row and round: above 1 means X is slower than rpcgen. A table with the\n"+
+		"hand-written reference server ends with \"rpcgen / reference\", the same ratio the other way\n"+
+		"round: below 1.1 meets the \"within 1.1× of the reference\" targets.\n\n")
 
 	fmt.Fprintf(w, "## Packages\n\n| package | status |\n|---|---|\n")
 	for _, p := range pkgs {

@@ -167,3 +167,31 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteMarkdownReference checks the last column of a table with the
+// reference impl: rpcgen's per-round time ratio to it.
+func TestWriteMarkdownReference(t *testing.T) {
+	coll := newCollection()
+	for round, out := range []string{
+		"BenchmarkToolsCallHTTP/add/json/legacy/c=1/impl=rpcgen-2 \t 100 \t 1000 ns/op\n" +
+			"BenchmarkToolsCallHTTP/add/json/legacy/c=1/impl=reference-2 \t 100 \t 1000 ns/op\n" +
+			"BenchmarkToolsCallHTTP/add/json/legacy/c=1/impl=gosdk-2 \t 100 \t 4000 ns/op\n",
+		"BenchmarkToolsCallHTTP/add/json/legacy/c=1/impl=rpcgen-2 \t 100 \t 2400 ns/op\n" +
+			"BenchmarkToolsCallHTTP/add/json/legacy/c=1/impl=reference-2 \t 100 \t 2000 ns/op\n" +
+			"BenchmarkToolsCallHTTP/add/json/legacy/c=1/impl=gosdk-2 \t 100 \t 6000 ns/op\n",
+	} {
+		results, _ := parseOutput(strings.NewReader(out), 2)
+		for _, r := range results {
+			coll.add("./mcpbench", round+1, r)
+		}
+	}
+	var b bytes.Buffer
+	coll.byName["ToolsCallHTTP"].writeMarkdown(&b)
+	want := `| row | rpcgen | reference | gosdk | reference / rpcgen | gosdk / rpcgen | rpcgen / reference |
+| --- | --- | --- | --- | --: | --: | --: |
+| add/json/legacy/c=1 | 1.70 µs ±41% | 1.50 µs ±33% | 5.00 µs ±20% | 0.92× | 3.25× | 1.10× |
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -14,6 +14,10 @@ import (
 // baseline is the impl every other impl in a row is compared with.
 const baseline = "rpcgen"
 
+// reference is the hand-written server the targets are set against: a table
+// that has it gets a "rpcgen / reference" column too.
+const reference = "reference"
+
 // collection gathers the results of every round into tables.
 type collection struct {
 	tables []*table
@@ -202,7 +206,9 @@ func formatFloat(v float64) string {
 
 // writeMarkdown renders t as a Markdown table: a row per row key, a column
 // per impl, and a column per impl other than the baseline with the median
-// per-round time ratio to the baseline.
+// per-round time ratio to the baseline. When the table has the reference
+// impl, a last column gives the baseline's ratio to it (the inverse view,
+// which is how the "within 1.1× of the reference" targets read).
 func (t *table) writeMarkdown(w io.Writer) {
 	header := []string{"row"}
 	header = append(header, t.impls...)
@@ -215,6 +221,10 @@ func (t *table) writeMarkdown(w io.Writer) {
 				header = append(header, impl+" / "+baseline)
 			}
 		}
+	}
+	vsRef := hasBase && slices.Contains(t.impls, reference)
+	if vsRef {
+		header = append(header, baseline+" / "+reference)
 	}
 	for i, h := range header {
 		if h == "" {
@@ -239,19 +249,25 @@ func (t *table) writeMarkdown(w io.Writer) {
 			cols = append(cols, formatCell(r.cells[impl]))
 		}
 		for _, impl := range compared {
-			o, b := r.cells[impl], r.cells[baseline]
-			if o == nil || b == nil {
-				cols = append(cols, "")
-				continue
-			}
-			if v, ok := ratio(o, b); ok {
-				cols = append(cols, formatFloat(v)+"×")
-			} else {
-				cols = append(cols, "")
-			}
+			cols = append(cols, ratioCell(r.cells[impl], r.cells[baseline]))
+		}
+		if vsRef {
+			cols = append(cols, ratioCell(r.cells[baseline], r.cells[reference]))
 		}
 		writeRow(w, cols)
 	}
+}
+
+// ratioCell renders the median per-round time ratio of o to b, or "" when a
+// cell is missing or they share no round.
+func ratioCell(o, b *cell) string {
+	if o == nil || b == nil {
+		return ""
+	}
+	if v, ok := ratio(o, b); ok {
+		return formatFloat(v) + "×"
+	}
+	return ""
 }
 
 func writeRow(w io.Writer, cols []string) {

@@ -1,0 +1,515 @@
+package mcphttp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcgen/rpcgen/internal/rpctest"
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+)
+
+// loadDuration is how long TestLoad's clients keep calling.
+var loadDuration = flag.Duration("load.duration", 2*time.Second,
+	"how long each TestLoad client keeps calling (at most 60s)")
+
+const (
+	loadClients      = 64
+	loadMaxDuration  = 60 * time.Second
+	loadProgressEach = 8 // every 8th call of a client asks for progress
+)
+
+const loadAddSchema = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}`
+
+type loadArgs struct {
+	A int64 `json:"a"`
+	B int64 `json:"b"`
+}
+
+type loadSum struct {
+	Sum int64 `json:"sum"`
+}
+
+// loadAdd is the tool every client calls: it returns the sum of its
+// operands, and with progress it reports a step first, which turns the
+// response into an event stream.
+func loadAdd(progress bool) mcp.ToolHandler {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		var in loadArgs
+		if err := json.Unmarshal(args, &in); err != nil {
+			return nil, runtime.InvalidParams("%v", err)
+		}
+		if progress {
+			mcp.Progress(ctx, 1, 2, "adding")
+		}
+		return json.Marshal(loadSum{in.A + in.B})
+	}
+}
+
+func newLoadServer() *mcp.Server {
+	srv := mcp.NewServer(mcp.Implementation{Name: "load", Version: "1.0.0"}, nil)
+	out := json.RawMessage(`{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}`)
+	srv.AddTools(
+		mcp.Tool{Name: "add", InputSchema: json.RawMessage(loadAddSchema), OutputSchema: out, Handler: loadAdd(false)},
+		mcp.Tool{Name: "progress_add", InputSchema: json.RawMessage(loadAddSchema), OutputSchema: out, Handler: loadAdd(true)},
+	)
+	return srv
+}
+
+// loadOperands are the unique operands of call i of client k, so that a
+// response that answers another request cannot pass the check.
+func loadOperands(k, i int) (a, b int64) {
+	return int64(k)<<32 | int64(i), int64(i)*7919 + int64(k)
+}
+
+// TestLoad runs 64 clients against one Handler on a 127.0.0.1 listener for
+// -load.duration (2 s by default, at most 60 s): a quarter use the real
+// client in a legacy session, a quarter the real client in 2026-07-28, a
+// quarter raw net/http in a legacy session and a quarter raw net/http in
+// 2026-07-28. Every call adds unique operands and its result is checked
+// against them (and, raw, its id against the request's); every 8th call asks
+// for progress, so its response is an event stream carrying the progress
+// notification first. No call may fail. Afterwards every session is deleted
+// and every connection closed, and the goroutine count must come back to its
+// level before the first client.
+func TestLoad(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	dur := *loadDuration
+	if dur <= 0 || dur > loadMaxDuration {
+		t.Fatalf("-load.duration %v: want more than 0 and at most %v", dur, loadMaxDuration)
+	}
+	h := mcphttp.NewHandler(newLoadServer(), nil)
+	ts := httptest.NewServer(h)
+	defer func() {
+		ts.Close()
+		if err := h.Close(); err != nil {
+			t.Errorf("Handler.Close: %v", err)
+		}
+	}()
+	url := ts.URL + "/mcp"
+	base := goruntime.NumGoroutine()
+
+	ctx, cancel := context.WithTimeout(context.Background(), dur+loadMaxDuration)
+	defer cancel()
+	deadline := time.Now().Add(dur)
+	var (
+		wg       sync.WaitGroup
+		calls    atomic.Int64
+		perKind  [4]atomic.Int64
+		failures atomic.Int64
+		errMu    sync.Mutex
+		errs     []string
+	)
+	fail := func(k int, err error) {
+		if failures.Add(1) <= 10 {
+			errMu.Lock()
+			errs = append(errs, fmt.Sprintf("client %d: %v", k, err))
+			errMu.Unlock()
+		}
+	}
+	for k := range loadClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var c loadCaller
+			var err error
+			switch k % 4 {
+			case 0:
+				c, err = dialLoadReal(ctx, url, mcp.Version20251125)
+			case 1:
+				c, err = dialLoadReal(ctx, url, "") // dual era: picks 2026-07-28
+			case 2:
+				c, err = dialLoadRaw(ctx, url, false)
+			case 3:
+				c, err = dialLoadRaw(ctx, url, true)
+			}
+			if err != nil {
+				fail(k, fmt.Errorf("connect: %w", err))
+				return
+			}
+			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
+				a, b := loadOperands(k, i)
+				if err := c.add(ctx, a, b, i%loadProgressEach == loadProgressEach-1); err != nil {
+					fail(k, fmt.Errorf("call %d: %w", i, err))
+					break
+				}
+				calls.Add(1)
+				perKind[k%4].Add(1)
+			}
+			if err := c.close(); err != nil {
+				fail(k, fmt.Errorf("close: %w", err))
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d clients, %v: %d calls (%.0f/s), %d failed", loadClients, dur, calls.Load(),
+		float64(calls.Load())/dur.Seconds(), failures.Load())
+	t.Logf("calls by client: real legacy %d, real 2026-07-28 %d, raw legacy %d, raw 2026-07-28 %d",
+		perKind[0].Load(), perKind[1].Load(), perKind[2].Load(), perKind[3].Load())
+	for _, e := range errs {
+		t.Error(e)
+	}
+	if calls.Load() < loadClients {
+		t.Errorf("only %d calls in all", calls.Load())
+	}
+	if n := h.SessionCount(); n != 0 {
+		t.Errorf("%d sessions live after every client deleted its own", n)
+	}
+
+	// Every client closed its connections; the server's goroutines for them
+	// and for the calls must end.
+	limit := time.Now().Add(10 * time.Second)
+	for {
+		n := goruntime.NumGoroutine()
+		if n <= base {
+			break
+		}
+		if time.Now().After(limit) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:goruntime.Stack(buf, true)]
+			t.Fatalf("%d goroutines 10s after the clients disconnected, %d before they connected\n%s", n, base, buf)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// loadCaller is one load test client.
+type loadCaller interface {
+	// add calls add (or progress_add, which must report progress first)
+	// and checks the sum.
+	add(ctx context.Context, a, b int64, progress bool) error
+	close() error
+}
+
+// loadReal is the package's own client.
+type loadReal struct {
+	c      *mcp.Client
+	modern bool
+}
+
+func dialLoadReal(ctx context.Context, url, version string) (*loadReal, error) {
+	c, err := mcphttp.Connect(ctx, url, &mcphttp.ClientOptions{
+		MCP:       mcp.ClientOptions{Info: mcp.Implementation{Name: "load", Version: "1.0.0"}, ProtocolVersion: version},
+		Transport: "streamable",
+	})
+	if err != nil {
+		return nil, err
+	}
+	want := version
+	if want == "" {
+		want = mcp.Version20260728
+	}
+	if got := c.ProtocolVersion(); got != want {
+		c.Close()
+		return nil, fmt.Errorf("negotiated %q, want %q", got, want)
+	}
+	return &loadReal{c: c, modern: c.Modern()}, nil
+}
+
+func (r *loadReal) add(ctx context.Context, a, b int64, progress bool) error {
+	if !progress {
+		var s loadSum
+		if err := r.c.CallTool(ctx, "add", loadArgs{a, b}, &s); err != nil {
+			return err
+		}
+		if s.Sum != a+b {
+			return fmt.Errorf("add(%d, %d) = %d", a, b, s.Sum)
+		}
+		return nil
+	}
+	var reports atomic.Int32
+	res, err := r.c.CallToolRaw(ctx, mcp.CallToolParams{Name: "progress_add", Arguments: loadArgs{a, b},
+		OnProgress: func(p mcp.ProgressNotification) {
+			if p.Progress == 1 && p.Total == 2 {
+				reports.Add(1)
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	var s loadSum
+	if res.IsError || json.Unmarshal(res.StructuredContent, &s) != nil || s.Sum != a+b {
+		return fmt.Errorf("progress_add(%d, %d): %+v", a, b, res)
+	}
+	if n := reports.Load(); n != 1 {
+		return fmt.Errorf("progress_add(%d, %d): %d progress reports, want 1", a, b, n)
+	}
+	return nil
+}
+
+func (r *loadReal) close() error { return r.c.Close() }
+
+// loadRaw is a client written with net/http alone, as another
+// implementation would talk to the server.
+type loadRaw struct {
+	url     string
+	modern  bool
+	tr      *http.Transport
+	hc      *http.Client
+	session string
+	nextID  int64
+}
+
+func dialLoadRaw(ctx context.Context, url string, modern bool) (*loadRaw, error) {
+	tr := &http.Transport{MaxIdleConnsPerHost: 4}
+	r := &loadRaw{url: url, modern: modern, tr: tr, hc: &http.Client{Transport: tr}}
+	if modern {
+		return r, nil
+	}
+	resp, body, err := r.post(ctx, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1.0.0"}}}`, nil)
+	if err != nil {
+		tr.CloseIdleConnections()
+		return nil, err
+	}
+	msg, err := loadResponse(resp, body, 0, "", false)
+	if err != nil {
+		tr.CloseIdleConnections()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	var init struct {
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(msg, &init); err != nil || init.Result.ProtocolVersion != mcp.Version20251125 {
+		tr.CloseIdleConnections()
+		return nil, fmt.Errorf("initialize: %s", msg)
+	}
+	if r.session = resp.Header.Get("Mcp-Session-Id"); r.session == "" {
+		tr.CloseIdleConnections()
+		return nil, errors.New("initialize: no Mcp-Session-Id")
+	}
+	resp, body, err = r.post(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil)
+	if err == nil && resp.StatusCode != http.StatusAccepted {
+		err = fmt.Errorf("notifications/initialized: status %d: %s", resp.StatusCode, body)
+	}
+	if err != nil {
+		r.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// post sends one message with the headers of the client's era and returns
+// the response with its whole body.
+func (r *loadRaw) post(ctx context.Context, msg string, extra map[string]string) (*http.Response, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, strings.NewReader(msg))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if r.session != "" {
+		req.Header.Set("Mcp-Session-Id", r.session)
+		req.Header.Set("MCP-Protocol-Version", mcp.Version20251125)
+	}
+	for k, v := range extra {
+		req.Header.Set(k, v)
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp, body, err
+}
+
+func (r *loadRaw) add(ctx context.Context, a, b int64, progress bool) error {
+	r.nextID++
+	id := r.nextID
+	tool := "add"
+	if progress {
+		tool = "progress_add"
+	}
+	var meta []string
+	if progress {
+		meta = append(meta, `"progressToken":"p`+strconv.FormatInt(id, 10)+`"`)
+	}
+	var headers map[string]string
+	if r.modern {
+		meta = append(meta, `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`,
+			`"io.modelcontextprotocol/clientCapabilities":{}`,
+			`"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1.0.0"}`)
+		headers = map[string]string{"MCP-Protocol-Version": mcp.Version20260728, "Mcp-Method": "tools/call", "Mcp-Name": tool}
+	}
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"a":%d,"b":%d}`, id, tool, a, b)
+	if len(meta) > 0 {
+		msg += `,"_meta":{` + strings.Join(meta, ",") + `}`
+	}
+	msg += `}}`
+	resp, body, err := r.post(ctx, msg, headers)
+	if err != nil {
+		return err
+	}
+	token := ""
+	if progress {
+		token = "p" + strconv.FormatInt(id, 10)
+	}
+	reply, err := loadResponse(resp, body, id, token, progress)
+	if err != nil {
+		return fmt.Errorf("%s(%d, %d): %w", tool, a, b, err)
+	}
+	var res struct {
+		Result struct {
+			StructuredContent *loadSum `json:"structuredContent"`
+			IsError           bool     `json:"isError"`
+			ResultType        string   `json:"resultType"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(reply, &res); err != nil {
+		return err
+	}
+	sc := res.Result.StructuredContent
+	if res.Result.IsError || sc == nil || sc.Sum != a+b || r.modern && res.Result.ResultType != "complete" {
+		return fmt.Errorf("%s(%d, %d): %s", tool, a, b, reply)
+	}
+	return nil
+}
+
+// loadResponse checks a POST's response to request id and returns the
+// JSON-RPC response it carries. With progress the body must be an event
+// stream with one notifications/progress for token before the response;
+// without, a JSON body.
+func loadResponse(resp *http.Response, body []byte, id int64, token string, progress bool) ([]byte, error) {
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, body)
+	}
+	ct := resp.Header.Get("Content-Type")
+	var msgs [][]byte
+	switch {
+	case strings.HasPrefix(ct, "application/json"):
+		msgs = [][]byte{body}
+	case strings.HasPrefix(ct, "text/event-stream"):
+		var err error
+		if msgs, err = loadEvents(body); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("Content-Type %q", ct)
+	}
+	if progress != strings.HasPrefix(ct, "text/event-stream") {
+		return nil, fmt.Errorf("Content-Type %q for a call with progress %v", ct, progress)
+	}
+	var reply []byte
+	reports := 0
+	for _, m := range msgs {
+		var env struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+				Progress      float64         `json:"progress"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(m, &env); err != nil {
+			return nil, fmt.Errorf("message %q: %w", m, err)
+		}
+		switch {
+		case env.Method == "notifications/progress":
+			if reply != nil {
+				return nil, errors.New("progress after the response")
+			}
+			if string(env.Params.ProgressToken) != strconv.Quote(token) {
+				return nil, fmt.Errorf("progress for token %s, want %q", env.Params.ProgressToken, token)
+			}
+			reports++
+		case env.Method != "":
+			return nil, fmt.Errorf("unexpected message %s", m)
+		default:
+			if reply != nil {
+				return nil, errors.New("two responses")
+			}
+			if string(env.ID) != strconv.FormatInt(id, 10) {
+				return nil, fmt.Errorf("response to id %d answers id %s", id, env.ID)
+			}
+			reply = m
+		}
+	}
+	if reply == nil {
+		return nil, errors.New("no response")
+	}
+	if progress && reports != 1 {
+		return nil, fmt.Errorf("%d progress notifications, want 1", reports)
+	}
+	return reply, nil
+}
+
+// loadEvents returns the data of every event of an event stream that has
+// any (the priming event of a legacy stream has none).
+func loadEvents(body []byte) ([][]byte, error) {
+	var msgs [][]byte
+	var data []byte
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		switch {
+		case len(line) == 0:
+			if len(data) > 0 {
+				msgs = append(msgs, data)
+			}
+			data = nil
+		case bytes.HasPrefix(line, []byte("data:")):
+			d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+			if data != nil {
+				data = append(data, '\n')
+			}
+			data = append(data, d...)
+		}
+	}
+	if len(data) > 0 {
+		return nil, errors.New("event stream ends inside an event")
+	}
+	return msgs, sc.Err()
+}
+
+// close deletes a legacy session, checks that the server has forgotten it
+// (404), and closes the connections.
+func (r *loadRaw) close() error {
+	defer r.tr.CloseIdleConnections()
+	if r.session == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, r.url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Mcp-Session-Id", r.session)
+	req.Header.Set("MCP-Protocol-Version", mcp.Version20251125)
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("DELETE: status %d", resp.StatusCode)
+	}
+	resp, body, err := r.post(ctx, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusNotFound {
+		return fmt.Errorf("ping after DELETE: status %d: %s", resp.StatusCode, body)
+	}
+	return nil
+}
