@@ -30,10 +30,25 @@ func checkCancel(t *testing.T, c canceller, outputs map[string]*jsonschema.Resol
 	// its first note, so that a server that did not stop would be caught.
 	first := events[0]
 	wait := time.Second
+	full := time.Duration(0) // how long the whole reindex would take
 	if first.Total != nil {
-		wait += time.Duration(*first.Total * 1.5 * float64(first.At.Sub(started)))
+		full = time.Duration(*first.Total * float64(first.At.Sub(started)))
+		wait += full * 3 / 2
 	}
-	time.Sleep(wait)
+	until := time.Now().Add(wait)
+	// Over HTTP a 2026-07-28 client cancels by closing the call's stream, so
+	// nothing more about the call can reach it: the server's log is the
+	// witness that the tool saw its context end, and when.
+	if srv := serverOf(c); srv != nil {
+		at, ok := srv.toolStopped("Reindex", wait)
+		switch {
+		case !ok:
+			t.Errorf("the server never logged the reindex ending with a cancelled context")
+		case full > 0 && at.Sub(started) >= full:
+			t.Errorf("the reindex stopped %v after it started, no sooner than it would have finished (%v)", at.Sub(started), full)
+		}
+	}
+	time.Sleep(time.Until(until))
 	const grace = 100 * time.Millisecond // messages the server wrote before it read the cancellation
 	events = c.Wire(token)
 	for _, e := range events {
@@ -51,4 +66,12 @@ func checkCancel(t *testing.T, c canceller, outputs map[string]*jsonschema.Resol
 	if len(found.Result) != 1 {
 		t.Errorf("after the cancellation, search_notes found %d notes, want 1", len(found.Result))
 	}
+}
+
+// serverOf returns the HTTP server process behind a session, nil over stdio.
+func serverOf(s session) *httpServer {
+	if h, ok := s.(interface{ server() *httpServer }); ok {
+		return h.server()
+	}
+	return nil
 }

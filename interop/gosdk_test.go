@@ -34,6 +34,10 @@ func TestGoSDK(t *testing.T) {
 type goSDKSession struct {
 	cs  *mcp.ClientSession
 	rec *recordingTransport
+	// Over HTTP: the wire the client reads (instead of rec's log), and the
+	// server process.
+	wire *httpWire
+	srv  *httpServer
 }
 
 func connectGoSDK(t *testing.T, pin string) *goSDKSession {
@@ -91,7 +95,22 @@ func (s *goSDKSession) call(ctx context.Context, name string, args, token any) (
 	return &w, nil
 }
 
-func (s *goSDKSession) Wire(token any) []wireEvent { return s.rec.log.get(token) }
+func (s *goSDKSession) Wire(token any) []wireEvent {
+	if s.wire != nil {
+		return s.wire.log.get(token)
+	}
+	return s.rec.log.get(token)
+}
+
+// cancelledAt reports when the client gave up on the call made with token:
+// over stdio when it wrote notifications/cancelled; over HTTP that, or when
+// it closed the call's response stream, whichever came first.
+func (s *goSDKSession) cancelledAt(token any) (time.Time, bool) {
+	if s.wire != nil {
+		return s.wire.cancelledAt(token)
+	}
+	return s.rec.cancelledAt(token)
+}
 
 func (s *goSDKSession) ErrorCode(err error) (int, bool) {
 	var werr *jsonrpc.Error
@@ -120,12 +139,12 @@ func (s *goSDKSession) CallToolCancelled(t *testing.T, name string, args, token 
 	cancel()
 	err := <-done
 	for time.Now().Before(deadline) {
-		if at, ok := s.rec.cancelledAt(token); ok {
+		if at, ok := s.cancelledAt(token); ok {
 			return err, started, at
 		}
 		time.Sleep(time.Millisecond)
 	}
-	t.Fatalf("the Go SDK wrote no notifications/cancelled for the call")
+	t.Fatalf("the Go SDK neither wrote notifications/cancelled for the call nor closed its stream")
 	return err, started, time.Time{}
 }
 
@@ -222,3 +241,5 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	return msg, err
 }
+
+func (s *goSDKSession) server() *httpServer { return s.srv }

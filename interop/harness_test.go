@@ -1,7 +1,8 @@
-// Package interop drives an MCP server over stdio with clients nobody in this
-// repository wrote: the official Go SDK and mcp-go here, the official
-// TypeScript SDK in ts/. The server is examples/notes unless INTEROP_SERVER
-// names another executable (run.sh --standin points it at cmd/standin).
+// Package interop drives an MCP server over stdio and over HTTP with clients
+// nobody in this repository wrote: the official Go SDK and mcp-go here, the
+// official TypeScript SDK in ts/. The server is examples/notes unless
+// INTEROP_SERVER (stdio) or INTEROP_HTTP_SERVER (HTTP) names another
+// executable (run.sh --standin points INTEROP_SERVER at cmd/standin).
 package interop
 
 import (
@@ -10,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,31 +29,37 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// setup resolves the server command: INTEROP_SERVER (a path, then optional
-// arguments separated by spaces), or else examples/notes built from the
-// enclosing repository.
+// setup resolves the server commands. Over stdio: INTEROP_SERVER (a path,
+// then optional arguments separated by spaces). Over HTTP:
+// INTEROP_HTTP_SERVER, a command that serves MCP over HTTP and prints its
+// endpoint's URL as its first line on stdout. Either defaults to
+// examples/notes built from the enclosing repository (with --http
+// 127.0.0.1:0 for HTTP).
 func setup(m *testing.M) (int, error) {
-	if v := strings.TrimSpace(os.Getenv("INTEROP_SERVER")); v != "" {
-		serverArgv = strings.Fields(v)
-		abs, err := filepath.Abs(serverArgv[0])
+	stdio := strings.TrimSpace(os.Getenv("INTEROP_SERVER"))
+	overHTTP := strings.TrimSpace(os.Getenv("INTEROP_HTTP_SERVER"))
+	var notes string
+	if stdio == "" || overHTTP == "" {
+		dir, err := os.MkdirTemp("", "interop-notes-")
 		if err != nil {
 			return 0, err
 		}
-		serverArgv[0] = abs
-		return m.Run(), nil
+		defer os.RemoveAll(dir)
+		if notes, err = buildNotes(dir); err != nil {
+			return 0, err
+		}
 	}
-	dir, err := os.MkdirTemp("", "interop-notes-")
-	if err != nil {
+	var err error
+	if stdio == "" {
+		serverArgv = []string{notes}
+	} else if serverArgv, err = commandLine(stdio); err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "notes")
-	build := exec.Command("go", "build", "-o", bin, "./examples/notes")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("building examples/notes (set INTEROP_SERVER to test another server): %v\n%s", err, out)
+	if overHTTP == "" {
+		httpServerArgv = []string{notes, "--http", "127.0.0.1:0"}
+	} else if httpServerArgv, err = commandLine(overHTTP); err != nil {
+		return 0, err
 	}
-	serverArgv = []string{bin}
 	return m.Run(), nil
 }
 

@@ -35,6 +35,7 @@ type mcpGoSession struct {
 	c       *client.Client
 	version string
 	log     wireLog
+	wire    *httpWire // over HTTP: the wire the client reads, instead of log
 }
 
 func connectMCPGo(t *testing.T, opts ...client.ClientOption) *mcpGoSession {
@@ -48,9 +49,15 @@ func connectMCPGo(t *testing.T, opts ...client.ClientOption) *mcpGoSession {
 			c.Dir, c.Stderr = cmd.Dir, cmd.Stderr
 			return c, nil
 		}))
+	return startMCPGo(t, stdio, opts...)
+}
+
+// startMCPGo starts an mcp-go client over tr and runs its handshake.
+func startMCPGo(t *testing.T, tr transport.Interface, opts ...client.ClientOption) *mcpGoSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s := &mcpGoSession{c: client.NewClient(stdio, opts...)}
+	s := &mcpGoSession{c: client.NewClient(tr, opts...)}
 	if err := s.c.Start(ctx); err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -118,7 +125,12 @@ func (s *mcpGoSession) CallTool(t *testing.T, name string, args, token any) (*wi
 	return &w, nil
 }
 
-func (s *mcpGoSession) Wire(token any) []wireEvent { return s.log.get(token) }
+func (s *mcpGoSession) Wire(token any) []wireEvent {
+	if s.wire != nil {
+		return s.wire.log.get(token)
+	}
+	return s.log.get(token)
+}
 
 func (s *mcpGoSession) ErrorCode(err error) (int, bool) {
 	for code, sentinel := range map[int]error{

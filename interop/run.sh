@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Drives an MCP server over stdio with third-party clients: the official Go
-# SDK and mcp-go (go test), and the official TypeScript SDK (node --test).
+# Drives an MCP server over stdio and over HTTP with third-party clients: the
+# official Go SDK and mcp-go (go test), and the official TypeScript SDK
+# (node --test).
 #
-#   interop/run.sh             test examples/notes, built from this checkout
-#   interop/run.sh --standin   test cmd/standin, a server written with the Go SDK
+#   interop/run.sh             test examples/notes, built from this checkout,
+#                              over stdio and over HTTP (notes --http 127.0.0.1:0)
+#   interop/run.sh --standin   test cmd/standin, a server written with the Go SDK,
+#                              over stdio (HTTP: examples/notes still)
 #   INTEROP_SERVER=/path/to/server interop/run.sh   test any stdio MCP server
+#   INTEROP_HTTP_SERVER="/path/to/server --flags" interop/run.sh
+#                              test any MCP server over HTTP; it must print its
+#                              endpoint's URL as its first line on stdout
 #
 # Needs go and node (20+); the first run fetches modules and npm packages,
 # later runs work offline.
@@ -17,11 +23,14 @@ trap 'rm -rf "$tmp"' EXIT
 if [ "${1:-}" = "--standin" ]; then
 	go build -o "$tmp/standin" ./cmd/standin
 	export INTEROP_SERVER="$tmp/standin"
-elif [ -z "${INTEROP_SERVER:-}" ]; then
-	(cd .. && go build -o "$tmp/notes" ./examples/notes)
-	export INTEROP_SERVER="$tmp/notes"
 fi
-echo "interop: server under test: $INTEROP_SERVER"
+if [ -z "${INTEROP_SERVER:-}" ] || [ -z "${INTEROP_HTTP_SERVER:-}" ]; then
+	(cd .. && go build -o "$tmp/notes" ./examples/notes)
+fi
+export INTEROP_SERVER="${INTEROP_SERVER:-$tmp/notes}"
+export INTEROP_HTTP_SERVER="${INTEROP_HTTP_SERVER:-$tmp/notes --http 127.0.0.1:0}"
+echo "interop: server under test over stdio: $INTEROP_SERVER"
+echo "interop: server under test over HTTP:  $INTEROP_HTTP_SERVER"
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
 	npm ci --no-audit --no-fund

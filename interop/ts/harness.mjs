@@ -1,14 +1,18 @@
-// Shared pieces of the TypeScript SDK interop test: the server command, a
+// Shared pieces of the TypeScript SDK interop test: the server commands, a
 // client connected over the SDK's StdioClientTransport with a tap on the raw
-// bytes of the server's stdout, and JSON Schema 2020-12 checking with ajv.
-import { spawnSync } from 'node:child_process';
+// bytes of the server's stdout, or over its StreamableHTTPClientTransport or
+// SSEClientTransport with a tap on the raw bytes of every HTTP response, and
+// JSON Schema 2020-12 checking with ajv.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
@@ -24,12 +28,33 @@ export function serverCommand() {
     const [command, ...args] = env.split(/\s+/);
     return { command: resolve(command), args };
   }
+  return { command: notesBinary(), args: [] };
+}
+
+/**
+ * The HTTP server's command line: INTEROP_HTTP_SERVER (a path, then optional
+ * arguments; the server prints its endpoint's URL as its first stdout line),
+ * or else examples/notes with --http 127.0.0.1:0.
+ */
+export function httpServerCommand() {
+  const env = (process.env.INTEROP_HTTP_SERVER ?? '').trim();
+  if (env) {
+    const [command, ...args] = env.split(/\s+/);
+    return { command: resolve(command), args };
+  }
+  return { command: notesBinary(), args: ['--http', '127.0.0.1:0'] };
+}
+
+let builtNotes; // examples/notes, built once per process
+function notesBinary() {
+  if (builtNotes) return builtNotes;
   const bin = join(mkdtempSync(join(tmpdir(), 'interop-notes-')), 'notes');
   const build = spawnSync('go', ['build', '-o', bin, './examples/notes'], { cwd: repoRoot, encoding: 'utf8' });
   if (build.status !== 0) {
-    throw new Error(`building examples/notes (set INTEROP_SERVER to test another server):\n${build.stderr}`);
+    throw new Error(`building examples/notes (set INTEROP_SERVER and INTEROP_HTTP_SERVER to test other servers):\n${build.stderr}`);
   }
-  return { command: bin, args: [] };
+  builtNotes = bin;
+  return bin;
 }
 
 /**
@@ -74,6 +99,111 @@ export async function connect(cmd) {
       if (line) session.wire.push({ at, line, msg: JSON.parse(line) });
     }
   });
+  session.client = client;
+  return session;
+}
+
+/**
+ * Starts the HTTP server, reads its URL, and connects the SDK's Client over
+ * kind, 'streamable-http' or 'sse'. The session is shaped as connect()'s,
+ * with wire holding every JSON-RPC message read off any HTTP response body
+ * (SSE events and JSON bodies, in arrival order), plus exchanges (each HTTP
+ * request: method, url, session id sent, status, session id received),
+ * endpoints (the HTTP+SSE endpoint events), the url, and stop(), which ends
+ * the server with SIGTERM.
+ */
+export async function connectHTTP(cmd, kind) {
+  const child = spawn(cmd.command, cmd.args, {
+    cwd: mkdtempSync(join(tmpdir(), 'interop-cwd-')), // a fresh, empty store
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const session = { wire: [], sent: [], errors: [], stderr: '', protocolVersion: undefined, exchanges: [], endpoints: [] };
+  child.stderr.on('data', (b) => { session.stderr += b; });
+  const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  session.url = await new Promise((res, rej) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      rej(new Error(`no URL from the HTTP server within 20s; stderr:\n${session.stderr}`));
+    }, 20_000);
+    child.stdout.on('data', (b) => {
+      out += b;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) { clearTimeout(timer); res(out.slice(0, nl).trim()); }
+    });
+    child.once('exit', () => { clearTimeout(timer); rej(new Error(`the HTTP server exited; stderr:\n${session.stderr}`)); });
+  });
+  session.stop = async () => {
+    child.kill('SIGTERM');
+    return exited;
+  };
+
+  // The tap: every response body is teed; one branch goes to the SDK, the
+  // other is parsed here as the bytes arrive.
+  const tapFetch = async (url, init) => {
+    const headers = new Headers(init?.headers);
+    const ex = {
+      method: init?.method ?? 'GET', url: String(url), at: performance.now(),
+      session: headers.get('mcp-session-id'), version: headers.get('mcp-protocol-version'),
+    };
+    session.exchanges.push(ex);
+    const res = await fetch(url, init);
+    ex.status = res.status;
+    ex.setSession = res.headers.get('mcp-session-id');
+    ex.contentType = res.headers.get('content-type');
+    if (!res.body) return res;
+    const [mine, theirs] = res.body.tee();
+    tap(mine, (ex.contentType ?? '').startsWith('text/event-stream'));
+    return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+  const push = (text) => {
+    const at = performance.now();
+    let msg;
+    try { msg = JSON.parse(text); } catch { return; }
+    for (const m of Array.isArray(msg) ? msg : [msg]) session.wire.push({ at, line: JSON.stringify(m), msg: m });
+  };
+  const tap = async (stream, sse) => {
+    const decoder = new TextDecoder();
+    let buf = '';
+    let data = [];
+    let event = '';
+    try {
+      for await (const chunk of stream) {
+        buf += decoder.decode(chunk, { stream: true });
+        if (!sse) continue;
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).replace(/\r$/, '');
+          buf = buf.slice(nl + 1);
+          if (line === '') {
+            if (data.length && (event === '' || event === 'message')) push(data.join('\n'));
+            if (data.length && event === 'endpoint') session.endpoints.push(data.join('\n'));
+            data = [];
+            event = '';
+          } else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+          else if (line.startsWith('event:')) event = line.slice(6).trim();
+        }
+      }
+    } catch { /* the client aborted the request */ }
+    if (!sse && buf.trim()) push(buf);
+  };
+
+  const url = new URL(session.url);
+  const transport = kind === 'sse'
+    ? new SSEClientTransport(url, { fetch: tapFetch })
+    : new StreamableHTTPClientTransport(url, { fetch: tapFetch });
+  session.transport = transport;
+  const setVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (v) => { session.protocolVersion = v; setVersion?.(v); };
+  const send = transport.send.bind(transport);
+  transport.send = async (msg, opts) => {
+    const at = performance.now();
+    await send(msg, opts);
+    session.sent.push({ at, msg });
+  };
+  const client = new Client({ name: 'interop-ts-sdk', version: '1' });
+  client.onerror = (err) => session.errors.push(err);
+  await client.connect(transport);
   session.client = client;
   return session;
 }

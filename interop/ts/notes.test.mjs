@@ -1,11 +1,14 @@
-// Drives the notes MCP server over stdio with the official TypeScript SDK
-// client (@modelcontextprotocol/sdk), as an MCP host would.
+// Drives the notes MCP server with the official TypeScript SDK client
+// (@modelcontextprotocol/sdk), as an MCP host would: over stdio, over
+// Streamable HTTP and over the legacy HTTP+SSE transport, the same checks.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 
-import { connect, metaSchemaErrors, newAjv, serverCommand, sleep, textOf, wireFor } from './harness.mjs';
+import {
+  connect, connectHTTP, httpServerCommand, metaSchemaErrors, newAjv, serverCommand, sleep, textOf, wireFor,
+} from './harness.mjs';
 
 /** JSON for failure messages, cut short. */
 const brief = (v) => { const j = JSON.stringify(v); return j.length > 160 ? `${j.slice(0, 150)}...(${j.length} chars)` : j; };
@@ -13,17 +16,21 @@ const brief = (v) => { const j = JSON.stringify(v); return j.length > 160 ? `${j
 const TOOLS = ['add_note', 'delete_note', 'get_note', 'reindex', 'search_notes'];
 const WITH_OUTPUT = ['add_note', 'get_note', 'reindex', 'search_notes'];
 
-describe('TypeScript SDK client', () => {
-  let s; // the session from connect()
+for (const kind of ['stdio', 'streamable-http', 'sse']) describe(`TypeScript SDK client over ${kind}`, () => {
+  let s; // the session from connect() or connectHTTP()
   const tools = new Map(); // name -> descriptor
   const outputValidators = new Map(); // name -> compiled ajv validator
   const marker = `zq${Date.now() % 1e9}`;
   const added = [];
 
-  before(async () => { s = await connect(serverCommand()); });
-  after(async (t) => {
+  before(async () => {
+    s = kind === 'stdio' ? await connect(serverCommand()) : await connectHTTP(httpServerCommand(), kind);
+  });
+  after(async () => {
     await s?.client.close();
-    if (s?.stderr) console.error(`server stderr:\n${s.stderr}`);
+    const exit = await s?.stop?.();
+    if (s?.stderr) console.error(`server stderr (${kind}):\n${s.stderr}`);
+    if (exit) assert.deepEqual(exit, { code: 0, signal: null }, 'the HTTP server exits cleanly on SIGTERM');
   });
 
   /** Calls a tool that must succeed; checks structuredContent against its outputSchema. */
@@ -193,7 +200,18 @@ describe('TypeScript SDK client', () => {
     const token = cancel.msg.params.requestId;
     // Wait well past the time the whole reindex would take at the pace of its
     // first note, so that a server that did not stop would be caught.
-    await sleep(1000 + (first.total ?? 0) * 1.5 * (first.at - started));
+    const full = (first.total ?? 0) * (first.at - started);
+    const until = performance.now() + 1000 + 1.5 * full;
+    if (kind !== 'stdio') {
+      // Over HTTP the server's log witnesses that the tool saw its context
+      // end (examples/notes logs a call that ends in an error), and when.
+      const want = 'method=Reindex err="context canceled"';
+      while (!s.stderr.includes(want) && performance.now() < until) await sleep(2);
+      assert.ok(s.stderr.includes(want), `the server never logged the reindex ending with a cancelled context:\n${s.stderr}`);
+      assert.ok(performance.now() - started < full,
+        `the reindex stopped ${Math.round(performance.now() - started)}ms after it started, no sooner than it would have finished`);
+    }
+    await sleep(until - performance.now());
     const grace = 100; // ms: what the server wrote before it read the cancellation
     for (const w of wireFor(s, token)) {
       assert.ok(w.msg.method, `a response arrived for the cancelled call ${Math.round(w.at - cancel.at)}ms after ` +
@@ -203,4 +221,48 @@ describe('TypeScript SDK client', () => {
     const after = await callOK('search_notes', { query: `filler note 29 ${marker}` });
     assert.equal(after.structuredContent.result.length, 1, 'the server still serves');
   });
+  if (kind === 'streamable-http') {
+    test('session DELETE: terminateSession, then the old session id gets 404', async () => {
+      const id = s.transport.sessionId;
+      assert.ok(id, 'the server gave the session an Mcp-Session-Id');
+      assert.ok(s.exchanges.some((e) => e.setSession === id), 'the id came in a response header');
+      await s.transport.terminateSession();
+      const del = s.exchanges.filter((e) => e.method === 'DELETE');
+      assert.equal(del.length, 1, `one DELETE: ${JSON.stringify(del)}`);
+      assert.equal(del[0].session, id, 'the DELETE names the session');
+      assert.ok(del[0].status >= 200 && del[0].status < 300, `DELETE answered ${del[0].status}`);
+      const res = await fetch(s.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json', accept: 'application/json, text/event-stream',
+          'mcp-session-id': id, 'mcp-protocol-version': s.protocolVersion,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      const body = await res.text();
+      assert.equal(res.status, 404, `POST in the deleted session: ${res.status} ${body}`);
+      assert.ok(JSON.parse(body).error, `the 404 carries a JSON-RPC error: ${body}`);
+    });
+  }
+
+  if (kind === 'sse') {
+    test('closing the SSE stream ends the session: its endpoint gets 404', async () => {
+      assert.equal(s.endpoints.length, 1, `one endpoint event: ${JSON.stringify(s.endpoints)}`);
+      const endpoint = new URL(s.endpoints[0], s.url);
+      assert.match(endpoint.search, /[?&]sessionId=[^&]+/);
+      await s.client.close();
+      let res;
+      let body;
+      for (const deadline = performance.now() + 5000; performance.now() < deadline;) {
+        res = await fetch(endpoint, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+        });
+        body = await res.text();
+        if (res.status === 404) break;
+        await sleep(10);
+      }
+      assert.equal(res.status, 404, `POST to the closed session's endpoint: ${res.status} ${body}`);
+    });
+  }
 });
