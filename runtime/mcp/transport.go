@@ -153,9 +153,11 @@ func WithStreamCloser(ctx context.Context, closeStream func() bool) context.Cont
 // messages without ending the request, as a server may with resumable
 // Streamable HTTP streams (2025-11-25, "polling"): the client reconnects and
 // receives everything sent meanwhile, the response included. ctx is a tool's
-// context. It reports whether the transport could do so; on stdio, in
-// process, over 2026-07-28 HTTP (where closing the stream would cancel the
-// request) and on JSON responses, it does nothing and reports false.
+// context. A response that was to be JSON becomes an event stream first, so
+// the client has an event id to resume from. It reports whether the
+// transport could do so; on stdio, in process, over 2026-07-28 HTTP (where
+// closing the stream would cancel the request) and in sessions older than
+// 2025-11-25 (which have no polling), it does nothing and reports false.
 func CloseStream(ctx context.Context) bool {
 	f, ok := ctx.Value(streamCloserKey{}).(func() bool)
 	if !ok {

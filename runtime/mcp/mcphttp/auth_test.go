@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -90,12 +89,7 @@ func TestAuth(t *testing.T) {
 			}
 			req.Header.Set("Content-Type", "application/json")
 			req.Header["Authorization"] = tc.auth
-			resp, err := tc.ts.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, body := roundTrip(t, tc.ts, req)
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, tc.status, body)
 			}
@@ -178,12 +172,7 @@ func TestProtectedResourceMetadataHandler(t *testing.T) {
 		req, _ := http.NewRequest(tc.method, ts.URL, nil)
 		req.Header.Set("Origin", "https://app.example.com")
 		req.Header.Set("Access-Control-Request-Headers", "mcp-protocol-version")
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, body := roundTrip(t, ts, req)
 		if resp.StatusCode != tc.status {
 			t.Errorf("%s: status %d, want %d", tc.method, resp.StatusCode, tc.status)
 		}

@@ -13,26 +13,46 @@ import (
 // goes back as JSON, unless the handler sends a notification first (or
 // Options.SSE): then the POST's response becomes an event stream, whose
 // events are stored so the client can resume it.
+//
+// On HTTP/1.x the call runs on the goroutine serving the POST (inline), so
+// a call costs no goroutine and no hand-off. Its context does not end with
+// the request: a client that goes away makes the writes fail, and the call
+// goes on, its events stored for a resume. The POST's response can still
+// end before the call does (mcp.CloseStream, a resume taking the stream
+// over, the session ending): the connection is then taken from net/http
+// (Hijack), the chunked body ended and the connection closed, while the call
+// keeps running on that goroutine. Where the connection cannot be taken
+// (HTTP/2, a ResponseWriter without Hijack), the call runs on a goroutine of
+// its own and the POST's goroutine waits for its response, so that the
+// response can end early there too.
 type call struct {
 	stream
 	cancel context.CancelFunc
-	done   bool   // Handle returned
-	reply  []byte // what it returned, for a JSON response
-	first  conn   // the POST's own connection
+	rctx   context.Context // the POST's context: done when its client is gone
+	done   bool            // Handle returned
+	reply  []byte          // what it returned, for a JSON response
+	first  conn            // the POST's own connection
 }
 
-// serveCall runs a request of the session on its own goroutine and answers
-// the POST with its response, as JSON or as an event stream.
+// serveCall runs a request of the session and answers the POST with its
+// response, as JSON or as an event stream.
 func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	h := s.h
 	if !h.enter() {
 		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
 		return
 	}
-	c := &call{}
+	c := &call{rctx: r.Context()}
 	c.s = s
-	c.first.init(w)
+	c.first.w = w
 	c.conn = &c.first
+	inline := r.ProtoMajor == 1 && canHijack(w)
+	if inline {
+		c.first.inline = true
+		c.first.chunked = r.ProtoAtLeast(1, 1)
+	} else {
+		c.first.wake = make(chan struct{}, 1)
+	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	c.cancel = cancel
 	s.mu.Lock()
@@ -47,13 +67,34 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 	s.activate()
 	s.mu.Unlock()
 
-	c.mu.Lock()
 	if h.opts.SSE {
-		c.startSSE()
+		c.mu.Lock()
+		c.startSSE(false)
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
-	go c.run(mcp.WithStreamCloser(ctx, c.closeStream), body)
+	ctx = mcp.WithStreamCloser(ctx, c.closeStream)
+	if inline {
+		c.run(ctx, body)
+		c.answer(&c.first)
+		return
+	}
+	go c.run(ctx, body)
 	c.wait(r, &c.first)
+}
+
+// canHijack reports whether the connection of w can be taken from net/http
+// (so a response can end while its handler goes on).
+func canHijack(w http.ResponseWriter) bool {
+	for {
+		switch t := w.(type) {
+		case http.Hijacker:
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return false
+		}
+	}
 }
 
 // run handles the call and finishes it.
@@ -64,7 +105,7 @@ func (c *call) run(ctx context.Context, body []byte) {
 	c.done = true
 	if c.sse {
 		if len(reply) > 0 {
-			c.emit(reply)
+			c.emitLast(reply)
 		}
 		c.final = true
 		c.detach(releaseDone)
@@ -78,10 +119,7 @@ func (c *call) run(ctx context.Context, body []byte) {
 	s := c.s
 	s.mu.Lock()
 	if i := slices.Index(s.calls, c); i >= 0 {
-		s.calls = slices.Delete(s.calls, i, i+1)
-		if len(s.calls) == 0 {
-			s.calls = nil
-		}
+		s.calls = slices.Delete(s.calls, i, i+1) // keeps its array for the next call
 		s.deactivate()
 	}
 	s.mu.Unlock()
@@ -94,27 +132,34 @@ func (c *call) notify(msg []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.sse {
-		if c.conn == nil {
+		if c.conn == nil || c.rctx.Err() != nil {
 			return // JSON response, client gone: nobody can resume it
 		}
-		c.startSSE()
+		c.startSSE(false) // flushed with msg
 	}
 	c.emit(msg)
 }
 
 // startSSE turns the call's response into an event stream: it names the
-// stream, writes the headers and the priming event; c.mu held, c.conn set.
-func (c *call) startSSE() {
+// stream, writes the headers and the priming event, flushed now or soon (see
+// primeLate); c.mu held, c.conn set.
+func (c *call) startSSE(flush bool) {
 	c.sse = true
 	c.s.nameStream(&c.stream)
 	c.conn.open()
-	c.prime()
+	if flush {
+		c.prime()
+	} else {
+		c.primeLate()
+	}
 	c.keepAlive(c.conn)
 }
 
 // closeStream is the call's mcp.CloseStream: it ends the POST's response (an
 // event stream from now on, so the client can resume it) while the call goes
 // on. Revisions before 2025-11-25 have no polling: it does nothing there.
+// Nor does it when the response cannot end before its handler returns: an
+// inline call's connection that net/http does not let go (see call).
 func (c *call) closeStream() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -122,19 +167,22 @@ func (c *call) closeStream() bool {
 		return false
 	}
 	if !c.sse {
-		if c.conn == nil {
+		if c.conn == nil || c.rctx.Err() != nil {
 			return false
 		}
-		c.startSSE()
+		c.startSSE(true)
+	}
+	if cn := c.conn; cn != nil && cn.inline && !cn.end() {
+		return false
 	}
 	c.detach(releaseClosed)
 	return true
 }
 
-// wait serves the POST's connection until the call no longer needs it, then
-// writes the JSON response if that is how the call is answered.
+// wait serves the POST's connection, for a call on its own goroutine, until
+// the call no longer needs it, then answers it (see answer).
 func (c *call) wait(r *http.Request, cn *conn) {
-	for {
+	for !c.answer(cn) {
 		select {
 		case <-cn.wake:
 		case <-r.Context().Done():
@@ -145,33 +193,41 @@ func (c *call) wait(r *http.Request, cn *conn) {
 			c.mu.Unlock()
 			return
 		}
-		c.mu.Lock()
-		if c.conn != cn {
-			why, sse := cn.why, c.sse
-			c.mu.Unlock()
-			switch {
-			case sse || why != releaseEnded:
-			case c.s.h.closing():
-				writeError(cn.w, http.StatusServiceUnavailable, nil, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
-			default:
-				writeError(cn.w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: the session ended")
-			}
-			return
-		}
-		if c.done && !c.sse {
-			reply := c.reply
-			c.conn = nil
-			c.mu.Unlock()
-			switch {
-			case len(reply) > 0:
-				writeJSON(cn.w, legacyStatus(reply), reply)
-			case c.s.h.closing():
-				writeError(cn.w, http.StatusServiceUnavailable, nil, runtime.CodeServerError, "Service Unavailable: the call was cancelled by a shutdown")
-			default:
-				cn.w.WriteHeader(http.StatusAccepted) // cancelled: no response
-			}
-			return
-		}
-		c.mu.Unlock()
 	}
+}
+
+// answer finishes the POST's response on cn once the call no longer needs
+// it: the call's JSON response, or an error when the session ended first
+// (an event stream was written as it went). It returns false while the call
+// still needs cn.
+func (c *call) answer(cn *conn) bool {
+	c.mu.Lock()
+	if c.conn != cn {
+		why, sse := cn.why, c.sse
+		c.mu.Unlock()
+		switch {
+		case sse || why != releaseEnded:
+		case c.s.h.closing():
+			writeError(cn.w, http.StatusServiceUnavailable, nil, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		default:
+			writeError(cn.w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: the session ended")
+		}
+		return true
+	}
+	if !c.done || c.sse {
+		c.mu.Unlock()
+		return false
+	}
+	reply := c.reply
+	c.conn = nil
+	c.mu.Unlock()
+	switch {
+	case len(reply) > 0:
+		writeJSON(cn.w, legacyStatus(reply), reply)
+	case c.s.h.closing():
+		writeError(cn.w, http.StatusServiceUnavailable, nil, runtime.CodeServerError, "Service Unavailable: the call was cancelled by a shutdown")
+	default:
+		cn.w.WriteHeader(http.StatusAccepted) // cancelled: no response
+	}
+	return true
 }

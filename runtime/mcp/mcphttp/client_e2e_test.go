@@ -281,11 +281,7 @@ func TestClientParamHeaders(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	e := newClientE2E(t)
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, e.url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := clientConnect(ctx, t, e.url, nil)
 	args := map[string]any{"region": "Zürich ", "n": 7, "where": map[string]string{"zone": "=?base64?x?="}}
 	var sum clientAddResult
 	if err := c.CallTool(ctx, "region", args, &sum); err != nil || sum.Sum != 1 {
@@ -321,11 +317,7 @@ func TestClientEndToEndConcurrent(t *testing.T) {
 			rpctest.CheckLeaks(t)
 			e := newClientE2E(t)
 			opts := mode.opts
-			c, err := mcphttp.Connect(context.Background(), e.url, &opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c := clientConnect(context.Background(), t, e.url, &opts)
 			var wg sync.WaitGroup
 			for g := range 16 {
 				wg.Go(func() {

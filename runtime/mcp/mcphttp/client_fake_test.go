@@ -1,7 +1,9 @@
 package mcphttp_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
 // These helpers build fake MCP servers out of plain http.Handlers, so the
@@ -160,4 +163,28 @@ const (
 // clientSum is the typed result the fake tools return.
 type clientSum struct {
 	Sum int `json:"sum"`
+}
+
+// clientConnect connects to url with opts, failing the test on an error;
+// the client is closed when the test ends.
+func clientConnect(ctx context.Context, t *testing.T, url string, opts *mcphttp.ClientOptions) *mcp.Client {
+	t.Helper()
+	c, err := mcphttp.Connect(ctx, url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// cancelOnProgress calls the tool "block" and cancels the call at its first
+// progress notification: the call must fail with context.Canceled.
+func cancelOnProgress(t *testing.T, c *mcp.Client) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: "block", OnProgress: func(mcp.ProgressNotification) { cancel() }})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
 }

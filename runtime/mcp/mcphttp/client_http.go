@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"io"
 	"net/http"
@@ -20,29 +19,14 @@ import (
 // Content-Length, so a call allocates little beyond what net/http itself
 // needs.
 
-// Header names in canonical form, so they can be set without
-// canonicalizing each time.
-const (
-	clientHdrAccept      = "Accept"
-	clientHdrContentType = "Content-Type"
-	clientHdrVersion     = "Mcp-Protocol-Version"
-	clientHdrSession     = "Mcp-Session-Id"
-	clientHdrMethod      = "Mcp-Method"
-	clientHdrName        = "Mcp-Name"
-	clientHdrLastEventID = "Last-Event-Id"
-)
+// clientAcceptBoth is the Accept header value of a POST; net/http never
+// modifies a request's header slices.
+var clientAcceptBoth = []string{"application/json, text/event-stream"}
 
-// Fixed header values; net/http never modifies a request's header slices.
-var (
-	clientAcceptBoth = []string{"application/json, text/event-stream"}
-	clientAcceptSSE  = []string{"text/event-stream"}
-	clientJSONType   = []string{"application/json"}
-)
-
-// clientFixedValues holds the header value slices of the methods and
-// versions the client sends, so they cost nothing per request. Read-only
-// after init.
-var clientFixedValues = func() map[string][]string {
+// fixedValues holds the header value slices of the methods and versions the
+// client sends, so they cost nothing per request (and jsonString returns
+// their strings without allocating). Read-only after init.
+var fixedValues = func() map[string][]string {
 	m := map[string][]string{}
 	for _, s := range []string{
 		"initialize", "ping", "server/discover", "tools/list", "tools/call",
@@ -63,25 +47,10 @@ var clientFixedValues = func() map[string][]string {
 
 // clientValue returns a header value slice holding s.
 func clientValue(s string) []string {
-	if v, ok := clientFixedValues[s]; ok {
+	if v, ok := fixedValues[s]; ok {
 		return v
 	}
 	return []string{s}
-}
-
-// clientHeaderValue returns s as a header value, in the =?base64?…?= form
-// of the 2026-07-28 transport when s is not safe as it is: anything but
-// visible ASCII and inner spaces, leading or trailing space, or text that
-// looks like the encoded form itself.
-func clientHeaderValue(s string) string {
-	safe := s == "" || (s[0] != ' ' && s[len(s)-1] != ' ')
-	for i := 0; safe && i < len(s); i++ {
-		safe = s[i] >= 0x20 && s[i] <= 0x7e
-	}
-	if safe && !(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?=")) {
-		return s
-	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
 }
 
 // clientBody is a request body over the caller's message that can be
@@ -149,7 +118,7 @@ func (cfg *clientConfig) newRequest(ctx context.Context, method string, u *url.U
 		req.Body = &body.first
 		req.GetBody = body.getBody
 		req.ContentLength = int64(n)
-		h[clientHdrContentType] = clientJSONType
+		h[hdrContentType] = valJSON
 	}
 	return req.WithContext(ctx)
 }

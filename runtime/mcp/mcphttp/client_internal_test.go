@@ -22,8 +22,8 @@ func TestClientHeaderValue(t *testing.T) {
 		{"\x7f", "=?base64?fw==?="},
 	}
 	for _, tc := range cases {
-		if got := clientHeaderValue(tc.in); got != tc.want {
-			t.Errorf("clientHeaderValue(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := encodeHeaderValue(tc.in); got != tc.want {
+			t.Errorf("encodeHeaderValue(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

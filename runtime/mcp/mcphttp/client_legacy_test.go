@@ -220,11 +220,7 @@ func TestClientLegacyResume(t *testing.T) {
 	}
 	l := newClientLegacy(t, cfg)
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, l.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := clientConnect(ctx, t, l.URL, nil)
 	var got []float64
 	res, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: "progress", OnProgress: func(p mcp.ProgressNotification) {
 		got = append(got, p.Progress)
@@ -261,12 +257,8 @@ func TestClientLegacyResumeGivesUp(t *testing.T) {
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 		},
 	})
-	c, err := mcphttp.Connect(context.Background(), l.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	err = c.CallTool(context.Background(), "add", nil, nil)
+	c := clientConnect(context.Background(), t, l.URL, nil)
+	err := c.CallTool(context.Background(), "add", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("err = %v", err)
 	}
@@ -286,16 +278,8 @@ func TestClientLegacyCancel(t *testing.T) {
 		case <-time.After(10 * time.Second):
 		}
 	}})
-	c, err := mcphttp.Connect(context.Background(), l.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	_, err = c.CallToolRaw(ctx, mcp.CallToolParams{Name: "block", OnProgress: func(mcp.ProgressNotification) { cancel() }})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v", err)
-	}
+	c := clientConnect(context.Background(), t, l.URL, nil)
+	cancelOnProgress(t, c)
 	calls := l.find(http.MethodPost, "tools/call")
 	cancels := l.find(http.MethodPost, "notifications/cancelled")
 	if len(calls) != 1 || len(cancels) != 1 {

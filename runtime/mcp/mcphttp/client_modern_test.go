@@ -41,11 +41,7 @@ func TestClientModernHeaders(t *testing.T) {
 		clientWriteJSON(w, http.StatusOK, clientResult(m, clientToolResult))
 	})
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, f.URL, &mcphttp.ClientOptions{Header: http.Header{"Authorization": {"Bearer t0ken"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := clientConnect(ctx, t, f.URL, &mcphttp.ClientOptions{Header: http.Header{"Authorization": {"Bearer t0ken"}}})
 	if !c.Modern() || c.ProtocolVersion() != mcp.Version20260728 {
 		t.Fatalf("connected with %s, want 2026-07-28", c.ProtocolVersion())
 	}
@@ -148,16 +144,8 @@ func TestClientModernCancel(t *testing.T) {
 		<-r.Context().Done()
 		close(gone)
 	})
-	c, err := mcphttp.Connect(context.Background(), f.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	_, err = c.CallToolRaw(ctx, mcp.CallToolParams{Name: "block", OnProgress: func(mcp.ProgressNotification) { cancel() }})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
+	c := clientConnect(context.Background(), t, f.URL, nil)
+	cancelOnProgress(t, c)
 	select {
 	case <-gone:
 	case <-time.After(10 * time.Second):
@@ -176,12 +164,8 @@ func TestClientModernStreamEnds(t *testing.T) {
 		ev := clientEvents(w)
 		ev("e1", "1", "", clientProgress(clientProgressTokenOf(m), 1))
 	})
-	c, err := mcphttp.Connect(context.Background(), f.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	err = c.CallTool(context.Background(), "cut", nil, nil)
+	c := clientConnect(context.Background(), t, f.URL, nil)
+	err := c.CallTool(context.Background(), "cut", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "ended before the response") {
 		t.Errorf("err = %v", err)
 	}

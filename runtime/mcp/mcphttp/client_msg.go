@@ -1,32 +1,11 @@
 package mcphttp
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
-
-// The transports slice the members they need out of messages with
-// runtime.ScanObject rather than decoding them, so routing a message costs
-// no allocations.
-
-// clientProgressToken returns the raw progressToken of progress params.
-func clientProgressToken(params []byte) []byte {
-	o, ok := runtime.ScanObject(params)
-	for ok {
-		key, val, more := o.Next()
-		if !more {
-			break
-		}
-		if string(key) == "progressToken" {
-			return val
-		}
-	}
-	return nil
-}
 
 // clientParseID parses a request id this client sent: a positive decimal
 // integer.
@@ -44,33 +23,6 @@ func clientParseID(v []byte) (int64, bool) {
 	return n, n > 0
 }
 
-// clientStringIs reports whether the raw JSON value v is the string s
-// (written without escapes, as method names are).
-func clientStringIs(v []byte, s string) bool {
-	return len(v) == len(s)+2 && v[0] == '"' && string(v[1:len(v)-1]) == s
-}
-
-// clientString returns the string for a raw JSON string token, reusing the
-// fixed strings for known methods and versions; ok is false when v is not a
-// JSON string.
-func clientString(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
-	}
-	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') >= 0 {
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return "", false
-		}
-		return s, true
-	}
-	if fixed, ok := clientFixedValues[string(inner)]; ok {
-		return fixed[0], true
-	}
-	return string(inner), true
-}
-
 // clientMessage is what the transports need to know about an outgoing
 // message.
 type clientMessage struct {
@@ -85,102 +37,30 @@ type clientMessage struct {
 // scanClientMessage reads method, the Mcp-Name source and the modern
 // protocol version out of msg.
 func scanClientMessage(msg []byte) clientMessage {
+	var env envelope
+	env.scan(msg)
 	var m clientMessage
-	o, ok := runtime.ScanObject(msg)
-	if !ok {
+	m.method, _ = jsonString(env.method)
+	if env.params == nil {
 		return m
 	}
-	var params []byte
-	for {
-		key, val, ok := o.Next()
-		if !ok {
-			break
-		}
-		switch string(key) {
-		case "method":
-			m.method, _ = clientString(val)
-		case "params":
-			params = val
-		}
-	}
-	if params == nil {
-		return m
-	}
-	nameKey := ""
+	env.scanParams()
 	switch m.method {
-	case "tools/call", "prompts/get":
-		nameKey = "name"
+	case "tools/call":
+		m.args = env.arguments
+		fallthrough
+	case "prompts/get":
+		if env.name != nil {
+			m.name, m.hasName = jsonString(env.name)
+		}
 	case "resources/read":
-		nameKey = "uri"
-	}
-	p, ok := runtime.ScanObject(params)
-	if !ok {
-		return m
-	}
-	for {
-		key, val, ok := p.Next()
-		if !ok {
-			break
-		}
-		switch {
-		case nameKey != "" && string(key) == nameKey:
-			m.name, m.hasName = clientString(val)
-		case m.method == "tools/call" && string(key) == "arguments":
-			m.args = val
-		case string(key) == "_meta":
-			m.meta = val
-			mo, ok := runtime.ScanObject(val)
-			for ok {
-				k, v, more := mo.Next()
-				if !more {
-					break
-				}
-				if string(k) == mcp.MetaProtocolVersion {
-					m.version, _ = clientString(v)
-				}
-			}
+		if env.uri != nil {
+			m.name, m.hasName = jsonString(env.uri)
 		}
 	}
+	m.meta = env.meta
+	m.version, _ = jsonString(env.metaVersion)
 	return m
-}
-
-// clientEnvelope holds the raw top-level members of a message from the
-// server; nil means absent.
-type clientEnvelope struct {
-	id, method, params, result, errObj []byte
-}
-
-// parse fills e from msg and reports whether msg is a well-formed object.
-func (e *clientEnvelope) parse(msg []byte) bool {
-	o, ok := runtime.ScanObject(msg)
-	if !ok {
-		return false
-	}
-	for {
-		key, val, ok := o.Next()
-		if !ok {
-			break
-		}
-		switch string(key) {
-		case "id":
-			e.id = val
-		case "method":
-			e.method = val
-		case "params":
-			e.params = val
-		case "result":
-			e.result = val
-		case "error":
-			e.errObj = val
-		}
-	}
-	return !o.Malformed()
-}
-
-// isResponse reports whether e is a response rather than a request or a
-// notification.
-func (e *clientEnvelope) isResponse() bool {
-	return e.method == nil && (e.result != nil || e.errObj != nil)
 }
 
 // clientIDIs reports whether the raw id is the integer id.
@@ -206,8 +86,8 @@ func clientErrorReply(id int64, status string) []byte {
 // null, as servers answer requests they rejected unread) as the error
 // response to request id; ok is false when body holds no JSON-RPC error.
 func clientWithID(id int64, body []byte) (reply []byte, ok bool) {
-	var env clientEnvelope
-	if !env.parse(body) || env.errObj == nil || env.errObj[0] != '{' {
+	var env envelope
+	if !env.scan(body) || env.errObj == nil || env.errObj[0] != '{' {
 		return nil, false
 	}
 	if clientIDIs(env.id, id) {
@@ -223,8 +103,8 @@ func clientWithID(id int64, body []byte) (reply []byte, ok bool) {
 
 // clientErrorMessage returns the message of the JSON-RPC error in body, or "".
 func clientErrorMessage(body []byte) string {
-	var env clientEnvelope
-	if !env.parse(body) || env.errObj == nil {
+	var env envelope
+	if !env.scan(body) || env.errObj == nil {
 		return ""
 	}
 	var e runtime.Error

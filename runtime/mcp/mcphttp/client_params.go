@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -22,15 +21,9 @@ import (
 // annotations break the rules are left out of tools/list results (spec:
 // clients MUST exclude them) with a warning to the logger.
 
-// clientParam is one x-mcp-header parameter of a tool.
-type clientParam struct {
-	header string   // canonical "Mcp-Param-{Name}"
-	path   []string // properties keys from the schema root
-}
-
 // clientToolParams returns the x-mcp-header parameters of a tool, and
 // whether the transport has seen the tool.
-func (t *streamable) clientToolParams(name string) ([]clientParam, bool) {
+func (t *streamable) clientToolParams(name string) ([]paramHeader, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.params[name]
@@ -42,7 +35,7 @@ func (t *streamable) setParamHeaders(h http.Header, m *clientMessage) {
 	params, _ := t.clientToolParams(m.name)
 	for _, p := range params {
 		if v, ok := clientArgument(m.args, p.path); ok {
-			h[p.header] = []string{clientHeaderValue(v)}
+			h[p.header] = []string{encodeHeaderValue(v)}
 		}
 	}
 }
@@ -51,60 +44,29 @@ func (t *streamable) setParamHeaders(h http.Header, m *clientMessage) {
 // the arguments object: a string as it is, a number or boolean as written.
 // Absent, null and non-primitive values have none.
 func clientArgument(args []byte, path []string) (string, bool) {
-	cur := args
-	for _, key := range path {
-		o, ok := runtime.ScanObject(cur)
-		if !ok {
-			return "", false
-		}
-		var found []byte
-		for {
-			k, v, more := o.Next()
-			if !more {
-				break
-			}
-			if string(k) == key {
-				found = v
-			}
-		}
-		if found == nil {
-			return "", false
-		}
-		cur = found
-	}
+	v := paramValue(args, path)
 	switch {
-	case len(cur) == 0, cur[0] == '{', cur[0] == '[', string(cur) == "null":
+	case v == nil:
 		return "", false
-	case cur[0] == '"':
-		return clientString(cur)
+	case v[0] == '"':
+		return jsonString(v)
 	}
-	return string(cur), true
+	return string(v), true
 }
 
 // learnTools records the x-mcp-header parameters of the tools in a
 // tools/list reply and returns the reply without the tools whose
 // annotations are invalid.
 func (t *streamable) learnTools(reply []byte) []byte {
-	var env clientEnvelope
-	if !env.parse(reply) || env.result == nil {
+	var env envelope
+	if !env.scan(reply) || env.result == nil {
 		return reply
-	}
-	var tools []byte
-	o, ok := runtime.ScanObject(env.result)
-	for ok {
-		k, v, more := o.Next()
-		if !more {
-			break
-		}
-		if string(k) == "tools" {
-			tools = v
-		}
 	}
 	var list []json.RawMessage
-	if json.Unmarshal(tools, &list) != nil {
+	if json.Unmarshal(member(env.result, "tools"), &list) != nil {
 		return reply
 	}
-	learned := make(map[string][]clientParam, len(list))
+	learned := make(map[string][]paramHeader, len(list))
 	kept := list[:0]
 	for _, tool := range list {
 		name, params, err := clientToolAnnotations(tool)
@@ -119,7 +81,7 @@ func (t *streamable) learnTools(reply []byte) []byte {
 	}
 	t.mu.Lock()
 	if t.params == nil {
-		t.params = make(map[string][]clientParam, len(learned))
+		t.params = make(map[string][]paramHeader, len(learned))
 	}
 	for name, p := range learned {
 		t.params[name] = p
@@ -152,7 +114,7 @@ func clientReplaceTools(reply, result []byte, tools []json.RawMessage) []byte {
 
 // clientToolAnnotations reads a tool's name and x-mcp-header parameters;
 // problem says why the annotations are invalid, "" when they are not.
-func clientToolAnnotations(tool []byte) (name string, params []clientParam, problem string) {
+func clientToolAnnotations(tool []byte) (name string, params []paramHeader, problem string) {
 	var schema []byte
 	o, ok := runtime.ScanObject(tool)
 	for ok {
@@ -162,7 +124,7 @@ func clientToolAnnotations(tool []byte) (name string, params []clientParam, prob
 		}
 		switch string(k) {
 		case "name":
-			name, _ = clientString(v)
+			name, _ = jsonString(v)
 		case "inputSchema":
 			schema = v
 		}
@@ -170,72 +132,13 @@ func clientToolAnnotations(tool []byte) (name string, params []clientParam, prob
 	if !bytes.Contains(schema, []byte(`"x-mcp-header"`)) {
 		return name, nil, ""
 	}
-	seen := map[string]bool{}
-	if problem = clientCollectParams(schema, nil, &params, seen, 0); problem != "" {
+	if params, problem = schemaParams(schema); problem != "" {
 		return name, nil, problem
 	}
 	if clientCountKeys(schema, `"x-mcp-header"`) != len(params) {
 		return name, nil, "x-mcp-header outside a chain of properties"
 	}
 	return name, params, ""
-}
-
-// clientCollectParams gathers the annotations on the properties chains of
-// schema.
-func clientCollectParams(schema []byte, path []string, out *[]clientParam, seen map[string]bool, depth int) string {
-	if depth > 32 {
-		return "schema nested too deeply"
-	}
-	var props []byte
-	o, ok := runtime.ScanObject(schema)
-	for ok {
-		k, v, more := o.Next()
-		if !more {
-			break
-		}
-		if string(k) == "properties" {
-			props = v
-		}
-	}
-	p, ok := runtime.ScanObject(props)
-	for ok {
-		key, sub, more := p.Next()
-		if !more {
-			break
-		}
-		at := append(path[:len(path):len(path)], string(key))
-		var header, typ []byte
-		s, isObj := runtime.ScanObject(sub)
-		for isObj {
-			k, v, more := s.Next()
-			if !more {
-				break
-			}
-			switch string(k) {
-			case "x-mcp-header":
-				header = v
-			case "type":
-				typ = v
-			}
-		}
-		if header != nil {
-			h, isString := clientString(header)
-			switch {
-			case !isString || !clientIsToken(h):
-				return "x-mcp-header " + string(header) + " is not an HTTP token"
-			case seen[strings.ToLower(h)]:
-				return "x-mcp-header " + string(header) + " is used twice"
-			case typ != nil && !clientStringIs(typ, "string") && !clientStringIs(typ, "integer") && !clientStringIs(typ, "boolean"):
-				return "x-mcp-header " + string(header) + " is on a property of type " + string(typ)
-			}
-			seen[strings.ToLower(h)] = true
-			*out = append(*out, clientParam{header: http.CanonicalHeaderKey("Mcp-Param-" + h), path: at})
-		}
-		if problem := clientCollectParams(sub, at, out, seen, depth+1); problem != "" {
-			return problem
-		}
-	}
-	return ""
 }
 
 // clientCountKeys counts the members named by the quoted key in the JSON
@@ -255,29 +158,11 @@ func clientCountKeys(b []byte, key string) int {
 	}
 }
 
-// clientIsToken reports whether s is an HTTP field-name token (RFC 9110).
-func clientIsToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // clientIsHeaderMismatch reports whether reply is an error response with
 // code -32020.
 func clientIsHeaderMismatch(reply []byte) bool {
-	var env clientEnvelope
-	if !env.parse(reply) || env.errObj == nil {
-		return false
-	}
-	var e runtime.Error
-	return json.Unmarshal(env.errObj, &e) == nil && e.Code == mcp.CodeHeaderMismatch
+	code, ok := replyError(reply)
+	return ok && code == mcp.CodeHeaderMismatch
 }
 
 // clientListRequest returns a tools/list request with the given id, cursor

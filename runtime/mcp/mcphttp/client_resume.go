@@ -81,8 +81,8 @@ func (t *streamable) readEvents(body io.Reader, id int64, lastID *string, retry 
 			continue
 		}
 		msg := []byte(ev.Data)
-		var env clientEnvelope
-		if !env.parse(msg) {
+		var env envelope
+		if !env.scan(msg) {
 			t.cfg.logger.Debug("mcphttp: dropped an event that is not a JSON object")
 			continue
 		}
@@ -118,8 +118,8 @@ func clientSleep(ctx context.Context, d time.Duration) error {
 func (t *streamable) resume(ctx context.Context, lastID string, s clientSession) (body io.ReadCloser, permanent bool, err error) {
 	req := t.cfg.newRequest(ctx, http.MethodGet, t.u, nil, 0)
 	h := req.Header
-	h[clientHdrAccept] = clientAcceptSSE
-	h[clientHdrLastEventID] = []string{lastID}
+	h[hdrAccept] = valEventStream
+	h[hdrLastEventID] = []string{lastID}
 	clientSetHeaders(h, &clientMessage{}, s)
 	resp, err := t.cfg.client.Do(req)
 	if err != nil {
@@ -131,7 +131,7 @@ func (t *streamable) resume(ctx context.Context, lastID string, s clientSession)
 		clientDiscard(resp)
 		t.expire()
 		return nil, true, clientExpired("resume the event stream")
-	case code >= 200 && code <= 299 && clientMediaType(resp.Header.Get(clientHdrContentType), "text/event-stream"):
+	case code >= 200 && code <= 299 && clientMediaType(resp.Header.Get(hdrContentType), "text/event-stream"):
 		return resp.Body, false, nil
 	}
 	msg, _ := readClientBody(resp, clientMaxError)

@@ -120,15 +120,15 @@ func clientDialSSE(ctx context.Context, rawURL string, cfg *clientConfig) (*sseT
 		return nil, fmt.Errorf("mcphttp: open the HTTP+SSE stream at %s: %w", rawURL, err)
 	}
 	req := cfg.newRequest(t.closeCtx, http.MethodGet, u, nil, 0)
-	req.Header[clientHdrAccept] = clientAcceptSSE
+	req.Header[hdrAccept] = valEventStream
 	resp, err := cfg.client.Do(req)
 	if err != nil {
 		return fail(err)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 || !clientMediaType(resp.Header.Get(clientHdrContentType), "text/event-stream") {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || !clientMediaType(resp.Header.Get(hdrContentType), "text/event-stream") {
 		body, _ := readClientBody(resp, clientMaxError)
 		resp.Body.Close()
-		return fail(fmt.Errorf("HTTP %s with Content-Type %q%s", clientStatus(resp), resp.Header.Get(clientHdrContentType), clientErrorSuffix(body)))
+		return fail(fmt.Errorf("HTTP %s with Content-Type %q%s", clientStatus(resp), resp.Header.Get(hdrContentType), clientErrorSuffix(body)))
 	}
 	r := sse.NewReaderSize(resp.Body, clientMaxReply)
 	var ev sse.Event
@@ -161,17 +161,7 @@ func clientDialSSE(ctx context.Context, rawURL string, cfg *clientConfig) (*sseT
 // clientSameOrigin reports whether a and b have the same scheme, host and
 // port.
 func clientSameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && clientPort(a) == clientPort(b)
-}
-
-func clientPort(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if strings.EqualFold(u.Scheme, "https") {
-		return "443"
-	}
-	return "80"
+	return strings.EqualFold(a.Scheme, b.Scheme) && sameHostPort(a.Host, b.Host, a.Scheme)
 }
 
 // read is the only reader of the stream.
@@ -204,8 +194,8 @@ func (t *sseTransport) read(r *sse.Reader, body io.Closer) {
 
 // route queues a server message for the call it belongs to.
 func (t *sseTransport) route(msg []byte) {
-	var env clientEnvelope
-	if !env.parse(msg) {
+	var env envelope
+	if !env.scan(msg) {
 		t.cfg.logger.Debug("mcphttp: dropped an event that is not a JSON object")
 		return
 	}
@@ -222,8 +212,8 @@ func (t *sseTransport) route(msg []byte) {
 		t.cfg.logger.Debug("mcphttp: dropped a response to no waiting call", "id", string(env.id))
 	case env.method == nil:
 		t.cfg.logger.Debug("mcphttp: dropped a message that is neither request, response nor notification")
-	case env.id == nil && clientStringIs(env.method, "notifications/progress"):
-		if id, ok := clientParseID(clientProgressToken(env.params)); ok {
+	case env.id == nil && jsonStringIs(env.method, "notifications/progress"):
+		if id, ok := clientParseID(member(env.params, "progressToken")); ok {
 			if c := t.calls[id]; c != nil {
 				c.push(msg, false)
 			}
@@ -235,7 +225,7 @@ func (t *sseTransport) route(msg []byte) {
 		}
 		if env.id != nil && !t.closed {
 			t.answers.Add(1)
-			go t.answer(env.id, clientStringIs(env.method, "ping"))
+			go t.answer(env.id, jsonStringIs(env.method, "ping"))
 		}
 	}
 }

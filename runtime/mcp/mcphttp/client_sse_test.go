@@ -188,16 +188,8 @@ func TestClientSSECancel(t *testing.T) {
 	f := newClientSSEFake(t, clientSSEEndpoint, func(f *clientSSEFake, m clientTestMsg) {
 		f.out <- clientProgress(clientProgressTokenOf(m), 1)
 	})
-	c, err := mcphttp.Connect(context.Background(), f.URL, &mcphttp.ClientOptions{Transport: "sse"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	_, err = c.CallToolRaw(ctx, mcp.CallToolParams{Name: "block", OnProgress: func(mcp.ProgressNotification) { cancel() }})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v", err)
-	}
+	c := clientConnect(context.Background(), t, f.URL, &mcphttp.ClientOptions{Transport: "sse"})
+	cancelOnProgress(t, c)
 	calls := f.find(http.MethodPost, "tools/call")
 	m := f.waitPosted(t, func(m clientTestMsg) bool { return m.Method == "notifications/cancelled" })
 	if len(calls) != 1 || string(m.Params["requestId"]) != string(calls[0].Msg.ID) {
@@ -213,11 +205,7 @@ func TestClientSSECancel(t *testing.T) {
 func TestClientSSEServerPing(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	f := newClientSSEFake(t, clientSSEEndpoint, nil)
-	c, err := mcphttp.Connect(context.Background(), f.URL, &mcphttp.ClientOptions{Transport: "sse"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	clientConnect(context.Background(), t, f.URL, &mcphttp.ClientOptions{Transport: "sse"})
 	f.out <- `{"jsonrpc":"2.0","id":"srv-1","method":"ping"}`
 	m := f.waitPosted(t, func(m clientTestMsg) bool { return string(m.ID) == `"srv-1"` })
 	if string(m.Raw) != `{"jsonrpc":"2.0","id":"srv-1","result":{}}` {

@@ -2,7 +2,6 @@ package mcphttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -45,7 +44,7 @@ type streamable struct {
 	closeCancel context.CancelFunc
 
 	mu      sync.Mutex
-	params  map[string][]clientParam // x-mcp-header parameters by tool
+	params  map[string][]paramHeader // x-mcp-header parameters by tool
 	sess    clientSession
 	closed  bool
 	expired bool
@@ -151,20 +150,20 @@ func (t *streamable) bind(ctx context.Context) (context.Context, context.CancelF
 // clientSetHeaders sets the protocol headers of message m.
 func clientSetHeaders(h http.Header, m *clientMessage, s clientSession) {
 	if m.version != "" {
-		h[clientHdrVersion] = clientValue(m.version)
+		h[hdrProtocolVersion] = clientValue(m.version)
 		if m.method != "" {
-			h[clientHdrMethod] = clientValue(m.method)
+			h[hdrMethod] = clientValue(m.method)
 		}
 		if m.hasName {
-			h[clientHdrName] = []string{clientHeaderValue(m.name)}
+			h[hdrName] = []string{encodeHeaderValue(m.name)}
 		}
 		return
 	}
 	if s.legacy {
 		if s.id != nil {
-			h[clientHdrSession] = s.id
+			h[hdrSessionID] = s.id
 		}
-		h[clientHdrVersion] = s.version
+		h[hdrProtocolVersion] = s.version
 	}
 }
 
@@ -199,7 +198,7 @@ func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *cli
 	body := &clientBody{msg: msg}
 	defer body.detach()
 	req := t.cfg.newRequest(rctx, http.MethodPost, t.u, body, len(msg))
-	req.Header[clientHdrAccept] = clientAcceptBoth
+	req.Header[hdrAccept] = clientAcceptBoth
 	clientSetHeaders(req.Header, m, s)
 	if m.version != "" && m.method == "tools/call" {
 		t.setParamHeaders(req.Header, m)
@@ -236,7 +235,7 @@ func clientStatus(resp *http.Response) string {
 // response reads the answer to request id.
 func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s clientSession, legacy bool, resp *http.Response, incoming func([]byte)) ([]byte, error) {
 	initialize := m.method == "initialize"
-	ct := resp.Header.Get(clientHdrContentType)
+	ct := resp.Header.Get(hdrContentType)
 	var reply []byte
 	switch {
 	case resp.StatusCode == http.StatusNotFound && legacy && s.id != nil:
@@ -265,8 +264,8 @@ func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s
 		if err != nil {
 			return nil, err
 		}
-		var env clientEnvelope
-		if !env.parse(body) || !env.isResponse() {
+		var env envelope
+		if !env.scan(body) || !env.isResponse() {
 			if initialize {
 				t.setRefused()
 			}
@@ -281,7 +280,7 @@ func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s
 		return clientErrorReply(id, clientStatus(resp)+" with Content-Type "+strconv.Quote(ct)), nil
 	}
 	if initialize {
-		t.initialized(reply, resp.Header.Get(clientHdrSession))
+		t.initialized(reply, resp.Header.Get(hdrSessionID))
 	}
 	return reply, nil
 }
@@ -294,13 +293,11 @@ func clientSSEHint(status int, reply []byte) bool {
 	if status != http.StatusBadRequest && status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
 		return false
 	}
-	var env clientEnvelope
-	env.parse(reply)
-	var e runtime.Error
-	if json.Unmarshal(env.errObj, &e) != nil {
+	code, ok := replyError(reply)
+	if !ok {
 		return true
 	}
-	switch e.Code {
+	switch code {
 	case mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion:
 		return false
 	case runtime.CodeMethodNotFound:
@@ -318,21 +315,11 @@ func (t *streamable) setRefused() {
 // initialized starts the legacy session when reply is a successful
 // InitializeResult.
 func (t *streamable) initialized(reply []byte, sessionID string) {
-	var env clientEnvelope
-	if !env.parse(reply) || env.result == nil {
+	var env envelope
+	if !env.scan(reply) || env.result == nil {
 		return
 	}
-	o, ok := runtime.ScanObject(env.result)
-	version := ""
-	for ok {
-		key, val, more := o.Next()
-		if !more {
-			break
-		}
-		if string(key) == "protocolVersion" {
-			version, _ = clientString(val)
-		}
-	}
+	version, _ := jsonString(member(env.result, "protocolVersion"))
 	if version == "" {
 		return
 	}
@@ -388,7 +375,7 @@ func (t *streamable) post(ctx context.Context, msg []byte, m *clientMessage, s c
 	body := &clientBody{msg: msg}
 	defer body.detach()
 	req := t.cfg.newRequest(ctx, http.MethodPost, t.u, body, len(msg))
-	req.Header[clientHdrAccept] = clientAcceptBoth
+	req.Header[hdrAccept] = clientAcceptBoth
 	clientSetHeaders(req.Header, m, s)
 	resp, err := t.cfg.client.Do(req)
 	if err != nil {

@@ -10,80 +10,74 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
-// Body kinds envelope.parse tells apart.
-const (
-	bodyMessage    = iota // an object or an array
-	bodyMalformed         // not JSON
-	bodyNotMessage        // JSON, but neither an object nor an array
-)
+// The handler and the client transports slice the members they need out of
+// messages with runtime.ScanObject rather than decoding them, so routing a
+// message costs no allocations.
 
-// envelope holds what routing and header validation read from a message;
-// raw JSON values, nil when absent.
+// envelope holds the raw members of a JSON-RPC message that routing, header
+// validation and the client transports read; nil means absent. scan fills
+// the top-level members, scanParams those read from params.
 type envelope struct {
-	batch                 bool
-	id, method            []byte
-	name, uri, arguments  []byte // from params
-	metaVersion, metaCaps []byte // from params._meta
+	batch                                       bool // parseBody: the body is an array
+	jsonrpc, id, method, params, result, errObj []byte
+	name, uri, arguments, meta                  []byte // from params
+	metaVersion, metaCaps                       []byte // from params._meta
 }
 
-// parse reads the members routing needs, without validating the message
-// fully (the session's Handle does that).
-func (e *envelope) parse(body []byte) int {
-	i := 0
-	for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r') {
-		i++
-	}
-	if i < len(body) && body[i] == '[' {
-		e.batch = true
-		return bodyMessage
-	}
-	sc, ok := runtime.ScanObject(body)
+// scan fills e's top-level members from msg and reports whether msg is a
+// well-formed object.
+func (e *envelope) scan(msg []byte) bool {
+	sc, ok := runtime.ScanObject(msg)
 	if !ok {
-		if json.Valid(body) {
-			return bodyNotMessage
-		}
-		return bodyMalformed
+		return false
 	}
-	var params []byte
 	for {
 		key, val, more := sc.Next()
 		if !more {
 			break
 		}
 		switch string(key) {
+		case "jsonrpc":
+			e.jsonrpc = val
 		case "id":
 			e.id = val
 		case "method":
 			e.method = val
 		case "params":
-			params = val
+			e.params = val
+		case "result":
+			e.result = val
+		case "error":
+			e.errObj = val
 		}
 	}
-	if sc.Malformed() {
-		return bodyMalformed
-	}
-	if ps, ok := runtime.ScanObject(params); ok {
-		for {
-			key, val, more := ps.Next()
-			if !more {
-				break
-			}
-			switch string(key) {
-			case "name":
-				e.name = val
-			case "uri":
-				e.uri = val
-			case "arguments":
-				e.arguments = val
-			case "_meta":
-				e.parseMeta(val)
-			}
-		}
-	}
-	return bodyMessage
+	return !sc.Malformed()
 }
 
-func (e *envelope) parseMeta(raw []byte) {
+// scanParams fills, after scan, the members e reads from params and from
+// its _meta; params that are not an object have none.
+func (e *envelope) scanParams() {
+	ps, ok := runtime.ScanObject(e.params)
+	for ok {
+		key, val, more := ps.Next()
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "name":
+			e.name = val
+		case "uri":
+			e.uri = val
+		case "arguments":
+			e.arguments = val
+		case "_meta":
+			e.meta = val
+			e.scanMeta(val)
+		}
+	}
+}
+
+func (e *envelope) scanMeta(raw []byte) {
 	sc, ok := runtime.ScanObject(raw)
 	for ok {
 		key, val, more := sc.Next()
@@ -99,12 +93,42 @@ func (e *envelope) parseMeta(raw []byte) {
 	}
 }
 
+// Body kinds envelope.parseBody tells apart.
+const (
+	bodyMessage    = iota // an object or an array
+	bodyMalformed         // not JSON
+	bodyNotMessage        // JSON, but neither an object nor an array
+)
+
+// parseBody reads the members routing needs from a POSTed body, without
+// validating the message fully (the session's Handle does that).
+func (e *envelope) parseBody(body []byte) int {
+	if bytes.HasPrefix(bytes.TrimLeft(body, " \t\n\r"), []byte("[")) {
+		e.batch = true
+		return bodyMessage
+	}
+	if !e.scan(body) {
+		if json.Valid(body) {
+			return bodyNotMessage
+		}
+		return bodyMalformed
+	}
+	e.scanParams()
+	return bodyMessage
+}
+
 // methodIs reports whether the message's method is m.
 func (e *envelope) methodIs(m string) bool { return jsonStringIs(e.method, m) }
 
 // isRequest reports whether the message expects a response: a request, or
 // a batch (which may hold requests).
 func (e *envelope) isRequest() bool { return e.batch || e.method != nil && e.id != nil }
+
+// isResponse reports whether the message is a response rather than a request
+// or a notification.
+func (e *envelope) isResponse() bool {
+	return e.method == nil && (e.result != nil || e.errObj != nil)
+}
 
 // modern reports whether a message without a session is a 2026-07-28 one:
 // its _meta says so, or its MCP-Protocol-Version header, or its method only
@@ -114,41 +138,56 @@ func (e *envelope) modern(r *http.Request) bool {
 		r.Header.Get(hdrProtocolVersion) == mcp.Version20260728 || e.methodIs("server/discover")
 }
 
+// member returns the raw value of the member key of the JSON object obj (the
+// last one, when there are several, as in encoding/json), or nil when obj is
+// not an object or has no such member.
+func member(obj []byte, key string) []byte {
+	var found []byte
+	sc, ok := runtime.ScanObject(obj)
+	for ok {
+		k, v, more := sc.Next()
+		if !more {
+			break
+		}
+		if string(k) == key {
+			found = v
+		}
+	}
+	return found
+}
+
 // jsonStringIs reports whether the raw JSON value v is the string s.
 func jsonStringIs(v []byte, s string) bool {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return false
 	}
 	inner := v[1 : len(v)-1]
-	if !hasBackslash(inner) {
+	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner) == s
 	}
 	var u string
 	return json.Unmarshal(v, &u) == nil && u == s
 }
 
-// jsonString returns the string the raw JSON value v holds, or false.
+// jsonString returns the string the raw JSON value v holds, or false. The
+// method names and protocol versions the client sends come back without
+// allocating.
 func jsonString(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
-	if inner := v[1 : len(v)-1]; !hasBackslash(inner) {
-		return string(inner), true
-	}
-	var u string
-	if json.Unmarshal(v, &u) != nil {
-		return "", false
-	}
-	return u, true
-}
-
-func hasBackslash(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' {
-			return true
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		var u string
+		if json.Unmarshal(v, &u) != nil {
+			return "", false
 		}
+		return u, true
 	}
-	return false
+	if fixed, ok := fixedValues[string(inner)]; ok {
+		return fixed[0], true
+	}
+	return string(inner), true
 }
 
 var (

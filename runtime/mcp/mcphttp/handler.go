@@ -15,8 +15,11 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
-// Header names, in the canonical form net/http keeps them in.
+// Header names of the handler and the client transports, in the canonical
+// form net/http keeps them in, so they can be set without canonicalizing.
 const (
+	hdrAccept          = "Accept"
+	hdrContentType     = "Content-Type"
 	hdrSessionID       = "Mcp-Session-Id"
 	hdrProtocolVersion = "Mcp-Protocol-Version"
 	hdrMethod          = "Mcp-Method"
@@ -24,7 +27,8 @@ const (
 	hdrLastEventID     = "Last-Event-Id"
 )
 
-// Shared header values; net/http never modifies them.
+// Shared header values of responses and requests; net/http never modifies
+// them.
 var (
 	valJSON        = []string{"application/json"}
 	valEventStream = []string{"text/event-stream"}
@@ -115,9 +119,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		h.serveDELETE(w, r)
 	default:
-		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeError(w, http.StatusMethodNotAllowed, nil, runtime.CodeInvalidRequest, "Method Not Allowed")
+		methodNotAllowed(w, "GET, POST, DELETE", "Method Not Allowed")
 	}
+}
+
+// methodNotAllowed answers 405, naming the methods allowed.
+func methodNotAllowed(w http.ResponseWriter, allow, message string) {
+	w.Header().Set("Allow", allow)
+	writeError(w, http.StatusMethodNotAllowed, nil, runtime.CodeInvalidRequest, message)
 }
 
 // servePOST routes a POST to the era and session its message belongs to.
@@ -139,7 +148,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var env envelope
-	switch env.parse(body) {
+	switch env.parseBody(body) {
 	case bodyMalformed:
 		writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError, "Parse error")
 		return
@@ -173,6 +182,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError, "Parse error")
 		return
 	}
+	// A cancellation needs no session and no answer: the Go SDK's 2026-07-28
+	// client sends one without either after cancelling by closing the stream
+	// (over HTTP it should not), and takes a 400 as a broken connection.
+	if env.id == nil && env.methodIs("notifications/cancelled") {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	writeError(w, http.StatusBadRequest, env.id, runtime.CodeInvalidRequest,
 		"Bad Request: Mcp-Session-Id header is required (send initialize first, or a 2026-07-28 request with its _meta)")
 }
@@ -186,17 +202,11 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 			h.legacy.serveGET(w, r)
 			return
 		}
-		w.Header().Set("Allow", "POST")
-		writeError(w, http.StatusMethodNotAllowed, nil, runtime.CodeInvalidRequest,
-			"Method Not Allowed: GET needs an Mcp-Session-Id (2026-07-28 has no GET stream)")
+		methodNotAllowed(w, "POST", "Method Not Allowed: GET needs an Mcp-Session-Id (2026-07-28 has no GET stream)")
 		return
 	}
-	s := h.sessionOf(r, sid)
+	s := h.requestSession(w, r, sid)
 	if s == nil {
-		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
-		return
-	}
-	if !checkLegacyVersion(w, r, nil) {
 		return
 	}
 	if !accepts(r.Header, false) {
@@ -214,17 +224,11 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(hdrSessionID)
 	if sid == "" {
-		w.Header().Set("Allow", "GET, POST")
-		writeError(w, http.StatusMethodNotAllowed, nil, runtime.CodeInvalidRequest,
-			"Method Not Allowed: DELETE needs an Mcp-Session-Id (2026-07-28 has no sessions)")
+		methodNotAllowed(w, "GET, POST", "Method Not Allowed: DELETE needs an Mcp-Session-Id (2026-07-28 has no sessions)")
 		return
 	}
-	s := h.sessionOf(r, sid)
+	s := h.requestSession(w, r, sid)
 	if s == nil {
-		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
-		return
-	}
-	if !checkLegacyVersion(w, r, nil) {
 		return
 	}
 	s.end()
@@ -245,6 +249,21 @@ func (h *Handler) session(sid string) *session {
 func (h *Handler) sessionOf(r *http.Request, sid string) *session {
 	s := h.session(sid)
 	if s == nil || s.subject != tokenSubject(r) {
+		return nil
+	}
+	return s
+}
+
+// requestSession returns the live session a GET or DELETE names, after
+// checking the request's MCP-Protocol-Version; otherwise it answers (404 or
+// 400) and returns nil.
+func (h *Handler) requestSession(w http.ResponseWriter, r *http.Request, sid string) *session {
+	s := h.sessionOf(r, sid)
+	if s == nil {
+		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
+		return nil
+	}
+	if !checkLegacyVersion(w, r, nil) {
 		return nil
 	}
 	return s

@@ -440,34 +440,17 @@ func checkMessage(body []byte) (id []byte, code int, msg string) {
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return nil, 0, ""
 	}
-	sc, ok := runtime.ScanObject(trimmed)
-	if !ok {
+	var env envelope
+	if !env.scan(trimmed) {
 		return nil, runtime.CodeInvalidRequest, "Invalid Request: the body is not a JSON-RPC message"
 	}
-	var version, method []byte
-	var hasID, hasResult bool
-	for {
-		key, val, more := sc.Next()
-		if !more {
-			break
-		}
-		switch string(key) {
-		case "jsonrpc":
-			version = val
-		case "method":
-			method = val
-		case "id":
-			id, hasID = val, true
-		case "result", "error":
-			hasResult = true
-		}
-	}
+	id = env.id
 	switch {
-	case string(version) != `"2.0"`:
+	case string(env.jsonrpc) != `"2.0"`:
 		return id, runtime.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`
-	case method != nil && (len(method) < 2 || method[0] != '"'):
+	case env.method != nil && (len(env.method) < 2 || env.method[0] != '"'):
 		return id, runtime.CodeInvalidRequest, `Invalid Request: "method" must be a string`
-	case method == nil && !(hasID && hasResult):
+	case env.method == nil && !(env.id != nil && (env.result != nil || env.errObj != nil)):
 		return id, runtime.CodeInvalidRequest, "Invalid Request: the body is neither a request, a notification nor a response"
 	}
 	return nil, 0, ""

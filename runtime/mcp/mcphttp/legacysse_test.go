@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,273 +10,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
-
-// testTools are what the tests of this file (and the guard's) call.
-var testTools = struct {
-	mu      sync.Mutex
-	started map[string]chan struct{} // "block" calls, by their key
-	ended   map[string]chan struct{} // closed when a "block" call saw ctx.Done
-	release map[string]chan struct{} // closing it lets a "slow" call return
-}{started: map[string]chan struct{}{}, ended: map[string]chan struct{}{}, release: map[string]chan struct{}{}}
-
-// toolChan returns the channel of m for key, creating it.
-func toolChan(m map[string]chan struct{}, key string) chan struct{} {
-	testTools.mu.Lock()
-	defer testTools.mu.Unlock()
-	c, ok := m[key]
-	if !ok {
-		c = make(chan struct{})
-		m[key] = c
-	}
-	return c
-}
-
-var keySeq atomic.Int64
-
-// uniqueKey names one tool call of a test, unique across -count runs.
-func uniqueKey(t *testing.T) string {
-	return fmt.Sprintf("%s-%d", t.Name(), keySeq.Add(1))
-}
-
-func keyOf(args json.RawMessage) string {
-	var a struct{ Key string }
-	json.Unmarshal(args, &a)
-	return a.Key
-}
-
-// newTestServer returns an MCP server with the tools the tests use.
-func newTestServer() *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "mcphttp-test", Version: "1.0.0"}, nil)
-	srv.AddTools(
-		mcp.Tool{Name: "progress", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			for i := 1; i <= 3; i++ {
-				mcp.Progress(ctx, float64(i), 3, fmt.Sprintf("step %d", i))
-			}
-			return json.RawMessage(`{"done":true}`), nil
-		}},
-		mcp.Tool{Name: "whoami", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			ti := TokenInfoFromContext(ctx)
-			if ti == nil {
-				return json.RawMessage(`{"subject":null}`), nil
-			}
-			return json.Marshal(map[string]string{"subject": ti.Subject})
-		}},
-		// block runs until its context ends.
-		mcp.Tool{Name: "block", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			key := keyOf(args)
-			close(toolChan(testTools.started, key))
-			<-ctx.Done()
-			close(toolChan(testTools.ended, key))
-			return nil, ctx.Err()
-		}},
-		// slow runs until the test releases it, whatever its context.
-		mcp.Tool{Name: "slow", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			key := keyOf(args)
-			close(toolChan(testTools.started, key))
-			<-toolChan(testTools.release, key)
-			return json.RawMessage(`{"slow":true}`), nil
-		}},
-	)
-	return srv
-}
-
-type errorEnvelope struct {
-	ID    json.RawMessage `json:"id"`
-	Error struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-func parseErrorBody(body []byte) (errorEnvelope, bool) {
-	var env struct {
-		JSONRPC string           `json:"jsonrpc"`
-		Error   *json.RawMessage `json:"error"`
-	}
-	var out errorEnvelope
-	if json.Unmarshal(body, &env) != nil || env.JSONRPC != "2.0" || env.Error == nil || json.Unmarshal(body, &out) != nil {
-		return errorEnvelope{}, false
-	}
-	return out, true
-}
-
-// sseClient is a 2024-11-05 HTTP+SSE client written against the wire.
-type sseClient struct {
-	t        *testing.T
-	ts       *httptest.Server
-	token    string
-	resp     *http.Response
-	cancel   context.CancelFunc
-	events   chan sse.Event // the stream's events; closed at its end
-	endpoint string         // absolute URL to POST to
-}
-
-// dialSSE opens the stream at path and reads the endpoint event.
-func dialSSE(t *testing.T, ts *httptest.Server, path, token string) *sseClient {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+path, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		cancel()
-		t.Fatalf("GET %s: status %d; body %s", path, resp.StatusCode, body)
-	}
-	c := &sseClient{t: t, ts: ts, token: token, resp: resp, cancel: cancel, events: make(chan sse.Event, 64)}
-	t.Cleanup(c.close)
-	go func() {
-		defer close(c.events)
-		rd := sse.NewReader(resp.Body)
-		for {
-			ev, err := rd.Next()
-			if err != nil {
-				return
-			}
-			c.events <- ev
-		}
-	}()
-	ev := c.next()
-	if ev.Type != "endpoint" {
-		t.Fatalf("first event %+v, want an endpoint event", ev)
-	}
-	base, _ := url.Parse(ts.URL + path)
-	ep, err := base.Parse(ev.Data)
-	if err != nil {
-		t.Fatalf("endpoint %q: %v", ev.Data, err)
-	}
-	c.endpoint = ep.String()
-	return c
-}
-
-func (c *sseClient) close() {
-	c.cancel()
-	c.resp.Body.Close()
-	for range c.events {
-	}
-}
-
-// next returns the next event, failing the test if none comes soon.
-func (c *sseClient) next() sse.Event {
-	c.t.Helper()
-	select {
-	case ev, ok := <-c.events:
-		if !ok {
-			c.t.Fatal("the stream ended")
-		}
-		return ev
-	case <-time.After(10 * time.Second):
-		c.t.Fatal("no event within 10s")
-	}
-	return sse.Event{}
-}
-
-// nextMessage returns the data of the next message event.
-func (c *sseClient) nextMessage() string {
-	c.t.Helper()
-	ev := c.next()
-	if ev.Type != "message" {
-		c.t.Fatalf("event %+v, want a message event", ev)
-	}
-	return ev.Data
-}
-
-// post sends body to url and returns the status and response body.
-func (c *sseClient) post(url, body string) (*http.Response, []byte) {
-	c.t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.ts.Client().Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, b
-}
-
-// send posts a message to the session and wants it accepted.
-func (c *sseClient) send(body string) {
-	c.t.Helper()
-	resp, b := c.post(c.endpoint, body)
-	if resp.StatusCode != http.StatusAccepted || string(b) != "Accepted" {
-		c.t.Fatalf("POST %s: status %d, body %q; want 202 Accepted", body, resp.StatusCode, b)
-	}
-}
-
-// call sends a request and returns the messages it brings on the stream,
-// up to and including its response.
-func (c *sseClient) call(body string) []string {
-	c.t.Helper()
-	c.send(body)
-	var msgs []string
-	for {
-		m := c.nextMessage()
-		msgs = append(msgs, m)
-		var env struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		json.Unmarshal([]byte(m), &env)
-		if env.ID != nil && env.Method == "" {
-			return msgs
-		}
-	}
-}
-
-func (c *sseClient) initialize() {
-	c.t.Helper()
-	msgs := c.call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05",` +
-		`"capabilities":{},"clientInfo":{"name":"legacy-test","version":"1"}}}`)
-	if len(msgs) != 1 || !strings.Contains(msgs[0], `"protocolVersion":"2024-11-05"`) {
-		c.t.Fatalf("initialize: %q", msgs)
-	}
-	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-}
-
-func newLegacyServer(t *testing.T, opts *Options) (*Handler, *httptest.Server) {
-	t.Helper()
-	h := NewHandler(newTestServer(), opts)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	mux.Handle("/mounted/", http.StripPrefix("/mounted", h))
-	ts := httptest.NewServer(mux)
-	t.Cleanup(ts.Close)
-	t.Cleanup(func() { h.Close() })
-	return h, ts
-}
-
-// waitFor polls cond, which must hold within 10s.
-func sseWaitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 func TestLegacySSE(t *testing.T) {
 	rpctest.CheckLeaks(t)
@@ -348,12 +86,7 @@ func TestLegacySSE(t *testing.T) {
 	// Wrong content type and oversized bodies are refused too.
 	req, _ = http.NewRequest(http.MethodPost, c.endpoint, strings.NewReader(`{}`))
 	req.Header.Set("Content-Type", "text/plain")
-	resp, err = ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := roundTrip(t, ts, req)
 	if resp.StatusCode != http.StatusUnsupportedMediaType {
 		t.Errorf("text/plain POST: status %d, want 415", resp.StatusCode)
 	}
@@ -387,7 +120,7 @@ func TestLegacySSE(t *testing.T) {
 
 	// Closing the stream ends the session.
 	c.close()
-	sseWaitFor(t, "the session to end", func() bool { return h.SessionCount() == 0 })
+	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
 	resp2, body := c.post(c.endpoint, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
 	if resp2.StatusCode != http.StatusNotFound {
 		t.Errorf("POST after the stream closed: status %d, want 404", resp2.StatusCode)
@@ -413,20 +146,10 @@ func TestLegacySSECloseCancelsCalls(t *testing.T) {
 	h, ts := newLegacyServer(t, nil)
 	c := dialSSE(t, ts, "/mcp", "")
 	c.initialize()
-	key := uniqueKey(t)
-	c.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"block","arguments":{"key":"` + key + `"}}}`)
-	select {
-	case <-toolChan(testTools.started, key):
-	case <-time.After(10 * time.Second):
-		t.Fatal("the tool did not start")
-	}
+	key := c.startCall(`9`, "block")
 	c.close()
-	select {
-	case <-toolChan(testTools.ended, key):
-	case <-time.After(10 * time.Second):
-		t.Fatal("closing the stream did not cancel the call")
-	}
-	sseWaitFor(t, "the session to end", func() bool { return h.SessionCount() == 0 })
+	recv(t, toolChan(testTools.ended, key), "closing the stream to cancel the call")
+	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
 }
 
 func TestLegacySSECancelNotification(t *testing.T) {
@@ -434,15 +157,9 @@ func TestLegacySSECancelNotification(t *testing.T) {
 	_, ts := newLegacyServer(t, nil)
 	c := dialSSE(t, ts, "/mcp", "")
 	c.initialize()
-	key := uniqueKey(t)
-	c.send(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"block","arguments":{"key":"` + key + `"}}}`)
-	<-toolChan(testTools.started, key)
+	key := c.startCall(`"b"`, "block")
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b"}}`)
-	select {
-	case <-toolChan(testTools.ended, key):
-	case <-time.After(10 * time.Second):
-		t.Fatal("notifications/cancelled did not cancel the call")
-	}
+	recv(t, toolChan(testTools.ended, key), "notifications/cancelled to cancel the call")
 	// The cancelled call gets no response; the next message is the ping's.
 	if msgs := c.call(`{"jsonrpc":"2.0","id":"after","method":"ping"}`); len(msgs) != 1 || !strings.Contains(msgs[0], `"after"`) {
 		t.Errorf("after the cancellation: %q", msgs)
@@ -453,13 +170,7 @@ func TestLegacySSEAuth(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	_, ts := newLegacyServer(t, &Options{Auth: testAuth()})
 
-	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, _ := getSSE(t, ts)
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), testMetadataURL) {
 		t.Fatalf("GET without a token: status %d, WWW-Authenticate %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
@@ -530,20 +241,13 @@ func TestLegacySSEMaxSessions(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	h, ts := newLegacyServer(t, &Options{MaxSessions: 1})
 	c := dialSSE(t, ts, "/mcp", "")
-	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := getSSE(t, ts)
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("second stream: status %d, want 503", resp.StatusCode)
 	}
 	wantErrorBody(t, resp, body, -32000, "")
 	c.close()
-	sseWaitFor(t, "the session to end", func() bool { return h.SessionCount() == 0 })
+	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
 	dialSSE(t, ts, "/mcp", "") // the slot is free again
 }
 
@@ -576,14 +280,12 @@ func TestLegacySSEShutdown(t *testing.T) {
 	h, ts := newLegacyServer(t, nil)
 	c := dialSSE(t, ts, "/mcp", "")
 	c.initialize()
-	key := uniqueKey(t)
-	c.send(`{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"slow","arguments":{"key":"` + key + `"}}}`)
-	<-toolChan(testTools.started, key)
+	key := c.startCall(`"s"`, "slow")
 
 	done := make(chan error, 1)
 	go func() { done <- h.Shutdown(context.Background()) }()
 	// New streams are refused while the call finishes.
-	sseWaitFor(t, "new streams to be refused", func() bool {
+	eventually(t, "new streams are refused", func() bool {
 		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
 		req.Header.Set("Accept", "text/event-stream")
 		resp, err := ts.Client().Do(req)
@@ -623,15 +325,9 @@ func TestLegacySSEClose(t *testing.T) {
 	h, ts := newLegacyServer(t, nil)
 	c := dialSSE(t, ts, "/mcp", "")
 	c.initialize()
-	key := uniqueKey(t)
-	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block","arguments":{"key":"` + key + `"}}}`)
-	<-toolChan(testTools.started, key)
+	key := c.startCall(`1`, "block")
 	h.Close()
-	select {
-	case <-toolChan(testTools.ended, key):
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close did not cancel the call")
-	}
+	recv(t, toolChan(testTools.ended, key), "Close to cancel the call")
 	for range c.events { // the stream ends
 	}
 }
@@ -639,14 +335,7 @@ func TestLegacySSEClose(t *testing.T) {
 func TestLegacySSEDisabled(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	_, ts := newLegacyServer(t, &Options{DisableLegacySSE: true})
-	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := getSSE(t, ts)
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("GET with the HTTP+SSE transport off: status %d, want 405", resp.StatusCode)
 	}
@@ -691,7 +380,7 @@ func TestLegacySSETooManyCalls(t *testing.T) {
 	}
 	wantErrorBody(t, resp, body, -32000, "")
 	c.close() // cancels the blocked calls
-	sseWaitFor(t, "the session to end", func() bool { return h.SessionCount() == 0 })
+	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
 }
 
 func TestLegacySSESlowReader(t *testing.T) {

@@ -198,18 +198,7 @@ func TestModernKeepAlive(t *testing.T) {
 	r := hn.post(modernCall(1, "slow", `{"key":"k"}`), modernHeaders("tools/call", "slow")...)
 	recv(t, hn.started, "the call")
 	br := bufio.NewReader(r.resp.Body)
-	withinTime(t, "a keep-alive comment", func() {
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				t.Errorf("read: %v", err)
-				return
-			}
-			if strings.HasPrefix(line, ":") {
-				return
-			}
-		}
-	})
+	readKeepAlive(t, br)
 	hn.release <- struct{}{}
 	rest := events(t, reply{resp: &http.Response{Body: readCloser{br, r.resp.Body}}})
 	if len(rest) != 1 || !strings.Contains(rest[0].Data, `"slow":true`) {

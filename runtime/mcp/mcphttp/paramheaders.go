@@ -1,60 +1,20 @@
 package mcphttp
 
 import (
-	"encoding/base64"
 	"net/http"
-	"net/textproto"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
-// Mcp-Param-* headers (2026-07-28): a tool's input schema may mark
-// properties with "x-mcp-header": <Name>, and a client then mirrors the
-// argument's value into the header Mcp-Param-<Name>, so that intermediaries
-// can route on it. The server checks that each such header agrees with the
-// body, and that none is missing when the body has the value. The
-// annotations are read from the tool's schema once and cached.
-
-// decodeHeaderValue returns the value an Mcp-Name or Mcp-Param-* header
-// carries: its =?base64?…?= form decoded, or the plain value, which must be
-// visible ASCII (spaces and tabs allowed inside).
-func decodeHeaderValue(v string) (string, bool) {
-	const prefix, suffix = "=?base64?", "?="
-	if len(v) >= len(prefix)+len(suffix) && strings.HasPrefix(v, prefix) && strings.HasSuffix(v, suffix) {
-		enc := v[len(prefix) : len(v)-len(suffix)]
-		b, err := base64.StdEncoding.DecodeString(enc)
-		if err != nil {
-			if b, err = base64.RawStdEncoding.DecodeString(enc); err != nil {
-				return "", false
-			}
-		}
-		if !utf8.Valid(b) {
-			return "", false
-		}
-		return string(b), true
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < 0x20 || c > 0x7e) && c != '\t' {
-			return "", false
-		}
-	}
-	return v, true
-}
+// The server's side of the Mcp-Param-* headers (see params.go): it checks
+// that each header agrees with the body, and that none is missing when the
+// body has the value. The annotations are read from the tool's schema once
+// and cached.
 
 // toolParams are the x-mcp-header parameters of one tool's input schema.
 type toolParams struct {
 	params []paramHeader
-}
-
-// paramHeader is one x-mcp-header parameter: its header and where its value
-// is in the arguments.
-type paramHeader struct {
-	header string   // canonical "Mcp-Param-{Name}"
-	path   []string // properties keys from the schema root
 }
 
 // checkParams checks the Mcp-Param-* headers of a tools/call against its
@@ -65,9 +25,9 @@ func (h *Handler) checkParams(hdr http.Header, name, args []byte) (int, string) 
 		return 0, "" // an unknown tool: the call fails anyway
 	}
 	for _, p := range tp.params {
-		val := argumentAt(args, p.path)
+		val := paramValue(args, p.path)
 		values := hdr[p.header]
-		if val == nil || string(val) == "null" || val[0] == '{' || val[0] == '[' {
+		if val == nil {
 			if len(values) > 0 {
 				return mcp.CodeHeaderMismatch, "Header mismatch: " + p.header + " header present, but the body has no value for it"
 			}
@@ -106,32 +66,6 @@ func paramMatches(val []byte, v string) bool {
 	return err1 == nil && err2 == nil && a == b
 }
 
-// argumentAt returns the raw value at path in the arguments object, or nil.
-func argumentAt(args []byte, path []string) []byte {
-	cur := args
-	for _, key := range path {
-		sc, ok := runtime.ScanObject(cur)
-		if !ok {
-			return nil
-		}
-		var found []byte
-		for {
-			k, v, more := sc.Next()
-			if !more {
-				break
-			}
-			if string(k) == key {
-				found = v // the last duplicate wins, as in encoding/json
-			}
-		}
-		if found == nil {
-			return nil
-		}
-		cur = found
-	}
-	return cur
-}
-
 // toolParams returns the x-mcp-header parameters of the tool named by the
 // raw JSON string name, or nil for an unknown tool. They are read from the
 // tool's schema once, then cached (a tool, once added, never changes).
@@ -150,7 +84,7 @@ func (h *Handler) toolParams(name []byte) *toolParams {
 		return nil
 	}
 	tp := &toolParams{}
-	collectParams(schema, nil, &tp.params, map[string]bool{}, 0)
+	tp.params, _ = schemaParams(schema) // invalid names are left out
 	h.cacheParams(map[string]*toolParams{s: tp})
 	return tp
 }
@@ -168,64 +102,4 @@ func (h *Handler) cacheParams(add map[string]*toolParams) {
 		}
 	}
 	h.params.Store(&add)
-}
-
-// collectParams finds the x-mcp-header annotations of schema's properties,
-// recursively through properties only (the specification allows no other
-// path). An invalid or duplicate name is skipped: a client would reject
-// the whole tool.
-func collectParams(schema []byte, path []string, out *[]paramHeader, seen map[string]bool, depth int) {
-	if depth > 32 {
-		return
-	}
-	sc, ok := runtime.ScanObject(schema)
-	var props []byte
-	for ok {
-		k, v, more := sc.Next()
-		if !more {
-			break
-		}
-		if string(k) == "properties" {
-			props = v
-		}
-	}
-	ps, ok := runtime.ScanObject(props)
-	for ok {
-		key, sub, more := ps.Next()
-		if !more {
-			break
-		}
-		p := append(path[:len(path):len(path)], string(key))
-		ss, isObj := runtime.ScanObject(sub)
-		for isObj {
-			k, v, more := ss.Next()
-			if !more {
-				break
-			}
-			if string(k) != "x-mcp-header" {
-				continue
-			}
-			name, isString := jsonString(v)
-			if !isString || !isToken(name) || seen[strings.ToLower(name)] {
-				break
-			}
-			seen[strings.ToLower(name)] = true
-			*out = append(*out, paramHeader{header: textproto.CanonicalMIMEHeaderKey("Mcp-Param-" + name), path: p})
-		}
-		collectParams(sub, p, out, seen, depth+1)
-	}
-}
-
-// isToken reports whether s is an HTTP field-name token (RFC 9110 tchar+).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }

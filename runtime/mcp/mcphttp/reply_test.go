@@ -102,12 +102,7 @@ func TestReadBody(t *testing.T) {
 			if tc.contentType != "" {
 				req.Header.Set("Content-Type", tc.contentType)
 			}
-			resp, err := ts.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, got := roundTrip(t, ts, req)
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, tc.status, got)
 			}
@@ -171,24 +166,5 @@ func TestNewSessionID(t *testing.T) {
 			t.Fatalf("id %q repeated", id)
 		}
 		seen[id] = true
-	}
-}
-
-// wantErrorBody checks that a response is a JSON-RPC error with code whose
-// message contains msg.
-func wantErrorBody(t *testing.T, resp *http.Response, body []byte, code int, msg string) {
-	t.Helper()
-	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
-		t.Errorf("Content-Type %q, want application/json", ct)
-	}
-	env, ok := parseErrorBody(body)
-	if !ok {
-		t.Fatalf("body is not a JSON-RPC error response: %s", body)
-	}
-	if env.Error.Code != code {
-		t.Errorf("error code %d, want %d (body %s)", env.Error.Code, code, body)
-	}
-	if !strings.Contains(env.Error.Message, msg) {
-		t.Errorf("error message %q does not mention %q", env.Error.Message, msg)
 	}
 }

@@ -15,10 +15,11 @@ import (
 
 // A legacy Streamable HTTP session (2025-03-26 to 2025-11-25). initialize
 // creates it and names it in Mcp-Session-Id; every later request carries the
-// id. A POSTed request runs on its own goroutine for as long as it takes,
-// whatever becomes of the HTTP request: the protocol says a disconnect is not
-// a cancellation (the client cancels with notifications/cancelled), and the
-// client may resume the response stream with GET and Last-Event-ID.
+// id. A POSTed request runs for as long as it takes (on the POST's goroutine
+// on HTTP/1.x; see call), whatever becomes of the HTTP request: the protocol
+// says a disconnect is not a cancellation (the client cancels with
+// notifications/cancelled), and the client may resume the response stream
+// with GET and Last-Event-ID.
 //
 // MCP-Protocol-Version on a session's requests: absent means the negotiated
 // revision (the spec's "assume 2025-03-26" applies only when nothing else

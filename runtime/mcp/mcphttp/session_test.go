@@ -47,9 +47,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if r := hn.post(`{"jsonrpc":"2.0","id":5,"result":{}}`, "Mcp-Session-Id", sid); r.status != http.StatusAccepted || r.body != "" {
 		t.Fatalf("response: %d %q", r.status, r.body)
 	}
-	if r := hn.do(http.MethodDelete, "", "Mcp-Session-Id", sid); r.status != http.StatusNoContent {
-		t.Fatalf("DELETE: %d %s", r.status, r.body)
-	}
+	hn.endSession(sid)
 	wantError(t, hn.post(toolCall(6, "add", `{}`), "Mcp-Session-Id", sid), 404, -32600, "6")
 	wantError(t, hn.do(http.MethodDelete, "", "Mcp-Session-Id", sid), 404, -32600, "null")
 	wantError(t, hn.do(http.MethodGet, "", "Mcp-Session-Id", sid), 404, -32600, "null")
@@ -98,8 +96,7 @@ func TestIdleExpiry(t *testing.T) {
 	// A session with an open stream, or a call in flight, is not idle.
 	sid = hn.initialize(mcp.Version20251125)
 	stream := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Accept", "text/event-stream")
-	done := make(chan reply, 1)
-	go func() { done <- hn.post(toolCall(1, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid) }()
+	done := hn.postAsync(toolCall(1, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid)
 	recv(t, hn.started, "the call")
 	time.Sleep(150 * time.Millisecond) // five idle timeouts
 	hn.release <- struct{}{}
@@ -158,9 +155,7 @@ func TestStandaloneStream(t *testing.T) {
 		t.Fatalf("live event %+v, %v", e, err)
 	}
 	// Ending the session ends the stream.
-	if r := hn.do(http.MethodDelete, "", "Mcp-Session-Id", sid); r.status != http.StatusNoContent {
-		t.Fatalf("DELETE: %d", r.status)
-	}
+	hn.endSession(sid)
 	withinTime(t, "the stream ends", func() {
 		if e, err := rd.Next(); err == nil {
 			t.Errorf("event after DELETE: %+v", e)
@@ -174,8 +169,7 @@ func TestLegacyCancel(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	hn := newHarness(t, nil)
 	sid := hn.initialize(mcp.Version20251125)
-	done := make(chan reply, 1)
-	go func() { done <- hn.post(toolCall(7, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid) }()
+	done := hn.postAsync(toolCall(7, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid)
 	recv(t, hn.started, "the call")
 	r := hn.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, "Mcp-Session-Id", sid)
 	if r.status != http.StatusAccepted || r.body != "" {
@@ -192,12 +186,9 @@ func TestDeleteCancelsCalls(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	hn := newHarness(t, nil)
 	sid := hn.initialize(mcp.Version20251125)
-	done := make(chan reply, 1)
-	go func() { done <- hn.post(toolCall(7, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid) }()
+	done := hn.postAsync(toolCall(7, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid)
 	recv(t, hn.started, "the call")
-	if r := hn.do(http.MethodDelete, "", "Mcp-Session-Id", sid); r.status != http.StatusNoContent {
-		t.Fatalf("DELETE: %d", r.status)
-	}
+	hn.endSession(sid)
 	recv(t, hn.cancelled, "the cancellation")
 	wantError(t, recv(t, done, "the call's POST"), 404, -32600, "null")
 	eventually(t, "the events are gone", func() bool { return hn.h.store.(*MemoryEventStore).sessionCount() == 0 })
@@ -224,9 +215,7 @@ func TestSessionBelongsToSubject(t *testing.T) {
 	wantError(t, hn.post(ping, "Authorization", "Bearer bob", "Mcp-Session-Id", sid), 404, -32600, "1")
 	wantError(t, hn.do(http.MethodGet, "", "Authorization", "Bearer bob", "Mcp-Session-Id", sid), 404, -32600, "null")
 	wantError(t, hn.do(http.MethodDelete, "", "Authorization", "Bearer bob", "Mcp-Session-Id", sid), 404, -32600, "null")
-	if r := hn.do(http.MethodDelete, "", "Authorization", "Bearer alice", "Mcp-Session-Id", sid); r.status != http.StatusNoContent {
-		t.Fatalf("DELETE: %d", r.status)
-	}
+	hn.endSession(sid, "Authorization", "Bearer alice")
 }
 
 // A large JSON reply goes out in one piece, with its length.

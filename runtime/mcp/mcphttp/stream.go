@@ -22,7 +22,9 @@ import (
 // stream as long as the session.
 
 // streamWriteTimeout bounds one write on a stream, so that a client that
-// stopped reading cannot hold the call that writes to it.
+// stopped reading cannot hold the call that writes to it. The deadline is
+// moved on only once half of it has passed, not at every event: a write
+// gets between half of it and all of it.
 const streamWriteTimeout = 30 * time.Second
 
 // stream is one event stream of a session.
@@ -46,13 +48,20 @@ const (
 )
 
 // conn is one HTTP response a stream is written to. The goroutine serving
-// the HTTP request waits on wake and returns once the stream let it go.
+// the HTTP request waits on wake and returns once the stream let it go;
+// unless the connection is inline: its goroutine runs the stream's call
+// itself, and the response is ended, when it must end first, by taking the
+// connection from net/http (see end).
 type conn struct {
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	wake chan struct{}
-	why  int         // why it was released
-	ka   *time.Timer // keep-alive comments
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	wake    chan struct{} // nil for an inline connection
+	why     int           // why it was released
+	inline  bool          // the goroutine serving it runs the call (HTTP/1.x)
+	chunked bool          // an inline connection's body is chunked (HTTP/1.1)
+	pending bool          // a priming event waits for its flush (primeLate)
+	ka      *time.Timer   // keep-alive comments
+	until   time.Time     // the write deadline set last
 }
 
 func newConn(w http.ResponseWriter) *conn {
@@ -89,20 +98,72 @@ func (cn *conn) open() {
 
 // write writes b and flushes it; false when the client is gone.
 func (cn *conn) write(b []byte) bool {
-	_ = cn.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)) // unsupported: no deadline
-	if _, err := cn.w.Write(b); err != nil {
-		return false
-	}
+	return cn.put(b) && cn.flush()
+}
+
+// flush sends what was written.
+func (cn *conn) flush() bool {
+	cn.pending = false
 	return cn.rc.Flush() == nil
+}
+
+// put writes b without flushing it: for the last event of a response, which
+// goes out with the end of the response when its handler returns.
+func (cn *conn) put(b []byte) bool {
+	if now := time.Now(); cn.until.Sub(now) < streamWriteTimeout/2 {
+		cn.until = now.Add(streamWriteTimeout)
+		_ = cn.rc.SetWriteDeadline(cn.until) // unsupported: no deadline
+	}
+	_, err := cn.w.Write(b)
+	return err == nil
 }
 
 // writeEvent writes msg as an event, with id unless it is "".
 func (cn *conn) writeEvent(id string, msg []byte) bool {
+	return cn.sendEvent(id, msg, true)
+}
+
+func (cn *conn) sendEvent(id string, msg []byte, flush bool) bool {
 	bp := eventBufPool.Get().(*[]byte)
 	b := appendEvent((*bp)[:0], id, msg)
-	ok := cn.write(b)
+	var ok bool
+	if flush {
+		ok = cn.write(b)
+	} else {
+		ok = cn.put(b)
+	}
 	putEventBuf(bp, b)
 	return ok
+}
+
+// lastChunk ends a chunked HTTP/1.1 body (with no trailers).
+var lastChunk = []byte("0\r\n\r\n")
+
+// endWriteTimeout bounds the write of lastChunk on a taken connection.
+const endWriteTimeout = 5 * time.Second
+
+// end ends the response of an inline connection while its goroutine goes on
+// running the call: it flushes what was written, takes the connection from
+// net/http (which ignores a hijacked response when the handler returns),
+// ends the chunked body, so the client sees a complete response, and closes
+// the connection. It is false, and the response goes on, when net/http does
+// not let the connection go. cn's stream's mu held: nothing else writes to
+// the response meanwhile.
+func (cn *conn) end() bool {
+	if cn.rc == nil {
+		cn.rc = http.NewResponseController(cn.w)
+	}
+	_ = cn.rc.Flush() // a client already gone: the connection is closed all the same
+	nc, _, err := cn.rc.Hijack()
+	if err != nil {
+		return false
+	}
+	if cn.chunked {
+		_ = nc.SetWriteDeadline(time.Now().Add(endWriteTimeout))
+		_, _ = nc.Write(lastChunk)
+	}
+	_ = nc.Close()
+	return true
 }
 
 var eventBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -134,34 +195,63 @@ func appendEvent(b []byte, id string, msg []byte) []byte {
 // prime stores and writes the stream's priming event: an id and empty data,
 // with the retry interval, so the client can resume from the start (from
 // 2025-11-25 on); st.mu held, st.conn set.
-func (st *stream) prime() {
+func (st *stream) prime() { st.sendPrime(true) }
+
+// primeLate is prime without the flush: the event goes out with the next
+// one, or with the end of the response, or at the latest primeDelay later
+// (see keepAlive). A call answered at once then costs one write, not two.
+func (st *stream) primeLate() { st.sendPrime(false) }
+
+// primeDelay bounds how long a priming event written by primeLate waits for
+// its flush.
+const primeDelay = 10 * time.Millisecond
+
+func (st *stream) sendPrime(flush bool) {
 	if !st.s.polling {
 		return
 	}
-	retry := st.s.h.opts.RetryInterval
 	id, ok := st.s.append(st.name, nil)
 	if !ok {
 		return
 	}
-	b := sse.AppendEvent(make([]byte, 0, 64), sse.Event{ID: id, HasID: true, Retry: retry})
-	if !st.conn.write(b) {
+	bp := eventBufPool.Get().(*[]byte)
+	b := sse.AppendEvent((*bp)[:0], sse.Event{ID: id, HasID: true, Retry: st.s.h.opts.RetryInterval})
+	cn := st.conn
+	if flush {
+		ok = cn.write(b)
+	} else {
+		ok = cn.put(b)
+		cn.pending = true
+	}
+	putEventBuf(bp, b)
+	if !ok {
 		st.detach(releaseGone)
 	}
 }
 
 // emit stores msg as the stream's next event and writes it if a connection
 // is attached; st.mu held.
-func (st *stream) emit(msg []byte) {
+func (st *stream) emit(msg []byte) { st.send(msg, true) }
+
+// emitLast is emit for the stream's last event, not flushed: the handler
+// serving the connection returns as the stream ends, and net/http sends the
+// event with the end of the response.
+func (st *stream) emitLast(msg []byte) { st.send(msg, false) }
+
+func (st *stream) send(msg []byte, flush bool) {
 	id, ok := st.s.append(st.name, msg)
 	if !ok || st.conn == nil {
 		return
 	}
-	if !st.conn.writeEvent(id, msg) {
+	if !st.conn.sendEvent(id, msg, flush) {
 		st.detach(releaseGone)
 	}
 }
 
-// detach lets the stream's connection go; st.mu held.
+// detach lets the stream's connection go; st.mu held. An inline
+// connection's event stream released while its call goes on (a resume took
+// it over, the session ended) is ended now (see conn.end); mcp.CloseStream
+// ends it itself, before it detaches.
 func (st *stream) detach(why int) {
 	cn := st.conn
 	if cn == nil {
@@ -172,23 +262,46 @@ func (st *stream) detach(why int) {
 	if cn.ka != nil {
 		cn.ka.Stop()
 	}
+	if cn.inline && st.sse && (why == releaseTaken || why == releaseEnded) {
+		cn.end()
+	}
 	cn.signal()
 }
 
-// keepAlive starts the keep-alive comments on the stream's connection cn;
-// st.mu held.
+// keepAlive starts the keep-alive comments on the stream's connection cn,
+// and flushes a priming event written by primeLate; st.mu held.
 func (st *stream) keepAlive(cn *conn) {
-	every := st.s.h.opts.KeepAlive
-	if every <= 0 || cn == nil || st.conn != cn {
-		return // no keep-alives, or the connection is already gone
+	if cn == nil || st.conn != cn {
+		return // the connection is already gone
 	}
-	cn.ka = time.AfterFunc(every, func() {
+	every := st.s.h.opts.KeepAlive
+	if every <= 0 {
+		if cn.pending && !cn.flush() {
+			st.detach(releaseGone)
+		}
+		return // no keep-alives
+	}
+	first, early := every, cn.pending
+	if early {
+		first = min(every, primeDelay)
+	}
+	cn.ka = time.AfterFunc(first, func() {
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		if st.conn != cn {
 			return
 		}
-		if !cn.write(keepAliveComment) {
+		var ok bool
+		switch {
+		case cn.pending:
+			ok = cn.flush()
+		case early:
+			ok = true // the priming event went out with another
+		default:
+			ok = cn.write(keepAliveComment)
+		}
+		early = false
+		if !ok {
 			st.detach(releaseGone)
 			return
 		}

@@ -80,13 +80,8 @@ func TestResumeExactlyOnce(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	hn := newHarness(t, nil)
 	sid := hn.initialize(mcp.Version20251125)
-	posted := make(chan reply, 1)
-	go func() { posted <- hn.post(toolCall(1, "steps", `{"n":6,"key":"r"}`), "Mcp-Session-Id", sid) }()
-	step := func() {
-		recv(t, hn.started, "a step")
-		hn.release <- struct{}{}
-	}
-	step()
+	posted := hn.postAsync(toolCall(1, "steps", `{"n":6,"key":"r"}`), "Mcp-Session-Id", sid)
+	hn.step("a step")
 	r := recv(t, posted, "the stream")
 	rd := sse.NewReader(r.resp.Body)
 	var got []string
@@ -105,12 +100,12 @@ func TestResumeExactlyOnce(t *testing.T) {
 	}
 	next(rd) // priming
 	next(rd) // 0
-	step()
+	hn.step("a step")
 	last := next(rd) // 1
 	// The connection breaks; the call goes on, and its messages are kept.
 	r.resp.Body.Close()
-	step()                        // 2
-	step()                        // 3
+	hn.step("a step")             // 2
+	hn.step("a step")             // 3
 	recv(t, hn.started, "step 4") // 3 was sent
 	res := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", last.ID)
 	if res.status != 200 {
@@ -121,7 +116,7 @@ func TestResumeExactlyOnce(t *testing.T) {
 	next(rd) // 3, replayed
 	hn.release <- struct{}{}
 	next(rd) // 4, live
-	step()
+	hn.step("a step")
 	next(rd) // 5
 	next(rd) // the response
 	if e, err := rd.Next(); err == nil {
@@ -187,16 +182,7 @@ func TestCloseStreamPolling(t *testing.T) {
 	t.Run("2026-07-28", func(t *testing.T) {
 		rpctest.CheckLeaks(t)
 		hn := newHarness(t, nil)
-		done := make(chan reply, 1)
-		go func() { done <- hn.post(modernCall(1, "poll", `{"key":"p"}`), modernHeaders("tools/call", "poll")...) }()
-		if recv(t, hn.closed, "CloseStream") {
-			t.Fatal("CloseStream returned true for a 2026-07-28 call")
-		}
-		recv(t, hn.started, "the call waits")
-		hn.release <- struct{}{}
-		if r := recv(t, done, "the reply"); r.status != 200 || !strings.Contains(r.body, `"polled":true`) {
-			t.Fatalf("reply: %d %s", r.status, r.body)
-		}
+		pollWithoutPolling(t, hn, "for a 2026-07-28 call", modernCall(1, "poll", `{"key":"p"}`), modernHeaders("tools/call", "poll")...)
 	})
 }
 
@@ -238,28 +224,13 @@ func TestLegacyKeepAlive(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	hn := newHarness(t, &Options{KeepAlive: 5 * time.Millisecond})
 	sid := hn.initialize(mcp.Version20251125)
-	posted := make(chan reply, 1)
-	go func() { posted <- hn.post(toolCall(1, "steps", `{"n":2,"key":"k"}`), "Mcp-Session-Id", sid) }()
-	recv(t, hn.started, "step 0")
-	hn.release <- struct{}{}
+	posted := hn.postAsync(toolCall(1, "steps", `{"n":2,"key":"k"}`), "Mcp-Session-Id", sid)
+	hn.step("step 0")
 	for _, r := range []reply{hn.do(http.MethodGet, "", "Mcp-Session-Id", sid), recv(t, posted, "the stream")} {
-		br := bufio.NewReader(r.resp.Body)
-		withinTime(t, "a keep-alive comment", func() {
-			for {
-				line, err := br.ReadString('\n')
-				if err != nil {
-					t.Errorf("read: %v", err)
-					return
-				}
-				if strings.HasPrefix(line, ":") {
-					return
-				}
-			}
-		})
+		readKeepAlive(t, bufio.NewReader(r.resp.Body))
 		r.resp.Body.Close()
 	}
-	recv(t, hn.started, "step 1")
-	hn.release <- struct{}{}
+	hn.step("step 1")
 }
 
 // Before 2025-11-25 there are no priming events and no polling.
@@ -276,13 +247,18 @@ func TestNoPrimingBefore20251125(t *testing.T) {
 	if len(again) != 1 || again[0].ID != evs[1].ID {
 		t.Fatalf("resumed %+v", again)
 	}
-	done := make(chan reply, 1)
-	go func() { done <- hn.post(toolCall(2, "poll", `{"key":"p"}`), "Mcp-Session-Id", sid) }()
+	pollWithoutPolling(t, hn, "before 2025-11-25", toolCall(2, "poll", `{"key":"p"}`), "Mcp-Session-Id", sid)
+}
+
+// pollWithoutPolling runs the "poll" tool where there is no polling (when
+// says where): mcp.CloseStream returns false, and the reply is JSON.
+func pollWithoutPolling(t *testing.T, hn *harness, when, body string, kv ...string) {
+	t.Helper()
+	done := hn.postAsync(body, kv...)
 	if recv(t, hn.closed, "CloseStream") {
-		t.Fatal("CloseStream returned true before 2025-11-25")
+		t.Fatal("CloseStream returned true " + when)
 	}
-	recv(t, hn.started, "the call waits")
-	hn.release <- struct{}{}
+	hn.step("the call waits")
 	if r := recv(t, done, "the reply"); r.status != 200 || !strings.Contains(r.body, `"polled":true`) {
 		t.Fatalf("reply: %d %s", r.status, r.body)
 	}
