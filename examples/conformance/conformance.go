@@ -6,7 +6,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
-//go:generate go tool rpcgen Conformance
+//go:generate go tool rpcgen --openrpc conformance.openrpc.json --ts conformance_client.ts --docs conformance_api.md --api-version 1.0.0 Conformance
 
 // Conformance is the server the official MCP conformance suite
 // (@modelcontextprotocol/conformance) tests: each method is a tool one of
