@@ -83,7 +83,60 @@ func appendImplementation(b []byte, info Implementation, v ver) []byte {
 	if !v.implementationFull() {
 		info.Description, info.WebsiteURL = "", ""
 	}
-	return append(b, marshal(info)...)
+	// By hand, not with encoding/json: a server encodes these once, at start,
+	// where building encoding/json's reflection caches would cost more than
+	// the rest of the start-up together.
+	b = append(b, `{"name":`...)
+	b = runtime.AppendJSONString(b, info.Name)
+	if info.Title != "" {
+		b = append(b, `,"title":`...)
+		b = runtime.AppendJSONString(b, info.Title)
+	}
+	b = append(b, `,"version":`...)
+	b = runtime.AppendJSONString(b, info.Version)
+	if info.Description != "" {
+		b = append(b, `,"description":`...)
+		b = runtime.AppendJSONString(b, info.Description)
+	}
+	if info.WebsiteURL != "" {
+		b = append(b, `,"websiteUrl":`...)
+		b = runtime.AppendJSONString(b, info.WebsiteURL)
+	}
+	return append(b, '}')
+}
+
+// appendAnnotations appends the hints a sets as a JSON object, or nothing
+// when it sets none.
+func appendAnnotations(b []byte, a *ToolAnnotations) []byte {
+	start := len(b)
+	sep := func() {
+		if len(b) == start {
+			b = append(b, `,"annotations":{`...)
+		} else {
+			b = append(b, ',')
+		}
+	}
+	if a.Title != "" {
+		sep()
+		b = append(b, `"title":`...)
+		b = runtime.AppendJSONString(b, a.Title)
+	}
+	for _, h := range [...]struct {
+		name string
+		v    *bool
+	}{{"readOnlyHint", a.ReadOnlyHint}, {"destructiveHint", a.DestructiveHint}, {"idempotentHint", a.IdempotentHint}, {"openWorldHint", a.OpenWorldHint}} {
+		if h.v != nil {
+			sep()
+			b = append(b, '"')
+			b = append(b, h.name...)
+			b = append(b, `":`...)
+			b = strconv.AppendBool(b, *h.v)
+		}
+	}
+	if len(b) > start {
+		b = append(b, '}')
+	}
+	return b
 }
 
 // marshal encodes v compactly without escaping <, > and &.
@@ -151,10 +204,7 @@ func appendTool(b []byte, t *Tool, v ver) []byte {
 		b = append(b, t.OutputSchema...)
 	}
 	if t.Annotations != nil && v.annotations() {
-		if a := marshal(t.Annotations); string(a) != "{}" {
-			b = append(b, `,"annotations":`...)
-			b = append(b, a...)
-		}
+		b = appendAnnotations(b, t.Annotations)
 	}
 	return append(b, '}')
 }
