@@ -77,3 +77,27 @@ func benchPipes(b *testing.B, framing runtime.Framing) (client, server runtime.F
 	}
 	return runtime.NewFramer(framing, r2, w1, 0), runtime.NewFramer(framing, r1, w2, 0)
 }
+
+// BenchmarkConnCallParallel keeps more calls in flight than MaxInflight, so requests
+// wait for a handler slot (queued, or the reader paused).
+func BenchmarkConnCallParallel(b *testing.B) {
+	client, server := runtime.Pipe()
+	srv := runtime.NewConn(server, runtime.Options{Handler: addHandler, MaxInflight: 4})
+	defer srv.Close()
+	c := runtime.NewConn(client, runtime.Options{})
+	defer c.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			i++
+			sum, err := add(ctx, c, i, 1000)
+			if err != nil || sum != i+1000 {
+				b.Errorf("add: %d, %v", sum, err)
+				return
+			}
+		}
+	})
+}

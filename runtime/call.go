@@ -95,6 +95,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if in := c.callingBack(ctx); in != nil {
+		defer c.calledBack(in)
+	}
 	p := pendingPool.Get().(*pendingCall)
 	id, err := c.register(p)
 	if err != nil {
@@ -201,6 +204,9 @@ func (c *Conn) Batch(ctx context.Context, calls []*BatchCall) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if in := c.callingBack(ctx); in != nil {
+		defer c.calledBack(in)
 	}
 	ids := make([]int64, len(calls))
 	waits := make([]*pendingCall, len(calls))

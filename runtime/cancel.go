@@ -16,6 +16,8 @@ type tracker struct {
 	inflight map[string]*incoming
 	method   string // the cancel notification's method; "" for none
 	key      string // the member of its params that holds the id
+	// missed, if set, cancels a request that is not in flight yet (queued in a Conn).
+	missed func(id string) bool
 }
 
 func newTracker(opts Options) *tracker {
@@ -54,8 +56,8 @@ func (t *tracker) untrack(in *incoming) {
 	in.cancel()
 }
 
-// cancel cancels the context of the in-flight request whose raw id is id and reports
-// whether there was one.
+// cancel cancels the context of the in-flight (or queued) request whose raw id is id
+// and reports whether there was one.
 func (t *tracker) cancel(id string) bool {
 	t.mu.Lock()
 	in := t.inflight[id]
@@ -64,7 +66,7 @@ func (t *tracker) cancel(id string) bool {
 	}
 	t.mu.Unlock()
 	if in == nil {
-		return false
+		return t.missed != nil && t.missed(id)
 	}
 	in.cancel()
 	return true
@@ -92,5 +94,6 @@ func (t *tracker) cancelNotification(m *message) bool {
 }
 
 // CancelRequest cancels the context of the in-flight incoming request with the given id
-// and reports whether there was one.
+// and reports whether there was one. A request still queued for a handler slot is
+// marked instead: its handler runs with a context that is already cancelled.
 func (c *Conn) CancelRequest(id ID) bool { return c.tr.cancel(id.raw) }

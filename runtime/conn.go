@@ -10,6 +10,18 @@ import (
 	"sync/atomic"
 )
 
+// errBusy answers a request that arrives while every handler waits for the peer and
+// the queue is full (see Conn.admitJob).
+var errBusy = &Error{Code: CodeServerError, Message: "server busy: every handler is waiting for the peer"}
+
+// cancelledContext is the parent of the handler context of a request cancelled while
+// it was queued.
+var cancelledContext = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
 // ErrClosed is returned (wrapped) by calls on a connection that has been closed or whose
 // peer has hung up.
 var ErrClosed = errors.New("jsonrpc: connection closed")
@@ -40,14 +52,28 @@ type Conn struct {
 
 	base       context.Context // parent of handler contexts; cancelled by Close
 	cancelBase context.CancelFunc
-	slots      chan struct{} // one per running handler, bounded by MaxInflight
-	jobs       chan job      // hands work to idle workers; unbuffered
-	workers    atomic.Int32  // live worker goroutines
+	jobs       chan job     // hands work to idle workers; unbuffered
+	workers    atomic.Int32 // live worker goroutines
 	handlers   sync.WaitGroup
 	draining   atomic.Bool
 	closing    chan struct{}
 	done       chan struct{}
 	readErr    error
+
+	// Handler slots and the queue of work waiting for one, under qmu. The reader
+	// never waits for a slot, only for room in the queue, so responses and
+	// cancellations are read while every slot is taken; see admitJob.
+	qmu     sync.Mutex
+	running int   // slots held (at most MaxInflight); the queue is empty unless all are
+	queue   []job // ring of MaxQueued jobs, made on first use
+	qhead   int
+	qlen    int
+	qbytes  int  // the queued messages' total size
+	waiting int  // handlers of c blocked in a Call or Batch to the peer
+	rwait   bool // the reader waits on wake for room in the queue
+	wake    chan struct{}
+	idle    chan struct{} // made by Shutdown, closed once no job runs or waits
+	stopped bool          // no job may start: Shutdown found c idle, or Close ran
 
 	closeOnce sync.Once
 	closeErr  error
@@ -74,12 +100,13 @@ func newConn(f Framer, opts Options) *Conn {
 		wsem:    make(chan struct{}, 1),
 		pending: make(map[int64]*pendingCall),
 		tr:      newTracker(opts),
-		slots:   make(chan struct{}, opts.MaxInflight),
 		jobs:    make(chan job),
+		wake:    make(chan struct{}, 1),
 		closing: make(chan struct{}),
 		done:    make(chan struct{}),
 	}
 	c.base, c.cancelBase = context.WithCancel(context.Background())
+	c.tr.missed = c.cancelQueued
 	c.srv = server{
 		handler:    opts.Handler,
 		maxDepth:   opts.MaxDepth,
@@ -136,12 +163,173 @@ func (c *Conn) read() {
 		if j.kind == noJob {
 			continue
 		}
-		if !c.acquire() {
+		j.size = len(msg)
+		if !c.admitJob(j) {
 			c.stopReading(nil)
 			return
 		}
-		c.hand(j)
 	}
+}
+
+// admitJob starts j on a free handler slot, or queues it behind the running handlers;
+// it returns false if the connection stopped meanwhile.
+//
+// Only when the queue is full does the reader wait, for a handler to finish: that is
+// the backpressure on a peer sending more than MaxInflight+MaxQueued at once. Waiting
+// would never end if every slot's handler were blocked on a call to the peer, whose
+// response the reader itself must read. So in that case, and only then, the reader
+// reads on instead: a request that does not fit is answered with a "server busy"
+// error and a notification is dropped (logged), which keeps memory bounded.
+func (c *Conn) admitJob(j job) bool {
+	c.qmu.Lock()
+	for {
+		switch {
+		case c.stopped:
+			c.qmu.Unlock()
+			return false
+		case c.running < c.opts.MaxInflight:
+			// The queue is empty: a job waits only while every slot is taken, and a
+			// finishing handler takes the next job before giving up its slot.
+			c.running++
+			// Adding under qmu, only while not stopped, keeps Add from racing
+			// Close's Wait even when Close does not wait for the reader.
+			c.handlers.Add(1)
+			c.qmu.Unlock()
+			c.hand(j)
+			return true
+		case c.qlen < len(c.queue) && (c.qlen == 0 || c.qbytes+j.size <= c.opts.MaxMessageSize):
+			c.queue[(c.qhead+c.qlen)%len(c.queue)] = j
+			c.qlen++
+			c.qbytes += j.size
+			c.qmu.Unlock()
+			return true
+		case c.queue == nil && c.opts.MaxQueued > 0:
+			c.queue = make([]job, c.opts.MaxQueued)
+			continue
+		case c.waiting >= c.running:
+			c.qmu.Unlock()
+			c.refuse(&j)
+			return true
+		}
+		c.rwait = true
+		c.qmu.Unlock()
+		select {
+		case <-c.wake:
+		case <-c.closing:
+			return false
+		}
+		c.qmu.Lock()
+	}
+}
+
+// wakeReader tells the reader waiting in admitJob to look again; qmu is held.
+func (c *Conn) wakeReader() {
+	if c.rwait {
+		c.rwait = false
+		c.wake <- struct{}{} // buffered, and only the reader receives
+	}
+}
+
+// next returns the queued job to run on the slot of the job that just finished, or
+// gives up the slot.
+func (c *Conn) next() (job, bool) {
+	c.qmu.Lock()
+	if c.qlen == 0 || c.stopped {
+		c.releaseLocked()
+		c.qmu.Unlock()
+		c.handlers.Done()
+		return job{}, false
+	}
+	j := c.queue[c.qhead]
+	c.queue[c.qhead] = job{}
+	c.qhead = (c.qhead + 1) % len(c.queue)
+	c.qlen--
+	c.qbytes -= j.size
+	c.wakeReader()
+	c.qmu.Unlock()
+	return j, true
+}
+
+// release gives up a slot.
+func (c *Conn) release() {
+	c.qmu.Lock()
+	c.releaseLocked()
+	c.qmu.Unlock()
+	c.handlers.Done()
+}
+
+func (c *Conn) releaseLocked() {
+	c.running--
+	if c.running == 0 && c.idle != nil {
+		// Shutdown waits: nothing runs, and nothing is queued since a job waits
+		// only while every slot is taken.
+		c.stopped = true
+		close(c.idle)
+		c.idle = nil
+	}
+}
+
+// refuse disposes of j, which fits neither a slot nor the queue while every handler
+// waits for the peer (see admitJob).
+func (c *Conn) refuse(j *job) {
+	switch {
+	case j.kind == batchJob:
+		c.logger.Warn("jsonrpc: refused a batch: every handler is waiting for the peer and the queue is full")
+		c.writeError(nullID, errBusy)
+	case j.m.id != nil:
+		c.writeError(j.m.id, errBusy)
+	default:
+		c.logger.Warn("jsonrpc: dropped a notification: every handler is waiting for the peer and the queue is full",
+			"method", methodName(j.m.method))
+	}
+}
+
+// cancelQueued marks the queued request whose raw id is id cancelled, so that its
+// handler runs with a context already cancelled, and reports whether there was one.
+func (c *Conn) cancelQueued(id string) bool {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	for i := range c.qlen {
+		j := &c.queue[(c.qhead+i)%len(c.queue)]
+		if j.kind == requestJob && !j.cancelled && string(j.m.id) == id {
+			j.cancelled = true
+			return true
+		}
+	}
+	return false
+}
+
+// callingBack counts the handler serving ctx, if it is one of c's, as waiting for the
+// peer from the first of its calls until the last ends (calledBack), and wakes the
+// reader if now every slot waits. It returns that handler's incoming, or nil. The
+// elements of a batch count one each, so a batch whose elements call back together
+// can make the reader see every slot waiting while another handler still runs: a
+// request may then be refused as busy that could have waited, never the reverse.
+func (c *Conn) callingBack(ctx context.Context) *incoming {
+	in := incomingFrom(ctx)
+	if in == nil || in.conn != c {
+		return nil
+	}
+	c.qmu.Lock()
+	in.calls++
+	if in.calls == 1 {
+		c.waiting++
+		if c.waiting >= c.running {
+			c.wakeReader()
+		}
+	}
+	c.qmu.Unlock()
+	return in
+}
+
+// calledBack ends what callingBack began.
+func (c *Conn) calledBack(in *incoming) {
+	c.qmu.Lock()
+	in.calls--
+	if in.calls == 0 {
+		c.waiting--
+	}
+	c.qmu.Unlock()
 }
 
 // hand gives j to an idle worker, or starts one. Workers outlive their job and wait for
@@ -162,8 +350,7 @@ func (c *Conn) hand(j job) {
 	select {
 	case c.jobs <- j:
 	case <-c.closing:
-		c.handlers.Done()
-		<-c.slots
+		c.release()
 	}
 }
 
@@ -172,6 +359,10 @@ func (c *Conn) work(j job) {
 	defer c.workers.Add(-1)
 	for {
 		c.run(j)
+		if n, ok := c.next(); ok {
+			j = n
+			continue
+		}
 		select {
 		case j = <-c.jobs:
 		case <-c.done:
@@ -190,9 +381,11 @@ func (c *Conn) stopReading(cause error) {
 
 // job is work for a handler: one request or notification, or a batch.
 type job struct {
-	kind  int
-	m     message
-	batch []byte
+	kind      int
+	m         message
+	batch     []byte
+	size      int  // of the message, for the queue's bound
+	cancelled bool // by a cancellation that came while it was queued
 }
 
 const (
@@ -238,15 +431,17 @@ func (c *Conn) dispatch(msg []byte) job {
 	return j
 }
 
-// run serves j and writes its reply, then gives back the slot acquire took.
+// run serves j and writes its reply, on the slot admitJob took.
 func (c *Conn) run(j job) {
-	defer c.handlers.Done()
-	defer func() { <-c.slots }()
 	buf := getBuffer()
 	if j.kind == batchJob {
 		buf.b = c.srv.serveBatch(c.base, j.batch, buf.b)
 	} else {
-		buf.b = c.srv.serve(c.base, &j.m, buf.b)
+		parent := c.base
+		if j.cancelled {
+			parent = cancelledContext
+		}
+		buf.b = c.srv.serve(parent, &j.m, buf.b)
 	}
 	c.writeReply(buf.b)
 	buf.free()
@@ -283,28 +478,6 @@ func (c *Conn) onlyResponses(msg []byte) bool {
 	}
 }
 
-// acquire takes a handler slot, waiting while MaxInflight handlers run (which pauses
-// reading: backpressure); it returns false if the connection closed meanwhile.
-func (c *Conn) acquire() bool {
-	select {
-	case c.slots <- struct{}{}:
-	case <-c.closing:
-		return false
-	}
-	// Adding under the lock, only while not closing, keeps Add from racing Close's Wait
-	// even when Close does not wait for the reader.
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	select {
-	case <-c.closing:
-		<-c.slots
-		return false
-	default:
-	}
-	c.handlers.Add(1)
-	return true
-}
-
 // write sends one message, waiting for the writer at most until ctx ends.
 func (c *Conn) write(ctx context.Context, msg []byte) error {
 	select {
@@ -334,27 +507,36 @@ func (c *Conn) writeError(id []byte, e *Error) {
 }
 
 // Shutdown stops serving new requests (they are answered with an error), waits until
-// the in-flight handlers have finished and their responses are written, then closes
+// the in-flight and queued requests have been handled and their responses written
+// (responses to the handlers' own calls are still read meanwhile), then closes
 // the connection. If ctx ends first it closes at once and returns ctx.Err().
 func (c *Conn) Shutdown(ctx context.Context) error {
 	c.draining.Store(true)
-	// Taking every slot means no handler is running and none can start.
-	for range cap(c.slots) {
-		select {
-		case c.slots <- struct{}{}:
-		case <-c.closing:
-			return c.Close()
-		case <-ctx.Done():
-			c.Close()
-			return ctx.Err()
-		}
+	c.qmu.Lock()
+	if c.running == 0 {
+		// Nothing runs or is queued (see release); nothing may start now.
+		c.stopped = true
+		c.qmu.Unlock()
+		return c.Close()
+	}
+	if c.idle == nil {
+		c.idle = make(chan struct{})
+	}
+	idle := c.idle
+	c.qmu.Unlock()
+	select {
+	case <-idle:
+	case <-c.closing:
+	case <-ctx.Done():
+		c.Close()
+		return ctx.Err()
 	}
 	return c.Close()
 }
 
 // Close closes the framer, fails pending calls with ErrClosed, cancels the contexts of
-// running handlers and waits for the reader and the handlers to finish. A handler that
-// ignores its context delays Close until it returns.
+// running handlers, drops the queued requests and waits for the reader and the
+// handlers to finish. A handler that ignores its context delays Close until it returns.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
@@ -362,6 +544,12 @@ func (c *Conn) Close() error {
 		close(c.closing)
 		c.mu.Unlock()
 		c.cancelBase()
+		// Queued work is dropped unanswered, like what the peer had yet to send.
+		c.qmu.Lock()
+		c.stopped = true
+		clear(c.queue)
+		c.qlen, c.qbytes = 0, 0
+		c.qmu.Unlock()
 		if err := c.f.Close(); err != nil && !errors.Is(err, io.ErrClosedPipe) {
 			c.closeErr = fmt.Errorf("jsonrpc: close: %w", err)
 		}

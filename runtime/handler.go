@@ -28,6 +28,7 @@ type incoming struct {
 	cancel context.CancelFunc // nil when untracked (no CancelMethod in a Processor)
 	conn   *Conn
 	req    Request
+	calls  int // its Calls and Batches to the peer under way; under conn.qmu
 }
 
 type incomingKey struct{}

@@ -6,11 +6,27 @@ import "log/slog"
 type Options struct {
 	// Handler serves incoming requests; nil answers every request with Method not found.
 	Handler Handler
-	// MaxInflight bounds the incoming requests handled at once (default 64). When it is
-	// reached the connection stops reading, which pushes back on the peer. A handler that
-	// calls the peer back while every slot is taken waits for a slot to free up, since
-	// the response is read by the same reader.
+	// MaxInflight bounds the incoming requests handled at once (default 64). Requests
+	// and notifications beyond it wait in a queue, and start in the order they arrived
+	// as handlers finish; when the queue is full too the connection stops reading,
+	// which pushes back on the peer. Responses and CancelMethod notifications never
+	// wait: they are read and delivered while every slot is taken, so a handler can
+	// call the peer back (ConnFromContext) and get its answer. If every slot's handler
+	// is waiting in such a call and the queue is full, stopping would deadlock, so the
+	// connection reads on and answers each request that does not fit with a
+	// CodeServerError "server busy" error, and drops (and logs at Warn) each
+	// notification that does not fit, until a handler's call returns or a slot frees.
+	// A handler counts as waiting while a Call or Batch on its own connection, made
+	// with its context or one derived from it, is under way; a handler that waits for
+	// the peer in another way (a Call with an unrelated context, a notification that
+	// another handler receives) is not counted, so when such handlers hold every slot
+	// and the peer fills the queue, the connection can still deadlock.
 	MaxInflight int
+	// MaxQueued bounds the requests and notifications (a batch counts as one) waiting
+	// for a handler slot once MaxInflight handlers run: default MaxInflight, negative
+	// for none. Their total size is bounded by MaxMessageSize too, though one message
+	// is always let in.
+	MaxQueued int
 	// MaxMessageSize bounds one incoming message (default DefaultMaxMessageSize); the
 	// framers built by DialCommand and ServeStdio skip larger ones without buffering them.
 	MaxMessageSize int
@@ -47,14 +63,21 @@ type Options struct {
 	// result then goes out as is and breaks the peer's parser, so leave it false
 	// unless the check shows up in a profile.
 	TrustResults bool
-	// Logger receives diagnostics (handler panics at Error, dropped messages at Debug);
-	// nil discards them.
+	// Logger receives diagnostics (handler panics at Error, messages dropped because
+	// every handler waits for the peer at Warn, other dropped messages at Debug); nil
+	// discards them.
 	Logger *slog.Logger
 }
 
 func (o Options) withDefaults() Options {
 	if o.MaxInflight <= 0 {
 		o.MaxInflight = 64
+	}
+	switch {
+	case o.MaxQueued == 0:
+		o.MaxQueued = o.MaxInflight
+	case o.MaxQueued < 0:
+		o.MaxQueued = 0
 	}
 	o.MaxMessageSize = limitOrDefault(o.MaxMessageSize)
 	if o.MaxDepth <= 0 {
