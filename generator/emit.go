@@ -3,7 +3,6 @@ package generator
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"go/types"
 	"strconv"
 	"strings"
@@ -80,13 +79,14 @@ func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discove
 	g.discoverDecl(services)
 
 	var buf bytes.Buffer
-	// One format.Source pass below formats the file; jennifer formatting it
-	// first would double the cost of the largest step for big services.
+	// formatSource below formats the file, as format.Source would but in
+	// parallel pieces; jennifer formatting it first would double the cost
+	// of the largest step for big services.
 	f.NoFormat = true
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("render generated code: %w", err)
 	}
-	out, err := format.Source(groupImports(buf.Bytes()))
+	out, err := formatSource(groupImports(buf.Bytes()))
 	if err != nil {
 		return buf.Bytes(), fmt.Errorf("format generated code: %w", err)
 	}

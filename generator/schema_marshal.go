@@ -40,7 +40,21 @@ func prettySchema(s *jsonschema.Schema) []byte {
 
 type schemaWriter struct {
 	buf   bytes.Buffer
-	comma bool // a member was written in the current object
+	comma bool          // a member was written in the current object
+	enc   *json.Encoder // writes to buf; nil until value needs it
+}
+
+// emptySchema is the schema with no keyword, which accepts any value.
+var emptySchema jsonschema.Schema
+
+// isEmptySchema reports whether s has no keyword. The fields tested first
+// are set on nearly every schema, and comparing them is much cheaper than
+// comparing the whole struct.
+func isEmptySchema(s *jsonschema.Schema) bool {
+	if s.Type != "" || s.Ref != "" || s.Description != "" || s.Properties != nil || s.Items != nil || s.AnyOf != nil {
+		return false
+	}
+	return reflect.DeepEqual(s, &emptySchema)
 }
 
 func (w *schemaWriter) key(k string) {
@@ -54,9 +68,18 @@ func (w *schemaWriter) key(k string) {
 
 // value writes v as JSON without HTML escaping.
 func (w *schemaWriter) value(v any) {
-	enc := json.NewEncoder(&w.buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if s, ok := v.(string); ok && plainString(s) {
+		// What encoding/json writes for it, without its reflection.
+		w.buf.WriteByte('"')
+		w.buf.WriteString(s)
+		w.buf.WriteByte('"')
+		return
+	}
+	if w.enc == nil {
+		w.enc = json.NewEncoder(&w.buf)
+		w.enc.SetEscapeHTML(false)
+	}
+	if err := w.enc.Encode(v); err != nil {
 		panic("rpcgen: schema value cannot be encoded: " + err.Error()) // values come from go/types and tags, all encodable
 	}
 	w.buf.Truncate(w.buf.Len() - 1) // Encode's newline
@@ -142,7 +165,7 @@ func (w *schemaWriter) schema(s *jsonschema.Schema) {
 	case s == jsonschema.FalseSchema:
 		w.buf.WriteString("false")
 		return
-	case reflect.DeepEqual(s, &jsonschema.Schema{}):
+	case isEmptySchema(s):
 		w.buf.WriteString("{}")
 		return
 	}
@@ -231,4 +254,15 @@ func (w *schemaWriter) schema(s *jsonschema.Schema) {
 
 	w.buf.WriteByte('}')
 	w.comma = outer
+}
+
+// plainString reports whether s is printable ASCII with no quote or
+// backslash: a string encoding/json writes between quotes as it is.
+func plainString(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -154,6 +154,9 @@ func hasJSONMethods(t types.Type) bool {
 }
 
 func implements(t types.Type, method string) bool {
+	if has, known := declaredMethod(t, method); known {
+		return has
+	}
 	for _, tt := range []types.Type{t, types.NewPointer(t)} {
 		ms := types.NewMethodSet(tt)
 		for i := range ms.Len() {
@@ -163,4 +166,46 @@ func implements(t types.Type, method string) bool {
 		}
 	}
 	return false
+}
+
+// declaredMethod answers implements(t, method) without building method sets
+// when t's methods are all declared on it: known is false when t could have
+// promoted methods (from an embedded field or an interface) or is one this
+// shortcut does not know, and implements computes the method sets then.
+// Building two method sets per call was the largest cost of checking the
+// types of a big interface.
+func declaredMethod(t types.Type, method string) (has, known bool) {
+	t = types.Unalias(t)
+	if p, ok := t.(*types.Pointer); ok {
+		// The method sets of *T and **T: T's declared and promoted methods.
+		if n, ok := types.Unalias(p.Elem()).(*types.Named); ok {
+			if _, isPtr := n.Underlying().(*types.Pointer); !isPtr {
+				t = n
+			}
+		}
+	}
+	switch t := t.(type) {
+	case *types.Basic:
+		return false, true
+	case *types.Named:
+		for i := range t.NumMethods() {
+			if t.Method(i).Name() == method {
+				return true, true
+			}
+		}
+		switch u := t.Underlying().(type) {
+		case *types.Interface:
+			return false, false
+		case *types.Struct:
+			for i := range u.NumFields() {
+				if u.Field(i).Embedded() {
+					return false, false
+				}
+			}
+		}
+		return false, true
+	case *types.Slice, *types.Array, *types.Map, *types.Chan, *types.Signature:
+		return false, true
+	}
+	return false, false
 }

@@ -1,0 +1,108 @@
+package generator
+
+import (
+	"bytes"
+	"go/format"
+	"runtime"
+	"sync"
+)
+
+// formatChunk is the least source formatSource gives one piece: below it,
+// splitting saves less than it costs.
+const formatChunk = 64 << 10
+
+// formatSource returns format.Source(src), byte for byte, for src as
+// jennifer renders it: a file whose top-level items (each declaration with
+// its doc comment) jennifer separates with two empty lines. Formatting is the
+// largest step for a big service, and the top-level declarations of a file
+// format independently of one another, so a big src is cut into pieces at
+// such separators and the pieces are formatted in parallel. Each piece after
+// the first is formatted as a file of its own behind a package clause:
+// go/printer keeps at most one empty line between declarations and none of
+// its column alignment crosses an empty line, so the piece's declarations
+// come out as they do in the whole file, one empty line after the one
+// before. When any piece does not format alone (a cut that is not between
+// top-level declarations: two empty lines in a raw string, say), the whole
+// file is formatted at once, and its error, if any, is the error returned.
+func formatSource(src []byte) ([]byte, error) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || len(src) < 2*formatChunk {
+		return format.Source(src)
+	}
+	pieces := splitTopLevel(src, max(formatChunk, len(src)/(4*workers)))
+	if len(pieces) < 2 {
+		return format.Source(src)
+	}
+	const clause = "package p\n\n"
+	outs := make([][]byte, len(pieces))
+	errs := make([]error, len(pieces))
+	next := make(chan int, len(pieces))
+	for i := range pieces {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(workers, len(pieces)) {
+		wg.Go(func() {
+			for i := range next {
+				piece := pieces[i]
+				if i > 0 {
+					piece = append([]byte(clause), piece...)
+				}
+				outs[i], errs[i] = format.Source(piece)
+			}
+		})
+	}
+	wg.Wait()
+	size := 0
+	for i, out := range outs {
+		if errs[i] != nil || (i > 0 && !bytes.HasPrefix(out, []byte(clause))) {
+			return format.Source(src)
+		}
+		size += len(out) + 1
+	}
+	joined := make([]byte, 0, size)
+	for i, out := range outs {
+		if i > 0 {
+			joined = append(joined, '\n')
+			out = out[len(clause):]
+		}
+		joined = append(joined, out...)
+	}
+	return joined, nil
+}
+
+// splitTopLevel cuts src into pieces of about size bytes or more, at lines
+// that follow two empty lines and begin a comment or a declaration, which in
+// jennifer's output begin a top-level item. A piece ends with the newline of
+// its last line; the empty lines between two pieces are in neither.
+func splitTopLevel(src []byte, size int) [][]byte {
+	sep := []byte("\n\n\n")
+	var pieces [][]byte
+	start := 0
+	for from := start + size; from < len(src); {
+		i := bytes.Index(src[from:], sep)
+		if i < 0 {
+			break
+		}
+		i += from
+		rest := src[i+len(sep):]
+		if !topLevelStart(rest) {
+			from = i + 1
+			continue
+		}
+		pieces = append(pieces, src[start:i+1])
+		start = i + len(sep)
+		from = start + size
+	}
+	return append(pieces, src[start:])
+}
+
+func topLevelStart(line []byte) bool {
+	for _, p := range []string{"//", "func ", "type ", "var ", "const "} {
+		if bytes.HasPrefix(line, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
