@@ -55,7 +55,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 	mw := &modernWriter{w: w, keepAlive: h.opts.KeepAlive}
 	if h.opts.SSE {
 		mw.mu.Lock()
-		mw.start()
+		mw.start(false)
 		mw.mu.Unlock()
 	}
 	reply := h.modern.Handle(ctx, body, mw.notify)
@@ -72,7 +72,8 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	if mw.sse {
 		if len(reply) > 0 && !mw.failed {
-			mw.cn.writeEvent("", reply)
+			// Not flushed: it goes out with the end of the response.
+			mw.cn.sendEvent("", reply, false)
 		}
 		return
 	}
@@ -118,16 +119,28 @@ type modernWriter struct {
 	ka     *time.Timer
 }
 
-// start makes the response an event stream; mw.mu held.
-func (mw *modernWriter) start() {
+// start makes the response an event stream; mw.mu held. With flush false
+// (Options.SSE, before the call runs) the headers wait for the first event,
+// the end of the response or primeDelay, whichever comes first, which saves
+// a write on a quick call.
+func (mw *modernWriter) start(flush bool) {
 	mw.sse = true
 	mw.cn = &conn{w: mw.w}
 	mw.cn.open()
-	if !mw.cn.write(nil) {
-		mw.failed = true
+	if flush {
+		if !mw.cn.write(nil) {
+			mw.failed = true
+		}
+	} else {
+		mw.cn.pending = true
 	}
-	if mw.keepAlive > 0 {
+	switch {
+	case mw.keepAlive > 0 && mw.cn.pending:
+		mw.ka = time.AfterFunc(min(mw.keepAlive, primeDelay), mw.tick)
+	case mw.keepAlive > 0:
 		mw.ka = time.AfterFunc(mw.keepAlive, mw.tick)
+	case mw.cn.pending:
+		mw.ka = time.AfterFunc(primeDelay, mw.tick)
 	}
 }
 
@@ -138,7 +151,7 @@ func (mw *modernWriter) notify(msg []byte) {
 		return
 	}
 	if !mw.sse {
-		mw.start()
+		mw.start(true)
 	}
 	if !mw.cn.writeEvent("", msg) {
 		mw.failed = true
@@ -152,11 +165,19 @@ func (mw *modernWriter) tick() {
 	if mw.done || mw.failed {
 		return
 	}
-	if !mw.cn.write(keepAliveComment) {
+	var ok bool
+	if mw.cn.pending {
+		ok = mw.cn.flush() // the headers of an Options.SSE stream
+	} else {
+		ok = mw.cn.write(keepAliveComment)
+	}
+	if !ok {
 		mw.failed = true
 		return
 	}
-	mw.ka.Reset(mw.keepAlive)
+	if mw.keepAlive > 0 {
+		mw.ka.Reset(mw.keepAlive)
+	}
 }
 
 // checkHeaders checks a 2026-07-28 request's headers against its body; it

@@ -206,6 +206,25 @@ func TestModernKeepAlive(t *testing.T) {
 	}
 }
 
+// With Options.SSE and no keep-alives, a slow call's stream still starts
+// (headers flushed) before its result: the client is not left waiting for
+// the response to begin.
+func TestModernSSEStartsBeforeResult(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, &Options{SSE: true, KeepAlive: -1})
+	got := hn.postAsync(modernCall(1, "slow", `{"key":"h"}`), modernHeaders("tools/call", "slow")...)
+	recv(t, hn.started, "the call")
+	r := recv(t, got, "the response headers while the call still runs")
+	if ct := r.header.Get("Content-Type"); ct != "text/event-stream" || r.resp == nil {
+		t.Fatalf("Content-Type %q, stream %v", ct, r.resp != nil)
+	}
+	hn.release <- struct{}{}
+	evs := events(t, r)
+	if len(evs) != 1 || !strings.Contains(evs[0].Data, `"slow":true`) {
+		t.Fatalf("events %+v", evs)
+	}
+}
+
 type readCloser struct {
 	*bufio.Reader
 	c interface{ Close() error }
