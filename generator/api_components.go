@@ -30,7 +30,6 @@ type components struct {
 	byText map[string]*apiComponent // canonical text -> component
 	byType map[defKey]*apiComponent
 	owners map[string]string // component name -> type key
-	list   []*apiComponent   // in order of first use
 
 	// current is the component whose schema refs is working on, nil while
 	// it works on a method's; deps and roots record what refers to what.

@@ -219,27 +219,15 @@ func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 // WrapContent adapts a handler whose result is one content block (an
 // encoded Content) to a Tool with Content set: the block travels as
 // {"content":[block]}, and no result (null) as an empty content list.
-func WrapContent(h ToolHandler) ToolHandler {
-	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		raw, err := h(ctx, args)
-		if err != nil {
-			return raw, err
-		}
-		raw = trimSpace(raw)
-		if len(raw) == 0 || string(raw) == "null" {
-			return json.RawMessage(`{"content":[]}`), nil
-		}
-		b := make(json.RawMessage, 0, len(raw)+len(`{"content":[]}`))
-		b = append(b, `{"content":[`...)
-		b = append(b, raw...)
-		return append(b, ']', '}'), nil
-	}
-}
+func WrapContent(h ToolHandler) ToolHandler { return wrapContent(h, `{"content":[`, "]}") }
 
 // WrapContentList adapts a handler whose result is a list of content blocks
 // (an encoded []Content) to a Tool with Content set: the list travels as
 // {"content":list}, and no result (null) as an empty list.
-func WrapContentList(h ToolHandler) ToolHandler {
+func WrapContentList(h ToolHandler) ToolHandler { return wrapContent(h, `{"content":`, "}") }
+
+// wrapContent puts a handler's result between open and end.
+func wrapContent(h ToolHandler, open, end string) ToolHandler {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		raw, err := h(ctx, args)
 		if err != nil {
@@ -249,10 +237,10 @@ func WrapContentList(h ToolHandler) ToolHandler {
 		if len(raw) == 0 || string(raw) == "null" {
 			return json.RawMessage(`{"content":[]}`), nil
 		}
-		b := make(json.RawMessage, 0, len(raw)+len(`{"content":}`))
-		b = append(b, `{"content":`...)
+		b := make(json.RawMessage, 0, len(open)+len(raw)+len(end))
+		b = append(b, open...)
 		b = append(b, raw...)
-		return append(b, '}'), nil
+		return append(b, end...), nil
 	}
 }
 

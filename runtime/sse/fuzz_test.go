@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// maxMS is the most milliseconds a time.Duration holds.
-const maxMS = math.MaxInt64 / time.Millisecond
+// retryCap is the most milliseconds a time.Duration holds.
+const retryCap = math.MaxInt64 / time.Millisecond
 
 // referenceParse interprets a whole stream by the standard's steps, written
 // as plainly as possible: decode, then split lines, then one field at a time.
@@ -63,12 +63,12 @@ func referenceParse(input []byte) (events []Event, lastID string, retry time.Dur
 			}
 		case "retry":
 			if value != "" && strings.Trim(value, "0123456789") == "" {
-				ms := maxMS
+				ms := retryCap
 				if digits := strings.TrimLeft(value, "0"); len(digits) <= len("9223372036854") {
 					v, _ := strconv.ParseInt("0"+digits, 10, 64)
 					ms = time.Duration(v)
 				}
-				retry = min(ms, maxMS) * time.Millisecond
+				retry = min(ms, retryCap) * time.Millisecond
 				eventRetry = retry
 			}
 		}
@@ -158,7 +158,7 @@ func normalize(e Event, lastID string) Event {
 	if e.Retry%time.Millisecond != 0 {
 		ms++
 	}
-	e.Retry = min(ms, maxMS) * time.Millisecond
+	e.Retry = min(ms, retryCap) * time.Millisecond
 	return e
 }
 

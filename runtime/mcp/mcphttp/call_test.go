@@ -202,17 +202,6 @@ func wantData(t *testing.T, evs []sse.Event, want ...string) {
 	}
 }
 
-func within[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(10 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
-}
-
 // mcp.CloseStream ends the POST's response cleanly while the call goes on,
 // on HTTP/1.1 (the connection is taken over and the chunked body ended) and
 // on HTTP/2; the client resumes the stream with GET and Last-Event-ID, on
@@ -233,12 +222,12 @@ func TestCloseStreamEndsResponse(t *testing.T) {
 			}
 			done := make(chan []sse.Event, 1)
 			go func() { done <- readAllEvents(t, resp.Body) }()
-			before := within(t, done, "the end of the POST's response")
-			if !within(t, cs.closed, "CloseStream") {
+			before := recv(t, done, "the end of the POST's response")
+			if !recv(t, cs.closed, "CloseStream") {
 				t.Fatal("CloseStream returned false")
 			}
 			wantData(t, before, "", "before")
-			within(t, cs.started, "the call waits")
+			recv(t, cs.started, "the call waits")
 			get := cs.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", before[1].ID)
 			if get.StatusCode != http.StatusOK {
 				t.Fatalf("resume: %d", get.StatusCode)
@@ -282,7 +271,7 @@ func TestCloseStreamWire(t *testing.T) {
 				t.Fatalf("status %d, transfer encoding %v", resp.StatusCode, resp.TransferEncoding)
 			}
 			wantData(t, readAllEvents(t, resp.Body), "", "before")
-			if !within(t, cs.closed, "CloseStream") {
+			if !recv(t, cs.closed, "CloseStream") {
 				t.Fatal("CloseStream returned false")
 			}
 			if chunked && !bytes.HasSuffix(wire.Bytes(), []byte("\r\n0\r\n\r\n")) {
@@ -291,7 +280,7 @@ func TestCloseStreamWire(t *testing.T) {
 			if n, err := br.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
 				t.Fatalf("after the response: %d bytes, %v; want the connection closed", n, err)
 			}
-			within(t, cs.started, "the call waits")
+			recv(t, cs.started, "the call waits")
 			cs.gate <- struct{}{}
 		})
 	}
@@ -308,14 +297,14 @@ func TestResumeTakesOverOpenStream(t *testing.T) {
 			sid := cs.initialize()
 			cs.gate <- struct{}{} // step 0 goes on at once: its message starts the stream
 			resp := cs.call(sid, "steps")
-			within(t, cs.started, "step 0")
+			recv(t, cs.started, "step 0")
 			rd := sse.NewReader(resp.Body)
 			nextEvent(t, rd) // priming
 			first := nextEvent(t, rd)
 			if !strings.Contains(first.Data, `"data":0`) {
 				t.Fatalf("first event %+v", first)
 			}
-			within(t, cs.started, "step 1")
+			recv(t, cs.started, "step 1")
 			get := cs.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", first.ID)
 			if get.StatusCode != http.StatusOK {
 				t.Fatalf("resume: %d", get.StatusCode)
@@ -325,7 +314,7 @@ func TestResumeTakesOverOpenStream(t *testing.T) {
 				t.Fatalf("the POST's stream after the resume: %+v, %v", e, err)
 			}
 			cs.gate <- struct{}{}
-			within(t, cs.started, "step 2")
+			recv(t, cs.started, "step 2")
 			cs.gate <- struct{}{}
 			wantData(t, readAllEvents(t, get.Body), `"data":1`, `"data":2`, `"steps":3`)
 		})
@@ -341,14 +330,14 @@ func TestSessionEndEndsOpenStream(t *testing.T) {
 			cs := newCallServer(t, nil, h2)
 			sid := cs.initialize()
 			resp := cs.call(sid, "stubborn")
-			within(t, cs.started, "the call")
+			recv(t, cs.started, "the call")
 			done := make(chan []sse.Event, 1)
 			go func() { done <- readAllEvents(t, resp.Body) }()
 			del := cs.do(http.MethodDelete, "", "Mcp-Session-Id", sid)
 			if del.StatusCode != http.StatusNoContent {
 				t.Fatalf("DELETE: %d", del.StatusCode)
 			}
-			wantData(t, within(t, done, "the end of the stream"), "", "started")
+			wantData(t, recv(t, done, "the end of the stream"), "", "started")
 			cs.gate <- struct{}{}
 		})
 	}
@@ -363,8 +352,8 @@ func TestPrimingEventSentSoon(t *testing.T) {
 	sid := cs.initialize()
 	posted := make(chan *http.Response, 1)
 	go func() { posted <- cs.call(sid, "slow") }()
-	within(t, cs.started, "the call")
-	resp := within(t, posted, "the response's headers")
+	recv(t, cs.started, "the call")
+	resp := recv(t, posted, "the response's headers")
 	rd := sse.NewReader(resp.Body)
 	if e := nextEvent(t, rd); !e.HasID || e.Data != "" || e.Retry == 0 {
 		t.Fatalf("priming event %+v", e)
@@ -392,9 +381,9 @@ func TestJSONCallOutlivesClient(t *testing.T) {
 		}
 		errc <- err
 	}()
-	within(t, cs.started, "step 0")
+	recv(t, cs.started, "step 0")
 	cancel()
-	if err := within(t, errc, "the client's end"); err == nil {
+	if err := recv(t, errc, "the client's end"); err == nil {
 		t.Fatal("the cancelled request succeeded")
 	}
 	s := cs.h.session(sid)
@@ -415,7 +404,7 @@ func TestJSONCallOutlivesClient(t *testing.T) {
 	}
 	for i := range 3 {
 		if i > 0 {
-			within(t, cs.started, "a step")
+			recv(t, cs.started, "a step")
 		}
 		cs.gate <- struct{}{}
 	}
