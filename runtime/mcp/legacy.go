@@ -35,6 +35,22 @@ func (ss *Session) serveLegacy(ctx context.Context, method string, p *reqParams)
 		return ss.srv.listTools(st.v, p.cursor)
 	case "tools/call":
 		return ss.callTool(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
+	case "resources/list":
+		return ss.srv.listResources(st.v, p.cursor)
+	case "resources/templates/list":
+		return ss.srv.listResourceTemplates(st.v, p.cursor)
+	case "resources/read":
+		return ss.readResource(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
+	case "resources/subscribe":
+		return ss.subscribe(ctx, p)
+	case "resources/unsubscribe":
+		return ss.unsubscribe(p)
+	case "prompts/list":
+		return ss.srv.listPrompts(st.v, p.cursor)
+	case "prompts/get":
+		return ss.getPrompt(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
+	case "completion/complete":
+		return ss.complete(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
 	case "logging/setLevel":
 		if p.level == nil {
 			return nil, runtime.InvalidParams(`missing "level"`)

@@ -10,7 +10,8 @@ import (
 // serveModern serves a 2026-07-28 request: stateless, everything it needs is
 // in its own _meta. The checks run in the order the dual-era dispatch rules
 // give: version, method, then the other required keys.
-func (ss *Session) serveModern(ctx context.Context, method string, p *reqParams) (json.RawMessage, error) {
+func (ss *Session) serveModern(ctx context.Context, req *runtime.Request, p *reqParams) (json.RawMessage, error) {
+	method := req.Method
 	if p.metaVersion == nil {
 		return nil, errMissingMeta(MetaProtocolVersion)
 	}
@@ -22,7 +23,9 @@ func (ss *Session) serveModern(ctx context.Context, method string, p *reqParams)
 		return nil, errUnsupportedVersion(requested)
 	}
 	switch method {
-	case "server/discover", "tools/list", "tools/call":
+	case "server/discover", "tools/list", "tools/call",
+		"resources/list", "resources/templates/list", "resources/read",
+		"prompts/list", "prompts/get", "completion/complete", "subscriptions/listen":
 	default:
 		return nil, runtime.ErrMethodNotFound(method)
 	}
@@ -45,6 +48,20 @@ func (ss *Session) serveModern(ctx context.Context, method string, p *reqParams)
 		return ss.srv.discover, nil
 	case "tools/list":
 		return ss.srv.listTools(ver20260728, p.cursor)
+	case "resources/list":
+		return ss.srv.listResources(ver20260728, p.cursor)
+	case "resources/templates/list":
+		return ss.srv.listResourceTemplates(ver20260728, p.cursor)
+	case "resources/read":
+		return ss.readResource(ctx, &callCtx{v: ver20260728, caps: p.metaCaps, level: level}, p)
+	case "prompts/list":
+		return ss.srv.listPrompts(ver20260728, p.cursor)
+	case "prompts/get":
+		return ss.getPrompt(ctx, &callCtx{v: ver20260728, caps: p.metaCaps, level: level}, p)
+	case "completion/complete":
+		return ss.complete(ctx, &callCtx{v: ver20260728, caps: p.metaCaps, level: level}, p)
+	case "subscriptions/listen":
+		return ss.listen(ctx, req, p)
 	}
 	return ss.callTool(ctx, &callCtx{v: ver20260728, caps: p.metaCaps, level: level}, p)
 }

@@ -36,6 +36,14 @@ type ServerOptions struct {
 	// MaxInflight bounds the requests one connection served by Serve or
 	// ServeStdio handles at once (default 64); see runtime.Options.
 	MaxInflight int
+	// StateKeys are the keys that seal the requestState of a 2026-07-28
+	// input_required result (AES-GCM; each 16, 24 or 32 bytes). The first
+	// seals; every one opens, so a key can be rotated out without failing
+	// the retries in flight. Servers behind a load balancer share them;
+	// nil means one random key, made by NewServer.
+	StateKeys [][]byte
+	// StateTTL is how long a requestState stays valid (default 5 minutes).
+	StateTTL time.Duration
 }
 
 // Server serves tools over MCP in both eras: an initialize selects a legacy
@@ -55,6 +63,8 @@ type Server struct {
 	discover    []byte          // server/discover
 	modernTail  []byte          // ends every 2026-07-28 result
 	cacheFields []byte          // ,"ttlMs":N,"cacheScope":"…"
+
+	state *stateSealer // seals 2026-07-28 requestState (seal.go)
 }
 
 // registry is an immutable snapshot of the tools: AddTools publishes a new one,
@@ -84,6 +94,7 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
+	s.state = newStateSealer(s.opts.StateKeys, s.opts.StateTTL)
 	s.encodeFixed()
 	s.reg.Store(s.newRegistry(nil))
 	return s

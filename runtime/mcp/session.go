@@ -27,6 +27,13 @@ type Session struct {
 	// level is the legacy logging/setLevel threshold: 0 until the client sets
 	// one (every level is sent), then the level's rank plus one.
 	level atomic.Int32
+
+	// subs holds the session's resource subscriptions and where messages
+	// unrelated to a request go (subscribe.go).
+	subs sessionSubs
+	// out holds the requests the session sent the client and awaits answers
+	// to (input.go).
+	out outRequests
 }
 
 // legacyState is what initialize fixed for the session.
@@ -72,6 +79,9 @@ func (ss *Session) batchesAllowed() bool {
 // message is handled, so a cancellation must come through another goroutine.
 // The returned slice belongs to the caller.
 func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byte)) []byte {
+	if ss.out.deliver(msg) {
+		return nil // the client's answer to a request the session sent
+	}
 	hc := &handleCtx{Context: ctx, notify: notify}
 	buf := getBuffer()
 	*buf = ss.proc.Process(hc, msg, (*buf)[:0])
@@ -123,7 +133,7 @@ func (ss *Session) serveRPC(ctx context.Context, req *runtime.Request) (json.Raw
 		return nil, runtime.InvalidParams("params must be an object")
 	}
 	if p.modern(req.Method) {
-		return ss.serveModern(ctx, req.Method, &p)
+		return ss.serveModern(ctx, req, &p)
 	}
 	return ss.serveLegacy(ctx, req.Method, &p)
 }
@@ -132,6 +142,14 @@ func (ss *Session) serveRPC(ctx context.Context, req *runtime.Request) (json.Raw
 // nil means absent.
 type reqParams struct {
 	name, arguments, cursor, level, protocolVersion, capabilities []byte
+	// resources/read, resources/subscribe, resources/unsubscribe.
+	uri []byte
+	// completion/complete: ref, argument and context.
+	ref, argument, context []byte
+	// subscriptions/listen (2026-07-28).
+	notifications []byte
+	// A 2026-07-28 retry after an input_required result.
+	inputResponses, requestState []byte
 	// From params._meta.
 	progressToken, metaVersion, metaCaps, metaLevel []byte
 }
@@ -162,6 +180,20 @@ func (p *reqParams) parse(raw []byte) bool {
 			p.protocolVersion = val
 		case "capabilities":
 			p.capabilities = val
+		case "uri":
+			p.uri = val
+		case "ref":
+			p.ref = val
+		case "argument":
+			p.argument = val
+		case "context":
+			p.context = val
+		case "notifications":
+			p.notifications = val
+		case "inputResponses":
+			p.inputResponses = val
+		case "requestState":
+			p.requestState = val
 		case "_meta":
 			p.parseMeta(val)
 		}

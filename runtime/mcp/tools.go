@@ -58,15 +58,15 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 	if args != nil && !isObject(args) {
 		return nil, runtime.InvalidParams(`"arguments" must be an object`)
 	}
-	cc.Context, cc.ss, cc.token = ctx, ss, p.progressToken
-	if hc, ok := ctx.Value(handleKey{}).(*handleCtx); ok {
-		cc.notify = hc.notify
-	} else {
-		cc.conn = runtime.ConnFromContext(ctx)
+	if err := ss.beginCall(ctx, cc, "tools/call", p); err != nil {
+		return nil, err
 	}
 	res, err := ss.run(cc, t, args)
 	if cc.finish() {
 		return nil, runtime.ErrNoResponse
+	}
+	if r, ok := cc.inputRequired(); ok {
+		return r, nil
 	}
 	if err != nil {
 		var re *runtime.Error
