@@ -21,7 +21,9 @@ type ClientOptions struct {
 	// Info names the client to the server; the zero value sends
 	// {"name":"rpcgen","version":"devel"}.
 	Info Implementation
-	// Capabilities is the client's capabilities object; nil sends {}.
+	// Capabilities is the client's capabilities object. Nil declares the
+	// features below that have a handler: elicitation (form and URL modes)
+	// for OnElicit, sampling for OnSample, roots for Roots.
 	Capabilities json.RawMessage
 	// ProtocolVersion selects the protocol. Empty means dual-era: probe with
 	// server/discover and speak 2026-07-28 if the server answers as a modern
@@ -36,6 +38,28 @@ type ClientOptions struct {
 	// Logger receives the client's diagnostics (dropped messages, the era
 	// probe's outcome); nil discards them.
 	Logger *slog.Logger
+	// OnElicit answers the server's requests for information from the user
+	// (elicitation/create): a request the server sends mid-call in a legacy
+	// session, an input request of a tool call, prompt or resource read in
+	// 2026-07-28. Legacy requests are answered on a goroutine of their own,
+	// whose context ends when the server cancels the request or the client
+	// closes; 2026-07-28 ones on the calling goroutine, with the call's
+	// context. A *runtime.Error it returns reaches the server as it is.
+	OnElicit func(ctx context.Context, p *ElicitParams) (*ElicitResult, error)
+	// OnSample answers the server's requests for a message from the
+	// client's model (sampling/createMessage), as OnElicit does.
+	OnSample func(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error)
+	// Roots lists the roots the client exposes (roots/list), as OnElicit
+	// answers.
+	Roots func(ctx context.Context) ([]Root, error)
+	// OnResourceUpdated hears notifications/resources/updated: the resource
+	// uri, subscribed to, changed. Like OnLog it runs on the client's reader
+	// and must not call the client back.
+	OnResourceUpdated func(uri string)
+	// OnListChanged hears the server's list_changed notifications; method is
+	// the notification's, such as "notifications/tools/list_changed". It
+	// runs as OnResourceUpdated does.
+	OnListChanged func(method string)
 	// ProbeTimeout bounds the dual-era probe: a server that has not answered
 	// server/discover by then is taken for a legacy one (default 2s).
 	ProbeTimeout time.Duration
@@ -57,6 +81,9 @@ type Client struct {
 	serverInfo   Implementation
 	instructions string
 	capabilities json.RawMessage
+
+	serving serverRequests // legacy server requests being answered
+	listen  listener       // the subscriptions/listen stream (2026-07-28)
 
 	metaMu   sync.Mutex
 	logLevel string
@@ -108,7 +135,9 @@ func newClient(opts ClientOptions) *Client {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Client{opts: opts, logger: logger}
+	c := &Client{opts: opts, logger: logger}
+	c.serving.init()
+	return c
 }
 
 // start checks the options and runs the handshake, closing the transport if
@@ -119,6 +148,7 @@ func (c *Client) start(ctx context.Context) (*Client, error) {
 		err = c.handshake(ctx)
 	}
 	if err != nil {
+		c.serving.stop()
 		c.t.close()
 		return nil, err
 	}
@@ -128,7 +158,7 @@ func (c *Client) start(ctx context.Context) (*Client, error) {
 func (c *Client) checkOptions() error {
 	caps := bytes.TrimSpace(c.opts.Capabilities)
 	if len(caps) == 0 {
-		c.opts.Capabilities = json.RawMessage(`{}`)
+		c.opts.Capabilities = defaultCapabilities(&c.opts)
 		return nil
 	}
 	var compact bytes.Buffer
@@ -154,9 +184,13 @@ func (c *Client) Instructions() string { return c.instructions }
 // ServerCapabilities returns the server's capabilities object.
 func (c *Client) ServerCapabilities() json.RawMessage { return c.capabilities }
 
-// Close ends the connection; calls still waiting fail with runtime.ErrClosed.
+// Close ends the connection; calls still waiting fail with runtime.ErrClosed,
+// and the contexts of handlers answering a legacy server's requests end.
 // For DialCommand it also waits for the server process.
-func (c *Client) Close() error { return c.t.close() }
+func (c *Client) Close() error {
+	c.serving.stop()
+	return c.t.close()
+}
 
 // isModernVersion and isLegacyVersion classify a revision this package speaks.
 func isModernVersion(v string) bool { return slices.Contains(ModernVersions, v) }
@@ -190,33 +224,51 @@ func (c *Client) requestMeta() []byte {
 	return nil
 }
 
-// answerServerRequest builds the reply to a request the server sent (legacy
-// only): ping gets {}, everything else Method not found, since this client
-// declares no client features by default.
-func (c *Client) answerServerRequest(env *clientEnvelope) []byte {
-	b := append([]byte(`{"jsonrpc":"2.0","id":`), env.id...)
-	if env.methodIs("ping") {
-		return append(b, `,"result":{}}`...)
-	}
-	c.logger.Debug("mcp: refused a server request", "method", string(env.method))
-	return append(b, `,"error":{"code":-32601,"message":"Method not found"}}`...)
-}
-
 // notification handles a notification other than progress.
 func (c *Client) notification(env *clientEnvelope) {
-	if !env.methodIs("notifications/message") {
+	switch {
+	case env.methodIs("notifications/message"):
+		if c.opts.OnLog == nil {
+			return
+		}
+		var m LogMessage
+		if err := json.Unmarshal(env.params, &m); err != nil {
+			c.logger.Debug("mcp: dropped a malformed log message", "err", err)
+			return
+		}
+		c.opts.OnLog(m)
+	case env.methodIs("notifications/cancelled"):
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(env.params, &p) == nil && len(p.RequestID) > 0 {
+			c.serving.cancel(p.RequestID)
+		}
+	case env.methodIs("notifications/subscriptions/acknowledged"):
+		c.acknowledged(env.params)
+	case env.methodIs("notifications/resources/updated"):
+		if c.opts.OnResourceUpdated == nil {
+			return
+		}
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if err := json.Unmarshal(env.params, &p); err != nil || p.URI == "" {
+			c.logger.Debug("mcp: dropped a malformed resources/updated notification")
+			return
+		}
+		c.opts.OnResourceUpdated(p.URI)
+	case env.methodIs("notifications/tools/list_changed"),
+		env.methodIs("notifications/prompts/list_changed"),
+		env.methodIs("notifications/resources/list_changed"):
+		if c.opts.OnListChanged != nil {
+			var method string
+			json.Unmarshal(env.method, &method) // a JSON string: methodIs matched it
+			c.opts.OnListChanged(method)
+		}
+	default:
 		c.logger.Debug("mcp: ignored a notification", "method", string(env.method))
-		return
 	}
-	if c.opts.OnLog == nil {
-		return
-	}
-	var m LogMessage
-	if err := json.Unmarshal(env.params, &m); err != nil {
-		c.logger.Debug("mcp: dropped a malformed log message", "err", err)
-		return
-	}
-	c.opts.OnLog(m)
 }
 
 // clientParseProgress decodes the params of notifications/progress.

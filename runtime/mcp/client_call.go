@@ -127,7 +127,7 @@ func resultTypeError(method string, val []byte) error {
 // unsupportedResultType explains a resultType other than "complete".
 func unsupportedResultType(method, rt string) error {
 	if rt == "input_required" {
-		return fmt.Errorf("mcp: %s: the server asks for input (resultType input_required), which this client does not support yet", method)
+		return fmt.Errorf("mcp: %s: the server asks for input (resultType input_required) where the protocol allows none", method)
 	}
 	return fmt.Errorf("mcp: %s: unsupported resultType %q", method, rt)
 }
@@ -135,64 +135,63 @@ func unsupportedResultType(method, rt string) error {
 // ListTools returns every tool the server offers, following nextCursor
 // through all pages.
 func (c *Client) ListTools(ctx context.Context) ([]ToolInfo, error) {
-	var tools []ToolInfo
+	return listAll[ToolInfo](ctx, c, "tools/list", "tools")
+}
+
+// listAll returns the items of every page of the paginated list method,
+// whose results hold them in member.
+func listAll[T any](ctx context.Context, c *Client, method, member string) ([]T, error) {
+	var items []T
 	seen := map[string]bool{}
 	cursor := ""
 	for {
-		var params *struct {
-			Cursor string `json:"cursor"`
-		}
-		if cursor != "" {
-			params = &struct {
-				Cursor string `json:"cursor"`
-			}{cursor}
-		}
-		var page struct {
-			Tools      []ToolInfo `json:"tools"`
-			NextCursor string     `json:"nextCursor"`
-		}
+		var page map[string]json.RawMessage
 		var err error
-		if params != nil {
-			err = c.call(ctx, "tools/list", params, &page)
+		if cursor != "" {
+			err = c.call(ctx, method, &struct {
+				Cursor string `json:"cursor"`
+			}{cursor}, &page)
 		} else {
-			err = c.call(ctx, "tools/list", nil, &page)
+			err = c.call(ctx, method, nil, &page)
 		}
 		if err != nil {
 			return nil, err
 		}
-		tools = append(tools, page.Tools...)
-		if page.NextCursor == "" {
-			return tools, nil
+		var some []T
+		if v := page[member]; !clientIsNull(v) {
+			if err := json.Unmarshal(v, &some); err != nil {
+				return nil, fmt.Errorf("mcp: decode result of %s: %w", method, err)
+			}
 		}
-		if seen[page.NextCursor] {
-			return nil, fmt.Errorf("mcp: tools/list: the server repeated cursor %q", page.NextCursor)
+		items = append(items, some...)
+		var next string
+		if v := page["nextCursor"]; !clientIsNull(v) {
+			if err := json.Unmarshal(v, &next); err != nil {
+				return nil, fmt.Errorf("mcp: decode nextCursor of %s: %w", method, err)
+			}
 		}
-		seen[page.NextCursor] = true
-		cursor = page.NextCursor
+		if next == "" {
+			return items, nil
+		}
+		if seen[next] {
+			return nil, fmt.Errorf("mcp: %s: the server repeated cursor %q", method, next)
+		}
+		seen[next] = true
+		cursor = next
 	}
 }
 
-// callTool sends tools/call and returns the raw result.
+// callTool sends tools/call, answering the server's requests for input in
+// 2026-07-28, and returns the raw result.
 func (c *Client) callTool(ctx context.Context, name string, args any, onProgress func(ProgressNotification)) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	id := c.nextID.Add(1)
-	cb := clientGetBuf()
-	cb.begin(id, "tools/call")
-	cb.field("name")
-	cb.str(name)
-	if err := cb.arguments(args); err != nil {
-		cb.free()
-		return nil, fmt.Errorf("mcp: encode arguments of %s: %w", name, err)
-	}
-	var token int64
-	if onProgress != nil {
-		token = id
-	}
-	cb.end(c.requestMeta(), token)
-	r, err := c.roundTrip(ctx, id, cb, onProgress)
-	return r.result, err
+	return c.callWithInput(ctx, "tools/call", "tools/call "+name, func(cb *clientBuf) error {
+		cb.field("name")
+		cb.str(name)
+		if err := cb.arguments(args); err != nil {
+			return fmt.Errorf("mcp: encode arguments of %s: %w", name, err)
+		}
+		return nil
+	}, onProgress)
 }
 
 // CallTool calls the tool name with args (any value encoding as a JSON

@@ -224,9 +224,14 @@ func (s *clientStream) handle(msg []byte) {
 	case env.method == nil:
 		s.c.logger.Debug("mcp: dropped a message that is neither a request nor a response")
 	case env.id != nil:
-		// Answered off the reader, so a full pipe cannot stall the replies we wait for.
-		reply := s.c.answerServerRequest(&env)
+		// Answered off the reader: a handler may take a while (a user
+		// answering a form) and a full pipe must not stall the replies we
+		// wait for. msg is ours (ReadMessage returns a fresh slice).
 		go func() {
+			reply := s.c.answerServerRequest(&env)
+			if reply == nil {
+				return
+			}
 			if err := s.write(context.Background(), reply); err != nil {
 				s.c.logger.Debug("mcp: answer a server request", "err", err)
 			}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -62,10 +63,17 @@ func (a *clientAdapter) route(msg []byte) {
 		return
 	}
 	if env.id != nil {
-		// Answered on its own goroutine: the transport may be delivering
-		// this message from the very call that waits for the answer.
-		reply := a.c.answerServerRequest(&env)
+		// Answered on its own goroutine: a handler may wait on a user, and
+		// the transport may be delivering this message from the very call
+		// that waits for the answer. The message is copied first, since the
+		// transport may reuse it.
+		var own clientEnvelope
+		own.parse(bytes.Clone(msg))
 		go func() {
+			reply := a.c.answerServerRequest(&own)
+			if reply == nil {
+				return // the server cancelled its request
+			}
 			if err := a.t.Send(context.Background(), reply); err != nil {
 				a.c.logger.Debug("mcp: answer a server request", "err", err)
 			}

@@ -1,0 +1,164 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// FeatureCaller is what a generated MCP client of a service with resources,
+// prompts or completions calls through; *Client implements it.
+type FeatureCaller interface {
+	ToolCaller
+	ReadResource(ctx context.Context, uri string) ([]ResourceContents, error)
+	GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error)
+	Complete(ctx context.Context, ref CompletionRef, argument, value string, context map[string]string) (*Completion, error)
+}
+
+var _ FeatureCaller = (*Client)(nil)
+
+// ListResources returns every resource the server lists, following
+// nextCursor through all pages.
+func (c *Client) ListResources(ctx context.Context) ([]ResourceInfo, error) {
+	return listAll[ResourceInfo](ctx, c, "resources/list", "resources")
+}
+
+// ListResourceTemplates returns every resource template the server lists,
+// following nextCursor through all pages.
+func (c *Client) ListResourceTemplates(ctx context.Context) ([]ResourceTemplateInfo, error) {
+	return listAll[ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates")
+}
+
+// ListPrompts returns every prompt the server lists, following nextCursor
+// through all pages.
+func (c *Client) ListPrompts(ctx context.Context) ([]PromptInfo, error) {
+	return listAll[PromptInfo](ctx, c, "prompts/list", "prompts")
+}
+
+// ReadResource reads the resource uri and returns its contents. In
+// 2026-07-28 it answers the server's requests for input through the
+// ClientOptions handlers. An unknown resource is a *runtime.Error (-32002
+// from a legacy server, -32602 from a 2026-07-28 one).
+func (c *Client) ReadResource(ctx context.Context, uri string) ([]ResourceContents, error) {
+	what := "resources/read " + uri
+	raw, err := c.callWithInput(ctx, "resources/read", what, func(cb *clientBuf) error {
+		cb.field("uri")
+		cb.str(uri)
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkResultType(what, raw); err != nil {
+		return nil, err
+	}
+	var res struct {
+		Contents []ResourceContents `json:"contents"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("mcp: decode result of %s: %w", what, err)
+	}
+	return res.Contents, nil
+}
+
+// GetPrompt renders the prompt name with args (nil for none). In 2026-07-28
+// it answers the server's requests for input through the ClientOptions
+// handlers. An unknown prompt or a missing argument is a *runtime.Error.
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
+	what := "prompts/get " + name
+	raw, err := c.callWithInput(ctx, "prompts/get", what, func(cb *clientBuf) error {
+		cb.field("name")
+		cb.str(name)
+		if len(args) > 0 {
+			cb.field("arguments")
+			b, err := json.Marshal(args)
+			if err != nil {
+				return fmt.Errorf("mcp: encode arguments of prompt %s: %w", name, err)
+			}
+			cb.b.Write(b)
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkResultType(what, raw); err != nil {
+		return nil, err
+	}
+	res := new(GetPromptResult)
+	if err := json.Unmarshal(raw, res); err != nil {
+		return nil, fmt.Errorf("mcp: decode result of %s: %w", what, err)
+	}
+	return res, nil
+}
+
+// completeParams are the params of completion/complete.
+type completeParams struct {
+	Ref      CompletionRef `json:"ref"`
+	Argument struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"argument"`
+	Context *struct {
+		Arguments map[string]string `json:"arguments"`
+	} `json:"context,omitempty"`
+}
+
+// Complete asks the server for values of argument (of a prompt or a
+// resource template, as ref names) that start with what the user typed,
+// value; context holds the arguments already resolved, nil for none.
+func (c *Client) Complete(ctx context.Context, ref CompletionRef, argument, value string, context map[string]string) (*Completion, error) {
+	if ref.Type != "ref/prompt" && ref.Type != "ref/resource" {
+		return nil, fmt.Errorf("mcp: completion ref type %q (want ref/prompt or ref/resource)", ref.Type)
+	}
+	var p completeParams
+	p.Ref = ref
+	p.Argument.Name, p.Argument.Value = argument, value
+	if len(context) > 0 {
+		p.Context = &struct {
+			Arguments map[string]string `json:"arguments"`
+		}{context}
+	}
+	var res struct {
+		Completion *Completion `json:"completion"`
+	}
+	if err := c.call(ctx, "completion/complete", &p, &res); err != nil {
+		return nil, err
+	}
+	if res.Completion == nil {
+		return nil, fmt.Errorf("mcp: the result of completion/complete has no completion")
+	}
+	if res.Completion.Values == nil {
+		res.Completion.Values = []string{}
+	}
+	return res.Completion, nil
+}
+
+// Subscribe asks the server for notifications/resources/updated about uri,
+// delivered to ClientOptions.OnResourceUpdated. A legacy session sends
+// resources/subscribe. In 2026-07-28 the client keeps one
+// subscriptions/listen stream for every resource subscribed (and, when
+// OnListChanged is set, the list changes), and Subscribe returns once the
+// server has acknowledged the new set.
+func (c *Client) Subscribe(ctx context.Context, uri string) error {
+	if c.modern {
+		return c.subscribeModern(ctx, uri, true)
+	}
+	return c.subscription(ctx, "resources/subscribe", uri)
+}
+
+// Unsubscribe undoes Subscribe: a legacy session sends
+// resources/unsubscribe; in 2026-07-28 the listen stream moves to the
+// remaining set (and ends when nothing is left to hear).
+func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
+	if c.modern {
+		return c.subscribeModern(ctx, uri, false)
+	}
+	return c.subscription(ctx, "resources/unsubscribe", uri)
+}
+
+func (c *Client) subscription(ctx context.Context, method, uri string) error {
+	return c.call(ctx, method, &struct {
+		URI string `json:"uri"`
+	}{uri}, nil)
+}

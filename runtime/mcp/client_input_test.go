@@ -1,0 +1,474 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// clientInputOptions returns options whose handlers answer predictably:
+// OnElicit accepts with {"name":"octocat"} (a *runtime.Error for the message
+// "reject", a plain error for "fail"), OnSample answers "Paris", Roots lists
+// one root.
+func clientInputOptions() mcp.ClientOptions {
+	return mcp.ClientOptions{
+		OnElicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			switch p.Message {
+			case "reject":
+				return nil, runtime.NewError(-1, "User rejected")
+			case "fail":
+				return nil, errors.New("no user here")
+			}
+			if p.Mode == "url" {
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			}
+			var schema struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			}
+			if err := json.Unmarshal(p.RequestedSchema, &schema); err != nil || schema.Properties["name"] == nil {
+				return nil, fmt.Errorf("unexpected schema %s", p.RequestedSchema)
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":"octocat"}`)}, nil
+		},
+		OnSample: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			if len(p.Messages) != 1 || p.Messages[0].Content.Text != "What is the capital of France?" || p.MaxTokens != 100 {
+				return nil, fmt.Errorf("unexpected sampling params %+v", p)
+			}
+			return &mcp.CreateMessageResult{Role: "assistant", Content: mcp.TextContent("Paris"), Model: "m1", StopReason: "endTurn"}, nil
+		},
+		Roots: func(ctx context.Context) ([]mcp.Root, error) {
+			return []mcp.Root{{URI: "file:///src", Name: "src"}}, nil
+		},
+	}
+}
+
+const (
+	clientElicitParams = `{"message":"Your GitHub login?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`
+	clientSampleParams = `{"messages":[{"role":"user","content":{"type":"text","text":"What is the capital of France?"}}],"maxTokens":100}`
+	clientElicitAnswer = `{"action":"accept","content":{"name":"octocat"}}`
+	clientSampleAnswer = `{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"m1","stopReason":"endTurn"}`
+	clientRootsAnswer  = `{"roots":[{"uri":"file:///src","name":"src"}]}`
+)
+
+// clientSameJSON reports whether two JSON texts hold the same value.
+func clientSameJSON(t *testing.T, got, want string) bool {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Errorf("invalid JSON %s: %v", got, err)
+		return false
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("invalid JSON %s: %v", want, err)
+	}
+	return reflect.DeepEqual(g, w)
+}
+
+func TestClientDeclaresCapabilitiesForHandlers(t *testing.T) {
+	all := clientInputOptions()
+	onlyRoots := mcp.ClientOptions{Roots: all.Roots}
+	explicit := clientInputOptions()
+	explicit.Capabilities = json.RawMessage(`{"sampling":{}}`)
+	for _, tc := range []struct {
+		name string
+		opts mcp.ClientOptions
+		want string
+	}{
+		{"all", all, `{"elicitation":{"form":{},"url":{}},"roots":{"listChanged":false},"sampling":{}}`},
+		{"roots", onlyRoots, `{"roots":{"listChanged":false}}`},
+		{"none", mcp.ClientOptions{}, `{}`},
+		{"explicit", explicit, `{"sampling":{}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Legacy: initialize's params.capabilities.
+			peer, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, nil))
+			opts := tc.opts
+			opts.ProtocolVersion = mcp.Version20251125
+			clientConnect(t, f, opts)
+			var p struct {
+				Capabilities json.RawMessage `json:"capabilities"`
+			}
+			json.Unmarshal(peer.waitFor("initialize").Params, &p)
+			if string(p.Capabilities) != tc.want {
+				t.Errorf("initialize capabilities %s, want %s", p.Capabilities, tc.want)
+			}
+			// Modern: every request's _meta.
+			peer, f = newClientFakePeer(t, clientModernScript(nil))
+			opts.ProtocolVersion = mcp.Version20260728
+			clientConnect(t, f, opts)
+			discover := peer.waitFor("server/discover")
+			if got := discover.meta(t)[mcp.MetaClientCapabilities]; string(got) != tc.want {
+				t.Errorf("_meta capabilities %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// clientAnswers collects the client's responses to the fake server's requests.
+type clientAnswers struct {
+	mu  sync.Mutex
+	got map[string]clientFakeMsg
+	ch  chan struct{}
+}
+
+func newClientAnswers() *clientAnswers {
+	return &clientAnswers{got: map[string]clientFakeMsg{}, ch: make(chan struct{}, 100)}
+}
+
+func (a *clientAnswers) add(m clientFakeMsg) {
+	a.mu.Lock()
+	a.got[string(m.ID)] = m
+	a.mu.Unlock()
+	a.ch <- struct{}{}
+}
+
+// wait waits for the answers to ids (raw JSON ids).
+func (a *clientAnswers) wait(t *testing.T, ids ...string) map[string]clientFakeMsg {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		a.mu.Lock()
+		n := 0
+		for _, id := range ids {
+			if _, ok := a.got[id]; ok {
+				n++
+			}
+		}
+		got := make(map[string]clientFakeMsg, len(a.got))
+		for k, v := range a.got {
+			got[k] = v
+		}
+		a.mu.Unlock()
+		if n == len(ids) {
+			return got
+		}
+		select {
+		case <-a.ch:
+		case <-deadline:
+			t.Fatalf("answers to %v never came; got %v", ids, got)
+		}
+	}
+}
+
+func TestClientLegacyServerRequests(t *testing.T) {
+	answers := newClientAnswers()
+	release := make(chan struct{})
+	opts := clientInputOptions()
+	elicit := opts.OnElicit
+	opts.OnElicit = func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		if p.Message == "wait" {
+			// Blocks until a later message reaches the client: this only
+			// ends if handlers run off the reader.
+			select {
+			case <-release:
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return elicit(ctx, p)
+	}
+	opts.OnLog = func(mcp.LogMessage) { close(release) }
+	_, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, func(p *clientFakePeer, m clientFakeMsg) {
+		if m.Method == "" {
+			answers.add(m)
+			return
+		}
+		if m.Method != "tools/call" {
+			p.fail(m, clientMethodNotFound)
+			return
+		}
+		go func() {
+			p.send(`{"jsonrpc":"2.0","id":"w","method":"elicitation/create","params":{"message":"wait","requestedSchema":{"type":"object","properties":{}}}}`)
+			p.send(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":` + clientElicitParams + `}`)
+			p.send(`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":` + clientSampleParams + `}`)
+			p.send(`{"jsonrpc":"2.0","id":"r","method":"roots/list"}`)
+			p.send(`{"jsonrpc":"2.0","id":"u","method":"tasks/list","params":{}}`)
+			p.send(`{"jsonrpc":"2.0","id":"rej","method":"elicitation/create","params":{"message":"reject"}}`)
+			p.send(`{"jsonrpc":"2.0","id":"fail","method":"elicitation/create","params":{"message":"fail"}}`)
+			p.send(`{"jsonrpc":"2.0","id":"bad","method":"sampling/createMessage","params":{"messages":3}}`)
+			p.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"go on"}}`)
+			answers.wait(t, `"w"`, `"e1"`, `7`, `"r"`, `"u"`, `"rej"`, `"fail"`, `"bad"`)
+			p.reply(m, `{"content":[{"type":"text","text":"done"}]}`)
+		}()
+	}))
+	c := clientConnect(t, f, opts)
+	res, err := c.CallToolRaw(context.Background(), mcp.CallToolParams{Name: "ask"})
+	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "done" {
+		t.Fatalf("CallToolRaw: %+v, %v", res, err)
+	}
+	got := answers.wait(t)
+	for id, want := range map[string]string{
+		`"w"`:  `{"action":"decline"}`,
+		`"e1"`: clientElicitAnswer,
+		`7`:    clientSampleAnswer,
+		`"r"`:  clientRootsAnswer,
+	} {
+		if m := got[id]; m.Error != nil || !clientSameJSON(t, string(m.Result), want) {
+			t.Errorf("answer to %s: %s", id, m.raw)
+		}
+	}
+	for id, code := range map[string]int64{`"u"`: -32601, `"rej"`: -1, `"fail"`: runtime.CodeInternalError, `"bad"`: runtime.CodeInvalidParams} {
+		var e runtime.Error
+		if m := got[id]; m.Result != nil || json.Unmarshal(m.Error, &e) != nil || e.Code != code {
+			t.Errorf("answer to %s: %s, want error %d", id, m.raw, code)
+		}
+	}
+}
+
+// clientLogRecorder is a slog.Handler that passes each message to a channel.
+type clientLogRecorder struct{ msgs chan string }
+
+func (h clientLogRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h clientLogRecorder) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case h.msgs <- r.Message:
+	default:
+	}
+	return nil
+}
+func (h clientLogRecorder) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h clientLogRecorder) WithGroup(string) slog.Handler      { return h }
+
+func TestClientLegacyServerCancelsItsRequest(t *testing.T) {
+	answers := newClientAnswers()
+	started := make(chan struct{})
+	logs := clientLogRecorder{make(chan string, 100)}
+	opts := mcp.ClientOptions{
+		Logger: slog.New(logs),
+		OnElicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	}
+	peer, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, func(p *clientFakePeer, m clientFakeMsg) {
+		if m.Method == "" {
+			answers.add(m)
+		}
+	}))
+	clientConnect(t, f, opts)
+	peer.send(`{"jsonrpc":"2.0","id":"c1","method":"elicitation/create","params":{"message":"hi"}}`)
+	<-started
+	peer.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"no longer needed"}}`)
+	for msg := range logs.msgs {
+		if msg == "mcp: the server cancelled its request" {
+			break
+		}
+	}
+	peer.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	if got := answers.wait(t, `"p"`); len(got) != 1 {
+		t.Errorf("the client answered a cancelled request: %v", got)
+	}
+}
+
+func TestClientCloseEndsServerRequestHandlers(t *testing.T) {
+	started := make(chan struct{})
+	ended := make(chan error, 1)
+	opts := mcp.ClientOptions{OnSample: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		close(started)
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return nil, ctx.Err()
+	}}
+	peer, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, nil))
+	c := clientConnect(t, f, opts)
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":` + clientSampleParams + `}`)
+	<-started
+	c.Close()
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("handler context ended with %v", err)
+	}
+}
+
+// clientMRTRServer answers tools/call, prompts/get and resources/read like a
+// 2026-07-28 server asking for input: round 1 asks for elicitation, sampling
+// and roots (one key with an escape), round 2 sheds load (requestState
+// only), round 3 completes. It checks every retry and reports problems with
+// t.Errorf.
+func clientMRTRServer(t *testing.T, ids *[]string) func(p *clientFakePeer, m clientFakeMsg) {
+	var first map[string]json.RawMessage
+	return func(p *clientFakePeer, m clientFakeMsg) {
+		var params map[string]json.RawMessage
+		json.Unmarshal(m.Params, &params)
+		*ids = append(*ids, string(m.ID))
+		state, responses := params["requestState"], params["inputResponses"]
+		delete(params, "requestState")
+		delete(params, "inputResponses")
+		delete(params, "_meta")
+		if first == nil {
+			first = params
+		} else if !reflect.DeepEqual(params, first) {
+			t.Errorf("retry params %v, first %v", params, first)
+		}
+		switch string(state) {
+		case "":
+			if responses != nil {
+				t.Errorf("first request with inputResponses %s", responses)
+			}
+			p.reply(m, `{"resultType":"input_required","inputRequests":{`+
+				`"login":{"method":"elicitation/create","params":`+clientElicitParams+`},`+
+				`"capital\u0021":{"method":"sampling/createMessage","params":`+clientSampleParams+`},`+
+				`"roots":{"method":"roots/list"}},"requestState":"s1\u002b"}`)
+		case `"s1\u002b"`:
+			want := `{"login":` + clientElicitAnswer + `,"capital!":` + clientSampleAnswer + `,"roots":` + clientRootsAnswer + `}`
+			if !clientSameJSON(t, string(responses), want) {
+				t.Errorf("inputResponses %s, want %s", responses, want)
+			}
+			p.reply(m, `{"resultType":"input_required","requestState":"s2"}`)
+		case `"s2"`:
+			if responses != nil {
+				t.Errorf("retry after a state-only round with inputResponses %s", responses)
+			}
+			switch m.Method {
+			case "tools/call":
+				p.reply(m, `{"resultType":"complete","content":[],"structuredContent":{"sum":3}}`)
+			case "prompts/get":
+				p.reply(m, `{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"hi octocat"}}]}`)
+			case "resources/read":
+				p.reply(m, `{"resultType":"complete","contents":[{"uri":"test://x","text":"x"}]}`)
+			}
+		default:
+			t.Errorf("requestState %s", state)
+			p.fail(m, `{"code":-32602,"message":"requestState is invalid or expired"}`)
+		}
+	}
+}
+
+func TestClientModernInputRequired(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		call func(c *mcp.Client) error
+	}{
+		{"CallTool", func(c *mcp.Client) error {
+			var res clientSumResult
+			err := c.CallTool(context.Background(), "sum", clientSumArgs{1, 2}, &res)
+			if err == nil && res.Sum != 3 {
+				err = fmt.Errorf("result %+v", res)
+			}
+			return err
+		}},
+		{"CallToolRaw", func(c *mcp.Client) error {
+			res, err := c.CallToolRaw(context.Background(), mcp.CallToolParams{Name: "sum", Arguments: map[string]int{"a": 1}})
+			if err == nil && string(res.StructuredContent) != `{"sum":3}` {
+				err = fmt.Errorf("result %+v", res)
+			}
+			return err
+		}},
+		{"GetPrompt", func(c *mcp.Client) error {
+			res, err := c.GetPrompt(context.Background(), "greet", map[string]string{"who": "me"})
+			if err == nil && (len(res.Messages) != 1 || res.Messages[0].Content.Text != "hi octocat") {
+				err = fmt.Errorf("result %+v", res)
+			}
+			return err
+		}},
+		{"ReadResource", func(c *mcp.Client) error {
+			res, err := c.ReadResource(context.Background(), "test://x")
+			if err == nil && (len(res) != 1 || res[0].Text != "x") {
+				err = fmt.Errorf("result %+v", res)
+			}
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ids []string
+			server := clientMRTRServer(t, &ids)
+			_, f := newClientFakePeer(t, clientModernScript(server))
+			opts := clientInputOptions()
+			opts.ProtocolVersion = mcp.Version20260728
+			c := clientConnect(t, f, opts)
+			if err := tc.call(c); err != nil {
+				t.Fatal(err)
+			}
+			if len(ids) != 3 || ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2] {
+				t.Errorf("request ids %v, want three distinct", ids)
+			}
+		})
+	}
+}
+
+func TestClientModernInputErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   mcp.ClientOptions
+		result string // the server's answer to every tools/call
+		want   string // in the error
+		rounds int    // how many tools/call the server should get
+	}{
+		{"no handler", mcp.ClientOptions{}, `{"resultType":"input_required","inputRequests":{"k":{"method":"roots/list"}}}`, "no handler", 1},
+		{"unknown method", clientInputOptions(), `{"resultType":"input_required","inputRequests":{"k":{"method":"tools/list"}}}`, "tools/list", 1},
+		{"handler fails", clientInputOptions(), `{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"fail"}}}}`, "no user here", 1},
+		{"endless", clientInputOptions(), `{"resultType":"input_required","requestState":"again"}`, "after 10 rounds", 11},
+		{"empty", clientInputOptions(), `{"resultType":"input_required"}`, "neither", 1},
+		{"bad state", clientInputOptions(), `{"resultType":"input_required","requestState":5}`, "requestState", 1},
+		{"bad request", clientInputOptions(), `{"resultType":"input_required","inputRequests":{"k":[1]}}`, "inputRequests", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			calls := 0
+			_, f := newClientFakePeer(t, clientModernScript(func(p *clientFakePeer, m clientFakeMsg) {
+				mu.Lock()
+				calls++
+				mu.Unlock()
+				p.reply(m, tc.result)
+			}))
+			opts := tc.opts
+			opts.ProtocolVersion = mcp.Version20260728
+			c := clientConnect(t, f, opts)
+			err := c.CallTool(context.Background(), "t", nil, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if calls != tc.rounds {
+				t.Errorf("the server got %d calls, want %d", calls, tc.rounds)
+			}
+		})
+	}
+}
+
+func TestClientModernInputHandlerRuntimeError(t *testing.T) {
+	_, f := newClientFakePeer(t, clientModernScript(func(p *clientFakePeer, m clientFakeMsg) {
+		p.reply(m, `{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"reject"}}}}`)
+	}))
+	opts := clientInputOptions()
+	opts.ProtocolVersion = mcp.Version20260728
+	c := clientConnect(t, f, opts)
+	_, err := c.GetPrompt(context.Background(), "p", nil)
+	var rpcErr *runtime.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != -1 {
+		t.Errorf("GetPrompt: %v, want the handler's *runtime.Error", err)
+	}
+}
+
+func TestClientLegacyIgnoresResultType(t *testing.T) {
+	// A legacy server has no MRTR: the client never retries there.
+	var mu sync.Mutex
+	calls := 0
+	_, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, func(p *clientFakePeer, m clientFakeMsg) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		p.reply(m, `{"resultType":"input_required","requestState":"x","messages":[]}`)
+	}))
+	c := clientConnect(t, f, clientInputOptions())
+	if _, err := c.GetPrompt(context.Background(), "p", nil); err != nil {
+		t.Errorf("GetPrompt: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 1 {
+		t.Errorf("%d prompts/get sent, want 1", calls)
+	}
+}

@@ -1,0 +1,144 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// In 2026-07-28 there is no resources/subscribe: a client opens a
+// subscriptions/listen request naming what it wants to hear, and the server
+// streams the notifications on it until either side ends it. The client
+// keeps one such stream for all its subscriptions; Subscribe and Unsubscribe
+// open a new one with the new set, wait for the server's acknowledgement and
+// only then end the old one, so no update falls between the two.
+
+// listener is a client's subscriptions/listen stream (2026-07-28).
+type listener struct {
+	op sync.Mutex // serializes Subscribe and Unsubscribe
+
+	mu   sync.Mutex
+	uris []string                // subscribed resources, in order
+	stop context.CancelFunc      // ends the current stream; nil when none
+	acks map[int64]chan struct{} // streams waiting for their acknowledgement
+}
+
+// subscribeModern changes the subscribed set (add or remove uri) and moves
+// to a stream listening for it.
+func (c *Client) subscribeModern(ctx context.Context, uri string, add bool) error {
+	l := &c.listen
+	l.op.Lock()
+	defer l.op.Unlock()
+	l.mu.Lock()
+	uris := slices.Clone(l.uris)
+	l.mu.Unlock()
+	i := slices.Index(uris, uri)
+	switch {
+	case add && i < 0:
+		uris = append(uris, uri)
+	case !add && i >= 0:
+		uris = slices.Delete(uris, i, i+1)
+	default:
+		return nil
+	}
+	var stop context.CancelFunc
+	if len(uris) > 0 || c.opts.OnListChanged != nil {
+		var err error
+		if stop, err = c.openListen(ctx, uris); err != nil {
+			return err
+		}
+	}
+	l.mu.Lock()
+	old := l.stop
+	l.uris, l.stop = uris, stop
+	l.mu.Unlock()
+	if old != nil {
+		old()
+	}
+	return nil
+}
+
+// openListen sends subscriptions/listen for uris (and the list changes, when
+// OnListChanged is set) and waits for the server's acknowledgement. The
+// stream then runs until the returned function is called, the client
+// closes, or the server ends it.
+func (c *Client) openListen(ctx context.Context, uris []string) (context.CancelFunc, error) {
+	filter := struct {
+		Tools     bool     `json:"toolsListChanged,omitempty"`
+		Prompts   bool     `json:"promptsListChanged,omitempty"`
+		Resources bool     `json:"resourcesListChanged,omitempty"`
+		URIs      []string `json:"resourceSubscriptions,omitempty"`
+	}{URIs: uris}
+	if c.opts.OnListChanged != nil {
+		filter.Tools, filter.Prompts, filter.Resources = true, true, true
+	}
+	fb, err := json.Marshal(filter)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encode subscriptions/listen filter: %w", err)
+	}
+	id := c.nextID.Add(1)
+	acked := make(chan struct{})
+	ended := make(chan error, 1)
+	l := &c.listen
+	l.mu.Lock()
+	if l.acks == nil {
+		l.acks = make(map[int64]chan struct{})
+	}
+	l.acks[id] = acked
+	l.mu.Unlock()
+	lctx, stop := context.WithCancel(c.serving.base)
+	cb := clientGetBuf()
+	cb.begin(id, "subscriptions/listen")
+	cb.field("notifications")
+	cb.b.Write(fb)
+	cb.end(c.requestMeta(), 0)
+	go func() {
+		_, err := c.roundTrip(lctx, id, cb, nil)
+		if err == nil {
+			err = errors.New("mcp: the server ended the subscription")
+		}
+		c.logger.Debug("mcp: subscriptions/listen ended", "id", id, "err", err)
+		l.mu.Lock()
+		delete(l.acks, id)
+		l.mu.Unlock()
+		ended <- err
+	}()
+	select {
+	case <-acked:
+		return stop, nil
+	case err := <-ended:
+		stop()
+		return nil, fmt.Errorf("mcp: subscriptions/listen: %w", err)
+	case <-ctx.Done():
+		stop()
+		return nil, ctx.Err()
+	}
+}
+
+// acknowledged handles notifications/subscriptions/acknowledged.
+func (c *Client) acknowledged(params []byte) {
+	var p struct {
+		Meta struct {
+			ID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	id, ok := clientParseID(p.Meta.ID)
+	if !ok {
+		c.logger.Debug("mcp: dropped an acknowledgement of an unknown subscription", "id", string(p.Meta.ID))
+		return
+	}
+	l := &c.listen
+	l.mu.Lock()
+	ch := l.acks[id]
+	delete(l.acks, id)
+	l.mu.Unlock()
+	if ch != nil {
+		close(ch)
+	}
+}
