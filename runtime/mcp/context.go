@@ -64,6 +64,15 @@ type callCtx struct {
 	notify func([]byte)  // where notifications go in process (Handle) ...
 	conn   *runtime.Conn // ... or on a stream (Serve)
 
+	// What the call asks the client for (input.go, mrtr.go).
+	method string // the request's method
+	// 2026-07-28 tools/call, prompts/get and resources/read: the raw params
+	// that identify the request, which a requestState is bound to (name and
+	// arguments, or uri), and the state of its input requests, nil until the
+	// handler asks or a retry brings answers; under mu.
+	idName, idArgs []byte
+	in             *inputState
+
 	mu       sync.Mutex // held while a notification is sent, and by finish
 	done     bool       // the response is being produced: send nothing more
 	sent     bool       // a progress notification went out

@@ -6,7 +6,10 @@ import "encoding/json"
 // (elicitation/create). Form mode (Mode "" or "form") asks for the flat
 // object RequestedSchema describes (primitive properties only); URL mode
 // (Mode "url") sends the user to URL, for anything sensitive, which form
-// mode must never ask for.
+// mode must never ask for. ElicitationID names a URL-mode elicitation in
+// 2025-11-25, which requires one (Elicit makes a random one when it is
+// empty); 2026-07-28 has none, and correlates through the requestState.
+// Meta, when set, is sent as the request's _meta.
 type ElicitParams struct {
 	Mode            string          `json:"mode,omitempty"`
 	Message         string          `json:"message"`

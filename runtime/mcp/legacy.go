@@ -22,7 +22,7 @@ var emptyResult = json.RawMessage(`{}`)
 func (ss *Session) serveLegacy(ctx context.Context, method string, p *reqParams) (json.RawMessage, error) {
 	switch method {
 	case "initialize":
-		return ss.initialize(p)
+		return ss.initialize(ctx, p)
 	case "ping":
 		return emptyResult, nil
 	}
@@ -68,7 +68,7 @@ func (ss *Session) serveLegacy(ctx context.Context, method string, p *reqParams)
 // initialize starts the legacy lifecycle. The version rule: a revision the
 // server speaks is echoed; any other, 2026-07-28 included (it has no
 // initialize), gets the newest legacy revision, 2025-11-25.
-func (ss *Session) initialize(p *reqParams) (json.RawMessage, error) {
+func (ss *Session) initialize(ctx context.Context, p *reqParams) (json.RawMessage, error) {
 	if p.protocolVersion == nil {
 		return nil, runtime.InvalidParams(`missing "protocolVersion"`)
 	}
@@ -90,7 +90,9 @@ func (ss *Session) initialize(p *reqParams) (json.RawMessage, error) {
 		return nil, errAlreadyInitialized
 	}
 	ss.state.Store(&legacyState{v: v, caps: caps})
-	return ss.srv.initResults[v], nil
+	r := ss.srv.reg.Load()
+	ss.initialized(ctx, r.kinds)
+	return r.initResults[v], nil
 }
 
 // allowsLog reports whether the session's logging/setLevel threshold lets a

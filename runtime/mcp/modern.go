@@ -45,7 +45,7 @@ func (ss *Session) serveModern(ctx context.Context, req *runtime.Request, p *req
 	}
 	switch method {
 	case "server/discover":
-		return ss.srv.discover, nil
+		return ss.srv.reg.Load().discover, nil
 	case "tools/list":
 		return ss.srv.listTools(ver20260728, p.cursor)
 	case "resources/list":

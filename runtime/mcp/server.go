@@ -55,25 +55,54 @@ type Server struct {
 	opts   ServerOptions
 	logger *slog.Logger
 
-	mu  sync.Mutex // serializes AddTools
+	mu  sync.Mutex // serializes AddTools, AddResources, AddResourceTemplates, AddPrompts
 	reg atomic.Pointer[registry]
 
-	// Pre-encoded results, per revision.
-	initResults [numVers][]byte // initialize, legacy revisions only
-	discover    []byte          // server/discover
-	modernTail  []byte          // ends every 2026-07-28 result
-	cacheFields []byte          // ,"ttlMs":N,"cacheScope":"…"
+	// Pre-encoded pieces of results, per revision (the results that depend on
+	// what is registered live in the registry).
+	modernTail  []byte // ends every 2026-07-28 result
+	modernInfo  []byte // the serverInfo object as 2026-07-28 writes it
+	cacheFields []byte // ,"ttlMs":N,"cacheScope":"…"
+
+	hub hub // the sessions and listen streams notifications go to (subscribe.go)
 
 	state *stateSealer // seals 2026-07-28 requestState (seal.go)
 }
 
-// registry is an immutable snapshot of the tools: AddTools publishes a new one,
-// so a call finds its tool without taking a lock.
+// registry is an immutable snapshot of what the server offers: each Add
+// method publishes a new one, so a request finds its tool, resource or prompt
+// without taking a lock.
 type registry struct {
 	tools  []*Tool
 	byName map[string]*Tool
 	pages  [numVers][][]byte // pre-encoded tools/list results
+
+	resources    []*Resource
+	resByURI     map[string]*Resource
+	resPages     [numVers][][]byte // resources/list
+	templates    []*resourceTemplate
+	tmplByURI    map[string]*resourceTemplate // by URITemplate
+	tmplPages    [numVers][][]byte            // resources/templates/list
+	prompts      []*Prompt
+	promptByName map[string]*Prompt
+	promptPages  [numVers][][]byte // prompts/list
+
+	kinds       kinds           // what the capabilities declare
+	initResults [numVers][]byte // initialize, legacy revisions only
+	discover    []byte          // server/discover
 }
+
+// kinds are the optional features a registry offers.
+type kinds uint8
+
+const (
+	kindResources kinds = 1 << iota // resources or resource templates
+	kindPrompts
+)
+
+// completions reports whether completion/complete is served: when there is
+// a prompt or a resource to complete for.
+func (k kinds) completions() bool { return k != 0 }
 
 // NewServer returns a server that identifies itself as info. opts may be nil.
 func NewServer(info Implementation, opts *ServerOptions) *Server {
@@ -95,8 +124,9 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.state = newStateSealer(s.opts.StateKeys, s.opts.StateTTL)
+	s.hub.ended = make(chan struct{})
 	s.encodeFixed()
-	s.reg.Store(s.newRegistry(nil))
+	s.reg.Store(s.build(&registry{}))
 	return s
 }
 
@@ -133,17 +163,61 @@ func (s *Server) AddTools(tools ...Tool) {
 		t.OutputSchema = compactSchema(t.Name, "OutputSchema", t.OutputSchema)
 		all = append(all, &t)
 	}
-	s.reg.Store(s.newRegistry(all))
+	r := *old
+	r.tools = all
+	s.reg.Store(s.build(&r))
+	if len(tools) > 0 {
+		s.listChanged("notifications/tools/list_changed", 0)
+	}
 }
 
-func (s *Server) newRegistry(tools []*Tool) *registry {
-	r := &registry{tools: tools, byName: make(map[string]*Tool, len(tools))}
-	for _, t := range tools {
+// build fills in r's indexes and pre-encoded results from its lists, and
+// returns it.
+func (s *Server) build(r *registry) *registry {
+	r.byName = make(map[string]*Tool, len(r.tools))
+	for _, t := range r.tools {
 		r.byName[t.Name] = t
 	}
-	for v := ver20241105; v < numVers; v++ {
-		r.pages[v] = s.encodePages(tools, v)
+	r.resByURI = make(map[string]*Resource, len(r.resources))
+	for _, res := range r.resources {
+		r.resByURI[res.URI] = res
 	}
+	r.tmplByURI = make(map[string]*resourceTemplate, len(r.templates))
+	for _, t := range r.templates {
+		r.tmplByURI[t.URITemplate] = t
+	}
+	r.promptByName = make(map[string]*Prompt, len(r.prompts))
+	for _, p := range r.prompts {
+		r.promptByName[p.Name] = p
+	}
+	r.kinds = 0
+	if len(r.resources)+len(r.templates) > 0 {
+		r.kinds |= kindResources
+	}
+	if len(r.prompts) > 0 {
+		r.kinds |= kindPrompts
+	}
+	for v := ver20241105; v < numVers; v++ {
+		r.pages[v] = s.encodePages(r.tools, v)
+		if r.kinds&kindResources != 0 {
+			r.resPages[v] = s.encodeList("resources", resourcesCursor, len(r.resources), v, func(b []byte, i int) []byte {
+				return appendResource(b, r.resources[i], v)
+			})
+			r.tmplPages[v] = s.encodeList("resourceTemplates", templatesCursor, len(r.templates), v, func(b []byte, i int) []byte {
+				return appendTemplate(b, r.templates[i], v)
+			})
+		} else {
+			r.resPages[v], r.tmplPages[v] = nil, nil
+		}
+		if r.kinds&kindPrompts != 0 {
+			r.promptPages[v] = s.encodeList("prompts", promptsCursor, len(r.prompts), v, func(b []byte, i int) []byte {
+				return appendPrompt(b, r.prompts[i], v)
+			})
+		} else {
+			r.promptPages[v] = nil
+		}
+	}
+	s.encodeCapabilities(r)
 	return r
 }
 
@@ -183,7 +257,9 @@ func (s *Server) NewSession() *Session {
 // Serve serves one client over f, as one session, until the client hangs up
 // or ctx ends; see runtime.Serve for what it returns.
 func (s *Server) Serve(ctx context.Context, f runtime.Framer) error {
-	return runtime.Serve(ctx, f, s.NewSession().options())
+	ss := s.NewSession()
+	defer ss.Close()
+	return runtime.Serve(ctx, f, ss.options())
 }
 
 // ServeStdio serves one client over the process's stdin and stdout, one JSON
@@ -192,6 +268,7 @@ func (s *Server) Serve(ctx context.Context, f runtime.Framer) error {
 // defaults to a text logger on stderr here.
 func (s *Server) ServeStdio(ctx context.Context) error {
 	ss := s.NewSession()
+	defer ss.Close()
 	if s.opts.Logger == nil {
 		ss.logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}

@@ -42,29 +42,81 @@ func legacyVersion(s string) ver {
 	return verNone
 }
 
-// serverCapabilities is what the server offers, in every revision.
-const serverCapabilities = `{"tools":{"listChanged":false},"logging":{}}`
-
-// encodeFixed pre-encodes the results that do not depend on a request.
+// encodeFixed pre-encodes the pieces of results that depend on nothing
+// registered.
 func (s *Server) encodeFixed() {
-	for v := ver20241105; v <= ver20251125; v++ {
-		b := []byte(`{"protocolVersion":"` + verNames[v] + `","capabilities":` + serverCapabilities + `,"serverInfo":`)
-		b = appendImplementation(b, s.info, v)
-		b = s.appendInstructions(b)
-		s.initResults[v] = append(b, '}')
-	}
 	b := strconv.AppendInt([]byte(`,"ttlMs":`), s.opts.ListTTL.Milliseconds(), 10)
 	b = append(b, `,"cacheScope":`...)
 	s.cacheFields = runtime.AppendJSONString(b, s.opts.CacheScope)
 
+	s.modernInfo = appendImplementation(nil, s.info, ver20260728)
 	b = []byte(`,"resultType":"complete","_meta":{"` + MetaServerInfo + `":`)
-	b = appendImplementation(b, s.info, ver20260728)
+	b = append(b, s.modernInfo...)
 	s.modernTail = append(b, "}}"...)
+}
 
-	b = []byte(`{"supportedVersions":["` + Version20260728 + `"],"capabilities":` + serverCapabilities)
+// appendCapabilities appends the capabilities object of a server offering
+// k, as revision v writes it: tools and logging always; resources, prompts
+// and completions (a capability from 2025-03-26) when registered.
+func appendCapabilities(b []byte, k kinds, v ver) []byte {
+	b = append(b, `{"tools":{"listChanged":true},"logging":{}`...)
+	if k&kindResources != 0 {
+		b = append(b, `,"resources":{"subscribe":true,"listChanged":true}`...)
+	}
+	if k&kindPrompts != 0 {
+		b = append(b, `,"prompts":{"listChanged":true}`...)
+	}
+	if k.completions() && v >= ver20250326 {
+		b = append(b, `,"completions":{}`...)
+	}
+	return append(b, '}')
+}
+
+// encodeCapabilities pre-encodes r's initialize and server/discover
+// results, which declare what r offers.
+func (s *Server) encodeCapabilities(r *registry) {
+	for v := ver20241105; v <= ver20251125; v++ {
+		b := []byte(`{"protocolVersion":"` + verNames[v] + `","capabilities":`)
+		b = appendCapabilities(b, r.kinds, v)
+		b = append(b, `,"serverInfo":`...)
+		b = appendImplementation(b, s.info, v)
+		b = s.appendInstructions(b)
+		r.initResults[v] = append(b, '}')
+	}
+	b := []byte(`{"supportedVersions":["` + Version20260728 + `"],"capabilities":`)
+	b = appendCapabilities(b, r.kinds, ver20260728)
 	b = s.appendInstructions(b)
 	b = append(b, s.cacheFields...)
-	s.discover = append(b, s.modernTail...)
+	r.discover = append(b, s.modernTail...)
+}
+
+// endResultMeta closes a result object that may carry a _meta object of its
+// own: in 2026-07-28 its members join the serverInfo one.
+func (s *Server) endResultMeta(b []byte, v ver, meta []byte) []byte {
+	if len(meta) == 0 || !isObject(meta) {
+		return s.endResult(b, v)
+	}
+	if !v.modern() {
+		b = append(b, `,"_meta":`...)
+		b = append(b, meta...)
+		return append(b, '}')
+	}
+	b = append(b, s.modernTail[:len(s.modernTail)-2]...)
+	mo, _ := runtime.ScanObject(meta)
+	for {
+		key, val, ok := mo.Next()
+		if !ok {
+			break
+		}
+		if string(key) == MetaServerInfo {
+			continue
+		}
+		b = append(b, ',')
+		b = runtime.AppendJSONString(b, key)
+		b = append(b, ':')
+		b = append(b, val...)
+	}
+	return append(b, '}', '}')
 }
 
 func (s *Server) appendInstructions(b []byte) []byte {
@@ -152,24 +204,33 @@ func marshal(v any) []byte {
 
 // encodePages pre-encodes the tools/list results of revision v, one per page.
 func (s *Server) encodePages(tools []*Tool, v ver) [][]byte {
+	return s.encodeList("tools", cursorPrefix, len(tools), v, func(b []byte, i int) []byte {
+		return appendTool(b, tools[i], v)
+	})
+}
+
+// encodeList pre-encodes the results of a paginated list method of revision
+// v, one per page: the n items, appended by item, as the member key, and the
+// cursors that name prefix.
+func (s *Server) encodeList(key, prefix string, n int, v ver, item func(b []byte, i int) []byte) [][]byte {
 	size := s.opts.PageSize
 	if size == 0 {
-		size = max(len(tools), 1)
+		size = max(n, 1)
 	}
 	var pages [][]byte
 	for start := 0; ; start += size {
-		end := min(start+size, len(tools))
-		b := []byte(`{"tools":[`)
-		for i, t := range tools[start:end] {
-			if i > 0 {
+		end := min(start+size, n)
+		b := []byte(`{"` + key + `":[`)
+		for i := start; i < end; i++ {
+			if i > start {
 				b = append(b, ',')
 			}
-			b = appendTool(b, t, v)
+			b = item(b, i)
 		}
 		b = append(b, ']')
-		if end < len(tools) {
+		if end < n {
 			b = append(b, `,"nextCursor":"`...)
-			b = append(b, encodeCursor(end)...)
+			b = append(b, encodeCursorFor(prefix, end)...)
 			b = append(b, '"')
 		}
 		if v.modern() {
@@ -179,7 +240,7 @@ func (s *Server) encodePages(tools []*Tool, v ver) [][]byte {
 			b = append(b, '}')
 		}
 		pages = append(pages, b)
-		if end >= len(tools) {
+		if end >= n {
 			return pages
 		}
 	}
@@ -209,17 +270,31 @@ func appendTool(b []byte, t *Tool, v ver) []byte {
 	return append(b, '}')
 }
 
-// A cursor is the base64url text of cursorPrefix and the offset of the page's
-// first tool: opaque to clients, checked when it comes back.
-const cursorPrefix = "tools/list:"
+// A cursor is the base64url text of the list's prefix (cursorPrefix for
+// tools/list) and the offset of the page's first item: opaque to clients,
+// checked when it comes back.
+const (
+	cursorPrefix    = "tools/list:"
+	resourcesCursor = "resources/list:"
+	templatesCursor = "resources/templates/list:"
+	promptsCursor   = "prompts/list:"
+)
 
-func encodeCursor(offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.Itoa(offset)))
+func encodeCursor(offset int) string { return encodeCursorFor(cursorPrefix, offset) }
+
+func encodeCursorFor(prefix string, offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(prefix + strconv.Itoa(offset)))
 }
 
-// decodeCursor returns the page a raw JSON cursor value points at, or false
-// if it is not one this server made for the current tool list.
+// decodeCursor returns the tools/list page a raw JSON cursor value points at,
+// or false if it is not one this server made for the current tool list.
 func decodeCursor(raw []byte, pageSize, ntools int) (page int, ok bool) {
+	return decodeCursorFor(raw, cursorPrefix, pageSize, ntools)
+}
+
+// decodeCursorFor returns the page of a list of n items with cursors named
+// prefix that a raw JSON cursor value points at.
+func decodeCursorFor(raw []byte, prefix string, pageSize, n int) (page int, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return 0, false
 	}
@@ -227,13 +302,25 @@ func decodeCursor(raw []byte, pageSize, ntools int) (page int, ok bool) {
 	if err != nil {
 		return 0, false
 	}
-	rest, found := strings.CutPrefix(string(dec), cursorPrefix)
+	rest, found := strings.CutPrefix(string(dec), prefix)
 	if !found {
 		return 0, false
 	}
 	offset, err := strconv.Atoi(rest)
-	if err != nil || strconv.Itoa(offset) != rest || pageSize == 0 || offset <= 0 || offset >= ntools || offset%pageSize != 0 {
+	if err != nil || strconv.Itoa(offset) != rest || pageSize == 0 || offset <= 0 || offset >= n || offset%pageSize != 0 {
 		return 0, false
 	}
 	return offset / pageSize, true
+}
+
+// listPage returns the pre-encoded page of a list the cursor points at.
+func listPage(pages [][]byte, prefix string, pageSize, n int, cursor []byte) (json.RawMessage, error) {
+	page := 0
+	if cursor != nil && string(cursor) != "null" {
+		var ok bool
+		if page, ok = decodeCursorFor(cursor, prefix, pageSize, n); !ok {
+			return nil, errInvalidCursor
+		}
+	}
+	return pages[page], nil
 }

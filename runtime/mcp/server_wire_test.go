@@ -11,7 +11,7 @@ import (
 // engine pre-encodes its results, so their exact text is part of its contract.
 
 const (
-	capsJSON  = `"capabilities":{"tools":{"listChanged":false},"logging":{}}`
+	capsJSON  = `"capabilities":{"tools":{"listChanged":true},"logging":{}}`
 	errBatch  = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"batches are not supported"}}`
 	searchOut = `{"notes":[{"id":1,"title":"Groceries \"weekly\""}],"total":1}`
 	searchTxt = `"{\"notes\":[{\"id\":1,\"title\":\"Groceries \\\"weekly\\\"\"}],\"total\":1}"`

@@ -1,0 +1,490 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// ErrInputRequired is what Elicit, Sample and ListRoots return in a
+// 2026-07-28 call when the client has not answered the question yet. The
+// handler should return (any result or error will do): the call then ends
+// with an input_required result asking the client the question, and the
+// client retries the call with the answer, running the handler again from
+// the start, where the same question, asked in the same order, now returns
+// the answer. A handler must therefore ask in the same order each time and
+// do nothing it cannot repeat before its last question.
+var ErrInputRequired = errors.New("mcp: input required from the client")
+
+var (
+	errNoCall       = errors.New("mcp: not in a handler's context: cannot ask the client")
+	errCallReturned = errors.New("mcp: the handler has returned: cannot ask the client")
+	errNoClient     = errors.New("mcp: no connection to the client to send a request on")
+)
+
+// Elicit asks the user for information through the client
+// (elicitation/create), ctx being a handler's context. Form mode (Mode "" or
+// "form") asks for the flat object p.RequestedSchema describes, whose
+// properties must be primitives (string, number, integer, boolean, or enums);
+// nil asks for nothing but a confirmation. URL mode (Mode "url") sends the user
+// to p.URL, for anything sensitive, which form mode must never ask for. The
+// client must have declared the elicitation capability for the mode
+// (`elicitation: {}` means form only), else the error is a *runtime.Error
+// with CodeMissingClientCapability, which a handler returns as it is. In a
+// legacy session the request goes to the client at once; in 2026-07-28 see
+// ErrInputRequired.
+func Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+	cc := callFrom(ctx)
+	if cc == nil {
+		return nil, errNoCall
+	}
+	if p == nil {
+		return nil, errors.New("mcp: Elicit: nil params")
+	}
+	mode := p.Mode
+	if mode == "" {
+		mode = "form"
+	}
+	params, err := cc.elicitParams(p, mode)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := cc.request("elicitation/create", params)
+	if err != nil {
+		return nil, err
+	}
+	r := new(ElicitResult)
+	if err := decodeElicitResult(raw, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// elicitParams checks an elicitation against the client's capabilities and
+// the protocol's rules and encodes it as revision cc.v has it.
+func (cc *callCtx) elicitParams(p *ElicitParams, mode string) ([]byte, error) {
+	if p.Message == "" {
+		return nil, errors.New("mcp: Elicit: empty Message")
+	}
+	w := struct {
+		Mode            string          `json:"mode,omitempty"`
+		Message         string          `json:"message"`
+		RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+		URL             string          `json:"url,omitempty"`
+		ElicitationID   string          `json:"elicitationId,omitempty"`
+		Meta            json.RawMessage `json:"_meta,omitempty"`
+	}{Message: p.Message, Meta: p.Meta}
+	switch mode {
+	case "form":
+		schema, err := checkElicitSchema(p.RequestedSchema)
+		if err != nil {
+			return nil, err
+		}
+		w.RequestedSchema = schema
+		if cc.v >= ver20251125 {
+			w.Mode = "form"
+		}
+	case "url":
+		u, err := url.Parse(p.URL)
+		if err != nil || !u.IsAbs() || u.Host == "" {
+			return nil, fmt.Errorf("mcp: Elicit: URL mode needs an absolute URL, have %q", p.URL)
+		}
+		w.Mode, w.URL = "url", p.URL
+		if !cc.v.modern() {
+			// 2025-11-25 requires an id; 2026-07-28 has none.
+			if w.ElicitationID = p.ElicitationID; w.ElicitationID == "" {
+				var id [16]byte
+				_, _ = rand.Read(id[:])
+				w.ElicitationID = hex.EncodeToString(id[:])
+			}
+		}
+	default:
+		return nil, fmt.Errorf("mcp: Elicit: unknown mode %q (want \"form\" or \"url\")", p.Mode)
+	}
+	if err := cc.requireElicitation(mode); err != nil {
+		return nil, err
+	}
+	return json.Marshal(&w)
+}
+
+// requireElicitation returns nil when the client declared elicitation in
+// mode, and the missing-capability error otherwise. The revisions before
+// 2025-06-18 have no elicitation, and before 2025-11-25 no URL mode.
+func (cc *callCtx) requireElicitation(mode string) error {
+	caps, ok := capability(cc.caps, "elicitation")
+	switch {
+	case !ok || cc.v < ver20250618:
+		return RequireClientCapability(context.Background(), "elicitation")
+	case mode == "url" && cc.v < ver20251125:
+		return missingElicitMode(mode)
+	}
+	_, hasForm := capability(caps, "form")
+	_, hasURL := capability(caps, "url")
+	if !hasForm && !hasURL {
+		hasForm = true // elicitation: {} means form only
+	}
+	if mode == "form" && !hasForm || mode == "url" && !hasURL {
+		return missingElicitMode(mode)
+	}
+	return nil
+}
+
+func missingElicitMode(mode string) error {
+	return &runtime.Error{
+		Code:    CodeMissingClientCapability,
+		Message: "Server requires the elicitation capability with " + mode + " mode for this request",
+		Data:    json.RawMessage(`{"requiredCapabilities":{"elicitation":{"` + mode + `":{}}}}`),
+	}
+}
+
+// capability returns the member name of the capabilities object caps,
+// when present and not null.
+func capability(caps []byte, name string) ([]byte, bool) {
+	sc, ok := runtime.ScanObject(caps)
+	for ok {
+		key, val, more := sc.Next()
+		if !more {
+			break
+		}
+		if string(key) == name && string(val) != "null" {
+			return val, true
+		}
+	}
+	return nil, false
+}
+
+// checkElicitSchema checks that schema describes a flat object of primitive
+// properties, as form mode requires, and returns it compacted; nil is the
+// object with no properties.
+func checkElicitSchema(schema json.RawMessage) (json.RawMessage, error) {
+	if len(schema) == 0 {
+		return json.RawMessage(`{"type":"object","properties":{}}`), nil
+	}
+	var s struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("mcp: Elicit: RequestedSchema: %v", err)
+	}
+	if s.Type != "object" {
+		return nil, errors.New(`mcp: Elicit: RequestedSchema must have "type":"object"`)
+	}
+	for name, prop := range s.Properties {
+		var p struct {
+			Type       string          `json:"type"`
+			Properties json.RawMessage `json:"properties"`
+			Items      *struct {
+				Type  string          `json:"type"`
+				Enum  json.RawMessage `json:"enum"`
+				AnyOf json.RawMessage `json:"anyOf"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(prop, &p); err != nil {
+			return nil, fmt.Errorf("mcp: Elicit: RequestedSchema property %q: %v", name, err)
+		}
+		switch p.Type {
+		case "string", "number", "integer", "boolean":
+			if p.Properties == nil && p.Items == nil {
+				continue
+			}
+		case "array": // a multi-select enum: items are string choices
+			if p.Items != nil && (p.Items.Type == "string" && p.Items.Enum != nil || p.Items.AnyOf != nil) {
+				continue
+			}
+		}
+		return nil, fmt.Errorf("mcp: Elicit: RequestedSchema property %q is not a primitive (string, number, integer, boolean or enum): form mode asks for a flat object", name)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, schema); err != nil {
+		return nil, fmt.Errorf("mcp: Elicit: RequestedSchema: %v", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Sample asks the client's model for a message (sampling/createMessage), ctx
+// being a handler's context. The client must have declared the sampling
+// capability, else the error is a *runtime.Error with
+// CodeMissingClientCapability. In a legacy session the request goes to the
+// client at once; in 2026-07-28 see ErrInputRequired.
+func Sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
+	cc := callFrom(ctx)
+	if cc == nil {
+		return nil, errNoCall
+	}
+	if p == nil || len(p.Messages) == 0 {
+		return nil, errors.New("mcp: Sample: no messages")
+	}
+	if p.MaxTokens <= 0 {
+		return nil, errors.New("mcp: Sample: MaxTokens must be positive")
+	}
+	if err := cc.require("sampling"); err != nil {
+		return nil, err
+	}
+	params, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: Sample: %w", err)
+	}
+	raw, err := cc.request("sampling/createMessage", params)
+	if err != nil {
+		return nil, err
+	}
+	r := new(CreateMessageResult)
+	if err := decodeSampleResult(raw, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ListRoots asks the client for its roots (roots/list), ctx being a handler's
+// context. The client must have declared the roots capability, else the
+// error is a *runtime.Error with CodeMissingClientCapability. In a legacy
+// session the request goes to the client at once; in 2026-07-28 see
+// ErrInputRequired.
+func ListRoots(ctx context.Context) ([]Root, error) {
+	cc := callFrom(ctx)
+	if cc == nil {
+		return nil, errNoCall
+	}
+	if err := cc.require("roots"); err != nil {
+		return nil, err
+	}
+	raw, err := cc.request("roots/list", []byte(`{}`))
+	if err != nil {
+		return nil, err
+	}
+	var r listRootsResult
+	if err := decodeRootsResult(raw, &r); err != nil {
+		return nil, err
+	}
+	return r.Roots, nil
+}
+
+type listRootsResult struct {
+	Roots []Root `json:"roots"`
+}
+
+// require returns nil when the client declared the capability name.
+func (cc *callCtx) require(name string) error {
+	if _, ok := capability(cc.caps, name); ok {
+		return nil
+	}
+	return RequireClientCapability(context.Background(), name)
+}
+
+// request asks the client method with params and returns its result: a
+// request to the client in a legacy session, a question of the call in
+// 2026-07-28.
+func (cc *callCtx) request(method string, params []byte) (json.RawMessage, error) {
+	if cc.v.modern() {
+		if !mrtrMethod(cc.method) {
+			return nil, fmt.Errorf("mcp: cannot ask the client for input while serving %s in %s (only tools/call, prompts/get and resources/read may)", cc.method, Version20260728)
+		}
+		return cc.ask(method, params)
+	}
+	if cc.notify != nil {
+		return cc.ss.out.call(cc, method, params)
+	}
+	if cc.conn == nil {
+		return nil, errNoClient
+	}
+	cc.mu.Lock()
+	done := cc.done
+	cc.mu.Unlock()
+	if done {
+		return nil, errCallReturned
+	}
+	var res json.RawMessage
+	if err := cc.conn.Call(cc, method, json.RawMessage(params), &res); err != nil {
+		return nil, err
+	}
+	return res, checkAnswer(method, res)
+}
+
+// checkAnswer reports whether raw is a valid result of method.
+func checkAnswer(method string, raw []byte) error {
+	switch method {
+	case "elicitation/create":
+		return decodeElicitResult(raw, new(ElicitResult))
+	case "sampling/createMessage":
+		return decodeSampleResult(raw, new(CreateMessageResult))
+	case "roots/list":
+		return decodeRootsResult(raw, new(listRootsResult))
+	}
+	return fmt.Errorf("unknown method %q", method)
+}
+
+func decodeElicitResult(raw []byte, r *ElicitResult) error {
+	if !isObject(raw) || json.Unmarshal(raw, r) != nil {
+		return errors.New("malformed elicitation/create result")
+	}
+	switch r.Action {
+	case "accept", "decline", "cancel":
+	default:
+		return fmt.Errorf("elicitation/create result has action %q (want accept, decline or cancel)", r.Action)
+	}
+	if r.Content != nil && string(r.Content) != "null" && !isObject(r.Content) {
+		return errors.New(`elicitation/create result: "content" must be an object`)
+	}
+	return nil
+}
+
+func decodeSampleResult(raw []byte, r *CreateMessageResult) error {
+	if !isObject(raw) || json.Unmarshal(raw, r) != nil {
+		return errors.New("malformed sampling/createMessage result")
+	}
+	if r.Role != "user" && r.Role != "assistant" || r.Content.Type == "" {
+		return errors.New("sampling/createMessage result needs a role and a content block")
+	}
+	return nil
+}
+
+func decodeRootsResult(raw []byte, r *listRootsResult) error {
+	if !isObject(raw) || json.Unmarshal(raw, r) != nil {
+		return errors.New("malformed roots/list result")
+	}
+	return nil
+}
+
+// outRequests holds the requests a session sent its client through Handle's
+// notify function and waits for the answers to, which come back as messages
+// given to Handle (deliver).
+type outRequests struct {
+	waiting atomic.Int32 // len(pending), so deliver is cheap when none is
+	mu      sync.Mutex
+	next    int64
+	closed  bool
+	pending map[int64]chan outAnswer
+}
+
+// outAnswer is the client's answer to one request.
+type outAnswer struct {
+	res json.RawMessage
+	err error
+}
+
+// errSessionClosed fails the requests a closed session waited on.
+var errSessionClosed = fmt.Errorf("mcp: session closed: %w", runtime.ErrClosed)
+
+// call sends the request method(params) through cc.notify and waits for the
+// answer, cc's end, or the session's.
+func (o *outRequests) call(cc *callCtx, method string, params []byte) (json.RawMessage, error) {
+	if err := cc.Err(); err != nil {
+		return nil, err
+	}
+	ch := make(chan outAnswer, 1)
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return nil, errSessionClosed
+	}
+	if o.pending == nil {
+		o.pending = make(map[int64]chan outAnswer)
+	}
+	o.next++
+	id := o.next
+	o.pending[id] = ch
+	o.waiting.Add(1)
+	o.mu.Unlock()
+
+	msg := make([]byte, 0, len(params)+len(method)+64)
+	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
+	msg = strconv.AppendInt(msg, id, 10)
+	msg = append(msg, `,"method":"`...)
+	msg = append(msg, method...)
+	msg = append(msg, `","params":`...)
+	msg = append(append(msg, params...), '}')
+	cc.mu.Lock()
+	if cc.done {
+		cc.mu.Unlock()
+		o.drop(id)
+		return nil, errCallReturned
+	}
+	cc.notify(msg)
+	cc.mu.Unlock()
+
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			return nil, a.err
+		}
+		return a.res, checkAnswer(method, a.res)
+	case <-cc.Done():
+		if o.drop(id) {
+			params := strconv.AppendInt([]byte(`{"`+cancelledIDMember+`":`), id, 10)
+			cc.mu.Lock()
+			if !cc.done {
+				cc.send(methodCancelled, append(params, '}'))
+			}
+			cc.mu.Unlock()
+		}
+		return nil, cc.Err()
+	}
+}
+
+// drop forgets the request id and reports whether it was still waiting.
+func (o *outRequests) drop(id int64) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.pending[id]; !ok {
+		return false
+	}
+	delete(o.pending, id)
+	o.waiting.Add(-1)
+	return true
+}
+
+// deliver hands msg to the request it answers and reports whether it was
+// such an answer; anything else is left to the session to process.
+func (o *outRequests) deliver(msg []byte) bool {
+	if o.waiting.Load() == 0 {
+		return false
+	}
+	r, err := runtime.ParseResponse(msg)
+	if err != nil {
+		return false
+	}
+	id, err := strconv.ParseInt(r.ID.String(), 10, 64)
+	if err != nil {
+		return false
+	}
+	o.mu.Lock()
+	ch := o.pending[id]
+	if ch != nil {
+		delete(o.pending, id)
+		o.waiting.Add(-1)
+	}
+	o.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	var a outAnswer
+	if a.err = r.Err(); a.err == nil {
+		a.res = bytes.Clone(r.Result)
+	}
+	ch <- a
+	return true
+}
+
+// closeAll fails every request waiting for an answer, and every later one:
+// the session has ended.
+func (o *outRequests) closeAll() {
+	o.mu.Lock()
+	pending := o.pending
+	o.pending, o.closed = nil, true
+	o.waiting.Store(0)
+	o.mu.Unlock()
+	for _, ch := range pending {
+		ch <- outAnswer{err: errSessionClosed}
+	}
+}

@@ -1,0 +1,498 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rpcgen/rpcgen/internal/rpctest"
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// The tools these tests call ask the client for input, each in one way, and
+// return what they got as their structured result.
+
+const nameSchema = `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`
+
+func inputTools(seen chan<- error) []Tool {
+	report := func(err error) {
+		if seen != nil {
+			seen <- err
+		}
+	}
+	return []Tool{
+		{Name: "ask", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			r, err := Elicit(ctx, &ElicitParams{Message: "Name?", RequestedSchema: json.RawMessage(nameSchema)})
+			report(err)
+			if err != nil {
+				return nil, err
+			}
+			return marshal(r), nil
+		}},
+		{Name: "ask_url", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			r, err := Elicit(ctx, &ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
+			if err != nil {
+				return nil, err
+			}
+			return marshal(r), nil
+		}},
+		{Name: "sample", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			r, err := Sample(ctx, &CreateMessageParams{
+				Messages:  []SamplingMessage{{Role: "user", Content: Content{Type: "text", Text: "Capital of France?"}}},
+				MaxTokens: 50,
+			})
+			if err != nil {
+				return nil, err
+			}
+			return marshal(map[string]string{"text": r.Content.Text, "model": r.Model}), nil
+		}},
+		{Name: "roots", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			roots, err := ListRoots(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return marshal(map[string][]Root{"roots": roots}), nil
+		}},
+		{Name: "twice", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			first, err := Elicit(ctx, &ElicitParams{Message: "First?", RequestedSchema: json.RawMessage(nameSchema)})
+			if err != nil {
+				return nil, err
+			}
+			second, err := Elicit(ctx, &ElicitParams{Message: "Second?", RequestedSchema: json.RawMessage(nameSchema)})
+			if err != nil {
+				return nil, err
+			}
+			return marshal(map[string]json.RawMessage{"first": first.Content, "second": second.Content}), nil
+		}},
+		{Name: "nested", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			_, err := Elicit(ctx, &ElicitParams{Message: "Bad", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"object","properties":{}}}}`)})
+			return nil, err
+		}},
+	}
+}
+
+func newInputServer(seen chan<- error, opts *ServerOptions) *Server {
+	srv := NewServer(Implementation{Name: "asker", Version: "1.0.0"}, opts)
+	srv.AddTools(inputTools(seen)...)
+	return srv
+}
+
+// pipeClient is a fake client over runtime pipes: handler answers the
+// server's requests.
+func pipeClient(t *testing.T, srv *Server, version, caps string, handler runtime.HandlerFunc) *runtime.Conn {
+	t.Helper()
+	a, b := runtime.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, a) }()
+	c := runtime.NewConn(b, runtime.Options{Handler: handler, CancelMethod: methodCancelled, CancelIDKey: cancelledIDMember})
+	t.Cleanup(func() {
+		c.Close()
+		cancel()
+		<-done
+	})
+	init := map[string]any{"protocolVersion": version, "capabilities": json.RawMessage(caps), "clientInfo": map[string]string{"name": "fake", "version": "0"}}
+	if err := c.Call(context.Background(), "initialize", init, nil); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if err := c.Notify(context.Background(), "notifications/initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func callToolOn(ctx context.Context, c *runtime.Conn, name string) (json.RawMessage, error) {
+	var res json.RawMessage
+	err := c.Call(ctx, "tools/call", map[string]any{"name": name, "arguments": map[string]any{}}, &res)
+	return res, err
+}
+
+// structured returns the structuredContent of a tools/call result, failing
+// the test on a tool error.
+func structured(t *testing.T, res json.RawMessage) string {
+	t.Helper()
+	var r struct {
+		StructuredContent json.RawMessage
+		IsError           bool
+		Content           []Content
+	}
+	if err := json.Unmarshal(res, &r); err != nil || r.IsError {
+		t.Fatalf("tool failed: %s (%v)", res, err)
+	}
+	return string(r.StructuredContent)
+}
+
+func TestLegacyElicitOverConn(t *testing.T) {
+	for _, tc := range []struct {
+		version, wantParams string
+	}{
+		{"2025-06-18", `{"message":"Name?","requestedSchema":` + nameSchema + `}`},
+		{"2025-11-25", `{"mode":"form","message":"Name?","requestedSchema":` + nameSchema + `}`},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			srv := newInputServer(nil, nil)
+			params := make(chan string, 1)
+			c := pipeClient(t, srv, tc.version, `{"elicitation":{}}`, func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+				if req.Method != "elicitation/create" {
+					return nil, runtime.ErrMethodNotFound(req.Method)
+				}
+				params <- string(req.Params)
+				return json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`), nil
+			})
+			res, err := callToolOn(context.Background(), c, "ask")
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantJSON(t, <-params, tc.wantParams)
+			wantJSON(t, structured(t, res), `{"action":"accept","content":{"name":"Ada"}}`)
+		})
+	}
+}
+
+func TestLegacySampleAndRootsOverConn(t *testing.T) {
+	srv := newInputServer(nil, nil)
+	got := make(chan string, 2)
+	c := pipeClient(t, srv, "2025-11-25", `{"sampling":{},"roots":{"listChanged":true}}`, func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+		got <- req.Method + " " + string(req.Params)
+		switch req.Method {
+		case "sampling/createMessage":
+			return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"m1","stopReason":"endTurn"}`), nil
+		case "roots/list":
+			return json.RawMessage(`{"roots":[{"uri":"file:///src","name":"src"}]}`), nil
+		}
+		return nil, runtime.ErrMethodNotFound(req.Method)
+	})
+	res, err := callToolOn(context.Background(), c, "sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON(t, structured(t, res), `{"text":"Paris","model":"m1"}`)
+	if g := <-got; !strings.HasPrefix(g, "sampling/createMessage ") {
+		t.Errorf("client got %s", g)
+	} else {
+		wantJSON(t, strings.TrimPrefix(g, "sampling/createMessage "), `{"messages":[{"role":"user","content":{"type":"text","text":"Capital of France?"}}],"maxTokens":50}`)
+	}
+	res, err = callToolOn(context.Background(), c, "roots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON(t, structured(t, res), `{"roots":[{"uri":"file:///src","name":"src"}]}`)
+	if g := <-got; g != "roots/list {}" {
+		t.Errorf("client got %s, want roots/list {}", g)
+	}
+}
+
+func TestLegacyMissingCapability(t *testing.T) {
+	for _, tc := range []struct {
+		version, caps, tool, data string
+	}{
+		{"2025-11-25", `{}`, "ask", `{"requiredCapabilities":{"elicitation":{}}}`},
+		{"2025-11-25", `{"elicitation":null}`, "ask", `{"requiredCapabilities":{"elicitation":{}}}`},
+		{"2025-11-25", `{"elicitation":{"form":{}}}`, "ask_url", `{"requiredCapabilities":{"elicitation":{"url":{}}}}`},
+		{"2025-11-25", `{"elicitation":{}}`, "ask_url", `{"requiredCapabilities":{"elicitation":{"url":{}}}}`},
+		{"2025-11-25", `{"elicitation":{"url":{}}}`, "ask", `{"requiredCapabilities":{"elicitation":{"form":{}}}}`},
+		{"2025-06-18", `{"elicitation":{"url":{}}}`, "ask_url", `{"requiredCapabilities":{"elicitation":{"url":{}}}}`},
+		{"2025-03-26", `{"elicitation":{}}`, "ask", `{"requiredCapabilities":{"elicitation":{}}}`}, // no elicitation yet
+		{"2025-11-25", `{"elicitation":{}}`, "sample", `{"requiredCapabilities":{"sampling":{}}}`},
+		{"2025-11-25", `{"sampling":{}}`, "roots", `{"requiredCapabilities":{"roots":{}}}`},
+	} {
+		t.Run(tc.version+" "+tc.caps+" "+tc.tool, func(t *testing.T) {
+			srv := newInputServer(nil, nil)
+			asked := make(chan string, 1)
+			c := pipeClient(t, srv, tc.version, tc.caps, func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+				asked <- req.Method
+				return nil, runtime.ErrMethodNotFound(req.Method)
+			})
+			_, err := callToolOn(context.Background(), c, tc.tool)
+			re := rpctest.WantError(t, err, CodeMissingClientCapability)
+			if re != nil {
+				wantJSON(t, string(re.Data), tc.data)
+			}
+			select {
+			case m := <-asked:
+				t.Errorf("the client was asked %s", m)
+			default:
+			}
+		})
+	}
+}
+
+func TestLegacyURLElicitation(t *testing.T) {
+	srv := newInputServer(nil, nil)
+	params := make(chan string, 1)
+	c := pipeClient(t, srv, "2025-11-25", `{"elicitation":{"url":{}}}`, func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+		params <- string(req.Params)
+		return json.RawMessage(`{"action":"accept"}`), nil
+	})
+	res, err := callToolOn(context.Background(), c, "ask_url")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON(t, <-params, `{"mode":"url","message":"Sign in","url":"https://example.com/login","elicitationId":"e1"}`)
+	wantJSON(t, structured(t, res), `{"action":"accept"}`)
+}
+
+func TestLegacyClientErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer string
+		errObj       *runtime.Error
+		want         string
+	}{
+		{name: "error response", errObj: &runtime.Error{Code: -32600, Message: "user closed the dialog"}, want: "user closed the dialog"},
+		{name: "bad action", answer: `{"action":"maybe"}`, want: `has action`},
+		{name: "not an object", answer: `[1]`, want: "malformed elicitation/create result"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newInputServer(nil, nil)
+			c := pipeClient(t, srv, "2025-11-25", `{"elicitation":{}}`, func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+				if tc.errObj != nil {
+					return nil, tc.errObj
+				}
+				return json.RawMessage(tc.answer), nil
+			})
+			res, err := callToolOn(context.Background(), c, "ask")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(res), `"isError":true`) || !strings.Contains(string(res), tc.want) {
+				t.Errorf("result %s, want a tool error saying %q", res, tc.want)
+			}
+		})
+	}
+}
+
+func TestLegacyBadSchema(t *testing.T) {
+	srv := newInputServer(nil, nil)
+	c := pipeClient(t, srv, "2025-11-25", `{"elicitation":{}}`, func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+		t.Errorf("the client was asked %s", req.Method)
+		return nil, runtime.ErrMethodNotFound(req.Method)
+	})
+	res, err := callToolOn(context.Background(), c, "nested")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res), `"isError":true`) || !strings.Contains(string(res), "not a primitive") {
+		t.Errorf("result %s, want a tool error about the schema", res)
+	}
+}
+
+func TestCheckElicitSchema(t *testing.T) {
+	for _, s := range []string{
+		``,
+		`{"type":"object","properties":{}}`,
+		`{"type":"object","properties":{"a":{"type":"string","format":"email"},"b":{"type":"integer","minimum":1},"c":{"type":"boolean","default":true},"d":{"type":"number"}}}`,
+		`{"type":"object","properties":{"e":{"type":"string","enum":["x","y"]},"f":{"type":"string","oneOf":[{"const":"x","title":"X"}]}}}`,
+		`{"type":"object","properties":{"g":{"type":"array","items":{"type":"string","enum":["x"]}},"h":{"type":"array","items":{"anyOf":[{"const":"x","title":"X"}]}}}}`,
+	} {
+		if _, err := checkElicitSchema(json.RawMessage(s)); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	for _, s := range []string{
+		`{"type":"string"}`,
+		`{"properties":{}}`,
+		`{"type":"object","properties":{"a":{"type":"object"}}}`,
+		`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","properties":{}}}}`,
+		`{"type":"object","properties":{"a":{}}}`,
+		`[]`,
+	} {
+		if _, err := checkElicitSchema(json.RawMessage(s)); err == nil {
+			t.Errorf("%s: no error", s)
+		}
+	}
+}
+
+// The client cancels its tools/call while the tool waits for an answer: the
+// tool sees its context end, and the server cancels its request to the
+// client.
+func TestLegacyCancelOverConn(t *testing.T) {
+	seen := make(chan error, 1)
+	srv := newInputServer(seen, nil)
+	asked := make(chan struct{})
+	clientCancelled := make(chan struct{})
+	c := pipeClient(t, srv, "2025-11-25", `{"elicitation":{}}`, func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+		close(asked)
+		<-ctx.Done() // released by the server's notifications/cancelled
+		close(clientCancelled)
+		return nil, runtime.ErrNoResponse
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := callToolOn(ctx, c, "ask")
+		errc <- err
+	}()
+	<-asked
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("client call: %v", err)
+	}
+	if err := <-seen; !errors.Is(err, context.Canceled) {
+		t.Errorf("Elicit returned %v, want context.Canceled", err)
+	}
+	<-clientCancelled
+}
+
+// handleClient drives a Session through Handle as mcphttp does: requests the
+// server sends come out of notify, and answer, when it returns a message,
+// goes back in through Handle from another goroutine.
+type handleClient struct {
+	t  *testing.T
+	ss *Session
+}
+
+func newHandleClient(t *testing.T, srv *Server, caps string) *handleClient {
+	ss := srv.NewSession()
+	reply := ss.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"h","version":"0"}}}`), nil)
+	if !strings.Contains(string(reply), `"result"`) {
+		t.Fatalf("initialize: %s", reply)
+	}
+	ss.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), nil)
+	return &handleClient{t: t, ss: ss}
+}
+
+// call sends a tools/call under ctx and returns its reply; each message the
+// server sends meanwhile goes to onMsg, on the goroutine that sent it.
+func (h *handleClient) call(ctx context.Context, tool string, onMsg func(msg []byte)) []byte {
+	return h.ss.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"`+tool+`","arguments":{}}}`), onMsg)
+}
+
+func TestLegacyElicitThroughHandle(t *testing.T) {
+	srv := newInputServer(nil, nil)
+	h := newHandleClient(t, srv, `{"elicitation":{}}`)
+	var sent []string
+	reply := h.call(context.Background(), "ask", func(msg []byte) {
+		sent = append(sent, string(msg))
+		var m struct {
+			ID     json.RawMessage
+			Method string
+		}
+		if err := json.Unmarshal(msg, &m); err != nil || m.Method != "elicitation/create" {
+			t.Errorf("server sent %s", msg)
+			return
+		}
+		answer := []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"action":"accept","content":{"name":"Grace"}}}`)
+		done := make(chan []byte)
+		go func() { done <- h.ss.Handle(context.Background(), answer, nil) }()
+		// The answer is taken by the waiting request, not processed as a
+		// message of its own; Handle returns nothing for it.
+		go func() {
+			if r := <-done; r != nil {
+				t.Errorf("Handle(answer) = %s, want nil", r)
+			}
+		}()
+	})
+	if len(sent) != 1 {
+		t.Fatalf("server sent %q", sent)
+	}
+	wantJSON(t, sent[0], `{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"form","message":"Name?","requestedSchema":`+nameSchema+`}}`)
+	var r struct{ Result json.RawMessage }
+	if err := json.Unmarshal(reply, &r); err != nil {
+		t.Fatalf("reply %s: %v", reply, err)
+	}
+	wantJSON(t, structured(t, r.Result), `{"action":"accept","content":{"name":"Grace"}}`)
+}
+
+func TestLegacyCancelThroughHandle(t *testing.T) {
+	seen := make(chan error, 1)
+	srv := newInputServer(seen, nil)
+	h := newHandleClient(t, srv, `{"elicitation":{}}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	var sent []string
+	reply := h.call(ctx, "ask", func(msg []byte) {
+		sent = append(sent, string(msg))
+		if len(sent) == 1 {
+			cancel() // the client gives up while the question is out
+		}
+	})
+	if reply != nil {
+		t.Errorf("cancelled call replied %s", reply)
+	}
+	if err := <-seen; !errors.Is(err, context.Canceled) {
+		t.Errorf("Elicit returned %v, want context.Canceled", err)
+	}
+	if len(sent) != 2 {
+		t.Fatalf("server sent %q, want the request and its cancellation", sent)
+	}
+	wantJSON(t, sent[1], `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	// A late answer is not taken for anything: the session processes it as
+	// the runtime does any stray response.
+	if h.ss.out.deliver([]byte(`{"jsonrpc":"2.0","id":1,"result":{"action":"cancel"}}`)) {
+		t.Error("a late answer was delivered")
+	}
+}
+
+func TestLegacyCloseFailsPending(t *testing.T) {
+	seen := make(chan error, 1)
+	srv := newInputServer(seen, nil)
+	h := newHandleClient(t, srv, `{"elicitation":{}}`)
+	reply := h.call(context.Background(), "ask", func(msg []byte) {
+		go h.ss.Close() // the session ends while the question is out
+	})
+	if err := <-seen; !errors.Is(err, runtime.ErrClosed) {
+		t.Errorf("Elicit returned %v, want runtime.ErrClosed", err)
+	}
+	if !strings.Contains(string(reply), `"isError":true`) {
+		t.Errorf("reply %s, want a tool error", reply)
+	}
+	// Later questions fail at once.
+	reply = h.call(context.Background(), "ask", func(msg []byte) { t.Errorf("server sent %s after close", msg) })
+	if err := <-seen; !errors.Is(err, runtime.ErrClosed) {
+		t.Errorf("Elicit after close returned %v, want runtime.ErrClosed", err)
+	}
+	if !strings.Contains(string(reply), `"isError":true`) {
+		t.Errorf("reply %s, want a tool error", reply)
+	}
+}
+
+func TestInputOutsideHandler(t *testing.T) {
+	if _, err := Elicit(context.Background(), &ElicitParams{Message: "x"}); err == nil {
+		t.Error("Elicit outside a handler: no error")
+	}
+	if _, err := Sample(context.Background(), &CreateMessageParams{}); err == nil {
+		t.Error("Sample outside a handler: no error")
+	}
+	if _, err := ListRoots(context.Background()); err == nil {
+		t.Error("ListRoots outside a handler: no error")
+	}
+}
+
+// deliver ignores what is not an answer to a waiting request, cheaply when
+// nothing waits.
+func TestDeliverIgnores(t *testing.T) {
+	var o outRequests
+	if o.deliver([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)) {
+		t.Error("delivered with nothing waiting")
+	}
+	ch := make(chan outAnswer, 1)
+	o.pending = map[int64]chan outAnswer{1: ch}
+	o.waiting.Store(1)
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":2,"result":{}}`,
+		`{"jsonrpc":"2.0","id":"1","result":{}}`,
+		`not json`,
+	} {
+		if o.deliver([]byte(msg)) {
+			t.Errorf("delivered %s", msg)
+		}
+	}
+	if !o.deliver([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}`)) {
+		t.Fatal("answer not delivered")
+	}
+	var re *runtime.Error
+	if a := <-ch; !errors.As(a.err, &re) || re.Message != "no" {
+		t.Errorf("delivered %+v", a)
+	}
+}
+
+// wantJSON fails the test unless got is the JSON want (member order aside).
+func wantJSON(t *testing.T, got, want string) {
+	t.Helper()
+	if !rpctest.SameJSON(t, got, want) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

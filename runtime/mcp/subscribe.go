@@ -1,0 +1,412 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// metaSubscriptionID is the _meta key naming the subscriptions/listen stream
+// a notification belongs to (2026-07-28).
+const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+// hub holds where notifications unrelated to a request go: the legacy
+// sessions with an outbound and the open subscriptions/listen streams.
+type hub struct {
+	mu        sync.Mutex
+	sessions  map[*Session]struct{}
+	listeners map[*listenStream]struct{}
+
+	ended   chan struct{} // closed by EndSubscriptions
+	endOnce sync.Once
+}
+
+func (h *hub) addSession(ss *Session) {
+	h.mu.Lock()
+	if h.sessions == nil {
+		h.sessions = make(map[*Session]struct{})
+	}
+	h.sessions[ss] = struct{}{}
+	h.mu.Unlock()
+}
+
+func (h *hub) removeSession(ss *Session) {
+	h.mu.Lock()
+	delete(h.sessions, ss)
+	h.mu.Unlock()
+}
+
+// snapshot returns the sessions and listeners, to send to without the lock.
+func (h *hub) snapshot() ([]*Session, []*listenStream) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ss := make([]*Session, 0, len(h.sessions))
+	for s := range h.sessions {
+		ss = append(ss, s)
+	}
+	ls := make([]*listenStream, 0, len(h.listeners))
+	for l := range h.listeners {
+		ls = append(ls, l)
+	}
+	return ss, ls
+}
+
+// sessionSubs is a legacy session's side of notifications: where they go,
+// the resources it subscribed to, and what its initialize declared.
+// Lock order: sessionSubs.mu before hub.mu.
+type sessionSubs struct {
+	mu     sync.Mutex
+	send   func(method string, params []byte) // nil: nowhere
+	uris   map[string]bool
+	kinds  kinds // the optional features the initialize result declared
+	closed bool
+}
+
+// SetOutbound sets where the session sends the messages that are not part
+// of a request's exchange: notifications/resources/updated for the
+// resources the client subscribed to, and the list_changed notifications. A
+// transport calls it once, before serving the session; Serve and ServeStdio
+// send them on their connection without it. send must not block for long
+// and may be called from any goroutine, but not concurrently with itself.
+func (ss *Session) SetOutbound(send func(msg []byte)) {
+	if send == nil {
+		return
+	}
+	var mu sync.Mutex
+	ss.setOutbound(func(method string, params []byte) {
+		msg := notification(method, params)
+		mu.Lock()
+		defer mu.Unlock()
+		send(msg)
+	})
+}
+
+func (ss *Session) setOutbound(send func(method string, params []byte)) {
+	ss.subs.mu.Lock()
+	defer ss.subs.mu.Unlock()
+	if ss.subs.closed {
+		return
+	}
+	ss.subs.send = send
+	ss.srv.hub.addSession(ss)
+}
+
+// initialized records what initialize declared and, for a session served
+// over a connection, takes the connection as its outbound.
+func (ss *Session) initialized(ctx context.Context, k kinds) {
+	ss.subs.mu.Lock()
+	ss.subs.kinds = k
+	set := ss.subs.send != nil
+	ss.subs.mu.Unlock()
+	if set {
+		return
+	}
+	if _, inProcess := ctx.Value(handleKey{}).(*handleCtx); inProcess {
+		return
+	}
+	if conn := runtime.ConnFromContext(ctx); conn != nil {
+		ss.setOutbound(func(method string, params []byte) {
+			var p any
+			if params != nil {
+				p = json.RawMessage(params)
+			}
+			if err := conn.Notify(context.Background(), method, p); err != nil {
+				ss.logger.Debug("mcp: send notification", "method", method, "err", err)
+			}
+		})
+	}
+}
+
+// Close ends the session: it drops its subscriptions, stops its outbound
+// and fails every request it sent the client that is still awaiting an
+// answer. A transport calls it when the session ends; Serve does when the
+// connection ends.
+func (ss *Session) Close() {
+	ss.subs.mu.Lock()
+	ss.subs.closed, ss.subs.send, ss.subs.uris = true, nil, nil
+	ss.srv.hub.removeSession(ss)
+	ss.subs.mu.Unlock()
+	ss.out.closeAll()
+}
+
+// sender returns where a notification for the session goes, or nil when it
+// must not get it: want reports whether it does, under the lock.
+func (ss *Session) sender(want func(*sessionSubs) bool) func(string, []byte) {
+	ss.subs.mu.Lock()
+	defer ss.subs.mu.Unlock()
+	if ss.subs.send == nil || ss.state.Load() == nil || !want(&ss.subs) {
+		return nil
+	}
+	return ss.subs.send
+}
+
+// notification encodes a JSON-RPC notification; nil params are left out.
+func notification(method string, params []byte) []byte {
+	msg := make([]byte, 0, len(params)+len(method)+40)
+	msg = append(msg, `{"jsonrpc":"2.0","method":`...)
+	msg = runtime.AppendJSONString(msg, method)
+	if params != nil {
+		msg = append(msg, `,"params":`...)
+		msg = append(msg, params...)
+	}
+	return append(msg, '}')
+}
+
+// listChanged sends method, a list_changed notification, to every legacy
+// session whose initialize declared kind (0: tools, always declared) and
+// every listen stream that asked for it.
+func (s *Server) listChanged(method string, kind kinds) {
+	sessions, listeners := s.hub.snapshot()
+	for _, ss := range sessions {
+		if send := ss.sender(func(sub *sessionSubs) bool { return kind == 0 || sub.kinds&kind != 0 }); send != nil {
+			send(method, nil)
+		}
+	}
+	for _, l := range listeners {
+		if kind == 0 && l.tools || kind == kindPrompts && l.prompts || kind == kindResources && l.resources {
+			l.send(method, nil)
+		}
+	}
+}
+
+// ResourceUpdated tells the clients subscribed to the resource uri that it
+// changed (notifications/resources/updated): every legacy session that
+// called resources/subscribe for it, through its outbound, and every
+// 2026-07-28 subscriptions/listen stream whose resourceSubscriptions hold it.
+func (s *Server) ResourceUpdated(uri string) {
+	if clean, err := cleanFileURI(uri); err == nil {
+		uri = clean
+	}
+	member := runtime.AppendJSONString([]byte(`"uri":`), uri)
+	params := append(append([]byte{'{'}, member...), '}')
+	sessions, listeners := s.hub.snapshot()
+	for _, ss := range sessions {
+		if send := ss.sender(func(sub *sessionSubs) bool { return sub.uris[uri] }); send != nil {
+			send("notifications/resources/updated", params)
+		}
+	}
+	for _, l := range listeners {
+		if l.uris[uri] {
+			l.send("notifications/resources/updated", append([]byte{','}, member...))
+		}
+	}
+}
+
+// EndSubscriptions ends every subscriptions/listen stream with its complete
+// result, and makes every later one end the same way at once. A transport
+// shutting down calls it, so its streams end gracefully.
+func (s *Server) EndSubscriptions() {
+	s.hub.endOnce.Do(func() { close(s.hub.ended) })
+}
+
+// subscribe serves a legacy resources/subscribe: a resource the server can
+// read (a fixed one, or one a template matches).
+func (ss *Session) subscribe(_ context.Context, p *reqParams) (json.RawMessage, error) {
+	r := ss.srv.reg.Load()
+	if r.kinds&kindResources == 0 {
+		return nil, runtime.ErrMethodNotFound("resources/subscribe")
+	}
+	uri, err := resourceURI(p.uri)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, ok := r.resolve(uri); !ok {
+		return nil, ResourceNotFound(uri)
+	}
+	ss.subs.mu.Lock()
+	defer ss.subs.mu.Unlock()
+	if !ss.subs.closed {
+		if ss.subs.uris == nil {
+			ss.subs.uris = make(map[string]bool)
+		}
+		ss.subs.uris[uri] = true
+	}
+	return emptyResult, nil
+}
+
+// unsubscribe serves a legacy resources/unsubscribe.
+func (ss *Session) unsubscribe(p *reqParams) (json.RawMessage, error) {
+	if ss.srv.reg.Load().kinds&kindResources == 0 {
+		return nil, runtime.ErrMethodNotFound("resources/unsubscribe")
+	}
+	uri, err := resourceURI(p.uri)
+	if err != nil {
+		return nil, err
+	}
+	ss.subs.mu.Lock()
+	delete(ss.subs.uris, uri)
+	ss.subs.mu.Unlock()
+	return emptyResult, nil
+}
+
+// listenStream is one subscriptions/listen stream.
+type listenStream struct {
+	id                        []byte // the listen request's raw JSON id
+	tools, prompts, resources bool   // the list_changed notifications honoured
+	uris                      map[string]bool
+
+	mu     sync.Mutex // held while sending
+	done   bool       // the listen returned: send nothing more
+	notify func([]byte)
+	conn   *runtime.Conn
+	logger *slog.Logger
+}
+
+// send sends a notification of the stream: params are its _meta and then
+// members (each preceded by a comma).
+func (l *listenStream) send(method string, members []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sendLocked(method, members)
+}
+
+func (l *listenStream) sendLocked(method string, members []byte) {
+	if l.done {
+		return
+	}
+	params := make([]byte, 0, 64+len(l.id)+len(members))
+	params = append(params, `{"_meta":{"`+metaSubscriptionID+`":`...)
+	params = append(params, l.id...)
+	params = append(params, '}')
+	params = append(append(params, members...), '}')
+	switch {
+	case l.notify != nil:
+		l.notify(notification(method, params))
+	case l.conn != nil:
+		if err := l.conn.Notify(context.Background(), method, json.RawMessage(params)); err != nil {
+			l.logger.Debug("mcp: send notification", "method", method, "err", err)
+		}
+	}
+}
+
+// listenFilter is the SubscriptionFilter of a subscriptions/listen.
+type listenFilter struct {
+	ToolsListChanged      bool     `json:"toolsListChanged"`
+	PromptsListChanged    bool     `json:"promptsListChanged"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions"`
+}
+
+// listen serves a subscriptions/listen (2026-07-28): it acknowledges with
+// the notifications it honours, sends them until the request ends, and then
+// answers nothing (the client cancelled or went away) or, after
+// EndSubscriptions, the complete result.
+func (ss *Session) listen(ctx context.Context, req *runtime.Request, p *reqParams) (json.RawMessage, error) {
+	if p.notifications == nil {
+		return nil, runtime.InvalidParams(`missing "notifications"`)
+	}
+	var f listenFilter
+	if !isObject(p.notifications) || json.Unmarshal(p.notifications, &f) != nil {
+		return nil, runtime.InvalidParams(`"notifications" must be a SubscriptionFilter object`)
+	}
+	srv := ss.srv
+	id := []byte(req.ID.String())
+	select {
+	case <-srv.hub.ended:
+		return srv.listenEnded(id), nil
+	default:
+	}
+	r := srv.reg.Load()
+	l := &listenStream{
+		id:        id,
+		tools:     f.ToolsListChanged,
+		prompts:   f.PromptsListChanged && r.kinds&kindPrompts != 0,
+		resources: f.ResourcesListChanged && r.kinds&kindResources != 0,
+		logger:    ss.logger,
+	}
+	var honoured []string
+	if r.kinds&kindResources != 0 {
+		for _, u := range f.ResourceSubscriptions {
+			if checkURI(u) != nil {
+				continue
+			}
+			clean, err := cleanFileURI(u)
+			if err != nil {
+				continue
+			}
+			if _, _, ok := r.resolve(clean); ok && !l.uris[clean] {
+				if l.uris == nil {
+					l.uris = make(map[string]bool)
+				}
+				l.uris[clean] = true
+				honoured = append(honoured, clean)
+			}
+		}
+	}
+	if hc, ok := ctx.Value(handleKey{}).(*handleCtx); ok {
+		l.notify = hc.notify
+	} else {
+		l.conn = runtime.ConnFromContext(ctx)
+	}
+
+	// Acknowledge before anything else can go out on the stream.
+	ack := []byte(`,"notifications":{`)
+	n := len(ack)
+	flag := func(on bool, name string) {
+		if on {
+			if len(ack) > n {
+				ack = append(ack, ',')
+			}
+			ack = append(ack, `"`+name+`":true`...)
+		}
+	}
+	flag(l.tools, "toolsListChanged")
+	flag(l.prompts, "promptsListChanged")
+	flag(l.resources, "resourcesListChanged")
+	if len(honoured) > 0 {
+		if len(ack) > n {
+			ack = append(ack, ',')
+		}
+		ack = append(ack, `"resourceSubscriptions":[`...)
+		for i, u := range honoured {
+			if i > 0 {
+				ack = append(ack, ',')
+			}
+			ack = runtime.AppendJSONString(ack, u)
+		}
+		ack = append(ack, ']')
+	}
+	ack = append(ack, '}')
+	l.mu.Lock()
+	srv.hub.mu.Lock()
+	if srv.hub.listeners == nil {
+		srv.hub.listeners = make(map[*listenStream]struct{})
+	}
+	srv.hub.listeners[l] = struct{}{}
+	srv.hub.mu.Unlock()
+	l.sendLocked("notifications/subscriptions/acknowledged", ack)
+	l.mu.Unlock()
+
+	var res json.RawMessage
+	var err error
+	select {
+	case <-ctx.Done():
+		err = runtime.ErrNoResponse
+	case <-srv.hub.ended:
+		res = srv.listenEnded(id)
+		if ctx.Err() != nil { // cancelled too: a cancelled request gets no response
+			res, err = nil, runtime.ErrNoResponse
+		}
+	}
+	l.mu.Lock()
+	l.done = true
+	l.mu.Unlock()
+	srv.hub.mu.Lock()
+	delete(srv.hub.listeners, l)
+	srv.hub.mu.Unlock()
+	return res, err
+}
+
+// listenEnded is the result that ends the listen stream whose request id is
+// id.
+func (s *Server) listenEnded(id []byte) json.RawMessage {
+	b := make([]byte, 0, 96+len(id)+len(s.modernInfo))
+	b = append(b, `{"resultType":"complete","_meta":{"`+metaSubscriptionID+`":`...)
+	b = append(b, id...)
+	b = append(b, `,"`+MetaServerInfo+`":`...)
+	b = append(b, s.modernInfo...)
+	return append(b, "}}"...)
+}
