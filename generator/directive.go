@@ -50,7 +50,10 @@ var knownDirectives = map[string]map[string]directiveSpec{
 			"name": valueArg, "title": valueArg, "skip": flagArg,
 			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,
 		},
-		"schema": {"dialect": boolArg, "defs": boolArg},
+		"schema":   {"dialect": boolArg, "defs": boolArg},
+		"resource": {"uri": valueArg, "mime": valueArg, "name": valueArg, "title": valueArg},
+		"prompt":   {"name": valueArg, "title": valueArg},
+		"complete": {"prompt": valueArg, "resource": valueArg, "arg": valueArg},
 	},
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,6 +59,12 @@ func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discove
 	g.reserved = packageNames(services)
 	for _, name := range []string{"context", "json", "runtime", "mcp", "errors", "c", "result", "err"} {
 		g.reserved[name] = true
+	}
+	if slices.ContainsFunc(services, hasFeatures) {
+		// Packages only the MCP features' generated code uses.
+		for _, name := range []string{"strconv", "strings", "base64"} {
+			g.reserved[name] = true
+		}
 	}
 	for _, name := range types.Universe.Names() {
 		g.reserved[name] = true // a param named "string" or "error" would shadow the type

@@ -39,6 +39,8 @@ type signature struct {
 	ctx     jen.Code              // the context to call with
 	wire    func(string) jen.Code // the params value, given the params struct's name
 	zero    jen.Code              // the zero result, nil when there is none
+	args    []string              // the names of the params after the context
+	scope   *scope                // hands out names for the body's locals
 }
 
 // ret returns from the method with err (and the zero result).
@@ -53,7 +55,7 @@ func (s *signature) ret(err jen.Code) jen.Code {
 // those that would shadow an import or a generated local.
 func (g *emitter) clientSignature(m *Method) *signature {
 	scope := newScope(g.reserved)
-	sig := &signature{ctx: jen.Qual("context", "Background").Call(), results: jen.Error()}
+	sig := &signature{ctx: jen.Qual("context", "Background").Call(), results: jen.Error(), scope: scope}
 	if m.Context != "" {
 		name := scope.declare(m.Context, "ctx")
 		sig.params = append(sig.params, jen.Id(name).Qual("context", "Context"))
@@ -64,6 +66,7 @@ func (g *emitter) clientSignature(m *Method) *signature {
 		argNames[i] = scope.declare(p.Name, fmt.Sprintf("p%d", i))
 		sig.params = append(sig.params, jen.Id(argNames[i]).Add(g.typeExpr(p.Type)))
 	}
+	sig.args = argNames
 	sig.wire = func(paramsType string) jen.Code {
 		switch {
 		case len(m.Params) == 0:

@@ -29,6 +29,7 @@ func (g *emitter) tools(s *Service, names *serviceNames) {
 	if len(tools) > 0 {
 		g.toolDecls(s, names, tools)
 	}
+	g.features(s, names, len(tools) > 0)
 	g.mcpClient(s, names)
 }
 
@@ -130,11 +131,21 @@ func annotations(t *Tool) jen.Code {
 // calling the service's tools through tools/call.
 func (g *emitter) mcpClient(s *Service, names *serviceNames) {
 	f := g.file
+	caller := "ToolCaller"
 	f.Line()
-	f.Commentf("%s calls the %s tools of an MCP server through tools/call.", names.mcpClient, s.Name)
-	f.Commentf("It implements %s: results are decoded from the tools' structured content,", s.Name)
-	f.Comment("and a tool's error result becomes a *mcp.ToolError.")
-	f.Type().Id(names.mcpClient).Struct(jen.Id(names.field).Qual(mcpPath, "ToolCaller"))
+	if hasFeatures(s) {
+		caller = "FeatureCaller"
+		f.Commentf("%s calls the tools, resources, prompts and completions of", names.mcpClient)
+		f.Commentf("an MCP server serving %s. It implements %s: tool results are decoded", s.Name, s.Name)
+		f.Comment("from the tools' structured content (a tool's error result becomes a")
+		f.Comment("*mcp.ToolError), resources and prompts from what resources/read and")
+		f.Comment("prompts/get return.")
+	} else {
+		f.Commentf("%s calls the %s tools of an MCP server through tools/call.", names.mcpClient, s.Name)
+		f.Commentf("It implements %s: results are decoded from the tools' structured content,", s.Name)
+		f.Comment("and a tool's error result becomes a *mcp.ToolError.")
+	}
+	f.Type().Id(names.mcpClient).Struct(jen.Id(names.field).Qual(mcpPath, caller))
 
 	f.Line()
 	f.Var().Id("_").Id(s.Name).Op("=").Parens(jen.Op("*").Id(names.mcpClient)).Parens(jen.Nil())
@@ -142,10 +153,14 @@ func (g *emitter) mcpClient(s *Service, names *serviceNames) {
 	f.Line()
 	f.Commentf("New%s returns a %s that calls tools through c, usually an", names.mcpClient, s.Name)
 	f.Comment("*mcp.Client connected over stdio, HTTP or in process.")
-	f.Func().Id("New" + names.mcpClient).Params(jen.Id("c").Qual(mcpPath, "ToolCaller")).Op("*").Id(names.mcpClient).Block(
+	f.Func().Id("New" + names.mcpClient).Params(jen.Id("c").Qual(mcpPath, caller)).Op("*").Id(names.mcpClient).Block(
 		jen.Return(jen.Op("&").Id(names.mcpClient).Values(jen.Id(names.field).Op(":").Id("c"))),
 	)
 	for _, m := range s.Methods {
+		if m.Resource != nil || m.Prompt != nil || m.Completer != nil {
+			g.featureClientMethod(s, m, names)
+			continue
+		}
 		g.mcpClientMethod(s, m, names)
 	}
 }

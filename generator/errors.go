@@ -78,3 +78,8 @@ func (c *errorCollector) err() error {
 	})
 	return c.list
 }
+
+// atPosition records an error at an already resolved position.
+func (c *errorCollector) atPosition(pos token.Position, format string, args ...any) {
+	c.list = append(c.list, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}

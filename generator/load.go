@@ -179,6 +179,7 @@ func buildServices(pkg *packages.Package, names []string, typeErrs ErrorList) ([
 		}
 	}
 	checkToolNames(services, errs)
+	checkFeatureNames(services, errs)
 	if errs.invalidTypes {
 		errs.list = append(errs.list, typeErrs...)
 	}
@@ -264,6 +265,7 @@ func buildService(pkg *packages.Package, idx *syntaxIndex, name string, errs *er
 		seen[m.RPCName] = m
 		s.Methods = append(s.Methods, m)
 	}
+	linkCompleters(s, errs)
 	return s
 }
 
@@ -347,11 +349,15 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 			errs.at(fn.Pos(), "method %s: result: %s", fn.Name(), reason)
 		}
 		m.Result = r
-		checkContent(m, errs, types.TypeString(r, packageNameQualifier(pkg.Types)))
+		if dirs["resource"] == nil && dirs["prompt"] == nil && dirs["complete"] == nil {
+			// Tool content types are a tool's; features judge their results themselves.
+			checkContent(m, errs, types.TypeString(r, packageNameQualifier(pkg.Types)))
+		}
 	}
 	if m.Notification && m.Result != nil {
 		errs.at(fn.Pos(), "method %s is a notification, so it has no result; return only error", fn.Name())
 	}
+	buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
 	if len(errs.list) > before || check.invalid {
 		return nil
 	}

@@ -41,6 +41,12 @@ type Method struct {
 	Content contentKind
 	// Schema holds the //rpcgen:schema options of the method's schemas.
 	Schema schemaOptions
+	// Resource, Prompt and Completer describe the method as an MCP
+	// resource (or resource template), prompt or completion provider; at
+	// most one is set, and then Tool is nil. See features.go.
+	Resource  *Resource
+	Prompt    *Prompt
+	Completer *Completer
 }
 
 // Tool is a method's MCP tool descriptor, from //rpcgen:tool and the doc comment.

@@ -1,0 +1,551 @@
+package generator
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// MCP features other than tools: a method marked //rpcgen:resource is read
+// as a resource (or, when its URI holds {var} expressions, a resource
+// template), one marked //rpcgen:prompt builds a prompt's messages, and one
+// marked //rpcgen:complete suggests values for an argument of a prompt or a
+// variable of a template. Such a method is not a tool, but it stays a
+// JSON-RPC method like any other.
+
+// Resource is a method's MCP resource or resource template, from
+// //rpcgen:resource.
+type Resource struct {
+	URI      string   // the resource's URI, or the template when Vars is not nil
+	Vars     []string // the template's variables in order; nil for a fixed resource
+	Name     string   // e.g. "static_text"
+	Title    string   // display name, "" when not given
+	MIMEType string   // from mime=, "" when not given
+	Result   resourceResult
+	// Completers are the //rpcgen:complete methods for the template's
+	// variables, in source order.
+	Completers []*Method
+	uriPos     token.Position
+}
+
+// Template reports whether the resource is a template.
+func (r *Resource) Template() bool { return r.Vars != nil }
+
+// resourceResult says how a resource method's result becomes contents.
+type resourceResult int
+
+const (
+	resourceText         resourceResult = iota // a string type: text
+	resourceBlob                               // []byte: a base64 blob
+	resourceContents                           // mcp.ResourceContents as it is
+	resourceContentsList                       // []mcp.ResourceContents as they are
+	resourceJSON                               // anything else: its JSON as text
+)
+
+// defaultMIME is the MIME type a resource's descriptor and contents state
+// when mime= is not given; "" when the result carries its own.
+func (r *Resource) defaultMIME() string {
+	if r.MIMEType != "" {
+		return r.MIMEType
+	}
+	switch r.Result {
+	case resourceText:
+		return "text/plain"
+	case resourceBlob:
+		return "application/octet-stream"
+	case resourceJSON:
+		return "application/json"
+	}
+	return ""
+}
+
+// Prompt is a method's MCP prompt, from //rpcgen:prompt.
+type Prompt struct {
+	Name   string // e.g. "summarize"
+	Title  string // display name, "" when not given
+	Args   []*PromptArg
+	Result promptResult
+	// Completers are the //rpcgen:complete methods for the prompt's
+	// arguments, in source order.
+	Completers []*Method
+	namePos    token.Position
+}
+
+// PromptArg is one argument of a prompt: a string param (required) or a
+// *string one (optional), or the same with a named string type.
+type PromptArg struct {
+	Param    *Param
+	Required bool
+}
+
+// promptResult says how a prompt method's result becomes a prompts/get result.
+type promptResult int
+
+const (
+	promptText     promptResult = iota // a string type: one "user" text message
+	promptMessage                      // mcp.PromptMessage: one message
+	promptMessages                     // []mcp.PromptMessage
+	promptFull                         // *mcp.GetPromptResult as it is
+)
+
+// Completer is a method's //rpcgen:complete: it completes Arg of the prompt
+// named Prompt, or the variable Arg of the resource template Template.
+type Completer struct {
+	Prompt, Template string
+	Arg              string
+	HasContext       bool    // takes the resolved arguments as a map[string]string
+	Full             bool    // returns *mcp.Completion rather than []string
+	target           *Method // the prompt or template method, once linked
+	targetPos        token.Position
+	argPos           token.Position
+}
+
+// featureDirectives are the directives that make a method an MCP feature.
+var featureDirectives = []string{"resource", "prompt", "complete"}
+
+// buildFeature reads a method's //rpcgen:resource, //rpcgen:prompt or
+// //rpcgen:complete directive, if it has one; such a method is not a tool.
+func buildFeature(m *Method, dirs map[string]*directive, errs *errorCollector, qual types.Qualifier) {
+	var found []*directive
+	for _, name := range featureDirectives {
+		if d := dirs[name]; d != nil {
+			found = append(found, d)
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	d := found[0]
+	if len(found) > 1 {
+		errs.at(found[1].Pos, "method %s: //rpcgen:%s and //rpcgen:%s cannot be combined; a method is one MCP feature", m.Name, d.Name, found[1].Name)
+		return
+	}
+	if t := dirs["tool"]; t != nil {
+		if _, _, skip := t.value("skip"); !skip {
+			errs.at(t.Pos, "method %s: a //rpcgen:%s method is not an MCP tool; remove //rpcgen:tool", m.Name, d.Name)
+		}
+	}
+	m.Tool = nil
+	if m.Notification {
+		errs.at(d.Pos, "method %s: a notification cannot be an MCP %s, which needs a result", m.Name, d.Name)
+		return
+	}
+	switch d.Name {
+	case "resource":
+		m.Resource = buildResource(m, d, errs, qual)
+	case "prompt":
+		m.Prompt = buildPrompt(m, d, errs, qual)
+	case "complete":
+		m.Completer = buildCompleter(m, d, errs)
+	}
+}
+
+func buildResource(m *Method, d *directive, errs *errorCollector, qual types.Qualifier) *Resource {
+	uri, upos, ok := d.value("uri")
+	if !ok {
+		errs.at(d.Pos, "method %s: //rpcgen:resource needs uri=...", m.Name)
+		return nil
+	}
+	vars, err := parseURITemplate(uri)
+	if err != nil {
+		errs.at(upos, "method %s: uri %q: %v", m.Name, uri, err)
+		return nil
+	}
+	// The runtime's own check, so that what is generated never panics in
+	// Server.AddResources or AddResourceTemplates.
+	if _, err := mcp.ParseURITemplate(uri); err != nil {
+		errs.at(upos, "method %s: %v", m.Name, err)
+		return nil
+	}
+	r := &Resource{URI: uri, Vars: vars, Name: snakeCase(m.Name), uriPos: errs.position(upos)}
+	if v, pos, ok := d.value("name"); ok {
+		if v == "" {
+			errs.at(pos, "method %s: resource name must not be empty", m.Name)
+		}
+		r.Name = v
+	}
+	r.Title, _, _ = d.value("title")
+	if v, pos, ok := d.value("mime"); ok {
+		if typ, sub, ok := strings.Cut(v, "/"); !ok || typ == "" || sub == "" || strings.ContainsFunc(v, isSpaceOrControl) {
+			errs.at(pos, "method %s: mime %q is not a MIME type (type/subtype)", m.Name, v)
+		}
+		r.MIMEType = v
+	}
+
+	if vars == nil {
+		for _, p := range m.Params {
+			errs.atPosition(p.Pos, "method %s: parameter %s: a fixed resource takes no parameters besides the context; put {%s} in the URI to make it a template", m.Name, p.Name, p.Name)
+		}
+	} else {
+		byName := map[string]*Param{}
+		for _, p := range m.Params {
+			byName[p.Name] = p
+			switch {
+			case !containsString(vars, p.Name):
+				errs.atPosition(p.Pos, "method %s: parameter %s is not a variable of the template %q", m.Name, p.Name, uri)
+			case !isTemplateVarType(p.Type):
+				errs.atPosition(p.Pos, "method %s: parameter %s: a template variable is a string or an integer, not %s", m.Name, p.Name, types.TypeString(p.Type, qual))
+			}
+		}
+		for _, v := range vars {
+			if byName[v] == nil {
+				errs.at(upos, "method %s: template variable {%s} has no parameter; add %s string", m.Name, v, v)
+			}
+		}
+	}
+
+	if m.Result == nil {
+		errs.atPosition(m.Pos, "method %s: a resource returns its contents: (T, error) with T a string type, []byte, mcp.ResourceContents, []mcp.ResourceContents or a JSON-encodable type", m.Name)
+		return nil
+	}
+	kind, why := classifyResourceResult(m.Result)
+	if why != "" {
+		errs.atPosition(m.Pos, "method %s: result %s: %s", m.Name, types.TypeString(m.Result, qual), why)
+		return nil
+	}
+	r.Result = kind
+	return r
+}
+
+// isTemplateVarType reports whether a template variable may bind to a
+// param of type t: a string or an integer type, which the handler parses.
+func isTemplateVarType(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && (b.Kind() == types.String || b.Info()&types.IsInteger != 0)
+}
+
+func classifyResourceResult(t types.Type) (resourceResult, string) {
+	const want = "a resource returns mcp.ResourceContents or []mcp.ResourceContents by value"
+	if b, ok := t.Underlying().(*types.Basic); ok && b.Kind() == types.String {
+		return resourceText, ""
+	}
+	if types.Identical(t, types.NewSlice(types.Typ[types.Byte])) {
+		return resourceBlob, ""
+	}
+	switch u := types.Unalias(t).(type) {
+	case *types.Named:
+		if isMCPType(u, "ResourceContents") {
+			return resourceContents, ""
+		}
+	case *types.Slice:
+		if isMCPNamed(u.Elem(), "ResourceContents") {
+			return resourceContentsList, ""
+		}
+		if p, ok := types.Unalias(u.Elem()).(*types.Pointer); ok && isMCPNamed(p.Elem(), "ResourceContents") {
+			return 0, want
+		}
+	case *types.Pointer:
+		if isMCPNamed(u.Elem(), "ResourceContents") {
+			return 0, want
+		}
+	}
+	if kind, _ := resultContent(t); kind != contentNone || isMCPNamed(t, "CallToolResult") {
+		return 0, "tool content is not a resource's contents; return mcp.ResourceContents or []mcp.ResourceContents"
+	}
+	return resourceJSON, ""
+}
+
+func buildPrompt(m *Method, d *directive, errs *errorCollector, qual types.Qualifier) *Prompt {
+	p := &Prompt{Name: snakeCase(m.Name), namePos: errs.position(d.Pos)}
+	if v, pos, ok := d.value("name"); ok {
+		if v == "" {
+			errs.at(pos, "method %s: prompt name must not be empty", m.Name)
+		}
+		p.Name, p.namePos = v, errs.position(pos)
+	}
+	p.Title, _, _ = d.value("title")
+	ok := true
+	for _, prm := range m.Params {
+		t, required := prm.Type, true
+		if ptr, isPtr := types.Unalias(t).(*types.Pointer); isPtr {
+			t, required = ptr.Elem(), false
+		}
+		if b, isBasic := t.Underlying().(*types.Basic); !isBasic || b.Kind() != types.String {
+			errs.atPosition(prm.Pos, "method %s: parameter %s: a prompt argument is a string (required) or *string (optional), not %s", m.Name, prm.Name, types.TypeString(prm.Type, qual))
+			ok = false
+			continue
+		}
+		p.Args = append(p.Args, &PromptArg{Param: prm, Required: required})
+	}
+	const want = "a prompt returns a string type, mcp.PromptMessage, []mcp.PromptMessage or *mcp.GetPromptResult"
+	switch r := m.Result; {
+	case r == nil:
+		errs.atPosition(m.Pos, "method %s: %s, and error", m.Name, want)
+		return nil
+	case isStringType(r):
+		p.Result = promptText
+	case isMCPNamed(r, "PromptMessage"):
+		p.Result = promptMessage
+	case isSliceOf(r, "PromptMessage"):
+		p.Result = promptMessages
+	case isPointerTo(r, "GetPromptResult"):
+		p.Result = promptFull
+	default:
+		errs.atPosition(m.Pos, "method %s: result %s: %s", m.Name, types.TypeString(r, qual), want)
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	return p
+}
+
+func buildCompleter(m *Method, d *directive, errs *errorCollector) *Completer {
+	c := &Completer{}
+	prompt, ppos, hasPrompt := d.value("prompt")
+	tmpl, tpos, hasTemplate := d.value("resource")
+	arg, apos, hasArg := d.value("arg")
+	valid := true
+	switch {
+	case hasPrompt && hasTemplate:
+		errs.at(tpos, "method %s: //rpcgen:complete takes prompt= or resource=, not both", m.Name)
+		valid = false
+	case !hasPrompt && !hasTemplate:
+		errs.at(d.Pos, "method %s: //rpcgen:complete needs prompt=NAME or resource=TEMPLATE", m.Name)
+		valid = false
+	case hasPrompt:
+		c.Prompt, c.targetPos = prompt, errs.position(ppos)
+	default:
+		c.Template, c.targetPos = tmpl, errs.position(tpos)
+	}
+	if !hasArg || arg == "" {
+		errs.at(d.Pos, "method %s: //rpcgen:complete needs arg=NAME, the argument or template variable it completes", m.Name)
+		valid = false
+	}
+	c.Arg, c.argPos = arg, errs.position(apos)
+
+	sigOK := len(m.Params) >= 1 && len(m.Params) <= 2 && types.Identical(m.Params[0].Type, types.Typ[types.String])
+	if len(m.Params) == 2 {
+		c.HasContext = true
+		sigOK = sigOK && types.Identical(m.Params[1].Type, types.NewMap(types.Typ[types.String], types.Typ[types.String]))
+	}
+	switch r := m.Result; {
+	case r == nil:
+		sigOK = false
+	case types.Identical(r, types.NewSlice(types.Typ[types.String])):
+	case isPointerTo(r, "Completion"):
+		c.Full = true
+	default:
+		sigOK = false
+	}
+	if !sigOK {
+		errs.atPosition(m.Pos, "method %s: a completion provider is %s(ctx context.Context, value string[, context map[string]string]) ([]string or *mcp.Completion, error)", m.Name, m.Name)
+		valid = false
+	}
+	if !valid {
+		return nil
+	}
+	return c
+}
+
+// linkCompleters attaches each completer of s to the prompt or template it
+// names, reporting unknown targets and arguments and repeats; a prompt's
+// enum arguments are completed automatically unless a completer covers them.
+func linkCompleters(s *Service, errs *errorCollector) {
+	prompts := map[string]*Method{}
+	templates := map[string]*Method{}
+	for _, m := range s.Methods {
+		if m.Prompt != nil {
+			prompts[m.Prompt.Name] = m
+		}
+		if m.Resource != nil && m.Resource.Template() {
+			templates[m.Resource.URI] = m
+		}
+	}
+	covered := map[string]*Method{} // "prompt\x00name\x00arg" -> completer
+	for _, m := range s.Methods {
+		c := m.Completer
+		if c == nil {
+			continue
+		}
+		var key string
+		var args []string
+		var attach func()
+		switch {
+		case c.Prompt != "":
+			target := prompts[c.Prompt]
+			if target == nil {
+				errs.atPosition(c.targetPos, "method %s: interface %s has no prompt named %q", m.Name, s.Name, c.Prompt)
+				continue
+			}
+			p := target.Prompt
+			c.target = target
+			for _, a := range p.Args {
+				args = append(args, a.Param.Name)
+			}
+			key = "prompt\x00" + c.Prompt
+			attach = func() { p.Completers = append(p.Completers, m) }
+		default:
+			target := templates[c.Template]
+			if target == nil {
+				errs.atPosition(c.targetPos, "method %s: interface %s has no resource template %q", m.Name, s.Name, c.Template)
+				continue
+			}
+			r := target.Resource
+			c.target = target
+			args = r.Vars
+			key = "resource\x00" + c.Template
+			attach = func() { r.Completers = append(r.Completers, m) }
+		}
+		if !containsString(args, c.Arg) {
+			errs.atPosition(c.argPos, "method %s: %s has no argument %q (it has: %s)", m.Name, completerTarget(c), c.Arg, orNone(args))
+			continue
+		}
+		key += "\x00" + c.Arg
+		if prev := covered[key]; prev != nil {
+			errs.atPosition(c.argPos, "method %s: argument %q of %s is already completed by %s", m.Name, c.Arg, completerTarget(c), prev.Name)
+			continue
+		}
+		covered[key] = m
+		attach()
+	}
+}
+
+// checkFeatureNames reports prompt names and resource URIs used twice across
+// the services of one file, which are usually served together.
+func checkFeatureNames(services []*Service, errs *errorCollector) {
+	prompts := map[string]string{}
+	uris := map[string]string{}
+	for _, s := range services {
+		for _, m := range s.Methods {
+			if p := m.Prompt; p != nil {
+				if prev := prompts[p.Name]; prev != "" {
+					errs.atPosition(p.namePos, "method %s: prompt name %q is already used by %s", m.Name, p.Name, prev)
+				} else {
+					prompts[p.Name] = s.Name + "." + m.Name
+				}
+			}
+			if r := m.Resource; r != nil {
+				if prev := uris[r.URI]; prev != "" {
+					errs.atPosition(r.uriPos, "method %s: resource URI %q is already used by %s", m.Name, r.URI, prev)
+				} else {
+					uris[r.URI] = s.Name + "." + m.Name
+				}
+			}
+		}
+	}
+}
+
+func completerTarget(c *Completer) string {
+	if c.Prompt != "" {
+		return fmt.Sprintf("prompt %q", c.Prompt)
+	}
+	return fmt.Sprintf("resource template %q", c.Template)
+}
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parseURITemplate checks a resource URI: an absolute URI, which may hold
+// RFC 6570 level 1 expressions ({var}, one variable each). It returns the
+// variables in order, nil when there are none (a fixed URI).
+func parseURITemplate(s string) ([]string, error) {
+	if strings.ContainsFunc(s, isSpaceOrControl) {
+		return nil, fmt.Errorf("a URI holds no spaces or control characters")
+	}
+	if !hasScheme(s) {
+		return nil, fmt.Errorf("not an absolute URI: it needs a scheme (such as file:// or notes://)")
+	}
+	var vars []string
+	rest := s
+	for rest != "" {
+		open := strings.IndexAny(rest, "{}")
+		if open < 0 {
+			break
+		}
+		if rest[open] == '}' {
+			return nil, fmt.Errorf("'}' without '{'")
+		}
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			return nil, fmt.Errorf("'{' without '}'")
+		}
+		expr := rest[open+1 : open+end]
+		switch {
+		case expr == "":
+			return nil, fmt.Errorf("empty expression {}")
+		case strings.ContainsAny(expr[:1], "+#./;?&=,!@|"):
+			return nil, fmt.Errorf("{%s}: only level 1 expressions {var} are supported, not the operator %q", expr, expr[:1])
+		case strings.ContainsAny(expr, ",:*"):
+			return nil, fmt.Errorf("{%s}: only level 1 expressions {var} (one variable, no modifier) are supported", expr)
+		case !isIdent(expr):
+			return nil, fmt.Errorf("{%s}: a variable is named like a Go parameter (letters, digits, _)", expr)
+		case containsString(vars, expr):
+			return nil, fmt.Errorf("variable {%s} appears twice", expr)
+		}
+		vars = append(vars, expr)
+		rest = rest[open+end+1:]
+		if strings.HasPrefix(rest, "{") {
+			return nil, fmt.Errorf("{%s} and the expression after it are not separated, so a URI could not be matched", expr)
+		}
+	}
+	if vars == nil {
+		return nil, nil
+	}
+	if i := strings.IndexByte(s, '{'); !hasScheme(s[:i]) {
+		return nil, fmt.Errorf("the scheme cannot be a variable")
+	}
+	return vars, nil
+}
+
+// hasScheme reports whether s starts with a URI scheme and ':'.
+func hasScheme(s string) bool {
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+		case i > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.'):
+		case i > 0 && r == ':':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isStringType(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.String
+}
+
+func isSliceOf(t types.Type, mcpName string) bool {
+	s, ok := types.Unalias(t).(*types.Slice)
+	return ok && isMCPNamed(s.Elem(), mcpName)
+}
+
+func isPointerTo(t types.Type, mcpName string) bool {
+	p, ok := types.Unalias(t).(*types.Pointer)
+	return ok && isMCPNamed(p.Elem(), mcpName)
+}
+
+func (c *errorCollector) position(pos token.Pos) token.Position {
+	if c.fset == nil || !pos.IsValid() {
+		return token.Position{}
+	}
+	return c.fset.Position(pos)
+}
