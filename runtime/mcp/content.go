@@ -321,31 +321,7 @@ func (s *Server) contentResult(v ver, t *Tool, res json.RawMessage, ss *Session)
 	if isError {
 		b = append(b, `,"isError":true`...)
 	}
-	if meta == nil || !isObject(meta) {
-		return s.endResult(b, v)
-	}
-	if !v.modern() {
-		b = append(b, `,"_meta":`...)
-		b = append(b, meta...)
-		return append(b, '}')
-	}
-	// 2026-07-28: the tool's _meta members join the serverInfo one.
-	b = append(b, s.modernTail[:len(s.modernTail)-2]...)
-	mo, _ := runtime.ScanObject(meta)
-	for {
-		key, val, ok := mo.Next()
-		if !ok {
-			break
-		}
-		if string(key) == MetaServerInfo {
-			continue
-		}
-		b = append(b, ',')
-		b = runtime.AppendJSONString(b, key)
-		b = append(b, ':')
-		b = append(b, val...)
-	}
-	return append(b, '}', '}')
+	return s.endResultMeta(b, v, meta)
 }
 
 // RawToolCaller calls a tool and returns its whole result; *Client
