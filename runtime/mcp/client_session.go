@@ -12,9 +12,15 @@ import (
 // cancelling it stops the tool without a notifications/cancelled message;
 // progress and log callbacks run on the calling goroutine. A Session holds
 // one connection's state (a legacy handshake among it): give each Client its
-// own.
+// own. Messages the session sends unprompted (resource updates, list
+// changes) reach the client's handlers on the goroutine that caused them.
+// Closing the client closes the session.
 func ConnectSession(ctx context.Context, ss *Session, opts ClientOptions) (*Client, error) {
-	return ConnectTransport(ctx, sessionTransport{ss}, opts)
+	c := newClient(opts)
+	a := &clientAdapter{c: c, t: sessionTransport{ss}}
+	c.t = a
+	ss.SetOutbound(a.route)
+	return c.start(ctx)
 }
 
 // sessionTransport is the ClientTransport to an in-process Session.
@@ -33,4 +39,7 @@ func (t sessionTransport) Send(ctx context.Context, msg []byte) error {
 	return nil
 }
 
-func (t sessionTransport) Close() error { return nil }
+func (t sessionTransport) Close() error {
+	t.ss.Close()
+	return nil
+}

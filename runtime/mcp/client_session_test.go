@@ -1,0 +1,64 @@
+package mcp_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// TestConnectSessionUpdates checks that an in-process client hears what its
+// session sends unprompted: a resource update after Subscribe and a list
+// change, in a legacy session; and that closing the client ends its
+// subscriptions.
+func TestConnectSessionUpdates(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	read := func(_ context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		return []mcp.ResourceContents{{URI: req.URI, Text: "x"}}, nil
+	}
+	srv.AddResources(mcp.Resource{URI: "test://watched", Name: "watched", Handler: read})
+	updated := make(chan string, 4)
+	changed := make(chan string, 4)
+	ctx := context.Background()
+	c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{
+		ProtocolVersion:   mcp.Version20251125,
+		OnResourceUpdated: func(uri string) { updated <- uri },
+		OnListChanged:     func(method string) { changed <- method },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Subscribe(ctx, "test://watched"); err != nil {
+		t.Fatal(err)
+	}
+	srv.ResourceUpdated("test://watched")
+	srv.ResourceUpdated("test://other")
+	if got := recvWithin(t, updated); got != "test://watched" {
+		t.Errorf("updated %q, want test://watched", got)
+	}
+	srv.AddResources(mcp.Resource{URI: "test://late", Name: "late", Handler: read})
+	if got := recvWithin(t, changed); got != "notifications/resources/list_changed" {
+		t.Errorf("list changed %q", got)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv.ResourceUpdated("test://watched")
+	select {
+	case uri := <-updated:
+		t.Errorf("update %q after Close", uri)
+	default:
+	}
+}
+
+func recvWithin(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing arrived within 10s")
+		return ""
+	}
+}
