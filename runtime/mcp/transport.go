@@ -35,10 +35,17 @@ type ClientTransport interface {
 }
 
 // ConnectTransport connects a Client over t and runs the handshake
-// ClientOptions.ProtocolVersion asks for. On failure t is closed.
+// ClientOptions.ProtocolVersion asks for. On failure t is closed. A transport
+// that can receive messages outside any RoundTrip (a session's standalone
+// stream) implements SetIncoming(func(msg []byte)); ConnectTransport gives it
+// the function that handles them (server requests, notifications).
 func ConnectTransport(ctx context.Context, t ClientTransport, opts ClientOptions) (*Client, error) {
 	c := newClient(opts)
-	c.t = &clientAdapter{c: c, t: t}
+	a := &clientAdapter{c: c, t: t}
+	c.t = a
+	if in, ok := t.(interface{ SetIncoming(func(msg []byte)) }); ok {
+		in.SetIncoming(a.route)
+	}
 	return c.start(ctx)
 }
 

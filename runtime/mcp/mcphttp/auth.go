@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // Auth makes a Handler an OAuth 2.1 resource server, as the protocol's
@@ -84,12 +85,15 @@ func TokenInfoFromContext(ctx context.Context) *TokenInfo {
 	return ti
 }
 
-// withTokenInfo returns ctx carrying ti; ctx itself when ti is nil.
+// withTokenInfo returns ctx carrying ti, and its subject as the principal
+// of the MCP calls made with it (mcp.WithPrincipal: the state of a
+// 2026-07-28 input_required result is bound to it); ctx itself when ti is
+// nil.
 func withTokenInfo(ctx context.Context, ti *TokenInfo) context.Context {
 	if ti == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, tokenInfoKey{}, ti)
+	return mcp.WithPrincipal(context.WithValue(ctx, tokenInfoKey{}, ti), ti.Subject)
 }
 
 // tokenSubject returns the subject of the token r was authenticated with, or

@@ -133,7 +133,13 @@ func (c *call) notify(msg []byte) {
 	defer c.mu.Unlock()
 	if !c.sse {
 		if c.conn == nil || c.rctx.Err() != nil {
-			return // JSON response, client gone: nobody can resume it
+			// JSON response, client gone: nobody can resume it. A request
+			// of the server, which the call waits on, goes on the standalone
+			// stream instead, where the client can still find it.
+			if isRequest(msg) {
+				c.s.sendUnrelated(msg)
+			}
+			return
 		}
 		c.startSSE(false) // flushed with msg
 	}
@@ -230,4 +236,11 @@ func (c *call) answer(cn *conn) bool {
 		cn.w.WriteHeader(http.StatusAccepted) // cancelled: no response
 	}
 	return true
+}
+
+// isRequest reports whether msg, a message the server sends, is a request
+// (it waits for an answer) rather than a notification.
+func isRequest(msg []byte) bool {
+	var env envelope
+	return env.scan(msg) && env.method != nil && env.id != nil
 }

@@ -113,13 +113,16 @@ func clientSleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// resume GETs the rest of the stream after event lastID. permanent reports
-// a failure that retrying would not mend.
+// resume GETs the rest of the stream after event lastID (the standalone
+// stream when lastID is ""). permanent reports a failure that retrying
+// would not mend.
 func (t *streamable) resume(ctx context.Context, lastID string, s clientSession) (body io.ReadCloser, permanent bool, err error) {
 	req := t.cfg.newRequest(ctx, http.MethodGet, t.u, nil, 0)
 	h := req.Header
 	h[hdrAccept] = valEventStream
-	h[hdrLastEventID] = []string{lastID}
+	if lastID != "" {
+		h[hdrLastEventID] = []string{lastID}
+	}
 	clientSetHeaders(h, &clientMessage{}, s)
 	resp, err := t.cfg.client.Do(req)
 	if err != nil {

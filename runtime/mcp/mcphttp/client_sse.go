@@ -34,6 +34,9 @@ type sseTransport struct {
 	closed  bool
 	endErr  error          // why the stream ended
 	answers sync.WaitGroup // replies to server requests being sent
+	// incoming receives the messages that come while no call waits (see
+	// SetIncoming); nil: a request is answered here, a notification dropped.
+	incoming func([]byte)
 }
 
 // clientCall is one request waiting for its response on the stream.
@@ -192,12 +195,32 @@ func (t *sseTransport) read(r *sse.Reader, body io.Closer) {
 	close(t.done)
 }
 
-// route queues a server message for the call it belongs to.
+// SetIncoming sets f to receive the server's messages that come while no
+// call waits for its response (resources/updated, list_changed, a request
+// of the server), in order, on the goroutine reading the stream: a request
+// must be answered (Send) from another goroutine. mcp.ConnectTransport
+// calls it, before the handshake, on a transport that has it.
+func (t *sseTransport) SetIncoming(f func(msg []byte)) {
+	t.mu.Lock()
+	t.incoming = f
+	t.mu.Unlock()
+}
+
+// route queues a server message for the call it belongs to, or hands it to
+// the incoming function when no call waits.
 func (t *sseTransport) route(msg []byte) {
+	if f := t.routeCall(msg); f != nil {
+		f(msg)
+	}
+}
+
+// routeCall queues msg for its call; it returns where msg goes instead, or
+// nil.
+func (t *sseTransport) routeCall(msg []byte) func([]byte) {
 	var env envelope
 	if !env.scan(msg) {
 		t.cfg.logger.Debug("mcphttp: dropped an event that is not a JSON object")
-		return
+		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -206,7 +229,7 @@ func (t *sseTransport) route(msg []byte) {
 		if id, ok := clientParseID(env.id); ok {
 			if c := t.calls[id]; c != nil {
 				c.push(msg, true)
-				return
+				return nil
 			}
 		}
 		t.cfg.logger.Debug("mcphttp: dropped a response to no waiting call", "id", string(env.id))
@@ -221,13 +244,17 @@ func (t *sseTransport) route(msg []byte) {
 	default:
 		if c := t.oldest(); c != nil {
 			c.push(msg, false)
-			return
+			return nil
+		}
+		if t.incoming != nil && !t.closed {
+			return t.incoming
 		}
 		if env.id != nil && !t.closed {
 			t.answers.Add(1)
 			go t.answer(env.id, jsonStringIs(env.method, "ping"))
 		}
 	}
+	return nil
 }
 
 // oldest returns the call waiting longest, or nil; t.mu must be held.

@@ -49,6 +49,11 @@ type streamable struct {
 	closed  bool
 	expired bool
 	refused bool // initialize got an answer that was not JSON-RPC
+
+	// The standalone stream of a legacy session (client_standalone.go).
+	incoming  func([]byte)   // receives its messages; nil: not opened
+	listening bool           // the goroutine reading it was started
+	listenWG  sync.WaitGroup // that goroutine
 }
 
 // clientSession is the legacy session state, copied out per request.
@@ -81,8 +86,9 @@ type clientSession struct {
 // An HTTP error status whose body is a JSON-RPC error is returned as that
 // error's response; any other answer that is not JSON-RPC becomes a -32600
 // error response naming the HTTP status, so that the Client's era probe can
-// fall back. The transport does not open the optional standalone GET stream
-// of session-based servers.
+// fall back. A session-based server's optional standalone GET stream is
+// opened only for a Client that hears the messages not related to any
+// request (see streamable.SetIncoming).
 func NewStreamableTransport(rawURL string, opts *ClientOptions) mcp.ClientTransport {
 	var o ClientOptions
 	if opts != nil {
@@ -330,7 +336,11 @@ func (t *streamable) initialized(reply []byte, sessionID string) {
 	t.mu.Lock()
 	t.sess = s
 	t.expired = false
+	start := t.startListenLocked()
 	t.mu.Unlock()
+	if start {
+		go t.listen(s)
+	}
 }
 
 // cancel tells a legacy session's server that the caller gave up on
@@ -408,6 +418,7 @@ func (t *streamable) Close() error {
 	s, expired := t.sess, t.expired
 	t.mu.Unlock()
 	t.closeCancel()
+	t.listenWG.Wait()
 	defer t.cfg.closeIdle()
 	if s.id == nil || expired {
 		return nil

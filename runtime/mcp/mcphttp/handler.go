@@ -107,8 +107,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if h.closing() {
-		writeError(w, http.StatusServiceUnavailable, nil, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+	// A POST is refused during a shutdown once its body tells it is no
+	// answer to a request the server sent (see servePOST).
+	if h.closing() && r.Method != http.MethodPost {
+		writeShuttingDown(w)
 		return
 	}
 	switch r.Method {
@@ -121,6 +123,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		methodNotAllowed(w, "GET, POST, DELETE", "Method Not Allowed")
 	}
+}
+
+// writeShuttingDown refuses a request during a shutdown.
+func writeShuttingDown(w http.ResponseWriter) {
+	writeError(w, http.StatusServiceUnavailable, nil, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
 }
 
 // methodNotAllowed answers 405, naming the methods allowed.
@@ -154,6 +161,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	case bodyNotMessage:
 		writeError(w, http.StatusBadRequest, nil, runtime.CodeInvalidRequest, "Invalid Request: the body is not a JSON-RPC message")
+		return
+	}
+	// During a shutdown only the client's answers to requests the server
+	// sent (elicitation/create, say) still get through: the calls waiting
+	// for them are among those Shutdown lets finish.
+	if h.closing() && (env.batch || !env.isResponse()) {
+		writeShuttingDown(w)
 		return
 	}
 	if sid != "" {
@@ -270,9 +284,11 @@ func (h *Handler) requestSession(w http.ResponseWriter, r *http.Request, sid str
 }
 
 // Shutdown shuts the handler down gracefully: new requests get 503, the
-// standalone and HTTP+SSE streams end, calls in flight are waited for until
-// ctx ends (and are then cancelled), and every session ends. It returns
-// ctx.Err() when it had to cancel calls.
+// 2026-07-28 subscriptions/listen streams end with their complete result
+// (Server.EndSubscriptions, which ends those of every handler of the
+// server), the standalone and HTTP+SSE streams end, calls in flight are
+// waited for until ctx ends (and are then cancelled), and every session
+// ends. It returns ctx.Err() when it had to cancel calls.
 //
 // http.Server.Shutdown does not end long-lived streams, nor wait for calls
 // that outlive their HTTP request (a legacy call whose client disconnected),
@@ -284,6 +300,9 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	if old := h.state.Or(closingBit); old&^closingBit == 0 {
 		h.signalDrained()
 	}
+	// subscriptions/listen calls run until the client leaves: ended now, each
+	// with its complete result, they do not hold the drain below.
+	h.srv.EndSubscriptions()
 	for _, s := range h.liveSessions() {
 		s.endStandalone()
 	}

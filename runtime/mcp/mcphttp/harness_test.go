@@ -27,10 +27,11 @@ import (
 // harness is a Handler served on a real socket, with tools the tests steer
 // through channels.
 type harness struct {
-	t   *testing.T
-	h   *Handler
-	ts  *httptest.Server
-	url string
+	t      *testing.T
+	h      *Handler
+	ts     *httptest.Server
+	url    string
+	client *http.Client // nil: http.DefaultClient
 
 	started   chan string   // a blocking tool started (its "key" argument)
 	release   chan struct{} // lets a blocking tool go on, once per receive
@@ -176,7 +177,11 @@ func (hn *harness) doCtx(ctx context.Context, method, body string, kv ...string)
 	for i := 0; i+1 < len(kv); i += 2 {
 		req.Header.Set(kv[i], kv[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := hn.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		hn.t.Fatalf("%s: %v", method, err)
 	}

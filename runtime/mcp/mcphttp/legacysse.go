@@ -111,6 +111,9 @@ func (l *sseLegacy) serveGET(w http.ResponseWriter, r *http.Request) {
 		cancel:  cancel,
 		wake:    make(chan struct{}, 1),
 	}
+	// Messages unrelated to a request (resources/updated, list_changed) go
+	// on the stream too.
+	sess.ss.SetOutbound(sess.send)
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -218,6 +221,8 @@ func (l *sseLegacy) end(sess *sseSession) {
 	clear(sess.queue)
 	sess.queue, sess.pending = nil, 0
 	sess.mu.Unlock()
+	// Its subscriptions end, and the requests it sent the client fail.
+	sess.ss.Close()
 	l.h.logger.Debug("mcphttp: HTTP+SSE session ended", "session", sess.id)
 }
 
@@ -238,8 +243,17 @@ func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID 
 	if !ok {
 		return
 	}
-	if id, code, msg := checkMessage(body); code != 0 {
+	id, code, msg, response := checkMessage(body)
+	if code != 0 {
 		writeError(w, http.StatusBadRequest, id, code, msg)
+		return
+	}
+	if response {
+		// The client's answer to a request the session sent it: handed at
+		// once to the call waiting for it, even during a shutdown, which
+		// waits for that call.
+		sess.ss.Handle(sess.ctx, body, nil)
+		writeAccepted(w)
 		return
 	}
 	done, ok := l.h.track()
@@ -268,6 +282,11 @@ func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID 
 			sess.send(reply)
 		}
 	}()
+	writeAccepted(w)
+}
+
+// writeAccepted answers a POST of the HTTP+SSE transport.
+func writeAccepted(w http.ResponseWriter) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/plain; charset=utf-8")
 	hdr.Set("Content-Length", "8")
@@ -429,29 +448,30 @@ func qualityZero(params string) bool {
 
 // checkMessage checks that body is one JSON-RPC message or a batch, so a
 // malformed POST gets 400 rather than a 202 and an error on the stream. It
-// returns a zero code for a message to handle, or the id (when readable),
-// code and message of the error to answer with. Batches are left to the
-// session, which knows whether its revision has them.
-func checkMessage(body []byte) (id []byte, code int, msg string) {
+// returns a zero code for a message to handle, response true when it is a
+// response (the client's answer to a request the server sent), or the id
+// (when readable), code and message of the error to answer with. Batches
+// are left to the session, which knows whether its revision has them.
+func checkMessage(body []byte) (id []byte, code int, msg string, response bool) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if !utf8.Valid(body) || !json.Valid(body) {
-		return nil, runtime.CodeParseError, "Parse error: the body is not valid JSON"
+		return nil, runtime.CodeParseError, "Parse error: the body is not valid JSON", false
 	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return nil, 0, ""
+		return nil, 0, "", false
 	}
 	var env envelope
 	if !env.scan(trimmed) {
-		return nil, runtime.CodeInvalidRequest, "Invalid Request: the body is not a JSON-RPC message"
+		return nil, runtime.CodeInvalidRequest, "Invalid Request: the body is not a JSON-RPC message", false
 	}
 	id = env.id
 	switch {
 	case string(env.jsonrpc) != `"2.0"`:
-		return id, runtime.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`
+		return id, runtime.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`, false
 	case env.method != nil && (len(env.method) < 2 || env.method[0] != '"'):
-		return id, runtime.CodeInvalidRequest, `Invalid Request: "method" must be a string`
+		return id, runtime.CodeInvalidRequest, `Invalid Request: "method" must be a string`, false
 	case env.method == nil && !(env.id != nil && (env.result != nil || env.errObj != nil)):
-		return id, runtime.CodeInvalidRequest, "Invalid Request: the body is neither a request, a notification nor a response"
+		return id, runtime.CodeInvalidRequest, "Invalid Request: the body is neither a request, a notification nor a response", false
 	}
-	return nil, 0, ""
+	return nil, 0, "", env.method == nil
 }

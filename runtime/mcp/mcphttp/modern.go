@@ -50,6 +50,11 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 		return
 	}
 	defer h.exit()
+	if env.methodIs("subscriptions/listen") {
+		// A listen stream lasts until the client or the server ends it: it
+		// outlives any http.Server ReadTimeout, which would end its context.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	stop := context.AfterFunc(h.hard, cancel)
 	mw := &modernWriter{w: w, keepAlive: h.opts.KeepAlive}

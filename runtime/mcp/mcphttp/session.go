@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -50,11 +51,11 @@ type session struct {
 	nstreams   int32   // streams named so far
 	calls      []*call // calls in flight
 	standalone *stream // the GET stream, once there is one
+	// outq holds the messages unrelated to a request not yet put on the
+	// standalone stream; draining tells a goroutine is putting them there.
+	outq     [][]byte
+	draining bool
 }
-
-// standaloneName names a session's standalone (GET) stream in the store;
-// the streams of POSTs are numbered from 1.
-const standaloneName = "0"
 
 // initialize starts a session with an initialize request. The session
 // exists, and gets its id, only if initialize succeeds.
@@ -77,6 +78,9 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 	}
 	s := &session{h: h, id: newSessionID(), subject: tokenSubject(r), ss: ss, polling: ss.ProtocolVersion() >= mcp.Version20251125}
 	s.last.Store(time.Now().UnixNano())
+	// Messages unrelated to a request (resources/updated, list_changed) go
+	// on the standalone stream, or wait in the store for it.
+	ss.SetOutbound(s.sendUnrelated)
 	h.mu.Lock()
 	if h.closing() {
 		h.mu.Unlock()
@@ -178,6 +182,8 @@ func (s *session) end() {
 		c.mu.Unlock()
 		c.cancel()
 	}
+	// Its subscriptions end, and the requests it sent the client fail.
+	s.ss.Close()
 	if sa != nil {
 		sa.mu.Lock()
 		sa.detach(releaseEnded)
@@ -187,18 +193,6 @@ func (s *session) end() {
 		h.logger.Warn("mcphttp: delete a session's events", "session", s.id, "err", err)
 	}
 	h.logger.Debug("mcphttp: session ended", "session", s.id)
-}
-
-// endStandalone closes the standalone stream's connection, if open.
-func (s *session) endStandalone() {
-	s.mu.Lock()
-	sa := s.standalone
-	s.mu.Unlock()
-	if sa != nil {
-		sa.mu.Lock()
-		sa.detach(releaseEnded)
-		sa.mu.Unlock()
-	}
 }
 
 // cancelCalls cancels the calls in flight.
@@ -241,12 +235,26 @@ func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte,
 	if !checkLegacyVersion(w, r, env.id) {
 		return
 	}
+	if env.batch && s.ss.ProtocolVersion() == mcp.Version20250326 {
+		if answers, ok := responseBatch(body); ok {
+			// 2025-03-26 lets a client batch its answers to the requests
+			// the session sent it.
+			for _, a := range answers {
+				s.ss.Handle(r.Context(), a, nil)
+			}
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+	}
 	if env.isRequest() {
 		s.serveCall(w, r, body, env)
 		return
 	}
 	// A notification or a response: handled at once. A notifications/cancelled
-	// cancels the session's call it names.
+	// cancels the session's call it names; a response is the client's answer
+	// to a request the session sent it (elicitation/create, say), which
+	// Handle hands to the call waiting for it, wherever that call's stream
+	// is (the call may be waiting on another connection).
 	s.mu.Lock()
 	s.activate()
 	s.mu.Unlock()
@@ -254,6 +262,12 @@ func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte,
 	s.mu.Lock()
 	s.deactivate()
 	s.mu.Unlock()
+	if env.isResponse() {
+		// Accepted even when nothing waits for it any more (an answer that
+		// came after its request was cancelled): there is nothing to say.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	if len(reply) > 0 {
 		status := legacyStatus(reply)
 		if status == http.StatusOK {
@@ -263,6 +277,22 @@ func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte,
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// responseBatch returns the messages of body, a batch, when they are all
+// responses.
+func responseBatch(body []byte) ([]json.RawMessage, bool) {
+	var msgs []json.RawMessage
+	if json.Unmarshal(body, &msgs) != nil || len(msgs) == 0 {
+		return nil, false
+	}
+	for _, m := range msgs {
+		var env envelope
+		if !env.scan(m) || !env.isResponse() || env.id == nil {
+			return nil, false
+		}
+	}
+	return msgs, true
 }
 
 // checkLegacyVersion applies the MCP-Protocol-Version rule of a session's
@@ -275,30 +305,6 @@ func checkLegacyVersion(w http.ResponseWriter, r *http.Request, id []byte) bool 
 	writeError(w, http.StatusBadRequest, id, runtime.CodeInvalidRequest,
 		"Bad Request: unsupported MCP-Protocol-Version "+strconv.Quote(v)+" for a session (supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)")
 	return false
-}
-
-// serveStandalone serves the session's standalone stream, for messages not
-// related to any request; one connection at a time.
-func (s *session) serveStandalone(w http.ResponseWriter, r *http.Request) {
-	st := s.standaloneStream()
-	if st == nil {
-		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
-		return
-	}
-	st.mu.Lock()
-	if st.conn != nil {
-		st.mu.Unlock()
-		writeError(w, http.StatusConflict, nil, runtime.CodeInvalidRequest,
-			"Conflict: the session's standalone stream is already open")
-		return
-	}
-	cn := newConn(w)
-	st.conn = cn
-	cn.open()
-	st.prime()
-	st.keepAlive(cn)
-	st.mu.Unlock()
-	s.serveStream(r, st, cn)
 }
 
 // serveStream keeps the connection cn of the stream st open until it is
@@ -327,33 +333,6 @@ func (s *session) serveStream(r *http.Request, st *stream, cn *conn) {
 			return
 		}
 	}
-}
-
-// standaloneStream returns the session's standalone stream, making it on
-// first use; nil once the session has ended.
-func (s *session) standaloneStream() *stream {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended {
-		return nil
-	}
-	if s.standalone == nil {
-		s.standalone = &stream{s: s, name: standaloneName, sse: true}
-	}
-	return s.standalone
-}
-
-// sendUnrelated sends msg, a message not related to any request, on the
-// session's standalone stream: it is stored, and written if the stream is
-// open, else delivered when the client resumes the stream.
-func (s *session) sendUnrelated(msg []byte) {
-	st := s.standaloneStream()
-	if st == nil {
-		return
-	}
-	st.mu.Lock()
-	st.emit(msg)
-	st.mu.Unlock()
 }
 
 // findStream returns the live stream named name, or nil when it has ended.

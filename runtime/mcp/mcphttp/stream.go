@@ -36,6 +36,10 @@ type stream struct {
 	conn  *conn // the connection the stream is written to; nil when none
 	sse   bool  // an event stream (a POST stream may still be JSON)
 	final bool  // the stream has ended: its last event is stored
+	// sent is the id of the last event written on a connection, or of the
+	// empty event that starts the stream; kept for the standalone stream,
+	// whose new connections start after it (see catchUp).
+	sent string
 }
 
 // Why a connection was released from its stream.
@@ -226,7 +230,9 @@ func (st *stream) sendPrime(flush bool) {
 	putEventBuf(bp, b)
 	if !ok {
 		st.detach(releaseGone)
+		return
 	}
+	st.sent = id
 }
 
 // emit stores msg as the stream's next event and writes it if a connection
@@ -245,7 +251,9 @@ func (st *stream) send(msg []byte, flush bool) {
 	}
 	if !st.conn.sendEvent(id, msg, flush) {
 		st.detach(releaseGone)
+		return
 	}
+	st.sent = id
 }
 
 // detach lets the stream's connection go; st.mu held. An inline
@@ -356,6 +364,9 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, lastID string) 
 	}
 	st.detach(releaseTaken)
 	st.conn = cn
+	if len(events) > 0 {
+		st.sent = events[len(events)-1].id
+	}
 	st.keepAlive(cn)
 	st.mu.Unlock()
 	s.serveStream(r, st, cn)
