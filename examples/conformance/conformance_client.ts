@@ -27,13 +27,64 @@ export interface address {
 }
 
 /**
+ * record is what a test://template/{id}/data resource holds.
+ */
+export interface record {
+  /**
+   * ID is the id the URI named.
+   */
+  id: string;
+  /**
+   * Name is the record's name.
+   */
+  name: string;
+}
+
+/**
+ * PromptMessage is one message of a prompt: a role ("user" or "assistant") and
+ * one content block (text, image, audio, resource link or embedded resource).
+ */
+export interface PromptMessage {
+  role: string;
+  /**
+   * Content is one content block of a tool result. Type says which of the other
+   * fields are set: "text" (Text), "image" and "audio" (Data, base64, and
+   * MIMEType), "resource_link" (URI, Name, and optionally Title, Description,
+   * MIMEType, Size), "resource" (Resource, an embedded resource). Annotations
+   * and Meta are raw JSON objects, nil when absent. Build blocks with
+   * TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and
+   * ResourceLink; a tool method returning Content, []Content or *CallToolResult
+   * returns them to the client as they are.
+   */
+  content: unknown;
+}
+
+/**
+ * Completion is the result of a completion: at most 100 values, best first.
+ */
+export interface Completion {
+  values: string[] | null;
+  /**
+   * Total is the number of matches there are, when known (0: unknown).
+   */
+  total?: number;
+  /**
+   * HasMore says there are more matches than Values holds.
+   */
+  hasMore?: boolean;
+}
+
+/**
  * ConformanceClient calls the methods of the Conformance service.
  *
  * Conformance is the server the official MCP conformance suite
- * (@modelcontextprotocol/conformance) tests: each method is a tool one of its
- * scenarios calls, under the name the scenario expects. Results that are not
- * data (text for a model, images, audio, embedded resources) are MCP content
- * blocks, which the tools return as they are.
+ * (@modelcontextprotocol/conformance) tests: each method is a tool, a resource,
+ * a prompt or a completion one of its scenarios asks for, under the name (or
+ * URI) the scenario expects. Results that are not data (text for a model,
+ * images, audio, embedded resources) are MCP content blocks, which the tools
+ * return as they are. The tools that ask the client for something (sampling,
+ * elicitation) do it through their context, with the same code for every
+ * protocol revision.
  */
 export class ConformanceClient {
   readonly #rpc: JSONRPCClient;
@@ -116,6 +167,135 @@ export class ConformanceClient {
    */
   async reconnection(): Promise<unknown> {
     return this.#rpc.call<unknown>("conformance.reconnection");
+  }
+
+  /**
+   * Sampling asks the client's model to answer a prompt
+   * (sampling/createMessage, at most 100 tokens) and returns its answer.
+   *
+   * @param prompt what to ask the model.
+   */
+  async sampling(prompt: string): Promise<unknown> {
+    return this.#rpc.call<unknown>("conformance.sampling", { prompt });
+  }
+
+  /**
+   * Elicitation asks the user for a username and an email address
+   * (elicitation/create, form mode) and returns the answer.
+   *
+   * @param message what to tell the user.
+   */
+  async elicitation(message: string): Promise<unknown> {
+    return this.#rpc.call<unknown>("conformance.elicitation", { message });
+  }
+
+  /**
+   * ElicitationDefaults asks the user for a form whose fields all have default
+   * values: a string, an integer, a number, an enum and a boolean (SEP-1034).
+   */
+  async elicitationDefaults(): Promise<unknown> {
+    return this.#rpc.call<unknown>("conformance.elicitationDefaults");
+  }
+
+  /**
+   * ElicitationEnums asks the user for a form with the five kinds of enum
+   * field: untitled and titled single-select, the legacy enumNames form,
+   * untitled and titled multi-select (SEP-1330).
+   */
+  async elicitationEnums(): Promise<unknown> {
+    return this.#rpc.call<unknown>("conformance.elicitationEnums");
+  }
+
+  /**
+   * TouchWatchedResource changes test://watched-resource: every client
+   * subscribed to it is told (notifications/resources/updated).
+   */
+  async touchWatchedResource(): Promise<unknown> {
+    return this.#rpc.call<unknown>("conformance.touchWatchedResource");
+  }
+
+  /**
+   * StaticText is a fixed text resource.
+   */
+  async staticText(): Promise<string> {
+    return this.#rpc.call<string>("conformance.staticText");
+  }
+
+  /**
+   * StaticBinary is a fixed binary resource: a PNG image of one red pixel.
+   *
+   * @returns Bytes as a base64 string.
+   */
+  async staticBinary(): Promise<string | null> {
+    return this.#rpc.call<string | null>("conformance.staticBinary");
+  }
+
+  /**
+   * TemplateData is the record with the given id, as JSON.
+   *
+   * @param id the record's id.
+   */
+  async templateData(id: string): Promise<record> {
+    return this.#rpc.call<record>("conformance.templateData", { id });
+  }
+
+  /**
+   * WatchedResource is a text resource that test_touch_watched_resource
+   * changes; subscribe to it to hear about each change.
+   */
+  async watchedResource(): Promise<string> {
+    return this.#rpc.call<string>("conformance.watchedResource");
+  }
+
+  /**
+   * SimplePrompt is a prompt without arguments: one user message.
+   */
+  async simplePrompt(): Promise<string> {
+    return this.#rpc.call<string>("conformance.simplePrompt");
+  }
+
+  /**
+   * PromptWithArguments is a prompt whose message holds its two arguments.
+   *
+   * @param arg1 the first argument.
+   * @param arg2 the second argument.
+   */
+  async promptWithArguments(arg1: string, arg2: string): Promise<string> {
+    return this.#rpc.call<string>("conformance.promptWithArguments", { arg1, arg2 });
+  }
+
+  /**
+   * PromptWithEmbeddedResource is a prompt that embeds the resource it is
+   * given, followed by a question about it.
+   *
+   * @param resourceUri the URI of the resource to embed.
+   */
+  async promptWithEmbeddedResource(resourceUri: string): Promise<PromptMessage[] | null> {
+    return this.#rpc.call<PromptMessage[] | null>("conformance.promptWithEmbeddedResource", { resourceUri });
+  }
+
+  /**
+   * PromptWithImage is a prompt holding an image (one red pixel) and a question
+   * about it.
+   */
+  async promptWithImage(): Promise<PromptMessage[] | null> {
+    return this.#rpc.call<PromptMessage[] | null>("conformance.promptWithImage");
+  }
+
+  /**
+   * CompleteArg1 suggests values for arg1 of test_prompt_with_arguments: the
+   * known values that start with what the user typed.
+   */
+  async completeArg1(value: string): Promise<string[] | null> {
+    return this.#rpc.call<string[] | null>("conformance.completeArg1", { value });
+  }
+
+  /**
+   * CompleteRecordID suggests record ids for test://template/{id}/data: the
+   * known ids that start with what the user typed, and how many there are.
+   */
+  async completeRecordID(value: string, resolved: { [key: string]: string }): Promise<Completion | null> {
+    return this.#rpc.call<Completion | null>("conformance.completeRecordID", { value, resolved });
   }
 }
 

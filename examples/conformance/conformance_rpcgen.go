@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -36,6 +38,36 @@ const (
 	ConformanceJSONSchemaMethod = "conformance.jsonSchema"
 	// ConformanceReconnectionMethod is the JSON-RPC method name of Conformance.Reconnection.
 	ConformanceReconnectionMethod = "conformance.reconnection"
+	// ConformanceSamplingMethod is the JSON-RPC method name of Conformance.Sampling.
+	ConformanceSamplingMethod = "conformance.sampling"
+	// ConformanceElicitationMethod is the JSON-RPC method name of Conformance.Elicitation.
+	ConformanceElicitationMethod = "conformance.elicitation"
+	// ConformanceElicitationDefaultsMethod is the JSON-RPC method name of Conformance.ElicitationDefaults.
+	ConformanceElicitationDefaultsMethod = "conformance.elicitationDefaults"
+	// ConformanceElicitationEnumsMethod is the JSON-RPC method name of Conformance.ElicitationEnums.
+	ConformanceElicitationEnumsMethod = "conformance.elicitationEnums"
+	// ConformanceTouchWatchedResourceMethod is the JSON-RPC method name of Conformance.TouchWatchedResource.
+	ConformanceTouchWatchedResourceMethod = "conformance.touchWatchedResource"
+	// ConformanceStaticTextMethod is the JSON-RPC method name of Conformance.StaticText.
+	ConformanceStaticTextMethod = "conformance.staticText"
+	// ConformanceStaticBinaryMethod is the JSON-RPC method name of Conformance.StaticBinary.
+	ConformanceStaticBinaryMethod = "conformance.staticBinary"
+	// ConformanceTemplateDataMethod is the JSON-RPC method name of Conformance.TemplateData.
+	ConformanceTemplateDataMethod = "conformance.templateData"
+	// ConformanceWatchedResourceMethod is the JSON-RPC method name of Conformance.WatchedResource.
+	ConformanceWatchedResourceMethod = "conformance.watchedResource"
+	// ConformanceSimplePromptMethod is the JSON-RPC method name of Conformance.SimplePrompt.
+	ConformanceSimplePromptMethod = "conformance.simplePrompt"
+	// ConformancePromptWithArgumentsMethod is the JSON-RPC method name of Conformance.PromptWithArguments.
+	ConformancePromptWithArgumentsMethod = "conformance.promptWithArguments"
+	// ConformancePromptWithEmbeddedResourceMethod is the JSON-RPC method name of Conformance.PromptWithEmbeddedResource.
+	ConformancePromptWithEmbeddedResourceMethod = "conformance.promptWithEmbeddedResource"
+	// ConformancePromptWithImageMethod is the JSON-RPC method name of Conformance.PromptWithImage.
+	ConformancePromptWithImageMethod = "conformance.promptWithImage"
+	// ConformanceCompleteArg1Method is the JSON-RPC method name of Conformance.CompleteArg1.
+	ConformanceCompleteArg1Method = "conformance.completeArg1"
+	// ConformanceCompleteRecordIDMethod is the JSON-RPC method name of Conformance.CompleteRecordID.
+	ConformanceCompleteRecordIDMethod = "conformance.completeRecordID"
 )
 
 // ConformanceClient calls a remote Conformance over JSON-RPC 2.0. It implements
@@ -168,6 +200,184 @@ func (c *ConformanceClient) Reconnection(ctx context.Context) (mcp.Content, erro
 	return result, nil
 }
 
+// Sampling asks the client's model to answer a prompt
+// (sampling/createMessage, at most 100 tokens) and returns its answer.
+//
+// It calls the remote method "conformance.sampling".
+func (c *ConformanceClient) Sampling(ctx context.Context, prompt string) (mcp.Content, error) {
+	var result mcp.Content
+	if err := c.caller.Call(ctx, ConformanceSamplingMethod, &conformanceSamplingParams{Prompt: prompt}, &result); err != nil {
+		return mcp.Content{}, err
+	}
+	return result, nil
+}
+
+// Elicitation asks the user for a username and an email address
+// (elicitation/create, form mode) and returns the answer.
+//
+// It calls the remote method "conformance.elicitation".
+func (c *ConformanceClient) Elicitation(ctx context.Context, message string) (mcp.Content, error) {
+	var result mcp.Content
+	if err := c.caller.Call(ctx, ConformanceElicitationMethod, &conformanceElicitationParams{Message: message}, &result); err != nil {
+		return mcp.Content{}, err
+	}
+	return result, nil
+}
+
+// ElicitationDefaults asks the user for a form whose fields all have
+// default values: a string, an integer, a number, an enum and a boolean
+// (SEP-1034).
+//
+// It calls the remote method "conformance.elicitationDefaults".
+func (c *ConformanceClient) ElicitationDefaults(ctx context.Context) (mcp.Content, error) {
+	var result mcp.Content
+	if err := c.caller.Call(ctx, ConformanceElicitationDefaultsMethod, nil, &result); err != nil {
+		return mcp.Content{}, err
+	}
+	return result, nil
+}
+
+// ElicitationEnums asks the user for a form with the five kinds of enum
+// field: untitled and titled single-select, the legacy enumNames form,
+// untitled and titled multi-select (SEP-1330).
+//
+// It calls the remote method "conformance.elicitationEnums".
+func (c *ConformanceClient) ElicitationEnums(ctx context.Context) (mcp.Content, error) {
+	var result mcp.Content
+	if err := c.caller.Call(ctx, ConformanceElicitationEnumsMethod, nil, &result); err != nil {
+		return mcp.Content{}, err
+	}
+	return result, nil
+}
+
+// TouchWatchedResource changes test://watched-resource: every client
+// subscribed to it is told (notifications/resources/updated).
+//
+// It calls the remote method "conformance.touchWatchedResource".
+func (c *ConformanceClient) TouchWatchedResource(ctx context.Context) (mcp.Content, error) {
+	var result mcp.Content
+	if err := c.caller.Call(ctx, ConformanceTouchWatchedResourceMethod, nil, &result); err != nil {
+		return mcp.Content{}, err
+	}
+	return result, nil
+}
+
+// StaticText is a fixed text resource.
+//
+// It calls the remote method "conformance.staticText".
+func (c *ConformanceClient) StaticText(ctx context.Context) (string, error) {
+	var result string
+	if err := c.caller.Call(ctx, ConformanceStaticTextMethod, nil, &result); err != nil {
+		return "", err
+	}
+	return result, nil
+}
+
+// StaticBinary is a fixed binary resource: a PNG image of one red pixel.
+//
+// It calls the remote method "conformance.staticBinary".
+func (c *ConformanceClient) StaticBinary(ctx context.Context) ([]byte, error) {
+	var result []byte
+	if err := c.caller.Call(ctx, ConformanceStaticBinaryMethod, nil, &result); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// TemplateData is the record with the given id, as JSON.
+//
+// It calls the remote method "conformance.templateData".
+func (c *ConformanceClient) TemplateData(ctx context.Context, id string) (record, error) {
+	var result record
+	if err := c.caller.Call(ctx, ConformanceTemplateDataMethod, &conformanceTemplateDataParams{ID: id}, &result); err != nil {
+		return record{}, err
+	}
+	return result, nil
+}
+
+// WatchedResource is a text resource that test_touch_watched_resource
+// changes; subscribe to it to hear about each change.
+//
+// It calls the remote method "conformance.watchedResource".
+func (c *ConformanceClient) WatchedResource(ctx context.Context) (string, error) {
+	var result string
+	if err := c.caller.Call(ctx, ConformanceWatchedResourceMethod, nil, &result); err != nil {
+		return "", err
+	}
+	return result, nil
+}
+
+// SimplePrompt is a prompt without arguments: one user message.
+//
+// It calls the remote method "conformance.simplePrompt".
+func (c *ConformanceClient) SimplePrompt(ctx context.Context) (string, error) {
+	var result string
+	if err := c.caller.Call(ctx, ConformanceSimplePromptMethod, nil, &result); err != nil {
+		return "", err
+	}
+	return result, nil
+}
+
+// PromptWithArguments is a prompt whose message holds its two arguments.
+//
+// It calls the remote method "conformance.promptWithArguments".
+func (c *ConformanceClient) PromptWithArguments(ctx context.Context, arg1 string, arg2 string) (string, error) {
+	var result string
+	if err := c.caller.Call(ctx, ConformancePromptWithArgumentsMethod, &conformancePromptWithArgumentsParams{Arg1: arg1, Arg2: arg2}, &result); err != nil {
+		return "", err
+	}
+	return result, nil
+}
+
+// PromptWithEmbeddedResource is a prompt that embeds the resource it is
+// given, followed by a question about it.
+//
+// It calls the remote method "conformance.promptWithEmbeddedResource".
+func (c *ConformanceClient) PromptWithEmbeddedResource(ctx context.Context, resourceUri string) ([]mcp.PromptMessage, error) {
+	var result []mcp.PromptMessage
+	if err := c.caller.Call(ctx, ConformancePromptWithEmbeddedResourceMethod, &conformancePromptWithEmbeddedResourceParams{ResourceURI: resourceUri}, &result); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// PromptWithImage is a prompt holding an image (one red pixel) and a
+// question about it.
+//
+// It calls the remote method "conformance.promptWithImage".
+func (c *ConformanceClient) PromptWithImage(ctx context.Context) ([]mcp.PromptMessage, error) {
+	var result []mcp.PromptMessage
+	if err := c.caller.Call(ctx, ConformancePromptWithImageMethod, nil, &result); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// CompleteArg1 suggests values for arg1 of test_prompt_with_arguments:
+// the known values that start with what the user typed.
+//
+// It calls the remote method "conformance.completeArg1".
+func (c *ConformanceClient) CompleteArg1(ctx context.Context, value string) ([]string, error) {
+	var result []string
+	if err := c.caller.Call(ctx, ConformanceCompleteArg1Method, &conformanceCompleteArg1Params{Value: value}, &result); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// CompleteRecordID suggests record ids for test://template/{id}/data:
+// the known ids that start with what the user typed, and how many
+// there are.
+//
+// It calls the remote method "conformance.completeRecordID".
+func (c *ConformanceClient) CompleteRecordID(ctx context.Context, value string, resolved map[string]string) (*mcp.Completion, error) {
+	var result *mcp.Completion
+	if err := c.caller.Call(ctx, ConformanceCompleteRecordIDMethod, &conformanceCompleteRecordIDParams{Value: value, Resolved: resolved}, &result); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
 // NewConformanceHandler returns a runtime.Handler that serves impl: it routes each
 // request by method name, decodes its params (by name or by position), calls
 // impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio
@@ -204,6 +414,36 @@ func (h conformanceHandler) ServeRPC(ctx context.Context, req *runtime.Request) 
 		return h.serveJSONSchema(ctx, req.Params)
 	case ConformanceReconnectionMethod:
 		return h.serveReconnection(ctx, req.Params)
+	case ConformanceSamplingMethod:
+		return h.serveSampling(ctx, req.Params)
+	case ConformanceElicitationMethod:
+		return h.serveElicitation(ctx, req.Params)
+	case ConformanceElicitationDefaultsMethod:
+		return h.serveElicitationDefaults(ctx, req.Params)
+	case ConformanceElicitationEnumsMethod:
+		return h.serveElicitationEnums(ctx, req.Params)
+	case ConformanceTouchWatchedResourceMethod:
+		return h.serveTouchWatchedResource(ctx, req.Params)
+	case ConformanceStaticTextMethod:
+		return h.serveStaticText(ctx, req.Params)
+	case ConformanceStaticBinaryMethod:
+		return h.serveStaticBinary(ctx, req.Params)
+	case ConformanceTemplateDataMethod:
+		return h.serveTemplateData(ctx, req.Params)
+	case ConformanceWatchedResourceMethod:
+		return h.serveWatchedResource(ctx, req.Params)
+	case ConformanceSimplePromptMethod:
+		return h.serveSimplePrompt(ctx, req.Params)
+	case ConformancePromptWithArgumentsMethod:
+		return h.servePromptWithArguments(ctx, req.Params)
+	case ConformancePromptWithEmbeddedResourceMethod:
+		return h.servePromptWithEmbeddedResource(ctx, req.Params)
+	case ConformancePromptWithImageMethod:
+		return h.servePromptWithImage(ctx, req.Params)
+	case ConformanceCompleteArg1Method:
+		return h.serveCompleteArg1(ctx, req.Params)
+	case ConformanceCompleteRecordIDMethod:
+		return h.serveCompleteRecordID(ctx, req.Params)
 	case "rpc.discover":
 		// OpenRPC service discovery: the document --openrpc wrote, which
 		// describes every service of this file.
@@ -337,6 +577,193 @@ func (h conformanceHandler) serveReconnection(ctx context.Context, params json.R
 	return result.MarshalJSON()
 }
 
+// serveSampling decodes the params of Conformance.Sampling, calls it and encodes its result.
+func (h conformanceHandler) serveSampling(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p conformanceSamplingParams
+	if err := decodeConformanceSamplingParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.Sampling(ctx, p.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	return result.MarshalJSON()
+}
+
+// serveElicitation decodes the params of Conformance.Elicitation, calls it and encodes its result.
+func (h conformanceHandler) serveElicitation(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p conformanceElicitationParams
+	if err := decodeConformanceElicitationParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.Elicitation(ctx, p.Message)
+	if err != nil {
+		return nil, err
+	}
+	return result.MarshalJSON()
+}
+
+// serveElicitationDefaults decodes the params of Conformance.ElicitationDefaults, calls it and encodes its result.
+func (h conformanceHandler) serveElicitationDefaults(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if err := runtime.NoParams(params); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.ElicitationDefaults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return result.MarshalJSON()
+}
+
+// serveElicitationEnums decodes the params of Conformance.ElicitationEnums, calls it and encodes its result.
+func (h conformanceHandler) serveElicitationEnums(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if err := runtime.NoParams(params); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.ElicitationEnums(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return result.MarshalJSON()
+}
+
+// serveTouchWatchedResource decodes the params of Conformance.TouchWatchedResource, calls it and encodes its result.
+func (h conformanceHandler) serveTouchWatchedResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if err := runtime.NoParams(params); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.TouchWatchedResource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return result.MarshalJSON()
+}
+
+// serveStaticText decodes the params of Conformance.StaticText, calls it and encodes its result.
+func (h conformanceHandler) serveStaticText(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if err := runtime.NoParams(params); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.StaticText(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// serveStaticBinary decodes the params of Conformance.StaticBinary, calls it and encodes its result.
+func (h conformanceHandler) serveStaticBinary(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if err := runtime.NoParams(params); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.StaticBinary(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// serveTemplateData decodes the params of Conformance.TemplateData, calls it and encodes its result.
+func (h conformanceHandler) serveTemplateData(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p conformanceTemplateDataParams
+	if err := decodeConformanceTemplateDataParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.TemplateData(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// serveWatchedResource decodes the params of Conformance.WatchedResource, calls it and encodes its result.
+func (h conformanceHandler) serveWatchedResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if err := runtime.NoParams(params); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.WatchedResource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// serveSimplePrompt decodes the params of Conformance.SimplePrompt, calls it and encodes its result.
+func (h conformanceHandler) serveSimplePrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if err := runtime.NoParams(params); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.SimplePrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// servePromptWithArguments decodes the params of Conformance.PromptWithArguments, calls it and encodes its result.
+func (h conformanceHandler) servePromptWithArguments(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p conformancePromptWithArgumentsParams
+	if err := decodeConformancePromptWithArgumentsParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.PromptWithArguments(ctx, p.Arg1, p.Arg2)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// servePromptWithEmbeddedResource decodes the params of Conformance.PromptWithEmbeddedResource, calls it and encodes its result.
+func (h conformanceHandler) servePromptWithEmbeddedResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p conformancePromptWithEmbeddedResourceParams
+	if err := decodeConformancePromptWithEmbeddedResourceParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.PromptWithEmbeddedResource(ctx, p.ResourceURI)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// servePromptWithImage decodes the params of Conformance.PromptWithImage, calls it and encodes its result.
+func (h conformanceHandler) servePromptWithImage(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if err := runtime.NoParams(params); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.PromptWithImage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// serveCompleteArg1 decodes the params of Conformance.CompleteArg1, calls it and encodes its result.
+func (h conformanceHandler) serveCompleteArg1(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p conformanceCompleteArg1Params
+	if err := decodeConformanceCompleteArg1Params(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.CompleteArg1(ctx, p.Value)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// serveCompleteRecordID decodes the params of Conformance.CompleteRecordID, calls it and encodes its result.
+func (h conformanceHandler) serveCompleteRecordID(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p conformanceCompleteRecordIDParams
+	if err := decodeConformanceCompleteRecordIDParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.CompleteRecordID(ctx, p.Value, p.Resolved)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
 // MCP tool names of the Conformance service.
 const (
 	// ConformanceSimpleTextTool is the MCP tool name of Conformance.SimpleText.
@@ -359,6 +786,16 @@ const (
 	ConformanceJSONSchemaTool = "json_schema_2020_12_tool"
 	// ConformanceReconnectionTool is the MCP tool name of Conformance.Reconnection.
 	ConformanceReconnectionTool = "test_reconnection"
+	// ConformanceSamplingTool is the MCP tool name of Conformance.Sampling.
+	ConformanceSamplingTool = "test_sampling"
+	// ConformanceElicitationTool is the MCP tool name of Conformance.Elicitation.
+	ConformanceElicitationTool = "test_elicitation"
+	// ConformanceElicitationDefaultsTool is the MCP tool name of Conformance.ElicitationDefaults.
+	ConformanceElicitationDefaultsTool = "test_elicitation_sep1034_defaults"
+	// ConformanceElicitationEnumsTool is the MCP tool name of Conformance.ElicitationEnums.
+	ConformanceElicitationEnumsTool = "test_elicitation_sep1330_enums"
+	// ConformanceTouchWatchedResourceTool is the MCP tool name of Conformance.TouchWatchedResource.
+	ConformanceTouchWatchedResourceTool = "test_touch_watched_resource"
 )
 
 // JSON Schemas (draft 2020-12) of the Conformance tools' arguments and results.
@@ -373,6 +810,11 @@ const (
 	conformanceWithLoggingInputSchema          = conformanceSimpleTextInputSchema
 	conformanceJSONSchemaInputSchema           = `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"person is the argument object of json_schema_2020_12_tool.","type":"object","properties":{"name":{"description":"Name of the person.","type":"string"},"address":{"$ref":"#/$defs/address","description":"Address of the person."}},"additionalProperties":false,"$defs":{"address":{"description":"address is a postal address: its schema is the \"address\" entry of json_schema_2020_12_tool's \"$defs\".","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"additionalProperties":false}}}`
 	conformanceReconnectionInputSchema         = conformanceSimpleTextInputSchema
+	conformanceSamplingInputSchema             = `{"type":"object","properties":{"prompt":{"description":"what to ask the model.","type":"string"}},"additionalProperties":false,"required":["prompt"]}`
+	conformanceElicitationInputSchema          = `{"type":"object","properties":{"message":{"description":"what to tell the user.","type":"string"}},"additionalProperties":false,"required":["message"]}`
+	conformanceElicitationDefaultsInputSchema  = conformanceSimpleTextInputSchema
+	conformanceElicitationEnumsInputSchema     = conformanceSimpleTextInputSchema
+	conformanceTouchWatchedResourceInputSchema = conformanceSimpleTextInputSchema
 )
 
 // ConformanceTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
@@ -451,21 +893,260 @@ func ConformanceTools(impl Conformance) []mcp.Tool {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Handler:     mcp.WrapContent(h.serveReconnection),
 		Content:     true,
+	}, {
+		Name:        ConformanceSamplingTool,
+		Description: "Sampling asks the client's model to answer a prompt\n(sampling/createMessage, at most 100 tokens) and returns its answer.",
+		InputSchema: json.RawMessage(conformanceSamplingInputSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Handler:     mcp.WrapContent(h.serveSampling),
+		Content:     true,
+	}, {
+		Name:        ConformanceElicitationTool,
+		Description: "Elicitation asks the user for a username and an email address\n(elicitation/create, form mode) and returns the answer.",
+		InputSchema: json.RawMessage(conformanceElicitationInputSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Handler:     mcp.WrapContent(h.serveElicitation),
+		Content:     true,
+	}, {
+		Name:        ConformanceElicitationDefaultsTool,
+		Description: "ElicitationDefaults asks the user for a form whose fields all have\ndefault values: a string, an integer, a number, an enum and a boolean\n(SEP-1034).",
+		InputSchema: json.RawMessage(conformanceElicitationDefaultsInputSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Handler:     mcp.WrapContent(h.serveElicitationDefaults),
+		Content:     true,
+	}, {
+		Name:        ConformanceElicitationEnumsTool,
+		Description: "ElicitationEnums asks the user for a form with the five kinds of enum\nfield: untitled and titled single-select, the legacy enumNames form,\nuntitled and titled multi-select (SEP-1330).",
+		InputSchema: json.RawMessage(conformanceElicitationEnumsInputSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Handler:     mcp.WrapContent(h.serveElicitationEnums),
+		Content:     true,
+	}, {
+		Name:        ConformanceTouchWatchedResourceTool,
+		Description: "TouchWatchedResource changes test://watched-resource: every client\nsubscribed to it is told (notifications/resources/updated).",
+		InputSchema: json.RawMessage(conformanceTouchWatchedResourceInputSchema),
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
+		Handler:     mcp.WrapContent(h.serveTouchWatchedResource),
+		Content:     true,
 	}}
 }
 
-// ConformanceMCPClient calls the Conformance tools of an MCP server through tools/call.
-// It implements Conformance: results are decoded from the tools' structured content,
-// and a tool's error result becomes a *mcp.ToolError.
+// MCP resource URIs, resource templates and prompt names of the Conformance service.
+const (
+	// ConformanceStaticTextURI is the URI of the MCP resource Conformance.StaticText.
+	ConformanceStaticTextURI = "test://static-text"
+	// ConformanceStaticBinaryURI is the URI of the MCP resource Conformance.StaticBinary.
+	ConformanceStaticBinaryURI = "test://static-binary"
+	// ConformanceWatchedResourceURI is the URI of the MCP resource Conformance.WatchedResource.
+	ConformanceWatchedResourceURI = "test://watched-resource"
+	// ConformanceTemplateDataURITemplate is the URI template of the MCP resources of Conformance.TemplateData.
+	ConformanceTemplateDataURITemplate = "test://template/{id}/data"
+	// ConformanceSimplePromptPrompt is the name of the MCP prompt Conformance.SimplePrompt.
+	ConformanceSimplePromptPrompt = "test_simple_prompt"
+	// ConformancePromptWithArgumentsPrompt is the name of the MCP prompt Conformance.PromptWithArguments.
+	ConformancePromptWithArgumentsPrompt = "test_prompt_with_arguments"
+	// ConformancePromptWithEmbeddedResourcePrompt is the name of the MCP prompt Conformance.PromptWithEmbeddedResource.
+	ConformancePromptWithEmbeddedResourcePrompt = "test_prompt_with_embedded_resource"
+	// ConformancePromptWithImagePrompt is the name of the MCP prompt Conformance.PromptWithImage.
+	ConformancePromptWithImagePrompt = "test_prompt_with_image"
+)
+
+// ConformanceResources returns the resources of impl, for mcp.Server.AddResources.
+func ConformanceResources(impl Conformance) []mcp.Resource {
+	h := conformanceHandler{impl}
+	return []mcp.Resource{{
+		URI:         ConformanceStaticTextURI,
+		Name:        "static_text",
+		Title:       "Static text",
+		Description: "StaticText is a fixed text resource.",
+		MIMEType:    "text/plain",
+		Handler:     h.readStaticText,
+	}, {
+		URI:         ConformanceStaticBinaryURI,
+		Name:        "static_binary",
+		Title:       "Static binary",
+		Description: "StaticBinary is a fixed binary resource: a PNG image of one red pixel.",
+		MIMEType:    "image/png",
+		Handler:     h.readStaticBinary,
+	}, {
+		URI:         ConformanceWatchedResourceURI,
+		Name:        "watched_resource",
+		Title:       "Watched resource",
+		Description: "WatchedResource is a text resource that test_touch_watched_resource\nchanges; subscribe to it to hear about each change.",
+		MIMEType:    "text/plain",
+		Handler:     h.readWatchedResource,
+	}}
+}
+
+// ConformanceResourceTemplates returns the resource templates of impl, for
+// mcp.Server.AddResourceTemplates.
+func ConformanceResourceTemplates(impl Conformance) []mcp.ResourceTemplate {
+	h := conformanceHandler{impl}
+	return []mcp.ResourceTemplate{{
+		URITemplate: ConformanceTemplateDataURITemplate,
+		Name:        "template_data",
+		Title:       "Record by id",
+		Description: "TemplateData is the record with the given id, as JSON.",
+		MIMEType:    "application/json",
+		Handler:     h.readTemplateData,
+		Complete:    h.completeTemplateData,
+	}}
+}
+
+// ConformancePrompts returns the prompts of impl, for mcp.Server.AddPrompts.
+func ConformancePrompts(impl Conformance) []mcp.Prompt {
+	h := conformanceHandler{impl}
+	return []mcp.Prompt{{
+		Name:        ConformanceSimplePromptPrompt,
+		Title:       "Simple prompt",
+		Description: "SimplePrompt is a prompt without arguments: one user message.",
+		Handler:     h.promptSimplePrompt,
+	}, {
+		Name:        ConformancePromptWithArgumentsPrompt,
+		Title:       "Prompt with arguments",
+		Description: "PromptWithArguments is a prompt whose message holds its two arguments.",
+		Arguments: []mcp.PromptArgument{
+			{Name: "arg1", Description: "the first argument.", Required: true},
+			{Name: "arg2", Description: "the second argument.", Required: true},
+		},
+		Handler:  h.promptPromptWithArguments,
+		Complete: h.completePromptWithArguments,
+	}, {
+		Name:        ConformancePromptWithEmbeddedResourcePrompt,
+		Title:       "Prompt with an embedded resource",
+		Description: "PromptWithEmbeddedResource is a prompt that embeds the resource it is\ngiven, followed by a question about it.",
+		Arguments: []mcp.PromptArgument{
+			{Name: "resourceUri", Description: "the URI of the resource to embed.", Required: true},
+		},
+		Handler: h.promptPromptWithEmbeddedResource,
+	}, {
+		Name:        ConformancePromptWithImagePrompt,
+		Title:       "Prompt with an image",
+		Description: "PromptWithImage is a prompt holding an image (one red pixel) and a\nquestion about it.",
+		Handler:     h.promptPromptWithImage,
+	}}
+}
+
+// RegisterConformance adds the tools, resources, resource templates and prompts of impl to srv.
+func RegisterConformance(srv *mcp.Server, impl Conformance) {
+	srv.AddTools(ConformanceTools(impl)...)
+	srv.AddResources(ConformanceResources(impl)...)
+	srv.AddResourceTemplates(ConformanceResourceTemplates(impl)...)
+	srv.AddPrompts(ConformancePrompts(impl)...)
+}
+
+// readStaticText reads the resource Conformance.StaticText.
+func (h conformanceHandler) readStaticText(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	result, err := h.impl.StaticText(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{{URI: req.URI, MIMEType: "text/plain", Text: result}}, nil
+}
+
+// readStaticBinary reads the resource Conformance.StaticBinary.
+func (h conformanceHandler) readStaticBinary(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	result, err := h.impl.StaticBinary(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{{URI: req.URI, MIMEType: "image/png", Blob: base64.StdEncoding.EncodeToString(result)}}, nil
+}
+
+// readWatchedResource reads the resource Conformance.WatchedResource.
+func (h conformanceHandler) readWatchedResource(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	result, err := h.impl.WatchedResource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{{URI: req.URI, MIMEType: "text/plain", Text: result}}, nil
+}
+
+// readTemplateData reads a resource of the template Conformance.TemplateData.
+func (h conformanceHandler) readTemplateData(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	result, err := h.impl.TemplateData(ctx, req.Vars["id"])
+	if err != nil {
+		return nil, err
+	}
+	text, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{{URI: req.URI, MIMEType: "application/json", Text: string(text)}}, nil
+}
+
+// completeTemplateData completes the variables of the resource template Conformance.TemplateData.
+func (h conformanceHandler) completeTemplateData(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+	switch req.Argument {
+	case "id":
+		return h.impl.CompleteRecordID(ctx, req.Value, req.Context)
+	}
+	return &mcp.Completion{Values: []string{}}, nil
+}
+
+// promptSimplePrompt builds the messages of the prompt Conformance.SimplePrompt.
+func (h conformanceHandler) promptSimplePrompt(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+	result, err := h.impl.SimplePrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent(result)}}}, nil
+}
+
+// promptPromptWithArguments builds the messages of the prompt Conformance.PromptWithArguments.
+func (h conformanceHandler) promptPromptWithArguments(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+	result, err := h.impl.PromptWithArguments(ctx, args["arg1"], args["arg2"])
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent(result)}}}, nil
+}
+
+// completePromptWithArguments completes the arguments of the prompt Conformance.PromptWithArguments.
+func (h conformanceHandler) completePromptWithArguments(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+	switch req.Argument {
+	case "arg1":
+		values, err := h.impl.CompleteArg1(ctx, req.Value)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.Completion{Values: values}, nil
+	}
+	return &mcp.Completion{Values: []string{}}, nil
+}
+
+// promptPromptWithEmbeddedResource builds the messages of the prompt Conformance.PromptWithEmbeddedResource.
+func (h conformanceHandler) promptPromptWithEmbeddedResource(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+	result, err := h.impl.PromptWithEmbeddedResource(ctx, args["resourceUri"])
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.GetPromptResult{Messages: result}, nil
+}
+
+// promptPromptWithImage builds the messages of the prompt Conformance.PromptWithImage.
+func (h conformanceHandler) promptPromptWithImage(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+	result, err := h.impl.PromptWithImage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.GetPromptResult{Messages: result}, nil
+}
+
+// ConformanceMCPClient calls the tools, resources, prompts and completions of
+// an MCP server serving Conformance. It implements Conformance: tool results are decoded
+// from the tools' structured content (a tool's error result becomes a
+// *mcp.ToolError), resources and prompts from what resources/read and
+// prompts/get return.
 type ConformanceMCPClient struct {
-	caller mcp.ToolCaller
+	caller mcp.FeatureCaller
 }
 
 var _ Conformance = (*ConformanceMCPClient)(nil)
 
 // NewConformanceMCPClient returns a Conformance that calls tools through c, usually an
 // *mcp.Client connected over stdio, HTTP or in process.
-func NewConformanceMCPClient(c mcp.ToolCaller) *ConformanceMCPClient {
+func NewConformanceMCPClient(c mcp.FeatureCaller) *ConformanceMCPClient {
 	return &ConformanceMCPClient{caller: c}
 }
 
@@ -548,6 +1229,184 @@ func (c *ConformanceMCPClient) Reconnection(ctx context.Context) (mcp.Content, e
 	return mcp.CallToolBlock(ctx, c.caller, ConformanceReconnectionTool, nil)
 }
 
+// Sampling asks the client's model to answer a prompt
+// (sampling/createMessage, at most 100 tokens) and returns its answer.
+//
+// It calls the MCP tool "test_sampling".
+func (c *ConformanceMCPClient) Sampling(ctx context.Context, prompt string) (mcp.Content, error) {
+	return mcp.CallToolBlock(ctx, c.caller, ConformanceSamplingTool, &conformanceSamplingParams{Prompt: prompt})
+}
+
+// Elicitation asks the user for a username and an email address
+// (elicitation/create, form mode) and returns the answer.
+//
+// It calls the MCP tool "test_elicitation".
+func (c *ConformanceMCPClient) Elicitation(ctx context.Context, message string) (mcp.Content, error) {
+	return mcp.CallToolBlock(ctx, c.caller, ConformanceElicitationTool, &conformanceElicitationParams{Message: message})
+}
+
+// ElicitationDefaults asks the user for a form whose fields all have
+// default values: a string, an integer, a number, an enum and a boolean
+// (SEP-1034).
+//
+// It calls the MCP tool "test_elicitation_sep1034_defaults".
+func (c *ConformanceMCPClient) ElicitationDefaults(ctx context.Context) (mcp.Content, error) {
+	return mcp.CallToolBlock(ctx, c.caller, ConformanceElicitationDefaultsTool, nil)
+}
+
+// ElicitationEnums asks the user for a form with the five kinds of enum
+// field: untitled and titled single-select, the legacy enumNames form,
+// untitled and titled multi-select (SEP-1330).
+//
+// It calls the MCP tool "test_elicitation_sep1330_enums".
+func (c *ConformanceMCPClient) ElicitationEnums(ctx context.Context) (mcp.Content, error) {
+	return mcp.CallToolBlock(ctx, c.caller, ConformanceElicitationEnumsTool, nil)
+}
+
+// TouchWatchedResource changes test://watched-resource: every client
+// subscribed to it is told (notifications/resources/updated).
+//
+// It calls the MCP tool "test_touch_watched_resource".
+func (c *ConformanceMCPClient) TouchWatchedResource(ctx context.Context) (mcp.Content, error) {
+	return mcp.CallToolBlock(ctx, c.caller, ConformanceTouchWatchedResourceTool, nil)
+}
+
+// StaticText is a fixed text resource.
+//
+// It reads the MCP resource "test://static-text".
+func (c *ConformanceMCPClient) StaticText(ctx context.Context) (string, error) {
+	contents, err := c.caller.ReadResource(ctx, ConformanceStaticTextURI)
+	if err != nil {
+		return "", err
+	}
+	if len(contents) == 0 {
+		return "", errors.New("Conformance.StaticText: the resource has no contents")
+	}
+	return contents[0].Text, nil
+}
+
+// StaticBinary is a fixed binary resource: a PNG image of one red pixel.
+//
+// It reads the MCP resource "test://static-binary".
+func (c *ConformanceMCPClient) StaticBinary(ctx context.Context) ([]byte, error) {
+	contents, err := c.caller.ReadResource(ctx, ConformanceStaticBinaryURI)
+	if err != nil {
+		return nil, err
+	}
+	if len(contents) == 0 {
+		return nil, errors.New("Conformance.StaticBinary: the resource has no contents")
+	}
+	return base64.StdEncoding.DecodeString(contents[0].Blob)
+}
+
+// TemplateData is the record with the given id, as JSON.
+//
+// It reads an MCP resource of the template "test://template/{id}/data".
+func (c *ConformanceMCPClient) TemplateData(ctx context.Context, id string) (record, error) {
+	contents, err := c.caller.ReadResource(ctx, "test://template/"+mcp.EscapeURIVar(id)+"/data")
+	if err != nil {
+		return record{}, err
+	}
+	if len(contents) == 0 {
+		return record{}, errors.New("Conformance.TemplateData: the resource has no contents")
+	}
+	var result record
+	if err := json.Unmarshal([]byte(contents[0].Text), &result); err != nil {
+		return record{}, err
+	}
+	return result, nil
+}
+
+// WatchedResource is a text resource that test_touch_watched_resource
+// changes; subscribe to it to hear about each change.
+//
+// It reads the MCP resource "test://watched-resource".
+func (c *ConformanceMCPClient) WatchedResource(ctx context.Context) (string, error) {
+	contents, err := c.caller.ReadResource(ctx, ConformanceWatchedResourceURI)
+	if err != nil {
+		return "", err
+	}
+	if len(contents) == 0 {
+		return "", errors.New("Conformance.WatchedResource: the resource has no contents")
+	}
+	return contents[0].Text, nil
+}
+
+// SimplePrompt is a prompt without arguments: one user message.
+//
+// It gets the MCP prompt "test_simple_prompt".
+func (c *ConformanceMCPClient) SimplePrompt(ctx context.Context) (string, error) {
+	result, err := c.caller.GetPrompt(ctx, ConformanceSimplePromptPrompt, nil)
+	if err != nil {
+		return "", err
+	}
+	if len(result.Messages) == 0 {
+		return "", errors.New("Conformance.SimplePrompt: the prompt has no messages")
+	}
+	return result.Messages[0].Content.Text, nil
+}
+
+// PromptWithArguments is a prompt whose message holds its two arguments.
+//
+// It gets the MCP prompt "test_prompt_with_arguments".
+func (c *ConformanceMCPClient) PromptWithArguments(ctx context.Context, arg1 string, arg2 string) (string, error) {
+	args := map[string]string{"arg1": arg1, "arg2": arg2}
+	result, err := c.caller.GetPrompt(ctx, ConformancePromptWithArgumentsPrompt, args)
+	if err != nil {
+		return "", err
+	}
+	if len(result.Messages) == 0 {
+		return "", errors.New("Conformance.PromptWithArguments: the prompt has no messages")
+	}
+	return result.Messages[0].Content.Text, nil
+}
+
+// PromptWithEmbeddedResource is a prompt that embeds the resource it is
+// given, followed by a question about it.
+//
+// It gets the MCP prompt "test_prompt_with_embedded_resource".
+func (c *ConformanceMCPClient) PromptWithEmbeddedResource(ctx context.Context, resourceUri string) ([]mcp.PromptMessage, error) {
+	args := map[string]string{"resourceUri": resourceUri}
+	result, err := c.caller.GetPrompt(ctx, ConformancePromptWithEmbeddedResourcePrompt, args)
+	if err != nil {
+		return nil, err
+	}
+	return result.Messages, nil
+}
+
+// PromptWithImage is a prompt holding an image (one red pixel) and a
+// question about it.
+//
+// It gets the MCP prompt "test_prompt_with_image".
+func (c *ConformanceMCPClient) PromptWithImage(ctx context.Context) ([]mcp.PromptMessage, error) {
+	result, err := c.caller.GetPrompt(ctx, ConformancePromptWithImagePrompt, nil)
+	if err != nil {
+		return nil, err
+	}
+	return result.Messages, nil
+}
+
+// CompleteArg1 suggests values for arg1 of test_prompt_with_arguments:
+// the known values that start with what the user typed.
+//
+// It completes the argument "arg1" of the MCP prompt "test_prompt_with_arguments".
+func (c *ConformanceMCPClient) CompleteArg1(ctx context.Context, value string) ([]string, error) {
+	result, err := c.caller.Complete(ctx, mcp.CompletionRef{Type: "ref/prompt", Name: ConformancePromptWithArgumentsPrompt}, "arg1", value, nil)
+	if err != nil {
+		return nil, err
+	}
+	return result.Values, nil
+}
+
+// CompleteRecordID suggests record ids for test://template/{id}/data:
+// the known ids that start with what the user typed, and how many
+// there are.
+//
+// It completes the argument "id" of the MCP resource template "test://template/{id}/data".
+func (c *ConformanceMCPClient) CompleteRecordID(ctx context.Context, value string, resolved map[string]string) (*mcp.Completion, error) {
+	return c.caller.Complete(ctx, mcp.CompletionRef{Type: "ref/resource", URI: ConformanceTemplateDataURITemplate}, "id", value, resolved)
+}
+
 // decodeConformanceJSONSchemaParams decodes the params of Conformance.JSONSchema into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeConformanceJSONSchemaParams(raw []byte, p *person) error {
@@ -604,6 +1463,238 @@ func readAddress(d *runtime.Decoder, p *address) {
 	}
 }
 
+// conformanceSamplingParams is the params object of Conformance.Sampling.
+type conformanceSamplingParams struct {
+	Prompt string `json:"prompt"`
+}
+
+// conformanceSamplingFields lists the params of Conformance.Sampling, in order.
+var conformanceSamplingFields = runtime.NewFields("prompt")
+
+// decodeConformanceSamplingParams decodes the params of Conformance.Sampling into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeConformanceSamplingParams(raw []byte, p *conformanceSamplingParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(conformanceSamplingFields)
+	var hasPrompt bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "prompt":
+			hasPrompt = true
+			p.Prompt = d.String()
+		default:
+			d.UnknownField(key, conformanceSamplingFields)
+		}
+	}
+	if !hasPrompt {
+		d.MissingField("prompt")
+	}
+	return d.Finish()
+}
+
+// conformanceElicitationParams is the params object of Conformance.Elicitation.
+type conformanceElicitationParams struct {
+	Message string `json:"message"`
+}
+
+// conformanceElicitationFields lists the params of Conformance.Elicitation, in order.
+var conformanceElicitationFields = runtime.NewFields("message")
+
+// decodeConformanceElicitationParams decodes the params of Conformance.Elicitation into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeConformanceElicitationParams(raw []byte, p *conformanceElicitationParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(conformanceElicitationFields)
+	var hasMessage bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "message":
+			hasMessage = true
+			p.Message = d.String()
+		default:
+			d.UnknownField(key, conformanceElicitationFields)
+		}
+	}
+	if !hasMessage {
+		d.MissingField("message")
+	}
+	return d.Finish()
+}
+
+// conformanceTemplateDataParams is the params object of Conformance.TemplateData.
+type conformanceTemplateDataParams struct {
+	ID string `json:"id"`
+}
+
+// conformanceTemplateDataFields lists the params of Conformance.TemplateData, in order.
+var conformanceTemplateDataFields = runtime.NewFields("id")
+
+// decodeConformanceTemplateDataParams decodes the params of Conformance.TemplateData into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeConformanceTemplateDataParams(raw []byte, p *conformanceTemplateDataParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(conformanceTemplateDataFields)
+	var hasID bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "id":
+			hasID = true
+			p.ID = d.String()
+		default:
+			d.UnknownField(key, conformanceTemplateDataFields)
+		}
+	}
+	if !hasID {
+		d.MissingField("id")
+	}
+	return d.Finish()
+}
+
+// conformancePromptWithArgumentsParams is the params object of Conformance.PromptWithArguments.
+type conformancePromptWithArgumentsParams struct {
+	Arg1 string `json:"arg1"`
+	Arg2 string `json:"arg2"`
+}
+
+// conformancePromptWithArgumentsFields lists the params of Conformance.PromptWithArguments, in order.
+var conformancePromptWithArgumentsFields = runtime.NewFields("arg1", "arg2")
+
+// decodeConformancePromptWithArgumentsParams decodes the params of Conformance.PromptWithArguments into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeConformancePromptWithArgumentsParams(raw []byte, p *conformancePromptWithArgumentsParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(conformancePromptWithArgumentsFields)
+	var hasArg1, hasArg2 bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "arg1":
+			hasArg1 = true
+			p.Arg1 = d.String()
+		case "arg2":
+			hasArg2 = true
+			p.Arg2 = d.String()
+		default:
+			d.UnknownField(key, conformancePromptWithArgumentsFields)
+		}
+	}
+	if !hasArg1 {
+		d.MissingField("arg1")
+	}
+	if !hasArg2 {
+		d.MissingField("arg2")
+	}
+	return d.Finish()
+}
+
+// conformancePromptWithEmbeddedResourceParams is the params object of Conformance.PromptWithEmbeddedResource.
+type conformancePromptWithEmbeddedResourceParams struct {
+	ResourceURI string `json:"resourceUri"`
+}
+
+// conformancePromptWithEmbeddedResourceFields lists the params of Conformance.PromptWithEmbeddedResource, in order.
+var conformancePromptWithEmbeddedResourceFields = runtime.NewFields("resourceUri")
+
+// decodeConformancePromptWithEmbeddedResourceParams decodes the params of Conformance.PromptWithEmbeddedResource into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeConformancePromptWithEmbeddedResourceParams(raw []byte, p *conformancePromptWithEmbeddedResourceParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(conformancePromptWithEmbeddedResourceFields)
+	var hasResourceURI bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "resourceUri":
+			hasResourceURI = true
+			p.ResourceURI = d.String()
+		default:
+			d.UnknownField(key, conformancePromptWithEmbeddedResourceFields)
+		}
+	}
+	if !hasResourceURI {
+		d.MissingField("resourceUri")
+	}
+	return d.Finish()
+}
+
+// conformanceCompleteArg1Params is the params object of Conformance.CompleteArg1.
+type conformanceCompleteArg1Params struct {
+	Value string `json:"value"`
+}
+
+// conformanceCompleteArg1Fields lists the params of Conformance.CompleteArg1, in order.
+var conformanceCompleteArg1Fields = runtime.NewFields("value")
+
+// decodeConformanceCompleteArg1Params decodes the params of Conformance.CompleteArg1 into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeConformanceCompleteArg1Params(raw []byte, p *conformanceCompleteArg1Params) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(conformanceCompleteArg1Fields)
+	var hasValue bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "value":
+			hasValue = true
+			p.Value = d.String()
+		default:
+			d.UnknownField(key, conformanceCompleteArg1Fields)
+		}
+	}
+	if !hasValue {
+		d.MissingField("value")
+	}
+	return d.Finish()
+}
+
+// conformanceCompleteRecordIDParams is the params object of Conformance.CompleteRecordID.
+type conformanceCompleteRecordIDParams struct {
+	Value    string            `json:"value"`
+	Resolved map[string]string `json:"resolved"`
+}
+
+// conformanceCompleteRecordIDFields lists the params of Conformance.CompleteRecordID, in order.
+var conformanceCompleteRecordIDFields = runtime.NewFields("value", "resolved")
+
+// decodeConformanceCompleteRecordIDParams decodes the params of Conformance.CompleteRecordID into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeConformanceCompleteRecordIDParams(raw []byte, p *conformanceCompleteRecordIDParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(conformanceCompleteRecordIDFields)
+	var hasValue, hasResolved bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "value":
+			hasValue = true
+			p.Value = d.String()
+		case "resolved":
+			hasResolved = true
+			if d.Null() {
+				p.Resolved = nil
+			} else if d.Object() {
+				p.Resolved = map[string]string{}
+				var k []byte
+				for d.NextKey(&k) {
+					p.Resolved[string(k)] = d.String()
+				}
+			}
+		default:
+			d.UnknownField(key, conformanceCompleteRecordIDFields)
+		}
+	}
+	if !hasValue {
+		d.MissingField("value")
+	}
+	if !hasResolved {
+		d.MissingField("resolved")
+	}
+	return d.Finish()
+}
+
 // conformanceOpenRPC is the OpenRPC document of this file's services, compact, which
 // the dispatchers answer rpc.discover with.
-const conformanceOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Conformance","description":"Conformance is the server the official MCP conformance suite (@modelcontextprotocol/conformance) tests: each method is a tool one of its scenarios calls, under the name the scenario expects. Results that are not data (text for a model, images, audio, embedded resources) are MCP content blocks, which the tools return as they are.","version":"1.0.0"},"methods":[{"name":"conformance.simpleText","description":"SimpleText returns a simple text response.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.image","description":"Image returns a PNG image: one red pixel.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.audio","description":"Audio returns a short WAV sound.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.embeddedResource","description":"EmbeddedResource returns a text resource embedded in the result.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.multipleContentTypes","description":"MultipleContentTypes returns text, an image and an embedded resource.","params":[],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.errorHandling","description":"ErrorHandling always fails, so the client sees a tool error result.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.withProgress","description":"WithProgress reports progress 0, 50 and 100 of 100, about 50 ms apart, when the caller asks for progress.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.withLogging","description":"WithLogging sends three log messages at level info, about 50 ms apart, while it runs.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.jsonSchema","description":"JSONSchema greets a person at an address; its input schema shows JSON Schema 2020-12 features: \"$schema\", \"$defs\" and \"$ref\", and additionalProperties false.","paramStructure":"by-name","params":[{"name":"name","description":"Name of the person.","schema":{"type":"string"}},{"name":"address","description":"Address of the person.","schema":{"$ref":"#/components/schemas/address"}}],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.reconnection","description":"Reconnection closes the HTTP stream carrying its call, then answers: the client gets the answer by reconnecting (SSE polling).","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"address":{"description":"address is a postal address: its schema is the \"address\" entry of json_schema_2020_12_tool's \"$defs\".","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"additionalProperties":false}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"}}}}`
+const conformanceOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Conformance","description":"Conformance is the server the official MCP conformance suite (@modelcontextprotocol/conformance) tests: each method is a tool, a resource, a prompt or a completion one of its scenarios asks for, under the name (or URI) the scenario expects. Results that are not data (text for a model, images, audio, embedded resources) are MCP content blocks, which the tools return as they are. The tools that ask the client for something (sampling, elicitation) do it through their context, with the same code for every protocol revision.","version":"1.0.0"},"methods":[{"name":"conformance.simpleText","description":"SimpleText returns a simple text response.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.image","description":"Image returns a PNG image: one red pixel.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.audio","description":"Audio returns a short WAV sound.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.embeddedResource","description":"EmbeddedResource returns a text resource embedded in the result.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.multipleContentTypes","description":"MultipleContentTypes returns text, an image and an embedded resource.","params":[],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.errorHandling","description":"ErrorHandling always fails, so the client sees a tool error result.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.withProgress","description":"WithProgress reports progress 0, 50 and 100 of 100, about 50 ms apart, when the caller asks for progress.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.withLogging","description":"WithLogging sends three log messages at level info, about 50 ms apart, while it runs.","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.jsonSchema","description":"JSONSchema greets a person at an address; its input schema shows JSON Schema 2020-12 features: \"$schema\", \"$defs\" and \"$ref\", and additionalProperties false.","paramStructure":"by-name","params":[{"name":"name","description":"Name of the person.","schema":{"type":"string"}},{"name":"address","description":"Address of the person.","schema":{"$ref":"#/components/schemas/address"}}],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.reconnection","description":"Reconnection closes the HTTP stream carrying its call, then answers: the client gets the answer by reconnecting (SSE polling).","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.sampling","description":"Sampling asks the client's model to answer a prompt (sampling/createMessage, at most 100 tokens) and returns its answer.","paramStructure":"either","params":[{"name":"prompt","description":"what to ask the model.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.elicitation","description":"Elicitation asks the user for a username and an email address (elicitation/create, form mode) and returns the answer.","paramStructure":"either","params":[{"name":"message","description":"what to tell the user.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.elicitationDefaults","description":"ElicitationDefaults asks the user for a form whose fields all have default values: a string, an integer, a number, an enum and a boolean (SEP-1034).","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.elicitationEnums","description":"ElicitationEnums asks the user for a form with the five kinds of enum field: untitled and titled single-select, the legacy enumNames form, untitled and titled multi-select (SEP-1330).","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.touchWatchedResource","description":"TouchWatchedResource changes test://watched-resource: every client subscribed to it is told (notifications/resources/updated).","params":[],"result":{"name":"result","schema":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.staticText","description":"StaticText is a fixed text resource.","params":[],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.staticBinary","description":"StaticBinary is a fixed binary resource: a PNG image of one red pixel.","params":[],"result":{"name":"result","schema":{"anyOf":[{"type":"string","contentEncoding":"base64"},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.templateData","description":"TemplateData is the record with the given id, as JSON.","paramStructure":"either","params":[{"name":"id","description":"the record's id.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"$ref":"#/components/schemas/record"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.watchedResource","description":"WatchedResource is a text resource that test_touch_watched_resource changes; subscribe to it to hear about each change.","params":[],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.simplePrompt","description":"SimplePrompt is a prompt without arguments: one user message.","params":[],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.promptWithArguments","description":"PromptWithArguments is a prompt whose message holds its two arguments.","paramStructure":"either","params":[{"name":"arg1","description":"the first argument.","required":true,"schema":{"type":"string"}},{"name":"arg2","description":"the second argument.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.promptWithEmbeddedResource","description":"PromptWithEmbeddedResource is a prompt that embeds the resource it is given, followed by a question about it.","paramStructure":"either","params":[{"name":"resourceUri","description":"the URI of the resource to embed.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/PromptMessage"}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.promptWithImage","description":"PromptWithImage is a prompt holding an image (one red pixel) and a question about it.","params":[],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/PromptMessage"}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.completeArg1","description":"CompleteArg1 suggests values for arg1 of test_prompt_with_arguments: the known values that start with what the user typed.","paramStructure":"either","params":[{"name":"value","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"conformance.completeRecordID","description":"CompleteRecordID suggests record ids for test://template/{id}/data: the known ids that start with what the user typed, and how many there are.","paramStructure":"either","params":[{"name":"value","required":true,"schema":{"type":"string"}},{"name":"resolved","required":true,"schema":{"type":"object","additionalProperties":{"type":"string"}}}],"result":{"name":"result","schema":{"anyOf":[{"$ref":"#/components/schemas/Completion"},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"address":{"description":"address is a postal address: its schema is the \"address\" entry of json_schema_2020_12_tool's \"$defs\".","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"additionalProperties":false},"record":{"description":"record is what a test://template/{id}/data resource holds.","type":"object","properties":{"id":{"description":"ID is the id the URI named.","type":"string"},"name":{"description":"Name is the record's name.","type":"string"}},"additionalProperties":false,"required":["id","name"]},"PromptMessage":{"description":"PromptMessage is one message of a prompt: a role (\"user\" or \"assistant\") and one content block (text, image, audio, resource link or embedded resource).","type":"object","properties":{"role":{"type":"string"},"content":{"description":"Content is one content block of a tool result. Type says which of the other fields are set: \"text\" (Text), \"image\" and \"audio\" (Data, base64, and MIMEType), \"resource_link\" (URI, Name, and optionally Title, Description, MIMEType, Size), \"resource\" (Resource, an embedded resource). Annotations and Meta are raw JSON objects, nil when absent. Build blocks with TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and ResourceLink; a tool method returning Content, []Content or *CallToolResult returns them to the client as they are."}},"additionalProperties":false,"required":["role","content"]},"Completion":{"description":"Completion is the result of a completion: at most 100 values, best first.","type":"object","properties":{"values":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"total":{"description":"Total is the number of matches there are, when known (0: unknown).","type":"integer"},"hasMore":{"description":"HasMore says there are more matches than Values holds.","type":"boolean"}},"additionalProperties":false,"required":["values"]}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"}}}}`

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -21,6 +25,39 @@ const (
 	embeddedText = "This is an embedded resource content."
 	mixedURI     = "test://mixed-content-resource"
 	mixedJSON    = `{"test":"data","value":123}`
+
+	staticText    = "This is the content of the static text resource."
+	watchedURI    = "test://watched-resource"
+	simplePrompt  = "This is a simple prompt for testing."
+	samplingTitle = "LLM response: "
+)
+
+// The forms the elicitation tools ask for, as the scenarios expect them.
+const (
+	userInfoSchema = `{"type":"object","properties":{` +
+		`"username":{"type":"string","description":"User's response"},` +
+		`"email":{"type":"string","description":"User's email address"}},` +
+		`"required":["username","email"]}`
+	defaultsSchema = `{"type":"object","properties":{` +
+		`"name":{"type":"string","description":"User name","default":"John Doe"},` +
+		`"age":{"type":"integer","description":"User age","default":30},` +
+		`"score":{"type":"number","description":"User score","default":95.5},` +
+		`"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},` +
+		`"verified":{"type":"boolean","description":"Verification status","default":true}}}`
+	enumsSchema = `{"type":"object","properties":{` +
+		`"untitledSingle":{"type":"string","description":"Pick one","enum":["option1","option2","option3"]},` +
+		`"titledSingle":{"type":"string","description":"Pick one","oneOf":[` +
+		`{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},` +
+		`"legacyEnum":{"type":"string","description":"Pick one","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},` +
+		`"untitledMulti":{"type":"array","description":"Pick any","items":{"type":"string","enum":["option1","option2","option3"]}},` +
+		`"titledMulti":{"type":"array","description":"Pick any","items":{"anyOf":[` +
+		`{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`
+)
+
+// Values the completions offer.
+var (
+	arg1Values = []string{"paris", "park", "party", "test", "testValue1", "testing"}
+	recordIDs  = []string{"1", "12", "123", "2", "42"}
 )
 
 // fixture implements Conformance.
@@ -29,6 +66,13 @@ type fixture struct {
 	step time.Duration
 	png  []byte
 	wav  []byte
+
+	// updated, when set, tells subscribers a resource changed (the
+	// server's ResourceUpdated).
+	updated func(uri string)
+
+	mu      sync.Mutex
+	touches int // how often test://watched-resource changed
 }
 
 var _ Conformance = (*fixture)(nil)
@@ -113,6 +157,112 @@ func (f *fixture) Reconnection(ctx context.Context) (mcp.Content, error) {
 		return mcp.TextContent("Done (the transport kept the stream open)."), nil
 	}
 	return mcp.TextContent("Done, after closing the stream."), nil
+}
+
+func (f *fixture) Sampling(ctx context.Context, prompt string) (mcp.Content, error) {
+	res, err := mcp.Sample(ctx, &mcp.CreateMessageParams{
+		Messages:  []mcp.SamplingMessage{{Role: "user", Content: mcp.TextContent(prompt)}},
+		MaxTokens: 100,
+	})
+	if err != nil {
+		return mcp.Content{}, err
+	}
+	if res.Content.Type != "text" {
+		return mcp.TextContent(samplingTitle + "(" + res.Content.Type + " content from " + res.Model + ")"), nil
+	}
+	return mcp.TextContent(samplingTitle + res.Content.Text), nil
+}
+
+func (f *fixture) Elicitation(ctx context.Context, message string) (mcp.Content, error) {
+	return elicit(ctx, "User response: ", message, userInfoSchema)
+}
+
+func (f *fixture) ElicitationDefaults(ctx context.Context) (mcp.Content, error) {
+	return elicit(ctx, "Elicitation completed: ", "Please review and update the form fields with defaults", defaultsSchema)
+}
+
+func (f *fixture) ElicitationEnums(ctx context.Context) (mcp.Content, error) {
+	return elicit(ctx, "Elicitation completed: ", "Please select options from the enum fields", enumsSchema)
+}
+
+// elicit asks the user for the form schema describes and reports the answer
+// after prefix.
+func elicit(ctx context.Context, prefix, message, schema string) (mcp.Content, error) {
+	res, err := mcp.Elicit(ctx, &mcp.ElicitParams{Message: message, RequestedSchema: json.RawMessage(schema)})
+	if err != nil {
+		return mcp.Content{}, err
+	}
+	content := "{}"
+	if len(res.Content) > 0 {
+		content = string(res.Content)
+	}
+	return mcp.TextContent(prefix + "action=" + res.Action + ", content=" + content), nil
+}
+
+func (f *fixture) TouchWatchedResource(context.Context) (mcp.Content, error) {
+	f.mu.Lock()
+	f.touches++
+	n := f.touches
+	f.mu.Unlock()
+	if f.updated != nil {
+		f.updated(watchedURI)
+	}
+	return mcp.TextContent(fmt.Sprintf("%s changed (version %d).", watchedURI, n+1)), nil
+}
+
+func (f *fixture) StaticText(context.Context) (string, error) { return staticText, nil }
+
+func (f *fixture) StaticBinary(context.Context) ([]byte, error) { return f.png, nil }
+
+func (f *fixture) TemplateData(_ context.Context, id string) (record, error) {
+	return record{ID: id, Name: "Record " + id}, nil
+}
+
+func (f *fixture) WatchedResource(context.Context) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return fmt.Sprintf("Watched resource, version %d.", f.touches+1), nil
+}
+
+func (f *fixture) SimplePrompt(context.Context) (string, error) { return simplePrompt, nil }
+
+func (f *fixture) PromptWithArguments(_ context.Context, arg1, arg2 string) (string, error) {
+	return fmt.Sprintf("Prompt with arguments: arg1=%q, arg2=%q.", arg1, arg2), nil
+}
+
+func (f *fixture) PromptWithEmbeddedResource(_ context.Context, resourceUri string) ([]mcp.PromptMessage, error) {
+	return []mcp.PromptMessage{
+		{Role: "user", Content: mcp.EmbeddedText(resourceUri, "text/plain", "Embedded resource content for testing.")},
+		{Role: "user", Content: mcp.TextContent("Please process the embedded resource above.")},
+	}, nil
+}
+
+func (f *fixture) PromptWithImage(context.Context) ([]mcp.PromptMessage, error) {
+	return []mcp.PromptMessage{
+		{Role: "user", Content: mcp.ImageContent(f.png, "image/png")},
+		{Role: "user", Content: mcp.TextContent("Please analyze the image above.")},
+	}, nil
+}
+
+func (f *fixture) CompleteArg1(_ context.Context, value string) ([]string, error) {
+	return withPrefix(arg1Values, value), nil
+}
+
+func (f *fixture) CompleteRecordID(_ context.Context, value string, _ map[string]string) (*mcp.Completion, error) {
+	ids := withPrefix(recordIDs, value)
+	return &mcp.Completion{Values: ids, Total: len(ids)}, nil
+}
+
+// withPrefix returns the values that start with prefix, ignoring case, in
+// their order.
+func withPrefix(values []string, prefix string) []string {
+	out := []string{}
+	for _, v := range values {
+		if strings.HasPrefix(strings.ToLower(v), strings.ToLower(prefix)) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // pause waits for d or until ctx ends.
