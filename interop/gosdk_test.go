@@ -155,6 +155,7 @@ func (s *goSDKSession) CallToolCancelled(t *testing.T, name string, args, token 
 type recordingTransport struct {
 	inner mcp.Transport
 	log   wireLog
+	tally msgTally // every message the client read
 
 	mu        sync.Mutex
 	tokenOfID map[string]any
@@ -219,6 +220,9 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return msg, err
 	}
 	now := time.Now()
+	if raw, err := jsonrpc.EncodeMessage(msg); err == nil {
+		c.r.tally.note(raw)
+	}
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
 		c.r.mu.Lock()

@@ -20,6 +20,12 @@ import (
 // serverArgv is the command line of the server under test, set by TestMain.
 var serverArgv []string
 
+// featuresArgv is the command line of the server the resources, prompts,
+// completion, sampling and elicitation tests use (examples/conformance, or
+// INTEROP_FEATURES_SERVER), set by TestMain. With --stdio it serves over
+// stdio; without, over HTTP, printing its URL first.
+var featuresArgv []string
+
 func TestMain(m *testing.M) {
 	code, err := setup(m)
 	if err != nil {
@@ -34,22 +40,38 @@ func TestMain(m *testing.M) {
 // INTEROP_HTTP_SERVER, a command that serves MCP over HTTP and prints its
 // endpoint's URL as its first line on stdout. Either defaults to
 // examples/notes built from the enclosing repository (with --http
-// 127.0.0.1:0 for HTTP).
+// 127.0.0.1:0 for HTTP). The feature tests' server: INTEROP_FEATURES_SERVER,
+// by default examples/conformance built likewise.
 func setup(m *testing.M) (int, error) {
 	stdio := strings.TrimSpace(os.Getenv("INTEROP_SERVER"))
 	overHTTP := strings.TrimSpace(os.Getenv("INTEROP_HTTP_SERVER"))
+	features := strings.TrimSpace(os.Getenv("INTEROP_FEATURES_SERVER"))
 	var notes string
-	if stdio == "" || overHTTP == "" {
+	var err error
+	if stdio == "" || overHTTP == "" || features == "" {
 		dir, err := os.MkdirTemp("", "interop-notes-")
 		if err != nil {
 			return 0, err
 		}
 		defer os.RemoveAll(dir)
-		if notes, err = buildNotes(dir); err != nil {
+		if stdio == "" || overHTTP == "" {
+			if notes, err = buildNotes(dir); err != nil {
+				return 0, err
+			}
+		}
+		if features == "" {
+			bin, err := buildExample(dir, "conformance", "set INTEROP_FEATURES_SERVER to test another server")
+			if err != nil {
+				return 0, err
+			}
+			featuresArgv = []string{bin}
+		}
+	}
+	if features != "" {
+		if featuresArgv, err = commandLine(features); err != nil {
 			return 0, err
 		}
 	}
-	var err error
 	if stdio == "" {
 		serverArgv = []string{notes}
 	} else if serverArgv, err = commandLine(stdio); err != nil {

@@ -35,7 +35,13 @@ type httpServer struct {
 // if the test failed).
 func startHTTPServer(t *testing.T) *httpServer {
 	t.Helper()
-	cmd := exec.Command(httpServerArgv[0], httpServerArgv[1:]...)
+	return startHTTPServerArgv(t, httpServerArgv)
+}
+
+// startHTTPServerArgv is startHTTPServer for the server argv starts.
+func startHTTPServerArgv(t *testing.T, argv []string) *httpServer {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = t.TempDir()
 	s := &httpServer{stderr: &syncBuffer{}}
 	cmd.Stderr = s.stderr
@@ -142,6 +148,7 @@ func (e httpExchange) String() string {
 type httpWire struct {
 	inner http.RoundTripper
 	log   wireLog
+	tally msgTally // every message the client read
 
 	mu        sync.Mutex
 	exchanges []*httpExchange
@@ -252,6 +259,7 @@ func (w *httpWire) markCancelled(token any) {
 
 // received notes a message the client read off a response body.
 func (w *httpWire) received(data []byte) {
+	w.tally.note(data)
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -513,11 +521,17 @@ func resolveURL(base, ref string) (string, error) {
 
 // buildNotes builds examples/notes from the enclosing repository into dir.
 func buildNotes(dir string) (string, error) {
-	bin := filepath.Join(dir, "notes")
-	build := exec.Command("go", "build", "-o", bin, "./examples/notes")
+	return buildExample(dir, "notes", "set INTEROP_SERVER and INTEROP_HTTP_SERVER to test other servers")
+}
+
+// buildExample builds examples/name from the enclosing repository into dir;
+// hint says how to do without it.
+func buildExample(dir, name, hint string) (string, error) {
+	bin := filepath.Join(dir, name)
+	build := exec.Command("go", "build", "-o", bin, "./examples/"+name)
 	build.Dir = ".."
 	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building examples/notes (set INTEROP_SERVER and INTEROP_HTTP_SERVER to test other servers): %v\n%s", err, out)
+		return "", fmt.Errorf("building examples/%s (%s): %v\n%s", name, hint, err, out)
 	}
 	return bin, nil
 }

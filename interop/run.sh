@@ -11,6 +11,11 @@
 #   INTEROP_HTTP_SERVER="/path/to/server --flags" interop/run.sh
 #                              test any MCP server over HTTP; it must print its
 #                              endpoint's URL as its first line on stdout
+#   INTEROP_FEATURES_SERVER=/path/to/server interop/run.sh
+#                              the resources, prompts, completion, elicitation
+#                              and sampling tests against another server like
+#                              examples/conformance (--stdio: stdio; --addr
+#                              127.0.0.1:0: HTTP, printing its URL first)
 #
 # Needs go and node (20+); the first run fetches modules and npm packages,
 # later runs work offline.
@@ -27,10 +32,15 @@ fi
 if [ -z "${INTEROP_SERVER:-}" ] || [ -z "${INTEROP_HTTP_SERVER:-}" ]; then
 	(cd .. && go build -o "$tmp/notes" ./examples/notes)
 fi
+if [ -z "${INTEROP_FEATURES_SERVER:-}" ]; then
+	(cd .. && go build -o "$tmp/conformance" ./examples/conformance)
+fi
 export INTEROP_SERVER="${INTEROP_SERVER:-$tmp/notes}"
 export INTEROP_HTTP_SERVER="${INTEROP_HTTP_SERVER:-$tmp/notes --http 127.0.0.1:0}"
+export INTEROP_FEATURES_SERVER="${INTEROP_FEATURES_SERVER:-$tmp/conformance}"
 echo "interop: server under test over stdio: $INTEROP_SERVER"
 echo "interop: server under test over HTTP:  $INTEROP_HTTP_SERVER"
+echo "interop: resources, prompts, completion, elicitation and sampling: $INTEROP_FEATURES_SERVER (--stdio, and over HTTP)"
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
 	npm ci --no-audit --no-fund
@@ -40,5 +50,5 @@ status=0
 echo "== Go clients: github.com/modelcontextprotocol/go-sdk, github.com/mark3labs/mcp-go"
 go vet ./... && go test -count=1 ./... || status=1
 echo "== TypeScript client: @modelcontextprotocol/sdk"
-node --test --test-reporter=spec ts/notes.test.mjs || status=1
+node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs || status=1
 exit $status

@@ -45,15 +45,39 @@ export function httpServerCommand() {
   return { command: notesBinary(), args: ['--http', '127.0.0.1:0'] };
 }
 
-let builtNotes; // examples/notes, built once per process
-function notesBinary() {
-  if (builtNotes) return builtNotes;
-  const bin = join(mkdtempSync(join(tmpdir(), 'interop-notes-')), 'notes');
-  const build = spawnSync('go', ['build', '-o', bin, './examples/notes'], { cwd: repoRoot, encoding: 'utf8' });
-  if (build.status !== 0) {
-    throw new Error(`building examples/notes (set INTEROP_SERVER and INTEROP_HTTP_SERVER to test other servers):\n${build.stderr}`);
+/**
+ * The feature tests' server (resources, prompts, completion, elicitation,
+ * sampling): INTEROP_FEATURES_SERVER (a path, then optional arguments), or
+ * else examples/conformance built from this repository; over stdio with
+ * --stdio, over HTTP with --addr 127.0.0.1:0 (it prints its URL first).
+ */
+export function featuresServerCommand(overHTTP) {
+  const env = (process.env.INTEROP_FEATURES_SERVER ?? '').trim();
+  let command, args;
+  if (env) {
+    [command, ...args] = env.split(/\s+/);
+    command = resolve(command);
+  } else {
+    command = exampleBinary('conformance', 'set INTEROP_FEATURES_SERVER to test another server');
+    args = [];
   }
-  builtNotes = bin;
+  return { command, args: [...args, ...(overHTTP ? ['--addr', '127.0.0.1:0'] : ['--stdio'])] };
+}
+
+const built = new Map(); // example name -> binary, built once per process
+function notesBinary() {
+  return exampleBinary('notes', 'set INTEROP_SERVER and INTEROP_HTTP_SERVER to test other servers');
+}
+
+/** Builds examples/name once; hint says how to do without it. */
+function exampleBinary(name, hint) {
+  if (built.has(name)) return built.get(name);
+  const bin = join(mkdtempSync(join(tmpdir(), `interop-${name}-`)), name);
+  const build = spawnSync('go', ['build', '-o', bin, `./examples/${name}`], { cwd: repoRoot, encoding: 'utf8' });
+  if (build.status !== 0) {
+    throw new Error(`building examples/${name} (${hint}):\n${build.stderr}`);
+  }
+  built.set(name, bin);
   return bin;
 }
 
@@ -62,9 +86,10 @@ function notesBinary() {
  * client, the negotiated protocol version, every message the server wrote to
  * stdout after the handshake (parsed from the raw bytes, with arrival times),
  * every message the client sent, errors the SDK reported, and the server's
- * stderr.
+ * stderr. opts.capabilities are the client's capabilities; opts.setup(client)
+ * runs before the handshake (to set request and notification handlers).
  */
-export async function connect(cmd) {
+export async function connect(cmd, opts = {}) {
   const transport = new StdioClientTransport({
     command: cmd.command,
     args: cmd.args,
@@ -81,8 +106,9 @@ export async function connect(cmd) {
     await send(msg, opts);
     session.sent.push({ at: performance.now(), msg });
   };
-  const client = new Client({ name: 'interop-ts-sdk', version: '1' });
+  const client = new Client({ name: 'interop-ts-sdk', version: '1' }, { capabilities: opts.capabilities ?? {} });
   client.onerror = (err) => session.errors.push(err);
+  opts.setup?.(client);
   await client.connect(transport);
   // A second listener on the child's stdout sees the same bytes the SDK
   // parses, in order: this is the wire, independent of the SDK's bookkeeping.
@@ -110,9 +136,9 @@ export async function connect(cmd) {
  * (SSE events and JSON bodies, in arrival order), plus exchanges (each HTTP
  * request: method, url, session id sent, status, session id received),
  * endpoints (the HTTP+SSE endpoint events), the url, and stop(), which ends
- * the server with SIGTERM.
+ * the server with SIGTERM. opts as for connect().
  */
-export async function connectHTTP(cmd, kind) {
+export async function connectHTTP(cmd, kind, opts = {}) {
   const child = spawn(cmd.command, cmd.args, {
     cwd: mkdtempSync(join(tmpdir(), 'interop-cwd-')), // a fresh, empty store
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -201,8 +227,9 @@ export async function connectHTTP(cmd, kind) {
     await send(msg, opts);
     session.sent.push({ at, msg });
   };
-  const client = new Client({ name: 'interop-ts-sdk', version: '1' });
+  const client = new Client({ name: 'interop-ts-sdk', version: '1' }, { capabilities: opts.capabilities ?? {} });
   client.onerror = (err) => session.errors.push(err);
+  opts.setup?.(client);
   await client.connect(transport);
   session.client = client;
   return session;
