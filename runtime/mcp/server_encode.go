@@ -230,7 +230,7 @@ func (s *Server) encodeList(key, prefix string, n int, v ver, item func(b []byte
 		b = append(b, ']')
 		if end < n {
 			b = append(b, `,"nextCursor":"`...)
-			b = append(b, encodeCursorFor(prefix, end)...)
+			b = append(b, encodeCursor(prefix, end)...)
 			b = append(b, '"')
 		}
 		if v.modern() {
@@ -280,21 +280,14 @@ const (
 	promptsCursor   = "prompts/list:"
 )
 
-func encodeCursor(offset int) string { return encodeCursorFor(cursorPrefix, offset) }
-
-func encodeCursorFor(prefix string, offset int) string {
+func encodeCursor(prefix string, offset int) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(prefix + strconv.Itoa(offset)))
 }
 
-// decodeCursor returns the tools/list page a raw JSON cursor value points at,
-// or false if it is not one this server made for the current tool list.
-func decodeCursor(raw []byte, pageSize, ntools int) (page int, ok bool) {
-	return decodeCursorFor(raw, cursorPrefix, pageSize, ntools)
-}
-
-// decodeCursorFor returns the page of a list of n items with cursors named
-// prefix that a raw JSON cursor value points at.
-func decodeCursorFor(raw []byte, prefix string, pageSize, n int) (page int, ok bool) {
+// decodeCursor returns the page of a list of n items with cursors named
+// prefix that a raw JSON cursor value points at, or false if it is not one
+// this server made for the list as it is now.
+func decodeCursor(raw []byte, prefix string, pageSize, n int) (page int, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return 0, false
 	}
@@ -318,7 +311,7 @@ func listPage(pages [][]byte, prefix string, pageSize, n int, cursor []byte) (js
 	page := 0
 	if cursor != nil && string(cursor) != "null" {
 		var ok bool
-		if page, ok = decodeCursorFor(cursor, prefix, pageSize, n); !ok {
+		if page, ok = decodeCursor(cursor, prefix, pageSize, n); !ok {
 			return nil, errInvalidCursor
 		}
 	}

@@ -14,14 +14,7 @@ var errInvalidCursor = runtime.InvalidParams("invalid cursor")
 // listTools returns the pre-encoded tools/list page the cursor points at.
 func (s *Server) listTools(v ver, cursor []byte) (json.RawMessage, error) {
 	r := s.reg.Load()
-	page := 0
-	if cursor != nil && string(cursor) != "null" {
-		var ok bool
-		if page, ok = decodeCursor(cursor, s.opts.PageSize, len(r.tools)); !ok {
-			return nil, errInvalidCursor
-		}
-	}
-	return r.pages[v][page], nil
+	return listPage(r.pages[v], cursorPrefix, s.opts.PageSize, len(r.tools), cursor)
 }
 
 // lookup finds the tool a tools/call names.
