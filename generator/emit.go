@@ -38,7 +38,7 @@ type emitter struct {
 
 // emitGo renders the Go file holding every service; sg renders the schemas.
 // discover, when not nil, is the OpenRPC document to answer rpc.discover with.
-func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discover []byte) ([]byte, error) {
+func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discover []byte, cacheDir string) ([]byte, error) {
 	g := &emitter{file: jen.NewFilePathName(pkgPath, pkgName), pkgPath: pkgPath, pkgName: pkgName}
 	g.setDiscover(services, discover)
 	g.schemas = map[*Method]toolSchemas{}
@@ -93,7 +93,7 @@ func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discove
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("render generated code: %w", err)
 	}
-	out, err := formatSource(groupImports(buf.Bytes()))
+	out, err := formatCached(groupImports(buf.Bytes()), cacheDir)
 	if err != nil {
 		return buf.Bytes(), fmt.Errorf("format generated code: %w", err)
 	}

@@ -36,6 +36,11 @@ type Config struct {
 	// APIVersion is the API version the OpenRPC document and the reference
 	// state; "" is "0.0.0".
 	APIVersion string
+	// CacheDir, when not "", is a directory where Generate keeps the
+	// formatted form of the Go source it renders, so that a run rendering
+	// what an earlier run rendered skips formatting (see formatcache.go).
+	// rpcgen uses DefaultCacheDir.
+	CacheDir string
 }
 
 // Generate loads the package, checks the interfaces, and returns the
@@ -87,7 +92,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
-	src, err := emitGo(pkg.PkgPath, pkg.Name, services, sg, discover)
+	src, err := emitGo(pkg.PkgPath, pkg.Name, services, sg, discover, cfg.CacheDir)
 	files := map[string][]byte{out: src}
 	maps.Copy(files, apiOut)
 	if cfg.SchemaDir != "" {

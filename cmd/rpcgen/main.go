@@ -32,6 +32,12 @@ const (
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// rpcgen is a short-lived process that builds a large syntax tree
+		// and throws it away: collecting less often saves about a sixth of
+		// the time on big services, for a higher peak heap.
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -47,6 +53,7 @@ type options struct {
 	noDisc  bool
 	apiVer  string
 	check   bool
+	noCache bool
 	version bool
 	help    bool
 }
@@ -65,6 +72,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.noDisc, "no-discover", false, "with --openrpc, do not answer rpc.discover")
 	fs.StringVar(&o.apiVer, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale")
+	fs.BoolVar(&o.noCache, "no-cache", false, "format the generated code afresh instead of reusing the formatting of an identical earlier run (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
 	fs.Usage = func() { usage(fs, stderr) }
@@ -126,6 +134,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Docs:       o.docs,
 		NoDiscover: o.noDisc,
 		APIVersion: o.apiVer,
+		CacheDir:   cacheDir(o.noCache),
 	})
 	if err != nil {
 		var list generator.ErrorList
@@ -177,6 +186,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// cacheDir is the format cache directory: none with --no-cache.
+func cacheDir(off bool) string {
+	if off {
+		return ""
+	}
+	return generator.DefaultCacheDir()
 }
 
 // rejectSingleDashLong catches "-out x.go": pflag would read it as the

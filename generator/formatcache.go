@@ -1,0 +1,151 @@
+package generator
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+)
+
+// The format cache keeps the formatted form of generated Go source, keyed by
+// the source as jennifer renders it. Formatting is the largest step for a
+// big service, and most runs of go generate render exactly what the run
+// before rendered (the interfaces did not change, only the code around
+// them), so a run whose rendering is already in the cache skips formatting
+// altogether. The key is a digest of the unformatted source and of the Go
+// release whose go/format made the entry, so an entry can only ever be the
+// output formatSource would produce; an entry that does not match the digest
+// it carries (a torn write, a disk error) is ignored and overwritten.
+
+// formatCacheEntries is how many entries the cache keeps; the least recently
+// used go first.
+const formatCacheEntries = 64
+
+// formatCacheVersion changes whenever the way an entry is made or stored
+// changes, so that old entries miss.
+const formatCacheVersion = "rpcgen-format-1"
+
+// DefaultCacheDir is the cache directory rpcgen uses when
+// RPCGEN_CACHE is not set: "rpcgen" under os.UserCacheDir. It returns ""
+// when there is no user cache directory, or RPCGEN_CACHE is "off".
+func DefaultCacheDir() string {
+	switch dir := os.Getenv("RPCGEN_CACHE"); dir {
+	case "off":
+		return ""
+	case "":
+	default:
+		return dir
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "rpcgen")
+}
+
+// formatCached returns formatSource(src), from the cache under dir when an
+// earlier run stored it there; dir "" means no cache. Failing to read or
+// write the cache only costs the time it would have saved.
+func formatCached(src []byte, dir string) ([]byte, error) {
+	if dir == "" {
+		return formatSource(src)
+	}
+	dir = filepath.Join(dir, "format")
+	key := formatKey(src)
+	path := filepath.Join(dir, key)
+	if out, ok := readFormatEntry(path); ok {
+		now := time.Now()
+		os.Chtimes(path, now, now) // recently used; best effort
+		return out, nil
+	}
+	out, err := formatSource(src)
+	if err != nil {
+		return out, err
+	}
+	writeFormatEntry(dir, path, out)
+	return out, nil
+}
+
+func formatKey(src []byte) string {
+	h := sha256.New()
+	h.Write([]byte(formatCacheVersion + "\x00" + runtime.Version() + "\x00"))
+	h.Write(src)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// An entry is the SHA-256 of the formatted source followed by the source.
+func readFormatEntry(path string) ([]byte, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < sha256.Size {
+		return nil, false
+	}
+	sum, out := b[:sha256.Size], b[sha256.Size:]
+	if got := sha256.Sum256(out); !bytes.Equal(got[:], sum) {
+		return nil, false
+	}
+	return out, true
+}
+
+func writeFormatEntry(dir, path string, out []byte) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	sum := sha256.Sum256(out)
+	_, err = tmp.Write(sum[:])
+	if err == nil {
+		_, err = tmp.Write(out)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	pruneFormatCache(dir, formatCacheEntries)
+}
+
+// pruneFormatCache removes the least recently used entries beyond keep, and
+// temporary files an interrupted run left behind.
+func pruneFormatCache(dir string, keep int) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type entry struct {
+		name string
+		used time.Time
+	}
+	var entries []entry
+	for _, de := range des {
+		info, err := de.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if name := de.Name(); len(name) > 0 && name[0] == '.' {
+			if time.Since(info.ModTime()) > time.Hour {
+				os.Remove(filepath.Join(dir, name))
+			}
+			continue
+		}
+		entries = append(entries, entry{de.Name(), info.ModTime()})
+	}
+	if len(entries) <= keep {
+		return
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return b.used.Compare(a.used) })
+	for _, e := range entries[keep:] {
+		os.Remove(filepath.Join(dir, e.name))
+	}
+}

@@ -1,0 +1,141 @@
+package generator
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+const unformatted = "package p\n\n\nfunc  F( a int )int{ return a }\n"
+
+func TestFormatCacheHitAndMiss(t *testing.T) {
+	dir := t.TempDir()
+	want, err := formatSource([]byte(unformatted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := formatCached([]byte(unformatted), dir)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("first run: %q, %v; want %q", got, err, want)
+	}
+	path := filepath.Join(dir, "format", formatKey([]byte(unformatted)))
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("no entry after a miss: %v", err)
+	}
+	// A valid entry is used as it is: plant one that formatting would never
+	// produce and see it come back.
+	planted := []byte("package p // from the cache\n")
+	writeEntry(t, path, planted)
+	got, err = formatCached([]byte(unformatted), dir)
+	if err != nil || string(got) != string(planted) {
+		t.Fatalf("hit: %q, %v; want the cached %q", got, err, planted)
+	}
+	// Another source misses.
+	other := unformatted + "var  x=1\n"
+	if got, err := formatCached([]byte(other), dir); err != nil || string(got) == string(planted) {
+		t.Fatalf("other source: %q, %v", got, err)
+	}
+}
+
+func TestFormatCacheCorruptEntry(t *testing.T) {
+	dir := t.TempDir()
+	want, _ := formatSource([]byte(unformatted))
+	path := filepath.Join(dir, "format", formatKey([]byte(unformatted)))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string][]byte{
+		"bad digest": append(make([]byte, sha256.Size), "package p // torn\n"...),
+		"too short":  []byte("x"),
+		"empty":      nil,
+	} {
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := formatCached([]byte(unformatted), dir)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%s: %q, %v; want %q", name, got, err, want)
+		}
+		if out, ok := readFormatEntry(path); !ok || string(out) != string(want) {
+			t.Errorf("%s: the entry was not rewritten: %q, %v", name, out, ok)
+		}
+	}
+}
+
+func TestFormatCacheKeepsNoFailure(t *testing.T) {
+	dir := t.TempDir()
+	bad := []byte("package p\nfunc {\n")
+	if _, err := formatCached(bad, dir); err == nil {
+		t.Fatal("no error for source that does not parse")
+	}
+	if des, _ := os.ReadDir(filepath.Join(dir, "format")); len(des) != 0 {
+		t.Errorf("a failed formatting left %d entries", len(des))
+	}
+}
+
+func TestFormatCachePrune(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	for i := range 10 {
+		path := filepath.Join(dir, fmt.Sprintf("entry%02d", i))
+		writeEntry(t, path, []byte("x"))
+		used := base.Add(time.Duration(i) * time.Minute)
+		if err := os.Chtimes(path, used, used); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := filepath.Join(dir, ".tmp-1")
+	fresh := filepath.Join(dir, ".tmp-2")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(stale, old, old)
+	pruneFormatCache(dir, 7)
+	for i := range 10 {
+		_, err := os.Stat(filepath.Join(dir, fmt.Sprintf("entry%02d", i)))
+		if kept := err == nil; kept != (i >= 3) {
+			t.Errorf("entry%02d kept=%v; want the 7 most recently used kept", i, kept)
+		}
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a temporary file over an hour old was kept")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a recent temporary file (a run in progress) was removed")
+	}
+}
+
+func TestDefaultCacheDir(t *testing.T) {
+	t.Setenv("RPCGEN_CACHE", "off")
+	if d := DefaultCacheDir(); d != "" {
+		t.Errorf("RPCGEN_CACHE=off: %q", d)
+	}
+	t.Setenv("RPCGEN_CACHE", "/some/dir")
+	if d := DefaultCacheDir(); d != "/some/dir" {
+		t.Errorf("RPCGEN_CACHE=/some/dir: %q", d)
+	}
+	t.Setenv("RPCGEN_CACHE", "")
+	t.Setenv("XDG_CACHE_HOME", "/xdg")
+	t.Setenv("HOME", "/home/u")
+	if d, want := DefaultCacheDir(), filepath.Join("/xdg", "rpcgen"); d != want {
+		t.Errorf("default: %q, want %q", d, want)
+	}
+}
+
+// writeEntry writes a valid cache entry holding out at path.
+func writeEntry(t *testing.T, path string, out []byte) {
+	t.Helper()
+	sum := sha256.Sum256(out)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(sum[:], out...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
