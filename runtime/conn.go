@@ -14,13 +14,21 @@ import (
 // the queue is full (see Conn.admitJob).
 var errBusy = &Error{Code: CodeServerError, Message: "server busy: every handler is waiting for the peer"}
 
-// cancelledContext is the parent of the handler context of a request cancelled while
-// it was queued.
-var cancelledContext = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
+// cancelledContext returns the parent of the handler context of a request cancelled
+// while it was queued. It is made on first use, not at package initialisation.
+func cancelledContext() context.Context {
+	cancelled.once.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		cancelled.ctx = ctx
+	})
+	return cancelled.ctx
+}
+
+var cancelled struct {
+	once sync.Once
+	ctx  context.Context
+}
 
 // ErrClosed is returned (wrapped) by calls on a connection that has been closed or whose
 // peer has hung up.
@@ -439,7 +447,7 @@ func (c *Conn) run(j job) {
 	} else {
 		parent := c.base
 		if j.cancelled {
-			parent = cancelledContext
+			parent = cancelledContext()
 		}
 		buf.b = c.srv.serve(parent, &j.m, buf.b)
 	}

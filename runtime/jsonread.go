@@ -81,7 +81,7 @@ func NewFields(keys ...string) *Fields {
 	return f
 }
 
-var noFields = NewFields()
+var noFields = &Fields{} // NewFields(), without work at package initialisation
 
 // emptyObject stands in for absent or null params.
 var emptyObject = []byte("{}")

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -95,8 +94,8 @@ func (cc *callCtx) elicitParams(p *ElicitParams, mode string) ([]byte, error) {
 			w.Mode = "form"
 		}
 	case "url":
-		u, err := url.Parse(p.URL)
-		if err != nil || !u.IsAbs() || u.Host == "" {
+		u, ok := parseURI(p.URL)
+		if !ok || u.scheme == "" || u.host == "" {
 			return nil, fmt.Errorf("mcp: Elicit: URL mode needs an absolute URL, have %q", p.URL)
 		}
 		w.Mode, w.URL = "url", p.URL
@@ -374,7 +373,15 @@ type outAnswer struct {
 }
 
 // errSessionClosed fails the requests a closed session waited on.
-var errSessionClosed = fmt.Errorf("mcp: session closed: %w", runtime.ErrClosed)
+// It wraps runtime.ErrClosed.
+var errSessionClosed error = sessionClosedError{}
+
+// sessionClosedError is errSessionClosed's type: a constant, so that package
+// initialisation has nothing to do.
+type sessionClosedError struct{}
+
+func (sessionClosedError) Error() string { return "mcp: session closed: " + runtime.ErrClosed.Error() }
+func (sessionClosedError) Unwrap() error { return runtime.ErrClosed }
 
 // call sends the request method(params) through cc.notify and waits for the
 // answer, cc's end, or the session's.

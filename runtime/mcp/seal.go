@@ -30,7 +30,7 @@ const defaultStateTTL = 5 * time.Minute
 
 // errBadState answers a requestState that does not verify, has expired, or
 // was issued for another request or principal. It says no more, on purpose.
-var errBadState = runtime.InvalidParams("requestState is invalid or expired")
+var errBadState = &runtime.Error{Code: runtime.CodeInvalidParams, Message: "invalid params: requestState is invalid or expired"}
 
 // stateSealer seals and opens requestState.
 type stateSealer struct {

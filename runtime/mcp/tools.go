@@ -9,7 +9,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
-var errInvalidCursor = runtime.InvalidParams("invalid cursor")
+var errInvalidCursor = &runtime.Error{Code: runtime.CodeInvalidParams, Message: "invalid params: invalid cursor"}
 
 // listTools returns the pre-encoded tools/list page the cursor points at.
 func (s *Server) listTools(v ver, cursor []byte) (json.RawMessage, error) {

@@ -3,10 +3,9 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"path"
-	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
 )
@@ -17,7 +16,9 @@ import (
 type URITemplate struct {
 	raw  string
 	vars []string
-	re   *regexp.Regexp
+	// lits are the literal texts around the variables, len(vars)+1 of them, as
+	// runes: the template matches lits[0] vars[0] lits[1] ... vars[n-1] lits[n].
+	lits [][]rune
 }
 
 // ParseURITemplate parses s, a URI template of level 1: literal text and
@@ -28,10 +29,9 @@ type URITemplate struct {
 // absolute URI.
 func ParseURITemplate(s string) (*URITemplate, error) {
 	t := &URITemplate{raw: s}
-	var re strings.Builder
+	var lit strings.Builder    // the literal text since the last expression
 	var sample strings.Builder // s with each variable replaced, to check the URI
-	re.WriteByte('^')
-	lastVar := -1 // index in s just after the last expression
+	lastVar := -1              // index in s just after the last expression
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
@@ -53,7 +53,8 @@ func ParseURITemplate(s string) (*URITemplate, error) {
 				}
 			}
 			t.vars = append(t.vars, name)
-			re.WriteString(`([^/]+?)`)
+			t.lits = append(t.lits, []rune(lit.String()))
+			lit.Reset()
 			sample.WriteByte('x')
 			i += end + 1
 			lastVar = i
@@ -66,18 +67,17 @@ func ParseURITemplate(s string) (*URITemplate, error) {
 			for j < len(s) && s[j] != '{' && s[j] != '}' && s[j] > ' ' && s[j] != 0x7f {
 				j++
 			}
-			re.WriteString(regexp.QuoteMeta(s[i:j]))
+			lit.WriteString(s[i:j])
 			sample.WriteString(s[i:j])
 			i = j
 		}
 	}
-	re.WriteByte('$')
+	t.lits = append(t.lits, []rune(lit.String()))
 	if err := checkURI(sample.String()); err != nil {
 		return nil, fmt.Errorf("uri template %q: %s", s, err.Message)
 	}
-	var err error
-	if t.re, err = regexp.Compile(re.String()); err != nil {
-		return nil, fmt.Errorf("uri template %q: %v", s, err)
+	if !utf8.ValidString(s) {
+		return nil, fmt.Errorf("uri template %q: invalid UTF-8", s)
 	}
 	return t, nil
 }
@@ -105,19 +105,95 @@ func (t *URITemplate) Vars() []string { return append([]string(nil), t.vars...) 
 // values of its variables, percent-decoded. Each variable matches one or more
 // characters other than '/'.
 func (t *URITemplate) Match(uri string) (map[string]string, bool) {
-	m := t.re.FindStringSubmatch(uri)
-	if m == nil {
+	spans, ok := t.match(uri)
+	if !ok {
 		return nil, false
 	}
 	vars := make(map[string]string, len(t.vars))
 	for i, name := range t.vars {
-		v, err := url.PathUnescape(m[i+1])
-		if err != nil {
+		v, ok := uriUnescape(uri[spans[2*i]:spans[2*i+1]], modePathSegment)
+		if !ok {
 			return nil, false
 		}
 		vars[name] = v
 	}
 	return vars, true
+}
+
+// match matches uri against the template as the regular expression
+// ^lits[0]([^/]+?)lits[1]...([^/]+?)lits[n]$ would, leftmost-first: each
+// variable takes the fewest runes with which the rest can still match. It
+// returns the byte offsets at which each variable's value starts and ends. Like
+// package regexp, it works on the runes of uri, an invalid UTF-8 byte being
+// one rune, U+FFFD; its time and memory are linear in len(uri) for each
+// variable.
+func (t *URITemplate) match(uri string) ([]int, bool) {
+	runes := make([]rune, 0, len(uri))
+	offs := make([]int, 0, len(uri)+1) // offs[j] is the byte offset of runes[j]
+	for i, r := range uri {
+		runes = append(runes, r)
+		offs = append(offs, i)
+	}
+	offs = append(offs, len(uri))
+	n := len(runes)
+	hasLit := func(j int, lit []rune) bool {
+		if n-j < len(lit) {
+			return false
+		}
+		for k, r := range lit {
+			if runes[j+k] != r {
+				return false
+			}
+		}
+		return true
+	}
+	k := len(t.vars)
+	if !hasLit(0, t.lits[0]) {
+		return nil, false
+	}
+	if k == 0 {
+		return nil, len(t.lits[0]) == n
+	}
+	// after[m-1][j]: lits[m] vars[m] ... lits[k] matches runes[j:] to the end,
+	// that is, variable m (counting from 1) may end at j.
+	// from[j]: vars[m] lits[m+1] ... matches runes[j:], for the m being built.
+	after := make([][]bool, k)
+	from := make([]bool, n+1)
+	for m := k; m >= 1; m-- {
+		a := make([]bool, n+1)
+		lit := t.lits[m]
+		for j := 0; j+len(lit) <= n; j++ {
+			if !hasLit(j, lit) {
+				continue
+			}
+			if m == k {
+				a[j] = j+len(lit) == n
+			} else {
+				a[j] = from[j+len(lit)]
+			}
+		}
+		after[m-1] = a
+		// Now from for variable m: one rune other than '/', then either the
+		// variable ends or it goes on.
+		from[n] = false
+		for j := n - 1; j >= 0; j-- {
+			from[j] = runes[j] != '/' && (a[j+1] || from[j+1])
+		}
+	}
+	p := len(t.lits[0])
+	if !from[p] {
+		return nil, false
+	}
+	spans := make([]int, 0, 2*k)
+	for m := 1; m <= k; m++ {
+		q := p + 1
+		for !after[m-1][q] {
+			q++
+		}
+		spans = append(spans, offs[p], offs[q])
+		p = q + len(t.lits[m])
+	}
+	return spans, true
 }
 
 // Expand returns the URI the template makes with vars, each escaped with
@@ -188,7 +264,7 @@ func checkURI(s string) *runtime.Error {
 			return runtime.InvalidParams("uri %q has an invalid scheme", s)
 		}
 	}
-	if _, err := url.Parse(s); err != nil {
+	if _, ok := parseURI(s); !ok {
 		return runtime.InvalidParams("uri %q is malformed", s)
 	}
 	return nil
@@ -203,11 +279,11 @@ func cleanFileURI(s string) (string, *runtime.Error) {
 	if len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
 		return s, nil
 	}
-	u, err := url.Parse(s)
-	if err != nil || u.Opaque != "" {
+	u, ok := parseURI(s)
+	if !ok || u.opaque != "" {
 		return "", runtime.InvalidParams("uri %q is not a valid file URI", s)
 	}
-	p := u.Path
+	p := u.path
 	if strings.IndexByte(p, 0) >= 0 || hasDotDot(p) {
 		return "", runtime.InvalidParams("uri %q: %v is not allowed", s, errTraversal)
 	}
@@ -218,8 +294,21 @@ func cleanFileURI(s string) (string, *runtime.Error) {
 	if strings.HasSuffix(p, "/") && clean != "/" {
 		clean += "/"
 	}
-	c := url.URL{Scheme: "file", Host: u.Host, Path: clean, RawQuery: u.RawQuery, Fragment: u.Fragment}
-	return c.String(), nil
+	// What net/url's URL.String makes of the scheme "file", u's host, query and
+	// fragment and the clean path.
+	var b strings.Builder
+	b.WriteString("file://")
+	b.WriteString(uriEscape(u.host, modeHost))
+	b.WriteString(uriEscape(clean, modePath))
+	if u.rawQuery != "" {
+		b.WriteByte('?')
+		b.WriteString(u.rawQuery)
+	}
+	if u.fragment != "" {
+		b.WriteByte('#')
+		b.WriteString(uriEscape(u.fragment, modeFragment))
+	}
+	return b.String(), nil
 }
 
 // hasDotDot reports whether the decoded path p has a ".." segment, with '/'
