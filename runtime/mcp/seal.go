@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -32,43 +33,61 @@ const defaultStateTTL = 5 * time.Minute
 // was issued for another request or principal. It says no more, on purpose.
 var errBadState = &runtime.Error{Code: runtime.CodeInvalidParams, Message: "invalid params: requestState is invalid or expired"}
 
-// stateSealer seals and opens requestState.
+// stateSealer seals and opens requestState. Its ciphers are made on first
+// use, so a server that never asks the client for input never pays for them
+// (nor for the random key) at start.
 type stateSealer struct {
+	keys [][]byte // as given; nil means one random key
+	ttl  time.Duration
+	now  func() time.Time // the clock; tests replace it
+
+	once  sync.Once
 	aeads []cipher.AEAD // the first seals; all open
 	ids   []byte        // key id of each
-	ttl   time.Duration
-	now   func() time.Time // the clock; tests replace it
 }
 
 // newStateSealer returns a sealer over keys (each 16, 24 or 32 bytes; nil
 // means one random 32-byte key). It panics on a key of another length, a
 // programmer error like the others NewServer panics on.
 func newStateSealer(keys [][]byte, ttl time.Duration) *stateSealer {
-	if len(keys) == 0 {
-		k := make([]byte, 32)
-		if _, err := rand.Read(k); err != nil {
-			panic("mcp: cannot make a state key: " + err.Error())
+	for i, k := range keys {
+		switch len(k) {
+		case 16, 24, 32:
+		default:
+			panic(fmt.Sprintf("mcp: StateKeys[%d]: want 16, 24 or 32 bytes, have %d", i, len(k)))
 		}
-		keys = [][]byte{k}
 	}
 	if ttl <= 0 {
 		ttl = defaultStateTTL
 	}
-	s := &stateSealer{ttl: ttl, now: time.Now}
-	for i, k := range keys {
-		block, err := aes.NewCipher(k)
-		if err != nil {
-			panic(fmt.Sprintf("mcp: StateKeys[%d]: want 16, 24 or 32 bytes, have %d", i, len(k)))
+	return &stateSealer{keys: keys, ttl: ttl, now: time.Now}
+}
+
+// ciphers makes the AEADs, once.
+func (s *stateSealer) ciphers() {
+	s.once.Do(func() {
+		keys := s.keys
+		if len(keys) == 0 {
+			k := make([]byte, 32)
+			if _, err := rand.Read(k); err != nil {
+				panic("mcp: cannot make a state key: " + err.Error())
+			}
+			keys = [][]byte{k}
 		}
-		aead, err := cipher.NewGCM(block)
-		if err != nil {
-			panic(fmt.Sprintf("mcp: StateKeys[%d]: %v", i, err))
+		for i, k := range keys {
+			block, err := aes.NewCipher(k)
+			if err != nil {
+				panic(fmt.Sprintf("mcp: StateKeys[%d]: %v", i, err))
+			}
+			aead, err := cipher.NewGCM(block)
+			if err != nil {
+				panic(fmt.Sprintf("mcp: StateKeys[%d]: %v", i, err))
+			}
+			sum := sha256.Sum256(k)
+			s.aeads = append(s.aeads, aead)
+			s.ids = append(s.ids, sum[0])
 		}
-		sum := sha256.Sum256(k)
-		s.aeads = append(s.aeads, aead)
-		s.ids = append(s.ids, sum[0])
-	}
-	return s
+	})
 }
 
 // stateData is what a requestState carries.
@@ -100,6 +119,7 @@ func (b *stateBinding) aad() []byte {
 
 // seal returns the requestState carrying d (whose Expiry it sets) for b.
 func (s *stateSealer) seal(b *stateBinding, d *stateData) (string, error) {
+	s.ciphers()
 	d.Expiry = s.now().Add(s.ttl).UnixMilli()
 	plain, err := json.Marshal(d)
 	if err != nil {
@@ -127,6 +147,7 @@ func (s *stateSealer) open(state []byte, b *stateBinding) (*stateData, error) {
 	if err != nil || len(raw) < 1 {
 		return nil, errBadState
 	}
+	s.ciphers()
 	aad := b.aad()
 	for i, aead := range s.aeads {
 		if s.ids[i] != raw[0] || len(raw) < 1+aead.NonceSize()+aead.Overhead() {
