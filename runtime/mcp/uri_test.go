@@ -276,3 +276,34 @@ func TestTemplateMatchLinear(t *testing.T) {
 		t.Fatal("matched")
 	}
 }
+
+// TestCheckURI checks the URI syntax resources/read accepts: RFC 3986
+// characters after an absolute scheme, percent-encodings in any part,
+// authority included (a template variable may sit there), and brackets only
+// in the authority.
+func TestCheckURI(t *testing.T) {
+	for _, s := range []string{
+		"test://static-text",
+		"books://war%20%26%20peace%2F2/pages/12",
+		"urn:isbn:0451450523",
+		"file:///tmp/a%20b.txt",
+		"test://[::1]:8080/x?q=1&r=a%2Bb#frag",
+		"mailto:a@b.example",
+		"x:!$&'()*+,;=-._~:@/?",
+	} {
+		if err := checkURI(s); err != nil {
+			t.Errorf("checkURI(%q) = %v, want nil", s, err)
+		}
+	}
+	for _, s := range []string{
+		"", "no-scheme", ":x", "1x:y", "x y:z", "test://a b", "test://a\tb", "test://a\x7f",
+		"x:%zz", "x:%4", "x:a%", "x:a|b", `x:a"b`, "x:a<b>", "x:a{b}", "x:a\\b", "x:a^b", "x:a`b",
+		"test://host/[x]", "test:[x]", "x:é",
+	} {
+		if err := checkURI(s); err == nil {
+			t.Errorf("checkURI(%q) = nil, want an error", s)
+		} else if err.Code != -32602 {
+			t.Errorf("checkURI(%q): code %d, want -32602", s, err.Code)
+		}
+	}
+}

@@ -264,10 +264,50 @@ func checkURI(s string) *runtime.Error {
 			return runtime.InvalidParams("uri %q has an invalid scheme", s)
 		}
 	}
-	if _, ok := parseURI(s); !ok {
+	if !validURIChars(s[colon+1:]) {
 		return runtime.InvalidParams("uri %q is malformed", s)
 	}
 	return nil
+}
+
+// validURIChars reports whether rest, what follows a URI's scheme and colon,
+// is made of the characters RFC 3986 allows there: unreserved and reserved
+// characters, and percent-encodings of two hex digits; '[' and ']' only in
+// the authority (an IP literal). Host rules of particular schemes (http's,
+// say) are not applied: a resource URI's authority may be any registered
+// name, percent-encoded parts included.
+func validURIChars(rest string) bool {
+	authority := ""
+	if after, ok := strings.CutPrefix(rest, "//"); ok {
+		end := strings.IndexAny(after, "/?#")
+		if end < 0 {
+			end = len(after)
+		}
+		authority, rest = after[:end], after[end:]
+	}
+	return uriCharsOK(authority, true) && uriCharsOK(rest, false)
+}
+
+func uriCharsOK(s string, brackets bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~:/?#@!$&'()*+,;=", c) >= 0:
+		case c == '[' || c == ']':
+			if !brackets {
+				return false
+			}
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+			i += 2
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 var errTraversal = errors.New("path traversal")
