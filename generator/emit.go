@@ -85,7 +85,14 @@ func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discove
 	}
 	g.discoverDecl(services)
 
+	// jennifer renders into one buffer: sized up front (about 3 KiB of code
+	// per method), a big service is not copied over and over as it grows.
 	var buf bytes.Buffer
+	methods := 0
+	for _, s := range services {
+		methods += len(s.Methods)
+	}
+	buf.Grow(16<<10 + 3<<10*methods)
 	// formatSource below formats the file, as format.Source would but in
 	// parallel pieces; jennifer formatting it first would double the cost
 	// of the largest step for big services.

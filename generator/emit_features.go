@@ -3,6 +3,7 @@ package generator
 import (
 	"fmt"
 	"go/types"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -348,6 +349,7 @@ func (g *emitter) promptMethod(s *Service, m *Method, names *serviceNames) {
 		)
 		args = append(args, jen.Id(local))
 	}
+	body = append(g.promptEnumChecks(m), body...)
 	call := jen.Id("h").Dot("impl").Dot(m.Name).Call(args...)
 	if p.Result == promptFull {
 		body = append(body, jen.Return(call))
@@ -380,6 +382,41 @@ func (g *emitter) promptMethod(s *Service, m *Method, names *serviceNames) {
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("args").Map(jen.String()).String(),
 	).Parens(jen.List(jen.Op("*").Qual(mcpPath, "GetPromptResult"), jen.Error())).Block(body...)
+}
+
+// promptEnumChecks checks, before the method runs, that every argument of an
+// enum type the client gave is one of the enum's values: the argument is
+// then an invalid params error (-32602), as a tool's would be.
+func (g *emitter) promptEnumChecks(m *Method) []jen.Code {
+	var checks []jen.Code
+	for _, a := range m.Prompt.Args {
+		values, _ := g.decoders.sg.enumOf(a.Param.Type)
+		var cases []jen.Code
+		var quoted []string
+		for _, v := range values {
+			if s, ok := v.(string); ok {
+				cases = append(cases, jen.Lit(s))
+				quoted = append(quoted, strconv.Quote(s))
+			}
+		}
+		if len(cases) == 0 {
+			continue
+		}
+		msg := fmt.Sprintf("argument %q must be one of %s", a.Param.JSONKey, strings.Join(quoted, ", "))
+		sw := func(v jen.Code) jen.Code {
+			return jen.Switch(v).Block(
+				jen.Case(cases...),
+				jen.Default().Return(jen.Nil(), jen.Qual(runtimePath, "InvalidParams").Call(jen.Lit("%s"), jen.Lit(msg))),
+			)
+		}
+		value := jen.Id("args").Index(jen.Lit(a.Param.JSONKey))
+		if a.Required {
+			checks = append(checks, sw(value))
+			continue
+		}
+		checks = append(checks, jen.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Add(value), jen.Id("ok")).Block(sw(jen.Id("v"))))
+	}
+	return checks
 }
 
 // enumArg is a prompt argument of an enum type no completer covers: it is
