@@ -203,6 +203,11 @@ func (c *Conn) admitJob(j job) bool {
 			// Close's Wait even when Close does not wait for the reader.
 			c.handlers.Add(1)
 			c.qmu.Unlock()
+			if j.kind != batchJob && c.opts.Inline != nil && c.opts.Inline(methodName(j.m.method)) {
+				c.run(j)
+				c.release()
+				return true
+			}
 			c.hand(j)
 			return true
 		case c.qlen < len(c.queue) && (c.qlen == 0 || c.qbytes+j.size <= c.opts.MaxMessageSize):

@@ -27,6 +27,14 @@ type Options struct {
 	// for none. Their total size is bounded by MaxMessageSize too, though one message
 	// is always let in.
 	MaxQueued int
+	// Inline, if set, is asked for each incoming request or notification that gets a
+	// handler slot at once (never for a batch) with its method name: true runs it on the reader
+	// goroutine instead of a handler goroutine. That saves a goroutine hand-off
+	// (and, on a fresh process, starting a thread), which is most of what a
+	// request that only returns a prepared answer costs, and is a good part of a
+	// stdio server's cold start. While it runs nothing else is read, so it must be
+	// quick and must not wait for the peer: no Call, no waiting on another request.
+	Inline func(method string) bool
 	// MaxMessageSize bounds one incoming message (default DefaultMaxMessageSize); the
 	// framers built by DialCommand and ServeStdio skip larger ones without buffering them.
 	MaxMessageSize int

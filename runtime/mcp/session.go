@@ -59,7 +59,22 @@ func (ss *Session) options() runtime.Options {
 		CancelIDKey:  cancelledIDMember,
 		TrustResults: true, // results are pre-encoded, or built from checked JSON
 		Logger:       ss.logger,
+		Inline:       preparedAnswer,
 	}
+}
+
+// preparedAnswer reports whether the server answers method with a result it
+// prepared beforehand (or a quick check), running no code of the user's and
+// never waiting for the client: such a request is served on the reader
+// goroutine of a stream (runtime.Options.Inline), which takes a hand-off and,
+// in a fresh process, a thread start off the handshake.
+func preparedAnswer(method string) bool {
+	switch method {
+	case "initialize", "ping", "server/discover", "tools/list", "resources/list",
+		"resources/templates/list", "prompts/list", "logging/setLevel":
+		return true
+	}
+	return false
 }
 
 // batchesAllowed reports whether the session takes JSON-RPC batches: only
