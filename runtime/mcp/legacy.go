@@ -92,7 +92,7 @@ func (ss *Session) initialize(ctx context.Context, p *reqParams) (json.RawMessag
 	ss.state.Store(&legacyState{v: v, caps: caps})
 	r := ss.srv.reg.Load()
 	ss.initialized(ctx, r.kinds)
-	return r.initResults[v], nil
+	return ss.srv.encodedFor(r, v).handshake, nil
 }
 
 // allowsLog reports whether the session's logging/setLevel threshold lets a

@@ -45,7 +45,7 @@ func (ss *Session) serveModern(ctx context.Context, req *runtime.Request, p *req
 	}
 	switch method {
 	case "server/discover":
-		return ss.srv.reg.Load().discover, nil
+		return ss.srv.encodedFor(ss.srv.reg.Load(), ver20260728).handshake, nil
 	case "tools/list":
 		return ss.srv.listTools(ver20260728, p.cursor)
 	case "resources/list":

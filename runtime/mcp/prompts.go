@@ -62,7 +62,7 @@ func (s *Server) listPrompts(v ver, cursor []byte) (json.RawMessage, error) {
 	if r.kinds&kindPrompts == 0 {
 		return nil, runtime.ErrMethodNotFound("prompts/list")
 	}
-	return listPage(r.promptPages[v], promptsCursor, s.opts.PageSize, len(r.prompts), cursor)
+	return listPage(s.encodedFor(r, v).promptPages, promptsCursor, s.opts.PageSize, len(r.prompts), cursor)
 }
 
 // lookupPrompt finds the prompt a raw JSON name names.

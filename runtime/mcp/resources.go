@@ -144,7 +144,7 @@ func (s *Server) listResources(v ver, cursor []byte) (json.RawMessage, error) {
 	if r.kinds&kindResources == 0 {
 		return nil, runtime.ErrMethodNotFound("resources/list")
 	}
-	return listPage(r.resPages[v], resourcesCursor, s.opts.PageSize, len(r.resources), cursor)
+	return listPage(s.encodedFor(r, v).resPages, resourcesCursor, s.opts.PageSize, len(r.resources), cursor)
 }
 
 // listResourceTemplates returns the pre-encoded resources/templates/list
@@ -154,7 +154,7 @@ func (s *Server) listResourceTemplates(v ver, cursor []byte) (json.RawMessage, e
 	if r.kinds&kindResources == 0 {
 		return nil, runtime.ErrMethodNotFound("resources/templates/list")
 	}
-	return listPage(r.tmplPages[v], templatesCursor, s.opts.PageSize, len(r.templates), cursor)
+	return listPage(s.encodedFor(r, v).tmplPages, templatesCursor, s.opts.PageSize, len(r.templates), cursor)
 }
 
 // resolve finds what answers a read of uri: a fixed resource, or else the

@@ -75,21 +75,53 @@ type Server struct {
 type registry struct {
 	tools  []*Tool
 	byName map[string]*Tool
-	pages  [numVers][][]byte // pre-encoded tools/list results
 
 	resources    []*Resource
 	resByURI     map[string]*Resource
-	resPages     [numVers][][]byte // resources/list
 	templates    []*resourceTemplate
 	tmplByURI    map[string]*resourceTemplate // by URITemplate
-	tmplPages    [numVers][][]byte            // resources/templates/list
 	prompts      []*Prompt
 	promptByName map[string]*Prompt
-	promptPages  [numVers][][]byte // prompts/list
 
-	kinds       kinds           // what the capabilities declare
-	initResults [numVers][]byte // initialize, legacy revisions only
-	discover    []byte          // server/discover
+	kinds kinds // what the capabilities declare
+	// enc holds the results pre-encoded for each revision, made the first
+	// time a request of that revision needs them: a process serving one
+	// client encodes for one revision only.
+	enc [numVers]*encoded
+}
+
+// encoded holds a registry's results as one revision sends them.
+type encoded struct {
+	once        sync.Once
+	pages       [][]byte // tools/list
+	resPages    [][]byte // resources/list
+	tmplPages   [][]byte // resources/templates/list
+	promptPages [][]byte // prompts/list
+	// initialize (legacy revisions), or server/discover (2026-07-28).
+	handshake []byte
+}
+
+// encodedFor returns r's results for revision v, encoding them on first use.
+func (s *Server) encodedFor(r *registry, v ver) *encoded {
+	e := r.enc[v]
+	e.once.Do(func() {
+		e.pages = s.encodePages(r.tools, v)
+		if r.kinds&kindResources != 0 {
+			e.resPages = s.encodeList("resources", resourcesCursor, len(r.resources), v, func(b []byte, i int) []byte {
+				return appendResource(b, r.resources[i], v)
+			})
+			e.tmplPages = s.encodeList("resourceTemplates", templatesCursor, len(r.templates), v, func(b []byte, i int) []byte {
+				return appendTemplate(b, r.templates[i], v)
+			})
+		}
+		if r.kinds&kindPrompts != 0 {
+			e.promptPages = s.encodeList("prompts", promptsCursor, len(r.prompts), v, func(b []byte, i int) []byte {
+				return appendPrompt(b, r.prompts[i], v)
+			})
+		}
+		e.handshake = s.encodeHandshake(r.kinds, v)
+	})
+	return e
 }
 
 // kinds are the optional features a registry offers.
@@ -197,27 +229,9 @@ func (s *Server) build(r *registry) *registry {
 	if len(r.prompts) > 0 {
 		r.kinds |= kindPrompts
 	}
-	for v := ver20241105; v < numVers; v++ {
-		r.pages[v] = s.encodePages(r.tools, v)
-		if r.kinds&kindResources != 0 {
-			r.resPages[v] = s.encodeList("resources", resourcesCursor, len(r.resources), v, func(b []byte, i int) []byte {
-				return appendResource(b, r.resources[i], v)
-			})
-			r.tmplPages[v] = s.encodeList("resourceTemplates", templatesCursor, len(r.templates), v, func(b []byte, i int) []byte {
-				return appendTemplate(b, r.templates[i], v)
-			})
-		} else {
-			r.resPages[v], r.tmplPages[v] = nil, nil
-		}
-		if r.kinds&kindPrompts != 0 {
-			r.promptPages[v] = s.encodeList("prompts", promptsCursor, len(r.prompts), v, func(b []byte, i int) []byte {
-				return appendPrompt(b, r.prompts[i], v)
-			})
-		} else {
-			r.promptPages[v] = nil
-		}
+	for v := range r.enc {
+		r.enc[v] = new(encoded)
 	}
-	s.encodeCapabilities(r)
 	return r
 }
 

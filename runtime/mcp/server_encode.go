@@ -72,22 +72,23 @@ func appendCapabilities(b []byte, k kinds, v ver) []byte {
 	return append(b, '}')
 }
 
-// encodeCapabilities pre-encodes r's initialize and server/discover
-// results, which declare what r offers.
-func (s *Server) encodeCapabilities(r *registry) {
-	for v := ver20241105; v <= ver20251125; v++ {
-		b := []byte(`{"protocolVersion":"` + verNames[v] + `","capabilities":`)
-		b = appendCapabilities(b, r.kinds, v)
-		b = append(b, `,"serverInfo":`...)
-		b = appendImplementation(b, s.info, v)
+// encodeHandshake encodes the result that declares what a registry with
+// kinds offers: initialize's in a legacy revision, server/discover's in
+// 2026-07-28.
+func (s *Server) encodeHandshake(k kinds, v ver) []byte {
+	if v.modern() {
+		b := []byte(`{"supportedVersions":["` + Version20260728 + `"],"capabilities":`)
+		b = appendCapabilities(b, k, v)
 		b = s.appendInstructions(b)
-		r.initResults[v] = append(b, '}')
+		b = append(b, s.cacheFields...)
+		return append(b, s.modernTail...)
 	}
-	b := []byte(`{"supportedVersions":["` + Version20260728 + `"],"capabilities":`)
-	b = appendCapabilities(b, r.kinds, ver20260728)
+	b := []byte(`{"protocolVersion":"` + verNames[v] + `","capabilities":`)
+	b = appendCapabilities(b, k, v)
+	b = append(b, `,"serverInfo":`...)
+	b = appendImplementation(b, s.info, v)
 	b = s.appendInstructions(b)
-	b = append(b, s.cacheFields...)
-	r.discover = append(b, s.modernTail...)
+	return append(b, '}')
 }
 
 // endResultMeta closes a result object that may carry a _meta object of its

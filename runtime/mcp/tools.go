@@ -14,7 +14,7 @@ var errInvalidCursor = &runtime.Error{Code: runtime.CodeInvalidParams, Message: 
 // listTools returns the pre-encoded tools/list page the cursor points at.
 func (s *Server) listTools(v ver, cursor []byte) (json.RawMessage, error) {
 	r := s.reg.Load()
-	return listPage(r.pages[v], cursorPrefix, s.opts.PageSize, len(r.tools), cursor)
+	return listPage(s.encodedFor(r, v).pages, cursorPrefix, s.opts.PageSize, len(r.tools), cursor)
 }
 
 // lookup finds the tool a tools/call names.
