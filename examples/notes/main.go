@@ -82,7 +82,7 @@ func newServer(st Notes, logger *slog.Logger) *mcp.Server {
 		Instructions: "A notes store. Add notes with add_note, find them with search_notes, and read one with get_note.",
 		Logger:       logger,
 	})
-	srv.AddTools(NotesTools(loggedNotes{st, logger})...)
+	RegisterNotes(srv, loggedNotes{st, logger})
 	return srv
 }
 
@@ -214,8 +214,9 @@ func (l loggedNotes) Reindex(ctx context.Context) (ReindexReport, error) {
 	return r, err
 }
 
-// runDemo starts this program again as an MCP server and calls each tool
-// through NotesMCPClient, the typed client generated from the interface.
+// runDemo starts this program again as an MCP server and calls each tool,
+// then reads a note as a resource, completes a note id and gets a prompt,
+// all through NotesMCPClient, the typed client generated from the interface.
 func runDemo(ctx context.Context, stdout io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -276,6 +277,24 @@ func runDemo(ctx context.Context, stdout io.Writer) error {
 	// A call that breaks the schema comes back as a tool error naming the field.
 	_, err = notes.AddNote(ctx, NewNote{Text: ""})
 	fmt.Fprintf(stdout, "add_note with empty text -> %v\n", err)
+
+	// The same interface's resource, completion and prompt, through the same
+	// typed client: resources/read, completion/complete, prompts/get.
+	second, err := notes.Note(ctx, found[0].ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "resource notes://%s -> %q (%s)\n", second.ID, second.Text, second.Priority)
+	ids, err := notes.CompleteNoteID(ctx, "n")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "complete notes://{id} from \"n\" -> %v\n", ids)
+	prompt, err := notes.ReviewNotes(ctx, High)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "prompt review_notes(priority=high) -> %q\n", prompt)
 	return nil
 }
 

@@ -45,6 +45,26 @@ type Notes interface {
 	//
 	//rpcgen:tool idempotent openworld=false
 	Reindex(ctx context.Context) (ReindexReport, error)
+
+	// Note is one note as an MCP resource, notes://<id>, that a client can
+	// read or attach to a conversation.
+	//
+	//rpcgen:resource uri=notes://{id} name=note title="A note" mime=application/json
+	Note(ctx context.Context, id NoteID) (Note, error)
+
+	// CompleteNoteID suggests the ids of stored notes that start with what
+	// the user typed.
+	//
+	//rpcgen:complete resource=notes://{id} arg=id
+	CompleteNoteID(ctx context.Context, value string) ([]string, error)
+
+	// ReviewNotes asks the model to review the notes of one priority and to
+	// say which can be dropped.
+	//
+	// priority: the priority of the notes to review.
+	//
+	//rpcgen:prompt name=review_notes title="Review notes"
+	ReviewNotes(ctx context.Context, priority Priority) (string, error)
 }
 
 // NoteID identifies a note.

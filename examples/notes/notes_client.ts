@@ -122,6 +122,37 @@ export class NotesClient {
   async reindex(): Promise<ReindexReport> {
     return this.#rpc.call<ReindexReport>("notes.reindex");
   }
+
+  /**
+   * Note is one note as an MCP resource, notes://<id>, that a client can read
+   * or attach to a conversation.
+   *
+   * @param id NoteID identifies a note.
+   */
+  async note(id: string): Promise<Note> {
+    return this.#rpc.call<Note>("notes.note", { id });
+  }
+
+  /**
+   * CompleteNoteID suggests the ids of stored notes that start with what the
+   * user typed.
+   */
+  async completeNoteID(value: string): Promise<string[] | null> {
+    return this.#rpc.call<string[] | null>("notes.completeNoteID", { value });
+  }
+
+  /**
+   * ReviewNotes asks the model to review the notes of one priority and to say
+   * which can be dropped.
+   *
+   * @param priority the priority of the notes to review.
+   * low: Low is for notes that can wait.
+   * normal: Normal is the default priority.
+   * high: High is for notes to act on first.
+   */
+  async reviewNotes(priority: Priority): Promise<string> {
+    return this.#rpc.call<string>("notes.reviewNotes", { priority });
+  }
 }
 
 /**

@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -27,6 +29,12 @@ const (
 	NotesDeleteNoteMethod = "notes.deleteNote"
 	// NotesReindexMethod is the JSON-RPC method name of Notes.Reindex.
 	NotesReindexMethod = "notes.reindex"
+	// NotesNoteMethod is the JSON-RPC method name of Notes.Note.
+	NotesNoteMethod = "notes.note"
+	// NotesCompleteNoteIDMethod is the JSON-RPC method name of Notes.CompleteNoteID.
+	NotesCompleteNoteIDMethod = "notes.completeNoteID"
+	// NotesReviewNotesMethod is the JSON-RPC method name of Notes.ReviewNotes.
+	NotesReviewNotesMethod = "notes.reviewNotes"
 )
 
 // NotesClient calls a remote Notes over JSON-RPC 2.0. It implements
@@ -97,6 +105,42 @@ func (c *NotesClient) Reindex(ctx context.Context) (ReindexReport, error) {
 	return result, nil
 }
 
+// Note is one note as an MCP resource, notes://<id>, that a client can
+// read or attach to a conversation.
+//
+// It calls the remote method "notes.note".
+func (c *NotesClient) Note(ctx context.Context, id NoteID) (Note, error) {
+	var result Note
+	if err := c.caller.Call(ctx, NotesNoteMethod, &notesNoteParams{ID: id}, &result); err != nil {
+		return Note{}, err
+	}
+	return result, nil
+}
+
+// CompleteNoteID suggests the ids of stored notes that start with what
+// the user typed.
+//
+// It calls the remote method "notes.completeNoteID".
+func (c *NotesClient) CompleteNoteID(ctx context.Context, value string) ([]string, error) {
+	var result []string
+	if err := c.caller.Call(ctx, NotesCompleteNoteIDMethod, &notesCompleteNoteIDParams{Value: value}, &result); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// ReviewNotes asks the model to review the notes of one priority and to
+// say which can be dropped.
+//
+// It calls the remote method "notes.reviewNotes".
+func (c *NotesClient) ReviewNotes(ctx context.Context, priority Priority) (string, error) {
+	var result string
+	if err := c.caller.Call(ctx, NotesReviewNotesMethod, &notesReviewNotesParams{Priority: priority}, &result); err != nil {
+		return "", err
+	}
+	return result, nil
+}
+
 // NewNotesHandler returns a runtime.Handler that serves impl: it routes each
 // request by method name, decodes its params (by name or by position), calls
 // impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio
@@ -123,6 +167,12 @@ func (h notesHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 		return h.serveDeleteNote(ctx, req.Params)
 	case NotesReindexMethod:
 		return h.serveReindex(ctx, req.Params)
+	case NotesNoteMethod:
+		return h.serveNote(ctx, req.Params)
+	case NotesCompleteNoteIDMethod:
+		return h.serveCompleteNoteID(ctx, req.Params)
+	case NotesReviewNotesMethod:
+		return h.serveReviewNotes(ctx, req.Params)
 	case "rpc.discover":
 		// OpenRPC service discovery: the document --openrpc wrote, which
 		// describes every service of this file.
@@ -189,6 +239,45 @@ func (h notesHandler) serveReindex(ctx context.Context, params json.RawMessage) 
 		return nil, err
 	}
 	result, err := h.impl.Reindex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// serveNote decodes the params of Notes.Note, calls it and encodes its result.
+func (h notesHandler) serveNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p notesNoteParams
+	if err := decodeNotesNoteParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.Note(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// serveCompleteNoteID decodes the params of Notes.CompleteNoteID, calls it and encodes its result.
+func (h notesHandler) serveCompleteNoteID(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p notesCompleteNoteIDParams
+	if err := decodeNotesCompleteNoteIDParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.CompleteNoteID(ctx, p.Value)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(result)
+}
+
+// serveReviewNotes decodes the params of Notes.ReviewNotes, calls it and encodes its result.
+func (h notesHandler) serveReviewNotes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p notesReviewNotesParams
+	if err := decodeNotesReviewNotesParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.ReviewNotes(ctx, p.Priority)
 	if err != nil {
 		return nil, err
 	}
@@ -265,18 +354,121 @@ func NotesTools(impl Notes) []mcp.Tool {
 	}}
 }
 
-// NotesMCPClient calls the Notes tools of an MCP server through tools/call.
-// It implements Notes: results are decoded from the tools' structured content,
-// and a tool's error result becomes a *mcp.ToolError.
+// MCP resource URIs, resource templates and prompt names of the Notes service.
+const (
+	// NotesNoteURITemplate is the URI template of the MCP resources of Notes.Note.
+	NotesNoteURITemplate = "notes://{id}"
+	// NotesReviewNotesPrompt is the name of the MCP prompt Notes.ReviewNotes.
+	NotesReviewNotesPrompt = "review_notes"
+)
+
+// NotesResourceTemplates returns the resource templates of impl, for
+// mcp.Server.AddResourceTemplates.
+func NotesResourceTemplates(impl Notes) []mcp.ResourceTemplate {
+	h := notesHandler{impl}
+	return []mcp.ResourceTemplate{{
+		URITemplate: NotesNoteURITemplate,
+		Name:        "note",
+		Title:       "A note",
+		Description: "Note is one note as an MCP resource, notes://<id>, that a client can\nread or attach to a conversation.",
+		MIMEType:    "application/json",
+		Handler:     h.readNote,
+		Complete:    h.completeNote,
+	}}
+}
+
+// NotesPrompts returns the prompts of impl, for mcp.Server.AddPrompts.
+func NotesPrompts(impl Notes) []mcp.Prompt {
+	h := notesHandler{impl}
+	return []mcp.Prompt{{
+		Name:        NotesReviewNotesPrompt,
+		Title:       "Review notes",
+		Description: "ReviewNotes asks the model to review the notes of one priority and to\nsay which can be dropped.",
+		Arguments: []mcp.PromptArgument{
+			{Name: "priority", Description: "the priority of the notes to review.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.", Required: true},
+		},
+		Handler:  h.promptReviewNotes,
+		Complete: h.completeReviewNotes,
+	}}
+}
+
+// RegisterNotes adds the tools, resource templates and prompts of impl to srv.
+func RegisterNotes(srv *mcp.Server, impl Notes) {
+	srv.AddTools(NotesTools(impl)...)
+	srv.AddResourceTemplates(NotesResourceTemplates(impl)...)
+	srv.AddPrompts(NotesPrompts(impl)...)
+}
+
+// readNote reads a resource of the template Notes.Note.
+func (h notesHandler) readNote(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	result, err := h.impl.Note(ctx, NoteID(req.Vars["id"]))
+	if err != nil {
+		return nil, err
+	}
+	text, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{{URI: req.URI, MIMEType: "application/json", Text: string(text)}}, nil
+}
+
+// completeNote completes the variables of the resource template Notes.Note.
+func (h notesHandler) completeNote(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+	switch req.Argument {
+	case "id":
+		values, err := h.impl.CompleteNoteID(ctx, req.Value)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.Completion{Values: values}, nil
+	}
+	return &mcp.Completion{Values: []string{}}, nil
+}
+
+// promptReviewNotes builds the messages of the prompt Notes.ReviewNotes.
+func (h notesHandler) promptReviewNotes(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+	switch args["priority"] {
+	case "low", "normal", "high":
+	default:
+		return nil, runtime.InvalidParams("%s", "argument \"priority\" must be one of \"low\", \"normal\", \"high\"")
+	}
+	result, err := h.impl.ReviewNotes(ctx, Priority(args["priority"]))
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent(result)}}}, nil
+}
+
+// completeReviewNotes completes the arguments of the prompt Notes.ReviewNotes.
+func (h notesHandler) completeReviewNotes(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+	switch req.Argument {
+	case "priority":
+		// An enum: its values that start with what the user typed.
+		values := []string{}
+		for _, v := range []string{"low", "normal", "high"} {
+			if strings.HasPrefix(v, req.Value) {
+				values = append(values, v)
+			}
+		}
+		return &mcp.Completion{Values: values}, nil
+	}
+	return &mcp.Completion{Values: []string{}}, nil
+}
+
+// NotesMCPClient calls the tools, resources, prompts and completions of
+// an MCP server serving Notes. It implements Notes: tool results are decoded
+// from the tools' structured content (a tool's error result becomes a
+// *mcp.ToolError), resources and prompts from what resources/read and
+// prompts/get return.
 type NotesMCPClient struct {
-	caller mcp.ToolCaller
+	caller mcp.FeatureCaller
 }
 
 var _ Notes = (*NotesMCPClient)(nil)
 
 // NewNotesMCPClient returns a Notes that calls tools through c, usually an
 // *mcp.Client connected over stdio, HTTP or in process.
-func NewNotesMCPClient(c mcp.ToolCaller) *NotesMCPClient {
+func NewNotesMCPClient(c mcp.FeatureCaller) *NotesMCPClient {
 	return &NotesMCPClient{caller: c}
 }
 
@@ -333,6 +525,53 @@ func (c *NotesMCPClient) Reindex(ctx context.Context) (ReindexReport, error) {
 		return ReindexReport{}, err
 	}
 	return result, nil
+}
+
+// Note is one note as an MCP resource, notes://<id>, that a client can
+// read or attach to a conversation.
+//
+// It reads an MCP resource of the template "notes://{id}".
+func (c *NotesMCPClient) Note(ctx context.Context, id NoteID) (Note, error) {
+	contents, err := c.caller.ReadResource(ctx, "notes://"+mcp.EscapeURIVar(string(id)))
+	if err != nil {
+		return Note{}, err
+	}
+	if len(contents) == 0 {
+		return Note{}, errors.New("Notes.Note: the resource has no contents")
+	}
+	var result Note
+	if err := json.Unmarshal([]byte(contents[0].Text), &result); err != nil {
+		return Note{}, err
+	}
+	return result, nil
+}
+
+// CompleteNoteID suggests the ids of stored notes that start with what
+// the user typed.
+//
+// It completes the argument "id" of the MCP resource template "notes://{id}".
+func (c *NotesMCPClient) CompleteNoteID(ctx context.Context, value string) ([]string, error) {
+	result, err := c.caller.Complete(ctx, mcp.CompletionRef{Type: "ref/resource", URI: NotesNoteURITemplate}, "id", value, nil)
+	if err != nil {
+		return nil, err
+	}
+	return result.Values, nil
+}
+
+// ReviewNotes asks the model to review the notes of one priority and to
+// say which can be dropped.
+//
+// It gets the MCP prompt "review_notes".
+func (c *NotesMCPClient) ReviewNotes(ctx context.Context, priority Priority) (string, error) {
+	args := map[string]string{"priority": string(priority)}
+	result, err := c.caller.GetPrompt(ctx, NotesReviewNotesPrompt, args)
+	if err != nil {
+		return "", err
+	}
+	if len(result.Messages) == 0 {
+		return "", errors.New("Notes.ReviewNotes: the prompt has no messages")
+	}
+	return result.Messages[0].Content.Text, nil
 }
 
 // decodeNotesAddNoteParams decodes the params of Notes.AddNote into p, by name or by
@@ -490,6 +729,101 @@ func decodeNotesDeleteNoteParams(raw []byte, p *notesDeleteNoteParams) error {
 	return d.Finish()
 }
 
+// notesNoteParams is the params object of Notes.Note.
+type notesNoteParams struct {
+	ID NoteID `json:"id"`
+}
+
+// notesNoteFields lists the params of Notes.Note, in order.
+var notesNoteFields = runtime.NewFields("id")
+
+// decodeNotesNoteParams decodes the params of Notes.Note into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeNotesNoteParams(raw []byte, p *notesNoteParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(notesNoteFields)
+	var hasID bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "id":
+			hasID = true
+			p.ID = NoteID(d.String())
+		default:
+			d.UnknownField(key, notesNoteFields)
+		}
+	}
+	if !hasID {
+		d.MissingField("id")
+	}
+	return d.Finish()
+}
+
+// notesCompleteNoteIDParams is the params object of Notes.CompleteNoteID.
+type notesCompleteNoteIDParams struct {
+	Value string `json:"value"`
+}
+
+// notesCompleteNoteIDFields lists the params of Notes.CompleteNoteID, in order.
+var notesCompleteNoteIDFields = runtime.NewFields("value")
+
+// decodeNotesCompleteNoteIDParams decodes the params of Notes.CompleteNoteID into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeNotesCompleteNoteIDParams(raw []byte, p *notesCompleteNoteIDParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(notesCompleteNoteIDFields)
+	var hasValue bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "value":
+			hasValue = true
+			p.Value = d.String()
+		default:
+			d.UnknownField(key, notesCompleteNoteIDFields)
+		}
+	}
+	if !hasValue {
+		d.MissingField("value")
+	}
+	return d.Finish()
+}
+
+// notesReviewNotesParams is the params object of Notes.ReviewNotes.
+type notesReviewNotesParams struct {
+	Priority Priority `json:"priority"`
+}
+
+// notesReviewNotesFields lists the params of Notes.ReviewNotes, in order.
+var notesReviewNotesFields = runtime.NewFields("priority")
+
+// decodeNotesReviewNotesParams decodes the params of Notes.ReviewNotes into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeNotesReviewNotesParams(raw []byte, p *notesReviewNotesParams) error {
+	d := runtime.NewDecoder(raw)
+	d.Params(notesReviewNotesFields)
+	var hasPriority bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "priority":
+			hasPriority = true
+			p.Priority = Priority(d.String())
+			switch p.Priority {
+			case "low", "normal", "high":
+			default:
+				d.Fail(`must be one of "low", "normal", "high"`)
+			}
+		default:
+			d.UnknownField(key, notesReviewNotesFields)
+		}
+	}
+	if !hasPriority {
+		d.MissingField("priority")
+	}
+	return d.Finish()
+}
+
 // notesOpenRPC is the OpenRPC document of this file's services, compact, which
 // the dispatchers answer rpc.discover with.
-const notesOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Notes","description":"Notes keeps short text notes, each with tags and a priority. It is an ordinary Go service; rpcgen turns it into MCP tools and a JSON-RPC API.","version":"1.0.0"},"methods":[{"name":"notes.addNote","description":"AddNote stores a new note and returns it with its id and creation time.","paramStructure":"by-name","params":[{"name":"text","description":"Text of the note.","required":true,"schema":{"type":"string","minLength":1,"maxLength":10000}},{"name":"tags","description":"Tags to file the note under.","schema":{"type":"array","items":{"type":"string"},"maxItems":10}},{"name":"priority","description":"Priority of the note; normal when absent.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","schema":{"$ref":"#/components/schemas/Priority"}}],"result":{"name":"result","schema":{"$ref":"#/components/schemas/Note"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.searchNotes","description":"SearchNotes returns the notes whose text contains query, newest first.","paramStructure":"either","params":[{"name":"query","description":"text to look for, case-insensitive.","required":true,"schema":{"type":"string"}},{"name":"limit","description":"the most notes to return; all of them when absent.","schema":{"type":"integer"}}],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Note"}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.getNote","description":"GetNote returns the note with the given id.","paramStructure":"either","params":[{"name":"id","description":"the note's id, as AddNote returned it.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"$ref":"#/components/schemas/Note"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.deleteNote","description":"DeleteNote removes a note. Deleting a note that does not exist is an error.","paramStructure":"either","params":[{"name":"id","description":"the note's id.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"null"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.reindex","description":"Reindex rebuilds the search index, reporting progress note by note. It stops early when the call is cancelled.","params":[],"result":{"name":"result","schema":{"$ref":"#/components/schemas/ReindexReport"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"Priority":{"description":"Priority says how much a note matters.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","type":"string","enum":["low","normal","high"]},"Note":{"description":"Note is a stored note.","type":"object","properties":{"id":{"description":"NoteID identifies a note.","type":"string"},"text":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"priority":{"$ref":"#/components/schemas/Priority"},"created":{"description":"When the note was added.","type":"string","format":"date-time"}},"additionalProperties":false,"required":["id","text","priority","created"]},"ReindexReport":{"description":"ReindexReport says what a reindex did.","type":"object","properties":{"notes":{"description":"Notes is the number of notes indexed.","type":"integer"},"terms":{"description":"Terms is the number of distinct words in the index.","type":"integer"}},"additionalProperties":false,"required":["notes","terms"]}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"}}}}`
+const notesOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Notes","description":"Notes keeps short text notes, each with tags and a priority. It is an ordinary Go service; rpcgen turns it into MCP tools and a JSON-RPC API.","version":"1.0.0"},"methods":[{"name":"notes.addNote","description":"AddNote stores a new note and returns it with its id and creation time.","paramStructure":"by-name","params":[{"name":"text","description":"Text of the note.","required":true,"schema":{"type":"string","minLength":1,"maxLength":10000}},{"name":"tags","description":"Tags to file the note under.","schema":{"type":"array","items":{"type":"string"},"maxItems":10}},{"name":"priority","description":"Priority of the note; normal when absent.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","schema":{"$ref":"#/components/schemas/Priority"}}],"result":{"name":"result","schema":{"$ref":"#/components/schemas/Note"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.searchNotes","description":"SearchNotes returns the notes whose text contains query, newest first.","paramStructure":"either","params":[{"name":"query","description":"text to look for, case-insensitive.","required":true,"schema":{"type":"string"}},{"name":"limit","description":"the most notes to return; all of them when absent.","schema":{"type":"integer"}}],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Note"}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.getNote","description":"GetNote returns the note with the given id.","paramStructure":"either","params":[{"name":"id","description":"the note's id, as AddNote returned it.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"$ref":"#/components/schemas/Note"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.deleteNote","description":"DeleteNote removes a note. Deleting a note that does not exist is an error.","paramStructure":"either","params":[{"name":"id","description":"the note's id.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"null"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.reindex","description":"Reindex rebuilds the search index, reporting progress note by note. It stops early when the call is cancelled.","params":[],"result":{"name":"result","schema":{"$ref":"#/components/schemas/ReindexReport"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.note","description":"Note is one note as an MCP resource, notes://<id>, that a client can read or attach to a conversation.","paramStructure":"either","params":[{"name":"id","description":"NoteID identifies a note.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"$ref":"#/components/schemas/Note"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.completeNoteID","description":"CompleteNoteID suggests the ids of stored notes that start with what the user typed.","paramStructure":"either","params":[{"name":"value","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.reviewNotes","description":"ReviewNotes asks the model to review the notes of one priority and to say which can be dropped.","paramStructure":"either","params":[{"name":"priority","description":"the priority of the notes to review.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","required":true,"schema":{"$ref":"#/components/schemas/Priority"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"Priority":{"description":"Priority says how much a note matters.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","type":"string","enum":["low","normal","high"]},"Note":{"description":"Note is a stored note.","type":"object","properties":{"id":{"description":"NoteID identifies a note.","type":"string"},"text":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"priority":{"$ref":"#/components/schemas/Priority"},"created":{"description":"When the note was added.","type":"string","format":"date-time"}},"additionalProperties":false,"required":["id","text","priority","created"]},"ReindexReport":{"description":"ReindexReport says what a reindex did.","type":"object","properties":{"notes":{"description":"Notes is the number of notes indexed.","type":"integer"},"terms":{"description":"Terms is the number of distinct words in the index.","type":"integer"}},"additionalProperties":false,"required":["notes","terms"]}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"}}}}`

@@ -136,3 +136,47 @@ func (s *store) Reindex(ctx context.Context) (ReindexReport, error) {
 	mcp.Log(ctx, mcp.LevelInfo, "notes", fmt.Sprintf("reindexed %d notes, %d terms", len(notes), len(index)))
 	return ReindexReport{Notes: len(notes), Terms: len(index)}, nil
 }
+
+func (s *store) Note(ctx context.Context, id NoteID) (Note, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.notes[id]
+	if !ok {
+		return Note{}, mcp.ResourceNotFound("notes://" + string(id))
+	}
+	return n, nil
+}
+
+func (s *store) CompleteNoteID(ctx context.Context, value string) ([]string, error) {
+	s.mu.Lock()
+	var ids []string
+	for id := range s.notes {
+		if strings.HasPrefix(string(id), value) {
+			ids = append(ids, string(id))
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(ids, func(a, b string) int { return idNumber(NoteID(a)) - idNumber(NoteID(b)) })
+	return ids, nil
+}
+
+func (s *store) ReviewNotes(ctx context.Context, priority Priority) (string, error) {
+	s.mu.Lock()
+	var notes []Note
+	for _, n := range s.notes {
+		if n.Priority == priority {
+			notes = append(notes, n)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(notes, func(a, b Note) int { return idNumber(a.ID) - idNumber(b.ID) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "Here are my %s priority notes. Review them and tell me which I can drop, and why.\n", priority)
+	for _, n := range notes {
+		fmt.Fprintf(&b, "- %s: %s\n", n.ID, n.Text)
+	}
+	if len(notes) == 0 {
+		b.WriteString("(there are none)\n")
+	}
+	return b.String(), nil
+}
