@@ -184,7 +184,7 @@ func listAll[T any](ctx context.Context, c *Client, method, member string) ([]T,
 // callTool sends tools/call, answering the server's requests for input in
 // 2026-07-28, and returns the raw result.
 func (c *Client) callTool(ctx context.Context, name string, args any, onProgress func(ProgressNotification)) ([]byte, error) {
-	return c.callWithInput(ctx, "tools/call", "tools/call "+name, func(cb *clientBuf) error {
+	return c.callWithInput(ctx, "tools/call", name, func(cb *clientBuf) error {
 		cb.field("name")
 		cb.str(name)
 		if err := cb.arguments(args); err != nil {
@@ -224,10 +224,6 @@ func (c *Client) CallTool(ctx context.Context, name string, args, result any) er
 			content = val
 		case string(key) == "isError":
 			isError = string(val) == "true"
-		case string(key) == "resultType":
-			if err := resultTypeError("tools/call "+name, val); err != nil {
-				return err
-			}
 		}
 	}
 	if o.Malformed() {

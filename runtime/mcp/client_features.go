@@ -40,8 +40,7 @@ func (c *Client) ListPrompts(ctx context.Context) ([]PromptInfo, error) {
 // ClientOptions handlers. An unknown resource is a *runtime.Error (-32002
 // from a legacy server, -32602 from a 2026-07-28 one).
 func (c *Client) ReadResource(ctx context.Context, uri string) ([]ResourceContents, error) {
-	what := "resources/read " + uri
-	raw, err := c.callWithInput(ctx, "resources/read", what, func(cb *clientBuf) error {
+	raw, err := c.callWithInput(ctx, "resources/read", uri, func(cb *clientBuf) error {
 		cb.field("uri")
 		cb.str(uri)
 		return nil
@@ -49,14 +48,11 @@ func (c *Client) ReadResource(ctx context.Context, uri string) ([]ResourceConten
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkResultType(what, raw); err != nil {
-		return nil, err
-	}
 	var res struct {
 		Contents []ResourceContents `json:"contents"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("mcp: decode result of %s: %w", what, err)
+		return nil, fmt.Errorf("mcp: decode result of resources/read %s: %w", uri, err)
 	}
 	return res.Contents, nil
 }
@@ -65,8 +61,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) ([]ResourceConten
 // it answers the server's requests for input through the ClientOptions
 // handlers. An unknown prompt or a missing argument is a *runtime.Error.
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
-	what := "prompts/get " + name
-	raw, err := c.callWithInput(ctx, "prompts/get", what, func(cb *clientBuf) error {
+	raw, err := c.callWithInput(ctx, "prompts/get", name, func(cb *clientBuf) error {
 		cb.field("name")
 		cb.str(name)
 		if len(args) > 0 {
@@ -82,12 +77,9 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkResultType(what, raw); err != nil {
-		return nil, err
-	}
 	res := new(GetPromptResult)
 	if err := json.Unmarshal(raw, res); err != nil {
-		return nil, fmt.Errorf("mcp: decode result of %s: %w", what, err)
+		return nil, fmt.Errorf("mcp: decode result of prompts/get %s: %w", name, err)
 	}
 	return res, nil
 }

@@ -200,12 +200,13 @@ type inputRequired struct {
 	state    []byte // the raw JSON string, echoed exactly; nil when absent
 }
 
-// parseInputRequired reports whether result is an input_required result and,
-// if so, what it asks for. Any other resultType is left to the caller.
-func parseInputRequired(result []byte) (*inputRequired, bool, error) {
+// parseInputRequired returns what result asks for when it is an
+// input_required result, and nil otherwise; resultType is the raw
+// resultType member (nil when absent), for the caller to check.
+func parseInputRequired(result []byte) (ir *inputRequired, resultType []byte, err error) {
 	o, ok := runtime.ScanObject(result)
 	if !ok {
-		return nil, false, errors.New("the result is not an object")
+		return nil, nil, errors.New("the result is not an object")
 	}
 	var isInput bool
 	var requests, state []byte
@@ -216,6 +217,7 @@ func parseInputRequired(result []byte) (*inputRequired, bool, error) {
 		}
 		switch string(key) {
 		case "resultType":
+			resultType = val
 			isInput = clientStringIs(val, "input_required")
 		case "inputRequests":
 			requests = val
@@ -224,23 +226,23 @@ func parseInputRequired(result []byte) (*inputRequired, bool, error) {
 		}
 	}
 	if o.Malformed() {
-		return nil, false, errors.New("the result is malformed")
+		return nil, nil, errors.New("the result is malformed")
 	}
 	if !isInput {
-		return nil, false, nil
+		return nil, resultType, nil
 	}
-	ir := new(inputRequired)
+	ir = new(inputRequired)
 	if !clientIsNull(state) {
 		var s string
 		if state[0] != '"' || json.Unmarshal(state, &s) != nil {
-			return nil, false, errors.New("input_required: requestState is not a string")
+			return nil, nil, errors.New("input_required: requestState is not a string")
 		}
 		ir.state = state
 	}
 	if !clientIsNull(requests) {
 		ro, ok := runtime.ScanObject(requests)
 		if !ok {
-			return nil, false, errors.New("input_required: inputRequests is not an object")
+			return nil, nil, errors.New("input_required: inputRequests is not an object")
 		}
 		for {
 			key, val, ok := ro.Next()
@@ -249,18 +251,18 @@ func parseInputRequired(result []byte) (*inputRequired, bool, error) {
 			}
 			req := inputRequest{key: key}
 			if err := json.Unmarshal(val, &req); err != nil || req.Method == "" {
-				return nil, false, fmt.Errorf("input_required: inputRequests[%s] is not a {method, params} object", key)
+				return nil, nil, fmt.Errorf("input_required: inputRequests[%s] is not a {method, params} object", key)
 			}
 			ir.requests = append(ir.requests, req)
 		}
 		if ro.Malformed() {
-			return nil, false, errors.New("input_required: inputRequests is malformed")
+			return nil, nil, errors.New("input_required: inputRequests is malformed")
 		}
 	}
 	if len(ir.requests) == 0 && ir.state == nil {
-		return nil, false, errors.New("input_required with neither inputRequests nor requestState")
+		return nil, nil, errors.New("input_required with neither inputRequests nor requestState")
 	}
-	return ir, true, nil
+	return ir, resultType, nil
 }
 
 // answerInputRequests runs the handler of every input request, in the order
@@ -293,9 +295,10 @@ func (c *Client) answerInputRequests(ctx context.Context, reqs []inputRequest) (
 
 // callWithInput sends method, whose params members write appends, and
 // returns the final result. In 2026-07-28 it answers input_required results
-// and retries, at most maxInputRounds times; what names the call in errors.
+// and retries, at most maxInputRounds times; errors name the call as method
+// and target (a tool's or prompt's name, a resource's URI), joined only then.
 // onProgress, when set, hears the progress of every round.
-func (c *Client) callWithInput(ctx context.Context, method, what string, write func(cb *clientBuf) error, onProgress func(ProgressNotification)) ([]byte, error) {
+func (c *Client) callWithInput(ctx context.Context, method, target string, write func(cb *clientBuf) error, onProgress func(ProgressNotification)) ([]byte, error) {
 	var responses, state []byte
 	for round := 0; ; round++ {
 		if err := ctx.Err(); err != nil {
@@ -328,18 +331,25 @@ func (c *Client) callWithInput(ctx context.Context, method, what string, write f
 		if !c.modern {
 			return r.result, nil
 		}
-		ir, ok, err := parseInputRequired(r.result)
+		ir, resultType, err := parseInputRequired(r.result)
 		if err != nil {
-			return nil, fmt.Errorf("mcp: %s: %w", what, err)
+			return nil, fmt.Errorf("mcp: %s %s: %w", method, target, err)
 		}
-		if !ok {
+		if ir == nil {
+			// A final result: complete, or a resultType this client does
+			// not know, which is an error for every caller alike.
+			if resultType != nil {
+				if err := resultTypeError(method+" "+target, resultType); err != nil {
+					return nil, err
+				}
+			}
 			return r.result, nil
 		}
 		if round == maxInputRounds {
-			return nil, fmt.Errorf("mcp: %s: the server still answers input_required after %d rounds", what, maxInputRounds)
+			return nil, fmt.Errorf("mcp: %s %s: the server still answers input_required after %d rounds", method, target, maxInputRounds)
 		}
 		if responses, err = c.answerInputRequests(ctx, ir.requests); err != nil {
-			return nil, fmt.Errorf("mcp: %s: %w", what, err)
+			return nil, fmt.Errorf("mcp: %s %s: %w", method, target, err)
 		}
 		state = ir.state
 	}

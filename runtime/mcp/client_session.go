@@ -16,11 +16,7 @@ import (
 // changes) reach the client's handlers on the goroutine that caused them.
 // Closing the client closes the session.
 func ConnectSession(ctx context.Context, ss *Session, opts ClientOptions) (*Client, error) {
-	c := newClient(opts)
-	a := &clientAdapter{c: c, t: sessionTransport{ss}}
-	c.t = a
-	ss.SetOutbound(a.route)
-	return c.start(ctx)
+	return ConnectTransport(ctx, sessionTransport{ss}, opts)
 }
 
 // sessionTransport is the ClientTransport to an in-process Session.
@@ -33,6 +29,10 @@ func (t sessionTransport) RoundTrip(ctx context.Context, id int64, msg []byte, i
 	}
 	return reply, nil
 }
+
+// SetIncoming makes the session's unprompted messages (resource updates,
+// list changes) the client's incoming ones.
+func (t sessionTransport) SetIncoming(incoming func(msg []byte)) { t.ss.SetOutbound(incoming) }
 
 func (t sessionTransport) Send(ctx context.Context, msg []byte) error {
 	t.ss.Handle(ctx, msg, nil)

@@ -125,6 +125,16 @@ func TestClientModernResultTypes(t *testing.T) {
 	if err := c.CallTool(context.Background(), "task", nil, nil); err == nil || !strings.Contains(err.Error(), "task") {
 		t.Errorf("task: %v", err)
 	}
+	// A resultType the client does not know fails every method alike.
+	if _, err := c.CallToolRaw(context.Background(), mcp.CallToolParams{Name: "task"}); err == nil || !strings.Contains(err.Error(), "task") {
+		t.Errorf("CallToolRaw task: %v", err)
+	}
+	if _, err := c.ReadResource(context.Background(), "test://x"); err == nil || !strings.Contains(err.Error(), "task") {
+		t.Errorf("ReadResource task: %v", err)
+	}
+	if _, err := c.GetPrompt(context.Background(), "task", nil); err == nil || !strings.Contains(err.Error(), "task") {
+		t.Errorf("GetPrompt task: %v", err)
+	}
 }
 
 func TestClientLegacyFallback(t *testing.T) {

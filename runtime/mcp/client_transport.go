@@ -226,9 +226,12 @@ func (s *clientStream) handle(msg []byte) {
 	case env.id != nil:
 		// Answered off the reader: a handler may take a while (a user
 		// answering a form) and a full pipe must not stall the replies we
-		// wait for. msg is ours (ReadMessage returns a fresh slice).
+		// wait for. msg is ours (ReadMessage returns a fresh slice). The
+		// goroutine gets a copy, so that env stays on the reader's stack
+		// for every other message.
+		req := env
 		go func() {
-			reply := s.c.answerServerRequest(&env)
+			reply := s.c.answerServerRequest(&req)
 			if reply == nil {
 				return
 			}

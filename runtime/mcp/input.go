@@ -72,14 +72,8 @@ func (cc *callCtx) elicitParams(p *ElicitParams, mode string) ([]byte, error) {
 	if p.Message == "" {
 		return nil, errors.New("mcp: Elicit: empty Message")
 	}
-	w := struct {
-		Mode            string          `json:"mode,omitempty"`
-		Message         string          `json:"message"`
-		RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
-		URL             string          `json:"url,omitempty"`
-		ElicitationID   string          `json:"elicitationId,omitempty"`
-		Meta            json.RawMessage `json:"_meta,omitempty"`
-	}{Message: p.Message, Meta: p.Meta}
+	// The wire form: the fields this revision has, set below.
+	w := ElicitParams{Message: p.Message, Meta: p.Meta}
 	switch mode {
 	case "form":
 		schema, err := checkElicitSchema(p.RequestedSchema)

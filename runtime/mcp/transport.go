@@ -41,10 +41,10 @@ type ClientTransport interface {
 // the function that handles them (server requests, notifications).
 func ConnectTransport(ctx context.Context, t ClientTransport, opts ClientOptions) (*Client, error) {
 	c := newClient(opts)
-	a := &clientAdapter{c: c, t: t}
+	a := newClientAdapter(c, t)
 	c.t = a
 	if in, ok := t.(interface{ SetIncoming(func(msg []byte)) }); ok {
-		in.SetIncoming(a.route)
+		in.SetIncoming(a.routes)
 	}
 	return c.start(ctx)
 }
@@ -59,8 +59,15 @@ func NoCancel(ctx context.Context) bool { return ctx.Value(clientNoCancelKey{}) 
 type clientAdapter struct {
 	c      *Client
 	t      ClientTransport
+	routes func(msg []byte) // a.route, made once: a method value allocates
 	mu     sync.Mutex
 	closed bool
+}
+
+func newClientAdapter(c *Client, t ClientTransport) *clientAdapter {
+	a := &clientAdapter{c: c, t: t}
+	a.routes = a.route
+	return a
 }
 
 // route handles a message the server sent other than a response.
@@ -102,7 +109,7 @@ func (a *clientAdapter) roundTrip(ctx context.Context, id int64, msg []byte, onP
 	if a.isClosed() {
 		return clientReply{}, runtime.ErrClosed
 	}
-	incoming := a.route
+	incoming := a.routes
 	if onProgress != nil {
 		incoming = func(m []byte) {
 			var env clientEnvelope

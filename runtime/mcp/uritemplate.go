@@ -196,24 +196,6 @@ func (t *URITemplate) match(uri string) ([]int, bool) {
 	return spans, true
 }
 
-// Expand returns the URI the template makes with vars, each escaped with
-// EscapeURIVar; a missing variable expands to nothing.
-func (t *URITemplate) Expand(vars map[string]string) string {
-	var b strings.Builder
-	s := t.raw
-	for {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i:], '}')
-		b.WriteString(EscapeURIVar(vars[s[i+1:i+end]]))
-		s = s[i+end+1:]
-	}
-}
-
 // EscapeURIVar escapes v for a {var} of a URI template (RFC 6570 simple
 // string expansion): every byte but the unreserved ones (A-Z a-z 0-9 - . _ ~)
 // is percent-encoded.
