@@ -92,9 +92,13 @@ func componentRef(name string) string { return "#/components/schemas/" + name }
 // buildAPI builds the API model of services. It uses a schema builder of its
 // own, so that asking for the non-Go outputs never changes the Go file (the
 // names under "$defs" depend on the order types are met); problems were
-// already reported by the Go file's builder.
-func buildAPI(pkg *packages.Package, services []*Service, cfg Config) *apiDoc {
+// already reported by the Go file's builder. docs, when not nil, is the Go
+// file's doc index, shared so that files are read (and logged) once.
+func buildAPI(pkg *packages.Package, docs *docIndex, services []*Service, cfg Config) *apiDoc {
 	sg := newSchemaGen(pkg, nil)
+	if docs != nil {
+		sg.docs = docs
+	}
 	doc := &apiDoc{Version: cfg.APIVersion, Discover: cfg.OpenRPC != "" && !cfg.NoDiscover}
 	if doc.Version == "" {
 		doc.Version = "0.0.0"

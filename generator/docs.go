@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"strings"
 )
 
@@ -18,6 +19,17 @@ type docIndex struct {
 	fset   *token.FileSet
 	files  map[string]map[docKey]string // file name -> declared name -> doc text
 	parsed map[string]bool
+	// log, when not nil, records what the generator read beyond the loaded
+	// package: the generation cache checks it before reusing an output.
+	log *inputLog
+}
+
+// inputs is the log of what the generator read, or nil.
+func (d *docIndex) inputs() *inputLog {
+	if d == nil {
+		return nil
+	}
+	return d.log
 }
 
 // docKind says what a declared name is, as two kinds may share a line
@@ -60,8 +72,13 @@ func (d *docIndex) doc(kind docKind, pos token.Pos) string {
 	}
 	if !d.parsed[p.Filename] {
 		d.parsed[p.Filename] = true
+		src, err := os.ReadFile(p.Filename)
+		d.inputs().readFile(p.Filename, src, err)
 		fset := token.NewFileSet()
-		if f, err := parser.ParseFile(fset, p.Filename, nil, parser.ParseComments|parser.SkipObjectResolution); err == nil {
+		if err != nil {
+			return ""
+		}
+		if f, err := parser.ParseFile(fset, p.Filename, src, parser.ParseComments|parser.SkipObjectResolution); err == nil {
 			d.files[p.Filename] = d.collect(fset, f)
 		}
 	}

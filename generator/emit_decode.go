@@ -357,11 +357,20 @@ func identRune(r rune) rune {
 // the package's own names nor this file's.
 func (de *decodeEmitter) name(base string) string {
 	name := base
-	for n := 2; de.taken[name] || de.sg.pkg.Types.Scope().Lookup(name) != nil; n++ {
+	for n := 2; de.taken[name] || de.declared(name); n++ {
 		name = base + strconv.Itoa(n)
 	}
 	de.taken[name] = true
 	return name
+}
+
+// declared reports whether the package declares name, and logs the
+// question: the answer decides the output, and the generation cache keys
+// on the package's declarations less its unreferenced functions.
+func (de *decodeEmitter) declared(name string) bool {
+	found := de.sg.pkg.Types.Scope().Lookup(name) != nil
+	de.sg.docs.inputs().lookedUp(name, found)
+	return found
 }
 
 // typeExpr writes t as Go source in the generated file.

@@ -91,6 +91,15 @@ func readFormatEntry(path string) ([]byte, bool) {
 }
 
 func writeFormatEntry(dir, path string, out []byte) {
+	sum := sha256.Sum256(out)
+	writeCacheFile(dir, path, formatCacheEntries, sum[:], out)
+}
+
+// writeCacheFile writes parts, one after the other, to path in dir, through
+// a temporary file renamed into place so that no reader sees half an entry,
+// then prunes dir to keep entries. Failures are ignored: a cache that cannot
+// be written only costs the time it would have saved.
+func writeCacheFile(dir, path string, keep int, parts ...[]byte) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
@@ -98,10 +107,10 @@ func writeFormatEntry(dir, path string, out []byte) {
 	if err != nil {
 		return
 	}
-	sum := sha256.Sum256(out)
-	_, err = tmp.Write(sum[:])
-	if err == nil {
-		_, err = tmp.Write(out)
+	for _, p := range parts {
+		if err == nil {
+			_, err = tmp.Write(p)
+		}
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -113,7 +122,7 @@ func writeFormatEntry(dir, path string, out []byte) {
 		os.Remove(tmp.Name())
 		return
 	}
-	pruneFormatCache(dir, formatCacheEntries)
+	pruneFormatCache(dir, keep)
 }
 
 // pruneFormatCache removes the least recently used entries beyond keep, and

@@ -36,7 +36,9 @@ type Config struct {
 	// APIVersion is the API version the OpenRPC document and the reference
 	// state; "" is "0.0.0".
 	APIVersion string
-	// CacheDir, when not "", is a directory where Generate keeps the
+	// CacheDir, when not "", is a directory where Generate keeps its
+	// outputs, keyed by everything they are made of, so that a run whose
+	// inputs an earlier run saw skips emission (see gencache.go), and the
 	// formatted form of the Go source it renders, so that a run rendering
 	// what an earlier run rendered skips formatting (see formatcache.go).
 	// rpcgen uses DefaultCacheDir.
@@ -68,10 +70,6 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		out = filepath.Join(dir, out)
 	}
 
-	pkg, typeErrs, err := loadPackage(dir, out, cfg.BuildTags)
-	if err != nil {
-		return nil, err
-	}
 	seen := map[string]bool{}
 	for _, name := range cfg.Interfaces {
 		if seen[name] {
@@ -79,16 +77,35 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		}
 		seen[name] = true
 	}
+	var srcs *sourceSet
+	if cfg.CacheDir != "" {
+		srcs = &sourceSet{}
+	}
+	pkg, typeErrs, err := loadPackageSources(dir, out, cfg.BuildTags, srcs)
+	if err != nil {
+		return nil, err
+	}
+	var cache *genCache
+	if srcs != nil && len(typeErrs) == 0 {
+		if key, ok := genKey(cfg, dir, out, pkg, srcs); ok {
+			cache = &genCache{dir: filepath.Join(cfg.CacheDir, "gen"), key: key}
+			if files, ok := cache.lookup(pkg); ok {
+				return files, nil
+			}
+		}
+	}
 	services, err := buildServices(pkg, cfg.Interfaces, typeErrs)
 	if err != nil {
 		return nil, err
 	}
 	errs := &errorCollector{fset: pkg.Fset}
 	sg := newSchemaGen(pkg, errs)
+	log := &inputLog{}
+	sg.docs.log = log
 	var apiOut map[string][]byte
 	var discover []byte
 	if cfg.OpenRPC != "" || cfg.TypeScript != "" || cfg.Docs != "" {
-		if apiOut, discover, err = apiFiles(pkg, services, cfg, dir); err != nil {
+		if apiOut, discover, err = apiFiles(pkg, sg.docs, services, cfg, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -107,6 +124,9 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	}
 	if err != nil {
 		return map[string][]byte{out: src}, err
+	}
+	if cache != nil {
+		cache.store(log, files)
 	}
 	return files, nil
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -29,14 +30,24 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | 
 // that must not stop them from being generated. The caller reports the type
 // errors only when the interfaces' own types are affected.
 func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, ErrorList, error) {
+	return loadPackageSources(dir, outPath, buildTags, nil)
+}
+
+// loadPackageSources is loadPackage keeping, in srcs when not nil, the
+// bytes of every file it parsed (the output file as the empty file it reads).
+func loadPackageSources(dir, outPath string, buildTags []string, srcs *sourceSet) (*packages.Package, ErrorList, error) {
 	cfg := &packages.Config{Mode: loadMode, Dir: dir, Tests: false}
 	if len(buildTags) > 0 {
 		cfg.BuildFlags = []string{"-tags=" + strings.Join(buildTags, ",")}
 	}
+	pkgName := ""
 	if f, err := parser.ParseFile(token.NewFileSet(), outPath, nil, parser.PackageClauseOnly); err == nil {
+		pkgName = f.Name.Name
+	}
+	if pkgName != "" || srcs != nil {
 		// Not an Overlay: with one, go/packages type-checks every dependency
 		// from source instead of reading export data, several times slower.
-		cfg.ParseFile = emptyOutput(outPath, f.Name.Name)
+		cfg.ParseFile = parseKeeping(outPath, pkgName, srcs)
 	}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {
@@ -71,17 +82,38 @@ func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, Er
 	return pkg, typeErrs, nil
 }
 
-// emptyOutput is a packages.Config.ParseFile that parses every file as
+// parseKeeping is a packages.Config.ParseFile that parses every file as
 // go/packages does, except the output file, which it reads as an empty file
-// of package pkgName.
-func emptyOutput(outPath, pkgName string) func(*token.FileSet, string, []byte) (*ast.File, error) {
+// of package pkgName when pkgName is not "" (the output exists), and that
+// keeps each file's bytes in srcs when srcs is not nil.
+func parseKeeping(outPath, pkgName string, srcs *sourceSet) func(*token.FileSet, string, []byte) (*ast.File, error) {
 	out, _ := os.Stat(outPath)
 	return func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
-		if isOutput(filename, outPath, out) {
+		if pkgName != "" && isOutput(filename, outPath, out) {
 			src = fmt.Appendf(nil, "package %s\n", pkgName)
 		}
+		srcs.put(filename, src)
 		return parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
 	}
+}
+
+// sourceSet holds the bytes of parsed files by name; go/packages parses in
+// parallel.
+type sourceSet struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (s *sourceSet) put(name string, src []byte) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string][]byte{}
+	}
+	s.m[name] = src
 }
 
 // isOutput reports whether filename names the output file, also through a

@@ -16,8 +16,8 @@ import (
 // package templates, keyed by absolute path (dir is the package directory),
 // and returns the compact OpenRPC document when the dispatchers answer
 // rpc.discover with it.
-func apiFiles(pkg *packages.Package, services []*Service, cfg Config, dir string) (map[string][]byte, []byte, error) {
-	api := buildAPI(pkg, services, cfg)
+func apiFiles(pkg *packages.Package, docs *docIndex, services []*Service, cfg Config, dir string) (map[string][]byte, []byte, error) {
+	api := buildAPI(pkg, docs, services, cfg)
 	files := map[string][]byte{}
 	var discover []byte
 	abs := func(p string) string {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// TestMain points the format cache at a directory of the test run's own,
+// TestMain points the caches at a directory of the test run's own,
 // so that tests neither read nor fill the user's cache.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "rpcgen-cache-")
@@ -19,16 +21,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// TestFormatCache checks that a run stores its formatting in the cache, that
-// a second run of the same input gives the same file, and that --no-cache
-// neither reads nor writes it.
-func TestFormatCache(t *testing.T) {
+// TestCaches checks that a run stores its output and its formatting in the
+// cache, that a second run of the same input gives the same file, and that
+// --no-cache neither reads nor writes them.
+func TestCaches(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("RPCGEN_CACHE", cache)
 	dir := newPackage(t, calcSrc)
 	entries := func() int {
-		des, _ := os.ReadDir(filepath.Join(cache, "format"))
-		return len(des)
+		format, _ := os.ReadDir(filepath.Join(cache, "format"))
+		gen, _ := os.ReadDir(filepath.Join(cache, "gen"))
+		if len(format) != len(gen) {
+			t.Fatalf("%d format cache entries, %d output entries", len(format), len(gen))
+		}
+		return len(gen)
 	}
 	if code, _, stderr := runIn(t, dir, "--no-cache", "Calculator"); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -53,6 +59,34 @@ func TestFormatCache(t *testing.T) {
 		}
 		if string(got) != string(uncached) {
 			t.Fatalf("run %d: the output differs from the uncached run's", run)
+		}
+	}
+}
+
+func TestSameContent(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	want := []byte(strings.Repeat("generated\n", 20000)) // more than one read
+	if same, err := sameContent(path, want); same || err != nil {
+		t.Fatalf("missing file: %v, %v", same, err)
+	}
+	for _, c := range []struct {
+		name string
+		have []byte
+		same bool
+	}{
+		{"equal", want, true},
+		{"one byte differs at the end", append(bytes.Clone(want[:len(want)-1]), 'x'), false},
+		{"one byte differs past the first read", append(append(bytes.Clone(want[:70000]), 'x'), want[70001:]...), false},
+		{"shorter", want[:len(want)-1], false},
+		{"longer", append(bytes.Clone(want), '\n'), false},
+		{"empty", nil, false},
+	} {
+		if err := os.WriteFile(path, c.have, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if same, err := sameContent(path, want); same != c.same || err != nil {
+			t.Errorf("%s: %v, %v; want %v", c.name, same, err, c.same)
 		}
 	}
 }

@@ -72,7 +72,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.noDisc, "no-discover", false, "with --openrpc, do not answer rpc.discover")
 	fs.StringVar(&o.apiVer, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale")
-	fs.BoolVar(&o.noCache, "no-cache", false, "format the generated code afresh instead of reusing the formatting of an identical earlier run (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
+	fs.BoolVar(&o.noCache, "no-cache", false, "generate and format afresh instead of reusing the output or the formatting of an earlier run with the same inputs (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
 	fs.Usage = func() { usage(fs, stderr) }
@@ -161,15 +161,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	status := exitOK
 	for _, path := range paths {
 		want := files[path]
-		have, err := os.ReadFile(path)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
+		same, err := sameContent(path, want)
+		if err != nil {
 			fmt.Fprintf(stderr, "rpcgen: %v\n", err)
 			return exitFail
 		}
-		if bytes.Equal(have, want) {
+		if same {
 			continue // leave the file and its modification time alone
 		}
 		if o.check {
+			have, err := os.ReadFile(path)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(stderr, "rpcgen: %v\n", err)
+				return exitFail
+			}
 			name := displayPath(path)
 			fmt.Fprintf(stderr, "rpcgen: %s is stale; run go generate\n", name)
 			fmt.Fprint(stdout, unifiedDiff("a/"+name, "b/"+name, string(have), string(want)))
@@ -186,6 +191,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// sameContent reports whether the file at path holds exactly want; a file
+// that does not exist does not. It compares as it reads, in small pieces:
+// a generated file can be megabytes, and most runs find it unchanged.
+func sameContent(path string, want []byte) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || info.Size() != int64(len(want)) {
+		return false, err
+	}
+	buf := make([]byte, 64<<10)
+	for len(want) > 0 {
+		n, err := io.ReadFull(f, buf[:min(len(buf), len(want))])
+		if err != nil || !bytes.Equal(buf[:n], want[:n]) {
+			return false, nil
+		}
+		want = want[n:]
+	}
+	n, _ := f.Read(buf[:1])
+	return n == 0, nil
 }
 
 // cacheDir is the format cache directory: none with --no-cache.

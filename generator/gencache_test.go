@@ -1,0 +1,354 @@
+package generator
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"hash/crc32"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+var (
+	mutations    = flag.Int("gencache.mutations", 2, "random source changes per golden case in TestGenCacheGolden")
+	mutationSeed = flag.Uint64("gencache.seed", 1, "seed of TestGenCacheGolden's random source changes")
+)
+
+// goldenCases writes every golden case that generates without error into
+// one module under a temporary root, and returns their configs by name.
+func goldenCases(t *testing.T) map[string]Config {
+	t.Helper()
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(repo, "testdata", "golden", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	root := t.TempDir()
+	writeGoldenModule(t, root, repo)
+	cases := map[string]Config{}
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hasFile(ar, "want/stderr") {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		cases[name] = extractCase(t, ar, filepath.Join(root, name))
+	}
+	return cases
+}
+
+func generateOrError(cfg Config) (map[string][]byte, string) {
+	files, err := Generate(cfg)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return files, ""
+}
+
+// TestGenCacheGolden runs every golden case with a cache. First it
+// changes the package at random, one change at a time (a comment, a string
+// or number literal, an identifier, an empty line added or a line removed,
+// a function added, in any of the case's files, dependencies included), and
+// generates each changed package with the cache every earlier run filled
+// and without a cache: both must give the same outputs, or the same error;
+// a key that missed an input would hand back an earlier output here. Then,
+// on the package as it was, a run must give what the first run gave, and
+// come from the cache: the entry, planted with a marker, must come back.
+func TestGenCacheGolden(t *testing.T) {
+	for name, cfg := range goldenCases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg.CacheDir = t.TempDir()
+			first, err := Generate(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srcs := goFiles(t, cfg.Dir)
+			rng := rand.New(rand.NewPCG(*mutationSeed, uint64(len(name))<<16|uint64(name[0])<<8|uint64(name[len(name)-1])))
+			plain := cfg
+			plain.CacheDir = ""
+			for i := range *mutations {
+				path := srcs[rng.IntN(len(srcs))]
+				orig, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				what, changed := mutate(orig, rng)
+				mustWrite(t, path, changed)
+				want, wantErr := generateOrError(plain)
+				got, gotErr := generateOrError(cfg)
+				if gotErr != wantErr || !maps.EqualFunc(got, want, bytes.Equal) {
+					t.Errorf("mutation %d, %s in %s: with the cache %q, without %q; outputs equal: %v",
+						i, what, filepath.Base(path), gotErr, wantErr, maps.EqualFunc(got, want, bytes.Equal))
+				}
+				mustWrite(t, path, orig)
+			}
+
+			srcSet := &sourceSet{}
+			out := filepath.Join(cfg.Dir, cmp.Or(cfg.Output, outputName(cfg.Interfaces[0])))
+			pkg, typeErrs, err := loadPackageSources(cfg.Dir, out, nil, srcSet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(typeErrs) > 0 {
+				// A package with type errors is never cached.
+				if entries, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "gen", "*")); len(entries) > 0 {
+					t.Fatalf("a package with type errors has cache entries: %v", entries)
+				}
+				return
+			}
+			key, ok := genKey(cfg, cfg.Dir, out, pkg, srcSet)
+			if !ok {
+				t.Fatal("no key")
+			}
+			planted := plantEntry(t, filepath.Join(cfg.CacheDir, "gen", key))
+			for p, src := range planted {
+				if !bytes.Equal(append(bytes.Clone(first[p]), plantMark...), src) {
+					t.Fatalf("the cache entry's %s is not what the first run gave", p)
+				}
+			}
+			if len(planted) != len(first) {
+				t.Fatalf("the cache entry has %d files, the first run gave %d", len(planted), len(first))
+			}
+			third, err := Generate(cfg)
+			if err != nil || !maps.EqualFunc(third, planted, bytes.Equal) {
+				t.Fatalf("the last run did not come from the cache: %v", err)
+			}
+		})
+	}
+}
+
+// plantEntry rewrites the generation cache entry at path so that every
+// output ends with plantMark, which no generator writes, keeping its log,
+// and returns the planted outputs.
+func plantEntry(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, files, err := decodeGenEntry(b[4:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := map[string][]byte{}
+	for p, src := range files {
+		planted[p] = append(bytes.Clone(src), plantMark...)
+	}
+	payload := encodeGenEntry(log, planted)
+	sum := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli))
+	if err := os.WriteFile(path, append(sum, payload...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return planted
+}
+
+func goFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files under %s: %v", dir, err)
+	}
+	slices.Sort(files)
+	return files
+}
+
+// mutate changes src in one random way and says how.
+func mutate(src []byte, rng *rand.Rand) (string, []byte) {
+	type tok struct {
+		off int
+		tok token.Token
+		lit string
+	}
+	var toks []tok
+	fset := token.NewFileSet()
+	tf := fset.AddFile("", -1, len(src))
+	var s scanner.Scanner
+	s.Init(tf, src, nil, scanner.ScanComments)
+	for {
+		pos, t, lit := s.Scan()
+		if t == token.EOF {
+			break
+		}
+		if t == token.COMMENT || t == token.STRING || t == token.INT || t == token.IDENT {
+			toks = append(toks, tok{tf.Offset(pos), t, lit})
+		}
+	}
+	splice := func(at int, del int, ins string) []byte {
+		out := slices.Clone(src[:at])
+		out = append(out, ins...)
+		return append(out, src[at+del:]...)
+	}
+	lineStarts := []int{0}
+	for i, c := range src {
+		if c == '\n' && i+1 < len(src) {
+			lineStarts = append(lineStarts, i+1)
+		}
+	}
+	switch k := rng.IntN(10); {
+	case k < 5 && len(toks) > 0:
+		tk := toks[rng.IntN(len(toks))]
+		switch tk.tok {
+		case token.COMMENT:
+			at := 2 + rng.IntN(max(1, len(tk.lit)-3))
+			return fmt.Sprintf("comment %q gets a letter at %d", tk.lit, at), splice(tk.off+at, 0, "Zq")
+		case token.STRING:
+			if len(tk.lit) < 3 {
+				return "string " + tk.lit + " grows", splice(tk.off+1, 0, "z")
+			}
+			at := 1 + rng.IntN(len(tk.lit)-2)
+			return fmt.Sprintf("string %s loses byte %d", tk.lit, at), splice(tk.off+at, 1, "")
+		case token.INT:
+			return "number " + tk.lit + " gets a digit", splice(tk.off+len(tk.lit), 0, "7")
+		default:
+			return "identifier " + tk.lit + " renamed", splice(tk.off+len(tk.lit), 0, "Q")
+		}
+	case k < 8:
+		at := lineStarts[rng.IntN(len(lineStarts))]
+		return fmt.Sprintf("empty line before offset %d", at), splice(at, 0, "\n")
+	case k < 9:
+		i := rng.IntN(len(lineStarts))
+		end := len(src)
+		if i+1 < len(lineStarts) {
+			end = lineStarts[i+1]
+		}
+		return fmt.Sprintf("line at offset %d removed", lineStarts[i]), splice(lineStarts[i], end-lineStarts[i], "")
+	default:
+		return "an unexported function added", append(slices.Clone(src), "\nfunc zzAdded() int { return 1 }\n"...)
+	}
+}
+
+// TestGenCacheImplementationEdits: editing function bodies, adding or
+// removing a helper function and its comments next to the interface hits
+// the cache; adding a declaration whose name the generated code uses, a
+// method, or changing a dependency's doc comment misses it, and each run
+// gives what a run without the cache gives.
+func TestGenCacheImplementationEdits(t *testing.T) {
+	root := t.TempDir()
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeGoldenModule(t, root, repo)
+	dir := filepath.Join(root, "svc")
+	const svc = `package svc
+
+import (
+	"context"
+
+	"rpcgen.test/golden/svc/dep"
+)
+
+// Store keeps notes.
+type Store interface {
+	// Put stores a note.
+	Put(ctx context.Context, n dep.Note) (dep.Note, error)
+}
+
+type store struct{ n int }
+
+// Put counts.
+func (s *store) Put(ctx context.Context, n dep.Note) (dep.Note, error) {
+	s.n++
+	return n, nil
+}
+`
+	const depSrc = `package dep
+
+// Note is a note.
+type Note struct {
+	// Title says what it is about.
+	Title string ` + "`json:\"title\"`" + `
+}
+`
+	cfg := Config{Dir: dir, Interfaces: []string{"Store"}, Output: "store_rpcgen.go", CacheDir: filepath.Join(root, "cache")}
+	out := filepath.Join(dir, cfg.Output)
+	plain := cfg
+	plain.CacheDir = ""
+	edit := func(name string, files map[string]string, wantHit bool) []byte {
+		t.Helper()
+		mustWrite(t, filepath.Join(dir, "svc.go"), []byte(svc))
+		mustWrite(t, filepath.Join(dir, "dep", "dep.go"), []byte(depSrc))
+		os.RemoveAll(cfg.CacheDir)
+		if _, err := Generate(cfg); err != nil {
+			t.Fatal(err)
+		}
+		plantAll(t, cfg.CacheDir)
+		for p, src := range files {
+			mustWrite(t, filepath.Join(dir, p), []byte(src))
+		}
+		got, err := Generate(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, err := Generate(plain)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if hit := bytes.HasSuffix(got[out], []byte(plantMark)); hit != wantHit {
+			t.Errorf("%s: cache hit %v, want %v", name, hit, wantHit)
+		} else if !hit && !maps.EqualFunc(got, want, bytes.Equal) {
+			t.Errorf("%s: output differs from a run without the cache", name)
+		}
+		return want[out]
+	}
+	base := edit("nothing changed", nil, true)
+	if !bytes.Contains(base, []byte("func readDepNote(")) || !bytes.Contains(base, []byte("Title says what it is about.")) {
+		t.Fatalf("the output no longer has the decoder readDepNote or the field's doc; this test needs both:\n%s", base)
+	}
+	body := strings.Replace(svc, "s.n++", "s.n += 2 // twice", 1)
+	edit("a function body edited", map[string]string{"svc.go": body}, true)
+	edit("a helper added", map[string]string{"svc.go": svc + "\n// helper helps.\nfunc helper(x int) int { return x } // really\n"}, true)
+	edit("an init added", map[string]string{"svc.go": svc + "\nfunc init() { _ = helper2() }\n\nfunc helper2() int { return 1 }\n"}, true)
+	edit("a helper removed", map[string]string{"svc.go": strings.Replace(svc, "type store struct{ n int }", "type store struct{ n int }\n\nfunc unused() {}", 1)}, true)
+	edit("a method added", map[string]string{"svc.go": svc + "\nfunc (s *store) Extra() {}\n"}, false)
+	edit("an exported function added", map[string]string{"svc.go": svc + "\nfunc NewStore() Store { return nil }\n"}, false)
+	edit("a type added", map[string]string{"svc.go": svc + "\ntype extra int\n"}, false)
+	clash := edit("a function named like a generated decoder", map[string]string{"svc.go": svc + "\nfunc readDepNote() {}\n"}, false)
+	if !bytes.Contains(clash, []byte("func readDepNote2(")) {
+		t.Errorf("the generated decoder should have given way to the package's readDepNote:\n%s", clash)
+	}
+	doc := edit("a dependency's doc comment changed", map[string]string{"dep/dep.go": strings.Replace(depSrc, "Title says what it is about.", "Title names the note.", 1)}, false)
+	if !bytes.Contains(doc, []byte("Title names the note.")) {
+		t.Errorf("the new doc comment is not in the output")
+	}
+	edit("a dependency's field added", map[string]string{"dep/dep.go": strings.Replace(depSrc, "}\n", "\tBody string `json:\"body\"`\n}\n", 1)}, false)
+	edit("an empty line between a doc comment and its type", map[string]string{"svc.go": strings.Replace(svc, "// Store keeps notes.\n", "// Store keeps notes.\n\n", 1)}, false)
+}
+
+const plantMark = "// planted\n"
+
+// plantAll appends plantMark to every output of every entry under dir.
+func plantAll(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := filepath.Glob(filepath.Join(dir, "gen", "[0-9a-f]*"))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no cache entries (%v)", err)
+	}
+	for _, e := range entries {
+		plantEntry(t, e)
+	}
+}
