@@ -35,16 +35,24 @@
 // its dependencies. edited rewrites the file declaring the interfaces before
 // every run, outside the timer, appending an unexported function that no
 // run of any process has seen, so go list must compile the package again
-// and go/packages must type-check it again. warm-inplace and edited-inplace
-// repeat both with rpcgen writing its default output file into the package,
-// where the previous run left it, as every go generate but the first does;
-// rpcgen then gives go/packages an overlay that empties that file, and
-// go/packages answers any overlay by type-checking every dependency from
-// source instead of reading export data. Only rpcgen and the floor run in
-// these rows; the floor loads the package without rpcgen's output, which is
-// the package rpcgen asks go/packages to see.
+// and go/packages must type-check it again: the edit a programmer makes to
+// the implementation next to the interfaces. api-edited instead adds a line
+// to the doc comment of the first interface's first method, different every
+// time, which changes every tool's output (the method's description is in
+// it), so that no cache of a tool's own can answer. impl=rpcgen keeps its
+// caches (RPCGEN_CACHE in the Env), and answers warm and edited from its
+// output cache, api-edited only after emitting and formatting afresh;
+// impl=rpcgen-nocache is the same binary with --no-cache. warm-inplace and
+// edited-inplace repeat warm and edited with rpcgen writing its default
+// output file into the package, where the previous run left it, as every go
+// generate but the first does; rpcgen then parses that file as an empty
+// file of the package (through go/packages' ParseFile hook, not an overlay,
+// which would make go/packages type-check every dependency from source).
+// Only rpcgen and the floor run in these rows; the floor loads the package
+// without rpcgen's output, which is the package rpcgen asks go/packages to
+// see.
 //
-// Metrics. BenchmarkGenerator/<input>/<warm|edited>/impl=<tool>: ns/op is
+// Metrics. BenchmarkGenerator/<input>/<state>/impl=<tool>: ns/op is
 // the wall time of one run, process start included; cpu-ms/op is the user
 // plus system time of the tool and of the processes it waited for (go list,
 // and the compiler when the package was edited); peak-RSS-MiB is the largest peak

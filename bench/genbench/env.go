@@ -133,6 +133,16 @@ func (e *Env) Run(impl string, in Input) (Measure, error) {
 	return m, os.Remove(out)
 }
 
+// Output runs impl on in once, as Run does, and returns what it wrote.
+func (e *Env) Output(impl string, in Input) ([]byte, error) {
+	out := filepath.Join(e.outDir, "output_"+impl+"_"+in.Name+".go")
+	if _, err := e.run(impl, in, out, toolArgs(impl, in, out)); err != nil {
+		return nil, err
+	}
+	defer os.Remove(out)
+	return os.ReadFile(out)
+}
+
 // RunInPlace runs rpcgen on in the way go generate does every time but the
 // first: writing its default output file in the package directory, where
 // the previous run left it. rpcgen then hands go/packages an overlay that
@@ -211,6 +221,21 @@ func toolArgs(impl string, in Input, out string) []string {
 func (e *Env) Edit(in Input) error {
 	e.edits++
 	src := fmt.Appendf(bytes.Clone(e.original[in.EditFile]), "\nfunc benchEdit%d_%d() {}\n", e.epoch, e.edits)
+	return os.WriteFile(in.EditFile, src, 0o644)
+}
+
+// EditAPI changes the doc comment of the first method of in's first
+// interface, differently every time, so that every generator's output
+// changes too (the method's description is in it): unlike Edit, no cache of
+// a generator's own can answer the run.
+func (e *Env) EditAPI(in Input) error {
+	e.edits++
+	decl := fmt.Sprintf("type %s interface {\n", in.Interfaces[0])
+	orig := e.original[in.EditFile]
+	if !bytes.Contains(orig, []byte(decl)) {
+		return fmt.Errorf("%s does not declare %q", in.EditFile, decl)
+	}
+	src := bytes.Replace(orig, []byte(decl), fmt.Appendf(nil, "%s\t// Edit %d_%d.\n\t//\n", decl, e.epoch, e.edits), 1)
 	return os.WriteFile(in.EditFile, src, 0o644)
 }
 

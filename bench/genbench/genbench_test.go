@@ -1,6 +1,7 @@
 package genbench
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"sync"
@@ -43,8 +44,22 @@ func TestMain(m *testing.M) {
 }
 
 // states are the cache states: warm runs the same input again and again;
-// edited changes the input file before each run (outside the timer).
-var states = []string{"warm", "edited"}
+// edited changes the input file before each run (outside the timer), as
+// editing the code next to the interfaces does; api-edited changes the
+// first interface's doc comment before each run, so that the output
+// changes too.
+var states = []string{"warm", "edited", "api-edited"}
+
+// editFor returns the edit made before each run in state, or nil.
+func editFor(e *Env, state string) func(Input) error {
+	switch state {
+	case "edited", "edited-inplace":
+		return e.Edit
+	case "api-edited":
+		return e.EditAPI
+	}
+	return nil
+}
 
 // inPlaceStates repeat warm and edited with rpcgen writing its default
 // output into the package, over the previous run's output, as go generate
@@ -63,12 +78,12 @@ func BenchmarkGenerator(b *testing.B) {
 		for _, state := range states {
 			for _, impl := range Impls {
 				b.Run(in.Name+"/"+state+"/impl="+impl, func(b *testing.B) {
-					benchmarkRuns(b, e, in, state == "edited", func() (Measure, error) { return e.Run(impl, in) })
+					benchmarkRuns(b, e, in, editFor(e, state), func() (Measure, error) { return e.Run(impl, in) })
 				})
 			}
 		}
 		for _, state := range inPlaceStates {
-			edit := state == "edited-inplace"
+			edit := editFor(e, state)
 			b.Run(in.Name+"/"+state+"/impl=rpcgen", func(b *testing.B) {
 				defer func() {
 					if err := e.RemoveInPlace(in); err != nil {
@@ -85,7 +100,7 @@ func BenchmarkGenerator(b *testing.B) {
 }
 
 // benchmarkRuns times b.N calls of run, which runs one tool once.
-func benchmarkRuns(b *testing.B, e *Env, in Input, edit bool, run func() (Measure, error)) {
+func benchmarkRuns(b *testing.B, e *Env, in Input, edit func(Input) error, run func() (Measure, error)) {
 	defer func() {
 		if err := e.Restore(in); err != nil {
 			b.Fatal(err)
@@ -101,9 +116,9 @@ func benchmarkRuns(b *testing.B, e *Env, in Input, edit bool, run func() (Measur
 	var maxRSS int64
 	b.ResetTimer()
 	for range b.N {
-		if edit {
+		if edit != nil {
 			b.StopTimer()
-			if err := e.Edit(in); err != nil {
+			if err := edit(in); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -131,14 +146,14 @@ func BenchmarkGeneratorInProcess(b *testing.B) {
 		for _, state := range states {
 			for _, impl := range []string{"rpcgen", "packagesload"} {
 				b.Run(in.Name+"/"+state+"/impl="+impl, func(b *testing.B) {
-					benchmarkInProcess(b, e, in, state == "edited", impl)
+					benchmarkInProcess(b, e, in, editFor(e, state), impl)
 				})
 			}
 		}
 	}
 }
 
-func benchmarkInProcess(b *testing.B, e *Env, in Input, edit bool, impl string) {
+func benchmarkInProcess(b *testing.B, e *Env, in Input, edit func(Input) error, impl string) {
 	defer func() {
 		if err := e.Restore(in); err != nil {
 			b.Fatal(err)
@@ -173,9 +188,9 @@ func benchmarkInProcess(b *testing.B, e *Env, in Input, edit bool, impl string) 
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if edit {
+		if edit != nil {
 			b.StopTimer()
-			if err := e.Edit(in); err != nil {
+			if err := edit(in); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -202,6 +217,41 @@ func TestToolsSucceed(t *testing.T) {
 				continue
 			}
 			t.Logf("%s/impl=%s: %v wall, %v cpu, %d MiB", in.Name, impl, m.Wall.Round(time.Millisecond), m.CPU.Round(time.Millisecond), m.MaxRSS>>20)
+		}
+	}
+}
+
+// TestEdits checks that the edited states measure what they say: Edit
+// leaves rpcgen's output as it was, and EditAPI changes it, so that the
+// api-edited runs can take nothing from a cache.
+func TestEdits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds four tools and runs rpcgen on every input")
+	}
+	e := sharedEnv(t)
+	for _, in := range e.Inputs {
+		base, err := e.Output("rpcgen-nocache", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			edit func(Input) error
+			same bool
+		}{{"edited", e.Edit, true}, {"api-edited", e.EditAPI, false}} {
+			if err := c.edit(in); err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Output("rpcgen-nocache", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if same := bytes.Equal(got, base); same != c.same {
+				t.Errorf("%s/%s: output unchanged %v, want %v", in.Name, c.name, same, c.same)
+			}
+			if err := e.Restore(in); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
