@@ -25,13 +25,19 @@ const formatChunk = 64 << 10
 // top-level declarations: two empty lines in a raw string, say), the whole
 // file is formatted at once, and its error, if any, is the error returned.
 func formatSource(src []byte) ([]byte, error) {
+	return formatPieces(src, format.Source)
+}
+
+// formatPieces is formatSource with formatPiece formatting each piece (as
+// format.Source would: formatCached looks pieces up in its cache first).
+func formatPieces(src []byte, formatPiece func([]byte) ([]byte, error)) ([]byte, error) {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 || len(src) < 2*formatChunk {
-		return format.Source(src)
+		return formatPiece(src)
 	}
 	pieces := splitTopLevel(src, max(formatChunk, len(src)/(4*workers)))
 	if len(pieces) < 2 {
-		return format.Source(src)
+		return formatPiece(src)
 	}
 	const clause = "package p\n\n"
 	outs := make([][]byte, len(pieces))
@@ -49,7 +55,7 @@ func formatSource(src []byte) ([]byte, error) {
 				if i > 0 {
 					piece = append([]byte(clause), piece...)
 				}
-				outs[i], errs[i] = format.Source(piece)
+				outs[i], errs[i] = formatPiece(piece)
 			}
 		})
 	}

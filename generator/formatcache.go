@@ -4,26 +4,30 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"go/format"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 )
 
-// The format cache keeps the formatted form of generated Go source, keyed by
-// the source as jennifer renders it. Formatting is the largest step for a
-// big service, and most runs of go generate render exactly what the run
-// before rendered (the interfaces did not change, only the code around
-// them), so a run whose rendering is already in the cache skips formatting
-// altogether. The key is a digest of the unformatted source and of the Go
-// release whose go/format made the entry, so an entry can only ever be the
-// output formatSource would produce; an entry that does not match the digest
-// it carries (a torn write, a disk error) is ignored and overwritten.
+// The format cache keeps the formatted form of generated Go source, piece
+// by piece as formatSource cuts it, keyed by each piece as jennifer renders
+// it. Formatting is the largest step for a big service; when the output
+// cache (gencache.go) misses, the rendering is often the same as before
+// (the change decided nothing the output shows) or differs in one place (a
+// method's doc comment), so a run formats only the pieces it has not seen.
+// The key is a digest of the unformatted piece and of the Go release whose
+// go/format made the entry, so an entry can only ever be what format.Source
+// gives for it; an entry that does not match the digest it carries (a
+// torn write, a disk error) is ignored and overwritten.
 
-// formatCacheEntries is how many entries the cache keeps; the least recently
-// used go first.
-const formatCacheEntries = 64
+// formatCacheEntries is how many entries the cache keeps, each a piece of a
+// generated file (a big file is formatted in about eight pieces); the least
+// recently used go first.
+const formatCacheEntries = 512
 
 // formatCacheVersion changes whenever the way an entry is made or stored
 // changes, so that old entries miss.
@@ -47,27 +51,39 @@ func DefaultCacheDir() string {
 	return filepath.Join(base, "rpcgen")
 }
 
-// formatCached returns formatSource(src), from the cache under dir when an
-// earlier run stored it there; dir "" means no cache. Failing to read or
-// write the cache only costs the time it would have saved.
+// formatCached returns formatSource(src), taking each piece formatSource
+// formats from the cache under dir when an earlier run stored it there;
+// dir "" means no cache. Caching pieces rather than the whole file means a
+// change to one method reformats only the piece holding it. Failing to read
+// or write the cache only costs the time it would have saved.
 func formatCached(src []byte, dir string) ([]byte, error) {
 	if dir == "" {
 		return formatSource(src)
 	}
 	dir = filepath.Join(dir, "format")
-	key := formatKey(src)
-	path := filepath.Join(dir, key)
-	if out, ok := readFormatEntry(path); ok {
-		now := time.Now()
-		os.Chtimes(path, now, now) // recently used; best effort
-		return out, nil
-	}
-	out, err := formatSource(src)
-	if err != nil {
+	wrote := false
+	var mu sync.Mutex
+	out, err := formatPieces(src, func(piece []byte) ([]byte, error) {
+		path := filepath.Join(dir, formatKey(piece))
+		if out, ok := readFormatEntry(path); ok {
+			now := time.Now()
+			os.Chtimes(path, now, now) // recently used; best effort
+			return out, nil
+		}
+		out, err := format.Source(piece)
+		if err == nil {
+			sum := sha256.Sum256(out)
+			writeCacheFile(dir, path, 0, sum[:], out)
+			mu.Lock()
+			wrote = true
+			mu.Unlock()
+		}
 		return out, err
+	})
+	if wrote {
+		pruneFormatCache(dir, formatCacheEntries)
 	}
-	writeFormatEntry(dir, path, out)
-	return out, nil
+	return out, err
 }
 
 func formatKey(src []byte) string {
@@ -90,14 +106,9 @@ func readFormatEntry(path string) ([]byte, bool) {
 	return out, true
 }
 
-func writeFormatEntry(dir, path string, out []byte) {
-	sum := sha256.Sum256(out)
-	writeCacheFile(dir, path, formatCacheEntries, sum[:], out)
-}
-
 // writeCacheFile writes parts, one after the other, to path in dir, through
 // a temporary file renamed into place so that no reader sees half an entry,
-// then prunes dir to keep entries. Failures are ignored: a cache that cannot
+// then, when keep > 0, prunes dir to keep entries. Failures are ignored: a cache that cannot
 // be written only costs the time it would have saved.
 func writeCacheFile(dir, path string, keep int, parts ...[]byte) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -122,7 +133,9 @@ func writeCacheFile(dir, path string, keep int, parts ...[]byte) {
 		os.Remove(tmp.Name())
 		return
 	}
-	pruneFormatCache(dir, keep)
+	if keep > 0 {
+		pruneFormatCache(dir, keep)
+	}
 }
 
 // pruneFormatCache removes the least recently used entries beyond keep, and

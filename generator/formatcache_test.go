@@ -3,8 +3,11 @@ package generator
 import (
 	"crypto/sha256"
 	"fmt"
+	"go/format"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -137,5 +140,44 @@ func writeEntry(t *testing.T, path string, out []byte) {
 	}
 	if err := os.WriteFile(path, append(sum[:], out...), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFormatCachePieces: a big file is cached piece by piece, so changing
+// one function in it formats (and stores) only the piece holding it, and
+// the result is still what formatSource gives.
+func TestFormatCachePieces(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var b strings.Builder
+	b.WriteString("package p\n\n\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "// F%d is number %d.\nfunc  F%d( a int )int{ return a+%d }\n\n\n", i, i, i, i)
+	}
+	src := []byte(b.String())
+	dir := t.TempDir()
+	count := func() int {
+		des, err := os.ReadDir(filepath.Join(dir, "format"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(des)
+	}
+	got, err := formatCached(src, dir)
+	want, werr := format.Source(src)
+	if err != nil || werr != nil || string(got) != string(want) {
+		t.Fatalf("first run differs from format.Source (%v, %v)", err, werr)
+	}
+	pieces := count()
+	if pieces < 4 {
+		t.Fatalf("a %d-byte file was stored in %d pieces", len(src), pieces)
+	}
+	changed := []byte(strings.Replace(string(src), "return a+1500 }", "return a-1500 }", 1))
+	got, err = formatCached(changed, dir)
+	want, werr = format.Source(changed)
+	if err != nil || werr != nil || string(got) != string(want) {
+		t.Fatalf("after the change, the result differs from format.Source (%v, %v)", err, werr)
+	}
+	if added := count() - pieces; added != 1 {
+		t.Fatalf("one changed function stored %d new pieces, want 1", added)
 	}
 }
