@@ -54,7 +54,12 @@ func goldenCases(t *testing.T) map[string]Config {
 	return cases
 }
 
-func generateOrError(cfg Config) (map[string][]byte, string) {
+func generateOrError(cfg Config) (files map[string][]byte, msg string) {
+	defer func() {
+		if p := recover(); p != nil {
+			files, msg = nil, fmt.Sprintf("panic: %v", p)
+		}
+	}()
 	files, err := Generate(cfg)
 	if err != nil {
 		return nil, err.Error()
@@ -94,6 +99,9 @@ func TestGenCacheGolden(t *testing.T) {
 				mustWrite(t, path, changed)
 				want, wantErr := generateOrError(plain)
 				got, gotErr := generateOrError(cfg)
+				if strings.HasPrefix(wantErr, "panic: ") {
+					t.Errorf("mutation %d, %s in %s: the generator panics: %s", i, what, filepath.Base(path), wantErr)
+				}
 				if gotErr != wantErr || !maps.EqualFunc(got, want, bytes.Equal) {
 					t.Errorf("mutation %d, %s in %s: with the cache %q, without %q; outputs equal: %v",
 						i, what, filepath.Base(path), gotErr, wantErr, maps.EqualFunc(got, want, bytes.Equal))

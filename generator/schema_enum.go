@@ -73,6 +73,11 @@ func (g *schemaGen) findEnum(n *types.Named) ([]any, []*types.Const) {
 	seen := map[string]bool{}
 	for _, k := range consts {
 		v := k.Val()
+		if v.Kind() == constant.Unknown {
+			// Its declaration has a type error, which the package's
+			// build reports; it is no value the type may take.
+			continue
+		}
 		if seen[v.ExactString()] {
 			continue
 		}
