@@ -380,30 +380,26 @@ func (d *typeDigest) typ(t types.Type) {
 			d.typ(t.Constraint())
 		}
 	case *types.Named:
-		w.str("named")
-		d.objName(t.Obj())
-		w.num(t.TypeArgs().Len())
-		for i := range t.TypeArgs().Len() {
-			d.typ(t.TypeArgs().At(i))
-		}
-		d.queue(t.Obj(), t.Origin())
+		d.instance("named", t.Obj(), t.TypeArgs(), t.Origin())
 	case *types.Alias:
-		w.str("alias")
-		d.objName(t.Obj())
-		w.num(t.TypeArgs().Len())
-		for i := range t.TypeArgs().Len() {
-			d.typ(t.TypeArgs().At(i))
-		}
-		d.queue(t.Obj(), t.Origin())
+		d.instance("alias", t.Obj(), t.TypeArgs(), t.Origin())
 	default:
 		w.str("unknown " + t.String())
 	}
 }
 
-func (d *typeDigest) queue(obj *types.TypeName, t types.Type) {
+// instance writes a named type or an alias with its type arguments, and
+// queues the definition of its origin.
+func (d *typeDigest) instance(kind string, obj *types.TypeName, args *types.TypeList, origin types.Type) {
+	d.w.str(kind)
+	d.objName(obj)
+	d.w.num(args.Len())
+	for t := range args.Types() {
+		d.typ(t)
+	}
 	if !d.seen[obj] {
 		d.seen[obj] = true
-		d.pending = append(d.pending, t)
+		d.pending = append(d.pending, origin)
 	}
 }
 
