@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
 )
 
 // Texts the conformance scenarios look for.
@@ -160,7 +161,7 @@ func (f *fixture) Reconnection(ctx context.Context) (mcp.Content, error) {
 }
 
 func (f *fixture) Sampling(ctx context.Context, prompt string) (mcp.Content, error) {
-	res, err := mcp.Sample(ctx, &mcp.CreateMessageParams{
+	res, err := ask.Sample(ctx, &mcp.CreateMessageParams{
 		Messages:  []mcp.SamplingMessage{{Role: "user", Content: mcp.TextContent(prompt)}},
 		MaxTokens: 100,
 	})
@@ -188,7 +189,7 @@ func (f *fixture) ElicitationEnums(ctx context.Context) (mcp.Content, error) {
 // elicit asks the user for the form schema describes and reports the answer
 // after prefix.
 func elicit(ctx context.Context, prefix, message, schema string) (mcp.Content, error) {
-	res, err := mcp.Elicit(ctx, &mcp.ElicitParams{Message: message, RequestedSchema: json.RawMessage(schema)})
+	res, err := ask.Elicit(ctx, &mcp.ElicitParams{Message: message, RequestedSchema: json.RawMessage(schema)})
 	if err != nil {
 		return mcp.Content{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
 )
 
 // LogLevel is the severity of a log message (RFC 5424), lowest first.
@@ -79,18 +80,17 @@ type callCtx struct {
 	progress float64    // the last one's value
 }
 
-type callKey struct{}
-
-// Value answers for callKey and defers every other key to the parent.
+// Value answers for askhook.CallKey, the key package ask finds the call
+// under, and defers every other key to the parent.
 func (cc *callCtx) Value(key any) any {
-	if _, ok := key.(callKey); ok {
+	if _, ok := key.(askhook.CallKey); ok {
 		return cc
 	}
 	return cc.Context.Value(key)
 }
 
 func callFrom(ctx context.Context) *callCtx {
-	cc, _ := ctx.Value(callKey{}).(*callCtx)
+	cc, _ := ctx.Value(askhook.CallKey{}).(*callCtx)
 	return cc
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
 )
 
 // featureServer has a resource, a template, a prompt with a completer, and a
@@ -29,7 +30,7 @@ func featureServer() *mcp.Server {
 		},
 	})
 	srv.AddTools(mcp.Tool{Name: "ask", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-		r, err := mcp.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)})
+		r, err := ask.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)})
 		if err != nil {
 			return nil, err
 		}

@@ -3,17 +3,18 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
 )
 
-// ErrInputRequired is what Elicit, Sample and ListRoots return in a
-// 2026-07-28 call when the client has not answered the question yet. The
+// ErrInputRequired is what Elicit, Sample and ListRoots of package
+// runtime/mcp/ask return in a 2026-07-28 call when the client has not
+// answered the question yet. The
 // handler should return (any result or error will do): the call then ends
 // with an input_required result asking the client the question, and the
 // client retries the call with the answer, running the handler again from
@@ -23,27 +24,18 @@ import (
 var ErrInputRequired = errors.New("mcp: input required from the client")
 
 var (
-	errNoCall       = errors.New("mcp: not in a handler's context: cannot ask the client")
 	errCallReturned = errors.New("mcp: the handler has returned: cannot ask the client")
 	errNoClient     = errors.New("mcp: no connection to the client to send a request on")
 )
 
-// Elicit asks the user for information through the client
-// (elicitation/create), ctx being a handler's context. Form mode (Mode "" or
-// "form") asks for the flat object p.RequestedSchema describes, whose
-// properties must be primitives (string, number, integer, boolean, or enums);
-// nil asks for nothing but a confirmation. URL mode (Mode "url") sends the user
-// to p.URL, for anything sensitive, which form mode must never ask for. The
-// client must have declared the elicitation capability for the mode
-// (`elicitation: {}` means form only), else the error is a *runtime.Error
-// with CodeMissingClientCapability, which a handler returns as it is. In a
-// legacy session the request goes to the client at once; in 2026-07-28 see
-// ErrInputRequired.
-func Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
-	cc := callFrom(ctx)
-	if cc == nil {
-		return nil, errNoCall
-	}
+// Asking the client for input is package ask's: ask.Elicit, ask.Sample and
+// ask.ListRoots find the handler's call in its context (askhook.CallKey) and
+// call the methods below, which are exported only for that. Keeping the
+// functions out of this package keeps the ciphers of a 2026-07-28
+// requestState, which package ask brings, out of servers that never ask.
+
+// Elicit is ask.Elicit, for the call cc.
+func (cc *callCtx) Elicit(p *ElicitParams) (*ElicitResult, error) {
 	if p == nil {
 		return nil, errors.New("mcp: Elicit: nil params")
 	}
@@ -93,8 +85,12 @@ func (cc *callCtx) elicitParams(p *ElicitParams, mode string) ([]byte, error) {
 		if !cc.v.modern() {
 			// 2025-11-25 requires an id; 2026-07-28 has none.
 			if w.ElicitationID = p.ElicitationID; w.ElicitationID == "" {
+				c := askhook.Installed()
+				if c == nil {
+					return nil, errNoCrypto
+				}
 				var id [16]byte
-				_, _ = rand.Read(id[:])
+				_ = c.Rand(id[:])
 				w.ElicitationID = hex.EncodeToString(id[:])
 			}
 		}
@@ -202,16 +198,8 @@ func checkElicitSchema(schema json.RawMessage) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
-// Sample asks the client's model for a message (sampling/createMessage), ctx
-// being a handler's context. The client must have declared the sampling
-// capability, else the error is a *runtime.Error with
-// CodeMissingClientCapability. In a legacy session the request goes to the
-// client at once; in 2026-07-28 see ErrInputRequired.
-func Sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
-	cc := callFrom(ctx)
-	if cc == nil {
-		return nil, errNoCall
-	}
+// Sample is ask.Sample, for the call cc.
+func (cc *callCtx) Sample(p *CreateMessageParams) (*CreateMessageResult, error) {
 	if p == nil || len(p.Messages) == 0 {
 		return nil, errors.New("mcp: Sample: no messages")
 	}
@@ -236,16 +224,8 @@ func Sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, 
 	return r, nil
 }
 
-// ListRoots asks the client for its roots (roots/list), ctx being a handler's
-// context. The client must have declared the roots capability, else the
-// error is a *runtime.Error with CodeMissingClientCapability. In a legacy
-// session the request goes to the client at once; in 2026-07-28 see
-// ErrInputRequired.
-func ListRoots(ctx context.Context) ([]Root, error) {
-	cc := callFrom(ctx)
-	if cc == nil {
-		return nil, errNoCall
-	}
+// ListRoots is ask.ListRoots, for the call cc.
+func (cc *callCtx) ListRoots() ([]Root, error) {
 	if err := cc.require("roots"); err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func inputTools(seen chan<- error) []Tool {
 	}
 	return []Tool{
 		{Name: "ask", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			r, err := Elicit(ctx, &ElicitParams{Message: "Name?", RequestedSchema: json.RawMessage(nameSchema)})
+			r, err := elicit(ctx, &ElicitParams{Message: "Name?", RequestedSchema: json.RawMessage(nameSchema)})
 			report(err)
 			if err != nil {
 				return nil, err
@@ -32,14 +32,14 @@ func inputTools(seen chan<- error) []Tool {
 			return marshal(r), nil
 		}},
 		{Name: "ask_url", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			r, err := Elicit(ctx, &ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
+			r, err := elicit(ctx, &ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
 			if err != nil {
 				return nil, err
 			}
 			return marshal(r), nil
 		}},
 		{Name: "sample", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			r, err := Sample(ctx, &CreateMessageParams{
+			r, err := sample(ctx, &CreateMessageParams{
 				Messages:  []SamplingMessage{{Role: "user", Content: Content{Type: "text", Text: "Capital of France?"}}},
 				MaxTokens: 50,
 			})
@@ -49,25 +49,25 @@ func inputTools(seen chan<- error) []Tool {
 			return marshal(map[string]string{"text": r.Content.Text, "model": r.Model}), nil
 		}},
 		{Name: "roots", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			roots, err := ListRoots(ctx)
+			roots, err := listRoots(ctx)
 			if err != nil {
 				return nil, err
 			}
 			return marshal(map[string][]Root{"roots": roots}), nil
 		}},
 		{Name: "twice", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			first, err := Elicit(ctx, &ElicitParams{Message: "First?", RequestedSchema: json.RawMessage(nameSchema)})
+			first, err := elicit(ctx, &ElicitParams{Message: "First?", RequestedSchema: json.RawMessage(nameSchema)})
 			if err != nil {
 				return nil, err
 			}
-			second, err := Elicit(ctx, &ElicitParams{Message: "Second?", RequestedSchema: json.RawMessage(nameSchema)})
+			second, err := elicit(ctx, &ElicitParams{Message: "Second?", RequestedSchema: json.RawMessage(nameSchema)})
 			if err != nil {
 				return nil, err
 			}
 			return marshal(map[string]json.RawMessage{"first": first.Content, "second": second.Content}), nil
 		}},
 		{Name: "nested", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			_, err := Elicit(ctx, &ElicitParams{Message: "Bad", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"object","properties":{}}}}`)})
+			_, err := elicit(ctx, &ElicitParams{Message: "Bad", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"object","properties":{}}}}`)})
 			return nil, err
 		}},
 	}
@@ -449,13 +449,13 @@ func TestLegacyCloseFailsPending(t *testing.T) {
 }
 
 func TestInputOutsideHandler(t *testing.T) {
-	if _, err := Elicit(context.Background(), &ElicitParams{Message: "x"}); err == nil {
+	if _, err := elicit(context.Background(), &ElicitParams{Message: "x"}); err == nil {
 		t.Error("Elicit outside a handler: no error")
 	}
-	if _, err := Sample(context.Background(), &CreateMessageParams{}); err == nil {
+	if _, err := sample(context.Background(), &CreateMessageParams{}); err == nil {
 		t.Error("Sample outside a handler: no error")
 	}
-	if _, err := ListRoots(context.Background()); err == nil {
+	if _, err := listRoots(context.Background()); err == nil {
 		t.Error("ListRoots outside a handler: no error")
 	}
 }

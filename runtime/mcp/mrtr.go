@@ -3,11 +3,11 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
 )
 
 // In 2026-07-28 a server does not send the client requests: a handler that
@@ -115,18 +115,22 @@ func (ss *Session) beginCall(ctx context.Context, cc *callCtx, method string, p 
 	return nil
 }
 
-// binding returns what cc's requestState is bound to.
+// binding returns what cc's requestState is bound to. Without an
+// askhook.Crypto its digest stays zero: no state opens then anyway.
 func (cc *callCtx) binding() *stateBinding {
 	b := &stateBinding{method: cc.method, principal: principalFrom(cc.Context)}
-	h := sha256.New()
+	c := askhook.Installed()
+	if c == nil {
+		return b
+	}
 	name := cc.idName
 	if s, ok := unquote(name); ok {
 		name = []byte(s)
 	}
-	h.Write(name)
-	h.Write([]byte{0})
-	h.Write(canonicalJSON(cc.idArgs))
-	h.Sum(b.digest[:0])
+	args := canonicalJSON(cc.idArgs)
+	data := make([]byte, 0, len(name)+1+len(args))
+	data = append(append(append(data, name...), 0), args...)
+	b.digest = c.Sum256(data)
 	return b
 }
 

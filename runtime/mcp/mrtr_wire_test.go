@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
 )
 
 // The 2026-07-28 multi-round-trip flow on the wire, through Session.Handle:
@@ -306,7 +308,7 @@ func TestModernHandlerIgnoresErrInputRequired(t *testing.T) {
 	srv := NewServer(Implementation{Name: "asker", Version: "1.0.0"}, nil)
 	var got error
 	srv.AddTools(Tool{Name: "stubborn", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-		_, got = ListRoots(ctx)
+		_, got = listRoots(ctx)
 		return json.RawMessage(`{"ok":true}`), nil
 	}})
 	c := newModernClient(t, srv)
@@ -329,7 +331,7 @@ func mustState(t *testing.T, c *modernClient) string {
 func TestModernPromptInput(t *testing.T) {
 	srv := newInputServer(nil, nil)
 	srv.AddPrompts(Prompt{Name: "ask", Handler: func(ctx context.Context, args map[string]string) (*GetPromptResult, error) {
-		r, err := Elicit(ctx, &ElicitParams{Message: "Name?", RequestedSchema: json.RawMessage(nameSchema)})
+		r, err := elicit(ctx, &ElicitParams{Message: "Name?", RequestedSchema: json.RawMessage(nameSchema)})
 		if err != nil {
 			return nil, err
 		}
@@ -347,5 +349,25 @@ func TestModernPromptInput(t *testing.T) {
 	reply := get(adaAnswer + "," + stateMember(state))
 	if !strings.Contains(reply, `"text":"hello {\"name\":\"Ada\"}"`) || !strings.Contains(reply, `"resultType":"complete"`) {
 		t.Errorf("reply %s", reply)
+	}
+}
+
+// TestModernWithoutCiphers is a program that does not import package ask
+// (askhook has no Crypto): a requestState, even one a server with ciphers
+// sealed, fails to open like any invalid one, and asking cannot seal one.
+func TestModernWithoutCiphers(t *testing.T) {
+	keys := &ServerOptions{StateKeys: [][]byte{make([]byte, 32)}}
+	sealer := newModernClient(t, newInputServer(nil, keys))
+	state := sealer.inputRequired(sealer.call("ask", `{}`, ""), askRequest)
+
+	c := askhook.Installed()
+	askhook.Install(nil)
+	defer askhook.Install(c)
+	mc := newModernClient(t, newInputServer(nil, keys))
+	wantErrorReply(t, mc.call("ask", `{}`, adaAnswer+","+stateMember(state)), badState)
+	wantErrorReply(t, mc.call("ask", `{}`, adaAnswer+`,"requestState":42`),
+		`{"code":-32602,"message":"invalid params: \"requestState\" must be a string"}`)
+	if _, err := newStateSealer(nil, 0).seal(&stateBinding{method: "tools/call"}, &stateData{}); err != errNoCrypto {
+		t.Errorf("seal without ciphers: %v, want errNoCrypto", err)
 	}
 }

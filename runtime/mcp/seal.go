@@ -1,18 +1,16 @@
 package mcp
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
 )
 
 // A sealed requestState is base64url (no padding) of
@@ -25,6 +23,12 @@ import (
 // request's identifying params and the principal; a state presented with any
 // of them different fails to open. The plaintext holds the expiry and the
 // answers so far (stateData).
+//
+// The ciphers come from package askhook, installed by importing package ask:
+// only a handler that asks the client for input (through package ask) makes a
+// call end with a requestState, so a program without it links no
+// cryptography, and every requestState it is sent fails to open, as it would
+// with a key that never sealed one.
 
 // defaultStateTTL is how long a requestState stays valid by default.
 const defaultStateTTL = 5 * time.Minute
@@ -32,6 +36,10 @@ const defaultStateTTL = 5 * time.Minute
 // errBadState answers a requestState that does not verify, has expired, or
 // was issued for another request or principal. It says no more, on purpose.
 var errBadState = &runtime.Error{Code: runtime.CodeInvalidParams, Message: "invalid params: requestState is invalid or expired"}
+
+// errNoCrypto is what sealing fails with in a program that does not import
+// package ask, which no handler can then reach.
+var errNoCrypto = errors.New("mcp: no ciphers to seal a requestState: package ask is not imported")
 
 // stateSealer seals and opens requestState. Its ciphers are made on first
 // use, so a server that never asks the client for input never pays for them
@@ -42,8 +50,8 @@ type stateSealer struct {
 	now  func() time.Time // the clock; tests replace it
 
 	once  sync.Once
-	aeads []cipher.AEAD // the first seals; all open
-	ids   []byte        // key id of each
+	aeads []askhook.AEAD // the first seals; all open; none without askhook.Crypto
+	ids   []byte         // key id of each
 }
 
 // newStateSealer returns a sealer over keys (each 16, 24 or 32 bytes; nil
@@ -63,27 +71,28 @@ func newStateSealer(keys [][]byte, ttl time.Duration) *stateSealer {
 	return &stateSealer{keys: keys, ttl: ttl, now: time.Now}
 }
 
-// ciphers makes the AEADs, once.
+// ciphers makes the AEADs, once; it makes none when no askhook.Crypto is
+// installed.
 func (s *stateSealer) ciphers() {
 	s.once.Do(func() {
+		c := askhook.Installed()
+		if c == nil {
+			return
+		}
 		keys := s.keys
 		if len(keys) == 0 {
 			k := make([]byte, 32)
-			if _, err := rand.Read(k); err != nil {
+			if err := c.Rand(k); err != nil {
 				panic("mcp: cannot make a state key: " + err.Error())
 			}
 			keys = [][]byte{k}
 		}
 		for i, k := range keys {
-			block, err := aes.NewCipher(k)
+			aead, err := c.NewAEAD(k)
 			if err != nil {
 				panic(fmt.Sprintf("mcp: StateKeys[%d]: %v", i, err))
 			}
-			aead, err := cipher.NewGCM(block)
-			if err != nil {
-				panic(fmt.Sprintf("mcp: StateKeys[%d]: %v", i, err))
-			}
-			sum := sha256.Sum256(k)
+			sum := c.Sum256(k)
 			s.aeads = append(s.aeads, aead)
 			s.ids = append(s.ids, sum[0])
 		}
@@ -104,12 +113,12 @@ type stateData struct {
 // stateBinding is what a state is bound to: the additional data of its seal.
 type stateBinding struct {
 	method    string
-	digest    [sha256.Size]byte
+	digest    [32]byte // SHA-256
 	principal string
 }
 
 func (b *stateBinding) aad() []byte {
-	out := make([]byte, 0, len(b.method)+len(b.principal)+sha256.Size+8)
+	out := make([]byte, 0, len(b.method)+len(b.principal)+len(b.digest)+8)
 	out = binary.BigEndian.AppendUint32(out, uint32(len(b.method)))
 	out = append(out, b.method...)
 	out = append(out, b.digest[:]...)
@@ -120,6 +129,9 @@ func (b *stateBinding) aad() []byte {
 // seal returns the requestState carrying d (whose Expiry it sets) for b.
 func (s *stateSealer) seal(b *stateBinding, d *stateData) (string, error) {
 	s.ciphers()
+	if len(s.aeads) == 0 {
+		return "", errNoCrypto
+	}
 	d.Expiry = s.now().Add(s.ttl).UnixMilli()
 	plain, err := json.Marshal(d)
 	if err != nil {
@@ -128,7 +140,7 @@ func (s *stateSealer) seal(b *stateBinding, d *stateData) (string, error) {
 	aead := s.aeads[0]
 	out := make([]byte, 1+aead.NonceSize(), 1+aead.NonceSize()+len(plain)+aead.Overhead())
 	out[0] = s.ids[0]
-	if _, err := rand.Read(out[1:]); err != nil {
+	if err := askhook.Installed().Rand(out[1:]); err != nil {
 		return "", err
 	}
 	out = aead.Seal(out, out[1:], plain, b.aad())

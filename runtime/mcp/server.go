@@ -40,7 +40,9 @@ type ServerOptions struct {
 	// input_required result (AES-GCM; each 16, 24 or 32 bytes). The first
 	// seals; every one opens, so a key can be rotated out without failing
 	// the retries in flight. Servers behind a load balancer share them;
-	// nil means one random key, made by NewServer.
+	// nil means one random key, made when the first state is sealed. Only
+	// handlers that ask the client (package ask, which brings the ciphers)
+	// make such a result.
 	StateKeys [][]byte
 	// StateTTL is how long a requestState stays valid (default 5 minutes).
 	StateTTL time.Duration

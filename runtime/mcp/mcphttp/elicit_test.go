@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
 )
 
 // A tool's elicitation in a legacy Streamable HTTP session: the request
@@ -194,7 +195,7 @@ func TestElicitAfterClientLeft(t *testing.T) {
 		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			started <- struct{}{}
 			<-release
-			res, err := mcp.Elicit(ctx, &mcp.ElicitParams{Message: "Your name?",
+			res, err := ask.Elicit(ctx, &mcp.ElicitParams{Message: "Your name?",
 				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
 			if err != nil {
 				answered <- err.Error()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -29,7 +30,7 @@ func newFeatureServer() *mcp.Server {
 	srv := mcp.NewServer(mcp.Implementation{Name: "f", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object"}`)
 	srv.AddTools(mcp.Tool{Name: "ask", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-		res, err := mcp.Elicit(ctx, &mcp.ElicitParams{
+		res, err := ask.Elicit(ctx, &mcp.ElicitParams{
 			Message:         "Your name?",
 			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
 		})
@@ -40,7 +41,7 @@ func newFeatureServer() *mcp.Server {
 		_ = json.Unmarshal(res.Content, &c)
 		return json.Marshal(map[string]string{"action": res.Action, "name": c.Name})
 	}}, mcp.Tool{Name: "sample", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-		res, err := mcp.Sample(ctx, &mcp.CreateMessageParams{
+		res, err := ask.Sample(ctx, &mcp.CreateMessageParams{
 			Messages:  []mcp.SamplingMessage{{Role: "user", Content: mcp.TextContent("Say hi")}},
 			MaxTokens: 10,
 		})
