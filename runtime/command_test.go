@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
@@ -26,10 +27,20 @@ func TestMain(m *testing.M) {
 }
 
 // stdioServer serves specHandler plus "exit_with" (the exit code to use once stdin
-// closes) on stdin and stdout.
+// closes) on stdin and stdout. With framing "lines+ctx" it serves under a context
+// that "stop" cancels, and then exits with code 4 with stdin still open.
 func stdioServer(framing string) int {
 	var code atomic.Int64
+	ctx, stop := context.Background(), context.CancelFunc(func() {})
+	if framing == "lines+ctx" {
+		ctx, stop = context.WithCancel(ctx)
+	}
+	defer stop()
 	h := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+		if req.Method == "stop" {
+			stop()
+			return runtime.EncodeResult(true)
+		}
 		if req.Method == "exit_with" {
 			var n int64
 			if err := runtime.DecodeParams(req.Params, nil, &n); err != nil {
@@ -44,7 +55,10 @@ func stdioServer(framing string) int {
 	if framing == "headers" {
 		opts.Framing = runtime.ContentLength
 	}
-	if err := runtime.ServeStdio(context.Background(), opts); err != nil {
+	if err := runtime.ServeStdio(ctx, opts); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return 4
+		}
 		fmt.Fprintln(os.Stderr, "serve:", err)
 		return 1
 	}
@@ -55,7 +69,7 @@ func TestDialCommand(t *testing.T) {
 	for _, tc := range []struct {
 		env     string
 		framing runtime.Framing
-	}{{"lines", runtime.NewlineDelimited}, {"headers", runtime.ContentLength}} {
+	}{{"lines", runtime.NewlineDelimited}, {"headers", runtime.ContentLength}, {"lines+ctx", runtime.NewlineDelimited}} {
 		t.Run(tc.env, func(t *testing.T) {
 			rpctest.CheckLeaks(t)
 			dial := func() *runtime.Conn {
@@ -87,6 +101,22 @@ func TestDialCommand(t *testing.T) {
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) || exit.ExitCode() != 3 {
 				t.Errorf("Close: %v, want exit status 3", err)
+			}
+			if tc.env != "lines+ctx" {
+				return
+			}
+			// ServeStdio returns when its context ends, the reader still blocked on stdin.
+			c = dial()
+			if err := c.Call(ctx, "stop", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-c.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server did not exit once its context ended")
+			}
+			if err := c.Close(); !errors.As(err, &exit) || exit.ExitCode() != 4 {
+				t.Errorf("Close: %v, want exit status 4", err)
 			}
 		})
 	}

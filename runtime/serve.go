@@ -42,7 +42,16 @@ func ServeStdio(ctx context.Context, opts Options) error {
 	f := NewFramer(opts.Framing, io.Reader(stdinReader{}), os.Stdout, opts.MaxMessageSize)
 	c := newConn(f, opts)
 	c.detached = true
-	c.start()
+	if ctx.Done() == nil {
+		// ctx never ends (context.Background, as a server's main usually passes), so
+		// only the reader's end can end serving: it reads on this goroutine. In a
+		// fresh process that spares the handshake a goroutine start, the stack it
+		// grows, and the move to another thread (and its cold allocation caches)
+		// that the go statement's wakeup of an idle P tends to cause.
+		c.read()
+	} else {
+		c.start()
+	}
 	return serve(ctx, c)
 }
 
