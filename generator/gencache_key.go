@@ -42,14 +42,19 @@ func genKey(cfg Config, dir, out string, pkg *packages.Package, srcs *sourceSet)
 	// nothing, and the run that creates it shares the key of the runs after.
 	refs := referencedNames(pkg.Syntax)
 	outInfo, _ := os.Stat(out)
+	var files []*ast.File
 	for _, f := range pkg.Syntax {
 		tf := pkg.Fset.File(f.Pos())
 		if tf == nil {
 			return "", false
 		}
-		if isOutput(tf.Name(), out, outInfo) {
-			continue
+		if !isOutput(tf.Name(), out, outInfo) {
+			files = append(files, f)
 		}
+	}
+	w.num(len(files))
+	for _, f := range files {
+		tf := pkg.Fset.File(f.Pos())
 		srcs.mu.Lock()
 		src, kept := srcs.m[tf.Name()]
 		srcs.mu.Unlock()
@@ -66,14 +71,20 @@ func genKey(cfg Config, dir, out string, pkg *packages.Package, srcs *sourceSet)
 	}
 
 	// The types as loaded: the package's own objects lead to every type of
-	// a dependency the generator can meet.
+	// a dependency the generator can meet. Functions are in the files where
+	// they matter; a method is described with its type.
 	d := &typeDigest{w: w, fset: pkg.Fset, self: pkg.Types, seen: map[*types.TypeName]bool{}, tparams: map[*types.TypeParam]bool{}}
 	scope := pkg.Types.Scope()
+	var roots []types.Object
 	for _, name := range scope.Names() {
-		switch obj := scope.Lookup(name).(type) {
-		case *types.Func:
-			// Functions are in the files where they matter; a method is
-			// described with its type.
+		if _, isFunc := scope.Lookup(name).(*types.Func); !isFunc {
+			roots = append(roots, scope.Lookup(name))
+		}
+	}
+	w.num(len(roots))
+	for _, obj := range roots {
+		name := obj.Name()
+		switch obj := obj.(type) {
 		case *types.Const:
 			w.str("const " + name)
 			d.typ(obj.Type())
