@@ -10,7 +10,7 @@ import (
 // elicit, sample and listRoots are ask.Elicit, ask.Sample and ask.ListRoots,
 // which this package's own tests cannot import (package ask imports mcp).
 
-var errNoCall = errors.New("mcp: not in a handler's context: cannot ask the client")
+var errNoCall = errors.New("ask: not in an MCP handler's context: cannot ask the client")
 
 func elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	if cc := callFrom(ctx); cc != nil {

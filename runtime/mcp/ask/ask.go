@@ -23,7 +23,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
 )
 
-var errNoCall = errors.New("mcp: not in a handler's context: cannot ask the client")
+var errNoCall = errors.New("ask: not in an MCP handler's context: cannot ask the client")
 
 // call is what package mcp keeps in a handler's context under askhook.CallKey.
 type call interface {
