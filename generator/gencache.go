@@ -208,7 +208,7 @@ func decodeGenEntry(b []byte) (*inputLog, map[string][]byte, error) {
 	}
 	for range n {
 		name, err := next()
-		if err != nil || len(b) == 0 {
+		if err != nil || len(b) == 0 || b[0] > 1 {
 			return nil, nil, errBadEntry
 		}
 		log.names[string(name)] = b[0] == 1

@@ -368,3 +368,66 @@ func plantAll(t *testing.T, dir string) {
 		plantEntry(t, e)
 	}
 }
+
+// TestGenCacheUnusable: a cache directory that cannot be created (its path
+// is a file) or holds a damaged entry costs nothing but the cache: the
+// outputs are what a run without a cache gives.
+func TestGenCacheUnusable(t *testing.T) {
+	cases := goldenCases(t)
+	cfg := cases["basic"]
+	plain := cfg
+	want, err := Generate(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(t.TempDir(), "file")
+	mustWrite(t, blocker, []byte("not a directory"))
+	cfg.CacheDir = blocker
+	if got, err := Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
+		t.Fatalf("cache dir is a file: outputs differ (%v)", err)
+	}
+
+	cfg.CacheDir = t.TempDir()
+	if _, err := Generate(cfg); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "gen", "[0-9a-f]*"))
+	if len(entries) != 1 {
+		t.Fatalf("want one entry, have %v", entries)
+	}
+	good, err := os.ReadFile(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, damaged := range map[string][]byte{
+		"a flipped byte": func() []byte { b := bytes.Clone(good); b[len(b)/2] ^= 1; return b }(),
+		"cut short":      good[:len(good)/2],
+		"empty":          nil,
+		"checksum only":  good[:4],
+	} {
+		mustWrite(t, entries[0], damaged)
+		if got, err := Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
+			t.Errorf("%s: outputs differ (%v)", name, err)
+		}
+	}
+}
+
+// FuzzDecodeGenEntry: a payload that passed its checksum but is malformed
+// anyway is refused, never a panic, and what decodes survives encoding and
+// decoding again.
+func FuzzDecodeGenEntry(f *testing.F) {
+	log := &inputLog{files: map[string]string{"/dep/a.go": "ab12"}, names: map[string]bool{"readX": true, "readY": false}}
+	f.Add(encodeGenEntry(log, map[string][]byte{"/p/out.go": []byte("package p\n"), "/p/s.json": nil}))
+	f.Add([]byte{0, 0, 0})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		log, files, err := decodeGenEntry(b)
+		if err != nil {
+			return
+		}
+		log2, files2, err := decodeGenEntry(encodeGenEntry(log, files))
+		if err != nil || !maps.Equal(log.files, log2.files) || !maps.Equal(log.names, log2.names) || !maps.EqualFunc(files, files2, bytes.Equal) {
+			t.Fatalf("a decoded entry does not survive encoding and decoding again (%v)", err)
+		}
+	})
+}
