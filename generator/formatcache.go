@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -61,8 +61,7 @@ func formatCached(src []byte, dir string) ([]byte, error) {
 		return formatSource(src)
 	}
 	dir = filepath.Join(dir, "format")
-	wrote := false
-	var mu sync.Mutex
+	var wrote atomic.Bool
 	out, err := formatPieces(src, func(piece []byte) ([]byte, error) {
 		path := filepath.Join(dir, formatKey(piece))
 		if out, ok := readFormatEntry(path); ok {
@@ -74,13 +73,11 @@ func formatCached(src []byte, dir string) ([]byte, error) {
 		if err == nil {
 			sum := sha256.Sum256(out)
 			writeCacheFile(dir, path, 0, sum[:], out)
-			mu.Lock()
-			wrote = true
-			mu.Unlock()
+			wrote.Store(true)
 		}
 		return out, err
 	})
-	if wrote {
+	if wrote.Load() {
 		pruneFormatCache(dir, formatCacheEntries)
 	}
 	return out, err

@@ -55,12 +55,17 @@ func (l *inputLog) readFile(name string, src []byte, err error) {
 	if l.files == nil {
 		l.files = map[string]string{}
 	}
-	sum := ""
-	if err == nil {
-		h := sha256.Sum256(src)
-		sum = hex.EncodeToString(h[:])
+	l.files[name] = contentDigest(src, err)
+}
+
+// contentDigest is the hex SHA-256 of a file read as src, or "" when reading
+// it failed with err.
+func contentDigest(src []byte, err error) string {
+	if err != nil {
+		return ""
 	}
-	l.files[name] = sum
+	h := sha256.Sum256(src)
+	return hex.EncodeToString(h[:])
 }
 
 func (l *inputLog) lookedUp(name string, found bool) {
@@ -82,12 +87,7 @@ func (l *inputLog) holds(pkg *packages.Package) bool {
 		}
 	}
 	for name, want := range l.files {
-		got := ""
-		if src, err := os.ReadFile(name); err == nil {
-			h := sha256.Sum256(src)
-			got = hex.EncodeToString(h[:])
-		}
-		if got != want {
+		if contentDigest(os.ReadFile(name)) != want {
 			return false
 		}
 	}

@@ -43,18 +43,19 @@ func genKey(cfg Config, dir, out string, pkg *packages.Package, srcs *sourceSet)
 	refs := referencedNames(pkg.Syntax)
 	outInfo, _ := os.Stat(out)
 	var files []*ast.File
+	var tfs []*token.File
 	for _, f := range pkg.Syntax {
 		tf := pkg.Fset.File(f.Pos())
 		if tf == nil {
 			return "", false
 		}
 		if !isOutput(tf.Name(), out, outInfo) {
-			files = append(files, f)
+			files, tfs = append(files, f), append(tfs, tf)
 		}
 	}
 	w.num(len(files))
-	for _, f := range files {
-		tf := pkg.Fset.File(f.Pos())
+	for i, f := range files {
+		tf := tfs[i]
 		srcs.mu.Lock()
 		src, kept := srcs.m[tf.Name()]
 		srcs.mu.Unlock()
