@@ -36,28 +36,19 @@ func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, Er
 // loadPackageSources is loadPackage keeping, in srcs when not nil, the
 // bytes of every file it parsed (the output file as the empty file it reads).
 func loadPackageSources(dir, outPath string, buildTags []string, srcs *sourceSet) (*packages.Package, ErrorList, error) {
-	cfg := &packages.Config{Mode: loadMode, Dir: dir, Tests: false}
-	if len(buildTags) > 0 {
-		cfg.BuildFlags = []string{"-tags=" + strings.Join(buildTags, ",")}
-	}
 	pkgName := ""
 	if f, err := parser.ParseFile(token.NewFileSet(), outPath, nil, parser.PackageClauseOnly); err == nil {
 		pkgName = f.Name.Name
 	}
-	if pkgName != "" || srcs != nil {
-		// Not an Overlay: with one, go/packages type-checks every dependency
-		// from source instead of reading export data, several times slower.
-		cfg.ParseFile = parseKeeping(outPath, pkgName, srcs)
+	parse := parseKeeping(outPath, pkgName, srcs)
+	pkg, ok := loadSplit(dir, outPath, buildTags, parse)
+	if !ok {
+		srcs.reset()
+		var err error
+		if pkg, err = loadWhole(dir, buildTags, parse); err != nil {
+			return nil, nil, err
+		}
 	}
-	pkgs, err := packages.Load(cfg, ".")
-	if err != nil {
-		return nil, nil, fmt.Errorf("load package in %s: %w", dir, err)
-	}
-	if len(pkgs) != 1 {
-		// go/packages drops go list's reason here; point the user at it.
-		return nil, nil, fmt.Errorf("load package in %s: found %d packages, want 1 (run 'go list' there to see why)", dir, len(pkgs))
-	}
-	pkg := pkgs[0]
 	// go list reports a compile failure once more as a list error; prefer
 	// the type checker's positioned report when there is one.
 	hasTypeErrors := slices.ContainsFunc(pkg.Errors, func(e packages.Error) bool { return e.Kind == packages.TypeError })
@@ -82,6 +73,27 @@ func loadPackageSources(dir, outPath string, buildTags []string, srcs *sourceSet
 	return pkg, typeErrs, nil
 }
 
+// loadWhole loads the package in dir with packages.Load in loadMode,
+// parsing its files with parse.
+func loadWhole(dir string, buildTags []string, parse func(*token.FileSet, string, []byte) (*ast.File, error)) (*packages.Package, error) {
+	// ParseFile, not an Overlay: with one, go/packages type-checks every
+	// dependency from source instead of reading export data, several times
+	// slower.
+	cfg := &packages.Config{Mode: loadMode, Dir: dir, Tests: false, ParseFile: parse}
+	if len(buildTags) > 0 {
+		cfg.BuildFlags = []string{"-tags=" + strings.Join(buildTags, ",")}
+	}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil {
+		return nil, fmt.Errorf("load package in %s: %w", dir, err)
+	}
+	if len(pkgs) != 1 {
+		// go/packages drops go list's reason here; point the user at it.
+		return nil, fmt.Errorf("load package in %s: found %d packages, want 1 (run 'go list' there to see why)", dir, len(pkgs))
+	}
+	return pkgs[0], nil
+}
+
 // parseKeeping is a packages.Config.ParseFile that parses every file as
 // go/packages does, except the output file, which it reads as an empty file
 // of package pkgName when pkgName is not "" (the output exists), and that
@@ -102,6 +114,16 @@ func parseKeeping(outPath, pkgName string, srcs *sourceSet) func(*token.FileSet,
 type sourceSet struct {
 	mu sync.Mutex
 	m  map[string][]byte
+}
+
+// reset forgets every file, for a load that starts over.
+func (s *sourceSet) reset() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m = nil
 }
 
 func (s *sourceSet) put(name string, src []byte) {

@@ -1,0 +1,173 @@
+package generator
+
+import (
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// loadSplit loads the package in dir as loadMode would, without making go
+// list compile the package itself.
+//
+// packages.Load in loadMode runs go list -export over the package and its
+// dependencies, and so compiles the package for export data it never reads:
+// it type-checks the package from source. After the package is edited, that
+// compile is most of the load (two thirds of it for a package of a thousand
+// methods), and in place it compiles the stale output too. loadSplit instead
+// lists the package's files without its dependencies (go list -find), loads
+// the types of the packages its files import from export data in a second go
+// list run at the same time, and type-checks the parsed files against them
+// with the same go/types configuration go/packages uses.
+//
+// The imports are predicted before go list answers, from the files go/build
+// selects, so that both runs start at once; the result counts only when go
+// list names the same files. It reports false, having loaded nothing it
+// keeps, for anything it does not handle exactly as packages.Load does: go
+// list, parse or dependency errors, cgo, a file set go/build and go list
+// disagree on. The caller then uses packages.Load,
+// which reports what went wrong in its own words.
+func loadSplit(dir, outPath string, buildTags []string, parse func(*token.FileSet, string, []byte) (*ast.File, error)) (*packages.Package, bool) {
+	files, imports, ok := predictFiles(dir, outPath, buildTags)
+	if !ok {
+		return nil, false
+	}
+	if len(imports) == 0 {
+		// The load gives the sizes of types too.
+		imports = []string{"unsafe"}
+	}
+	var flags []string
+	if len(buildTags) > 0 {
+		flags = []string{"-tags=" + strings.Join(buildTags, ",")}
+	}
+	fset := token.NewFileSet()
+	var (
+		wg          sync.WaitGroup
+		root        []*packages.Package
+		deps        []*packages.Package
+		rErr, dErr  error
+		syntax      = make([]*ast.File, len(files))
+		parseFailed bool
+	)
+	wg.Go(func() {
+		root, rErr = packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedModule, Dir: dir, BuildFlags: flags}, ".")
+	})
+	wg.Go(func() {
+		deps, dErr = packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedTypesSizes, Dir: dir, BuildFlags: flags, Fset: fset}, imports...)
+	})
+	for i, name := range files {
+		src, err := os.ReadFile(name)
+		if err == nil {
+			syntax[i], err = parse(fset, name, src)
+		}
+		if err != nil {
+			parseFailed = true
+		}
+	}
+	wg.Wait()
+	if parseFailed || rErr != nil || dErr != nil || len(root) != 1 || len(root[0].Errors) > 0 || len(deps) == 0 {
+		return nil, false
+	}
+	pkg := root[0]
+	if !slices.Equal(pkg.GoFiles, files) {
+		return nil, false
+	}
+	byPath := make(map[string]*packages.Package, len(deps))
+	for _, d := range deps {
+		byPath[d.ID] = d
+	}
+	missing := false
+	importer := importerFunc(func(path string) (*types.Package, error) {
+		if path == "unsafe" {
+			return types.Unsafe, nil
+		}
+		d := byPath[path]
+		if d == nil || len(d.Errors) > 0 || d.Types == nil || !d.Types.Complete() {
+			missing = true
+			return nil, os.ErrNotExist
+		}
+		return d.Types, nil
+	})
+	conf := &types.Config{Importer: importer, Sizes: deps[0].TypesSizes}
+	if pkg.Module != nil && pkg.Module.GoVersion != "" {
+		conf.GoVersion = "go" + pkg.Module.GoVersion
+	}
+	conf.Error = func(err error) {
+		if te, ok := err.(types.Error); ok {
+			pkg.Errors = append(pkg.Errors, packages.Error{Pos: te.Fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
+		}
+	}
+	// What packages.Load in loadMode fills in, and only that.
+	pkg.Module = nil
+	pkg.Types = types.NewPackage(pkg.PkgPath, pkg.Name)
+	pkg.Fset = fset
+	pkg.Syntax = syntax
+	typErr := types.NewChecker(conf, fset, pkg.Types, nil).Files(syntax)
+	if missing || (typErr != nil && len(pkg.Errors) == 0) {
+		return nil, false
+	}
+	return pkg, true
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// predictFiles returns the Go files of the package in dir that go/build
+// selects with buildTags, sorted as go list sorts them, and the paths their
+// import declarations name, the output file left out of both (it is read as
+// empty). It reports false for a file that imports "C" or does not parse.
+func predictFiles(dir, outPath string, buildTags []string) (files, imports []string, ok bool) {
+	ctx := build.Default
+	ctx.BuildTags = buildTags
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, false
+	}
+	out, _ := os.Stat(outPath)
+	seen := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		match, err := ctx.MatchFile(dir, name)
+		if err != nil {
+			return nil, nil, false
+		}
+		if !match {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		files = append(files, path)
+		if isOutput(path, outPath, out) {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return nil, nil, false
+		}
+		for _, spec := range f.Imports {
+			p, err := strconv.Unquote(spec.Path.Value)
+			if err != nil || p == "C" {
+				return nil, nil, false
+			}
+			if p != "unsafe" && !seen[p] {
+				seen[p] = true
+				imports = append(imports, p)
+			}
+		}
+	}
+	slices.Sort(imports)
+	return files, imports, true
+}

@@ -1,0 +1,207 @@
+package generator
+
+import (
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/txtar"
+)
+
+// loadBoth loads the package in dir both ways: split, and whole with
+// packages.Load. It returns the split result, nil when loadSplit declined.
+func loadBoth(t *testing.T, dir, out string, tags []string) (split, whole *packages.Package) {
+	t.Helper()
+	pkgName := ""
+	if f, err := parser.ParseFile(token.NewFileSet(), out, nil, parser.PackageClauseOnly); err == nil {
+		pkgName = f.Name.Name
+	}
+	split, _ = loadSplit(dir, out, tags, parseKeeping(out, pkgName, nil))
+	whole, err := loadWhole(dir, tags, parseKeeping(out, pkgName, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return split, whole
+}
+
+// sameLoad reports how split differs from whole in what the generator
+// reads: the package's name and path, its files and their syntax, its type
+// errors, the Go version and every package-level object with its type.
+func sameLoad(split, whole *packages.Package) string {
+	if split.Name != whole.Name || split.PkgPath != whole.PkgPath {
+		return "name " + split.Name + " " + split.PkgPath + ", want " + whole.Name + " " + whole.PkgPath
+	}
+	if !slices.Equal(split.GoFiles, whole.GoFiles) {
+		return "files " + strings.Join(split.GoFiles, " ") + ", want " + strings.Join(whole.GoFiles, " ")
+	}
+	names := func(p *packages.Package) []string {
+		var s []string
+		for _, f := range p.Syntax {
+			s = append(s, p.Fset.File(f.Pos()).Name()+":"+f.Name.Name+":"+strconv.Itoa(len(f.Decls))+":"+strconv.Itoa(len(f.Comments)))
+		}
+		return s
+	}
+	if a, b := names(split), names(whole); !slices.Equal(a, b) {
+		return "syntax " + strings.Join(a, " ") + ", want " + strings.Join(b, " ")
+	}
+	typeErrs := func(p *packages.Package) []string {
+		var s []string
+		for _, e := range p.Errors {
+			if e.Kind == packages.TypeError {
+				s = append(s, e.Pos+": "+e.Msg)
+			}
+		}
+		return s
+	}
+	if a, b := typeErrs(split), typeErrs(whole); !slices.Equal(a, b) {
+		return "type errors\n" + strings.Join(a, "\n") + "\nwant\n" + strings.Join(b, "\n")
+	}
+	if split.Types.GoVersion() != whole.Types.GoVersion() {
+		return "Go version " + split.Types.GoVersion() + ", want " + whole.Types.GoVersion()
+	}
+	objects := func(p *packages.Package) []string {
+		var s []string
+		scope := p.Types.Scope()
+		for _, name := range scope.Names() {
+			obj := scope.Lookup(name)
+			s = append(s, types.ObjectString(obj, nil)+" @"+p.Fset.Position(obj.Pos()).String())
+			if tn, ok := obj.(*types.TypeName); ok {
+				s = append(s, types.TypeString(tn.Type().Underlying(), nil))
+			}
+		}
+		return s
+	}
+	if a, b := objects(split), objects(whole); !slices.Equal(a, b) {
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				return "object " + a[i] + ", want " + b[i]
+			}
+		}
+		return "objects differ in number"
+	}
+	return ""
+}
+
+// TestLoadSplitMatchesLoad: for every golden case, loading in two go list
+// runs gives what the generator reads from packages.Load, and is not
+// declined but for the cases it must decline.
+func TestLoadSplitMatchesLoad(t *testing.T) {
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := filepath.Glob(filepath.Join(repo, "testdata", "golden", "*.txtar"))
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	root := t.TempDir()
+	writeGoldenModule(t, root, repo)
+	split := 0
+	for _, file := range cases {
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(root, name)
+		cfg := extractCase(t, ar, dir)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			out := cfg.Output
+			if out == "" {
+				out = outputName(cfg.Interfaces[0])
+			}
+			if !filepath.IsAbs(out) {
+				out = filepath.Join(dir, out)
+			}
+			s, w := loadBoth(t, dir, out, cfg.BuildTags)
+			if s == nil {
+				// Only a package go list or the parser has a problem with
+				// may be declined; packages.Load reports it.
+				if !slices.ContainsFunc(w.Errors, func(e packages.Error) bool { return e.Kind != packages.TypeError }) {
+					t.Fatalf("loadSplit declined a package packages.Load loads cleanly")
+				}
+				return
+			}
+			if d := sameLoad(s, w); d != "" {
+				t.Fatal(d)
+			}
+		})
+		split++
+	}
+	if split < len(cases)/2 {
+		t.Errorf("only %d of %d cases ran", split, len(cases))
+	}
+}
+
+// TestLoadSplitCases: build constraints, a stale output in place, type
+// errors, no imports, and what loadSplit must decline (cgo, a syntax error).
+func TestLoadSplitCases(t *testing.T) {
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	writeGoldenModule(t, root, repo)
+	const svc = "package p\n\nimport \"context\"\n\n// S is a service.\ntype S interface {\n\tDo(ctx context.Context, n int) (int, error)\n}\n"
+	for _, c := range []struct {
+		name     string
+		files    map[string]string
+		tags     []string
+		declined bool
+	}{
+		{name: "plain", files: map[string]string{"s.go": svc}},
+		{name: "constraints", files: map[string]string{
+			"s.go":             svc,
+			"other_windows.go": "package p\n\nimport \"syscall\"\n\nvar _ = syscall.Handle(0)\n",
+			"tagged.go":        "//go:build special\n\npackage p\n\nimport \"strings\"\n\nvar Tagged = strings.ToUpper\n",
+			"ignored.go":       "//go:build ignore\n\npackage main\n",
+		}},
+		{name: "tags", tags: []string{"special"}, files: map[string]string{
+			"s.go":      svc,
+			"tagged.go": "//go:build special\n\npackage p\n\nimport \"strings\"\n\nvar Tagged = strings.ToUpper\n",
+		}},
+		{name: "stale output in place", files: map[string]string{
+			"s.go":        svc,
+			"s_rpcgen.go": "package p\n\nimport \"example.com/nowhere\"\n\nvar _ = nowhere.X\nfunc (broken\n",
+		}},
+		{name: "type errors", files: map[string]string{
+			"s.go":   svc,
+			"bad.go": "package p\n\nimport \"time\"\n\nvar X int = \"s\"\n\nfunc f() { time.Sleep(\"x\"); undefined() }\n",
+		}},
+		{name: "cgo", declined: true, files: map[string]string{
+			"s.go": svc,
+			"c.go": "package p\n\n// int one(void) { return 1; }\nimport \"C\"\n\nvar One = C.one\n",
+		}},
+		{name: "no imports", files: map[string]string{
+			"s.go": "package p\n\ntype S interface {\n\tDo(n int) (int, error)\n}\n",
+		}},
+		{name: "syntax error", declined: true, files: map[string]string{
+			"s.go":   svc,
+			"bad.go": "package p\n\nfunc (\n",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(root, strings.ReplaceAll(c.name, " ", "_"))
+			for name, src := range c.files {
+				mustWrite(t, filepath.Join(dir, name), []byte(src))
+			}
+			s, w := loadBoth(t, dir, filepath.Join(dir, "s_rpcgen.go"), c.tags)
+			if (s == nil) != c.declined {
+				t.Fatalf("loadSplit declined: %v, want %v", s == nil, c.declined)
+			}
+			if s == nil {
+				return
+			}
+			if d := sameLoad(s, w); d != "" {
+				t.Fatal(d)
+			}
+		})
+	}
+}
