@@ -7,23 +7,34 @@ import (
 	"sync"
 )
 
-// formatChunk is the least source formatSource gives one piece: below it,
-// splitting saves less than it costs.
+// formatChunk is the least size formatSource cuts a file into pieces at:
+// a smaller file is formatted whole, as splitting saves less than it costs.
 const formatChunk = 64 << 10
+
+// Where splitTopLevel cuts: a piece is at least pieceMin long, ends where the
+// line after it hashes to a multiple of pieceEvery, and is cut anyway at
+// the first place it can be past pieceMax. With a top-level item of one to
+// three KiB in generated code, pieces are about 40 KiB.
+const (
+	pieceMin   = 16 << 10
+	pieceEvery = 16
+	pieceMax   = 256 << 10
+)
 
 // formatSource returns format.Source(src), byte for byte, for src as
 // jennifer renders it: a file whose top-level items (each declaration with
 // its doc comment) jennifer separates with two empty lines. Formatting is the
 // largest step for a big service, and the top-level declarations of a file
 // format independently of one another, so a big src is cut into pieces at
-// such separators and the pieces are formatted in parallel. Each piece after
-// the first is formatted as a file of its own behind a package clause:
-// go/printer keeps at most one empty line between declarations and none of
-// its column alignment crosses an empty line, so the piece's declarations
-// come out as they do in the whole file, one empty line after the one
-// before. When any piece does not format alone (a cut that is not between
-// top-level declarations: two empty lines in a raw string, say), the whole
-// file is formatted at once, and its error, if any, is the error returned.
+// such separators (see splitTopLevel) and the pieces are formatted in
+// parallel. Each piece after the first is formatted as a file of its own
+// behind a package clause: go/printer keeps at most one empty line between
+// declarations and none of its column alignment crosses an empty line, so
+// the piece's declarations come out as they do in the whole file, one empty
+// line after the one before. When any piece does not format alone (a cut
+// that is not between top-level declarations: two empty lines in a raw
+// string, say), the whole file is formatted at once, and its error, if any,
+// is the error returned.
 func formatSource(src []byte) ([]byte, error) {
 	return formatPieces(src, format.Source)
 }
@@ -31,11 +42,13 @@ func formatSource(src []byte) ([]byte, error) {
 // formatPieces is formatSource with formatPiece formatting each piece (as
 // format.Source would: formatCached looks pieces up in its cache first).
 func formatPieces(src []byte, formatPiece func([]byte) ([]byte, error)) ([]byte, error) {
+	// Split even on one core: the format cache keeps pieces, so an edit
+	// reformats one of them.
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || len(src) < 2*formatChunk {
+	if len(src) < 2*formatChunk {
 		return formatPiece(src)
 	}
-	pieces := splitTopLevel(src, max(formatChunk, len(src)/(4*workers)))
+	pieces := splitTopLevel(src)
 	if len(pieces) < 2 {
 		return formatPiece(src)
 	}
@@ -78,30 +91,49 @@ func formatPieces(src []byte, formatPiece func([]byte) ([]byte, error)) ([]byte,
 	return joined, nil
 }
 
-// splitTopLevel cuts src into pieces of about size bytes or more, at lines
-// that follow two empty lines and begin a comment or a declaration, which in
-// jennifer's output begin a top-level item. A piece ends with the newline of
-// its last line; the empty lines between two pieces are in neither.
-func splitTopLevel(src []byte, size int) [][]byte {
+// splitTopLevel cuts src into pieces at lines that follow two empty lines
+// and begin a comment or a declaration, which in jennifer's output begin a
+// top-level item. A piece ends with the newline of its last line; the empty
+// lines between two pieces are in neither.
+//
+// Where it cuts depends on the content around the cut, not on the offset:
+// at the first such line, pieceMin or more into the piece, whose text
+// hashes to a multiple of pieceEvery. So an edit that changes the length of
+// one item (a method's doc comment gaining a line) moves no cut but those
+// next to it, and the format cache, which keys pieces by their text, still
+// holds every other piece.
+func splitTopLevel(src []byte) [][]byte {
 	sep := []byte("\n\n\n")
 	var pieces [][]byte
 	start := 0
-	for from := start + size; from < len(src); {
+	for from := start + pieceMin; from < len(src); {
 		i := bytes.Index(src[from:], sep)
 		if i < 0 {
 			break
 		}
 		i += from
 		rest := src[i+len(sep):]
-		if !topLevelStart(rest) {
+		if !topLevelStart(rest) || (i-start < pieceMax && lineHash(rest)%pieceEvery != 0) {
 			from = i + 1
 			continue
 		}
 		pieces = append(pieces, src[start:i+1])
 		start = i + len(sep)
-		from = start + size
+		from = start + pieceMin
 	}
 	return append(pieces, src[start:])
+}
+
+// lineHash is the FNV-1a hash of the first line of b.
+func lineHash(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		if c == '\n' {
+			break
+		}
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
 }
 
 func topLevelStart(line []byte) bool {
