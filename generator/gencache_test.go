@@ -111,7 +111,7 @@ func TestGenCacheGolden(t *testing.T) {
 
 			srcSet := &sourceSet{}
 			out := filepath.Join(cfg.Dir, cmp.Or(cfg.Output, outputName(cfg.Interfaces[0])))
-			pkg, typeErrs, err := loadPackageSources(cfg.Dir, out, nil, srcSet)
+			pkg, typeErrs, err := loadPackageSources(cfg.Dir, out, nil, srcSet, "")
 			if err != nil {
 				t.Fatal(err)
 			}

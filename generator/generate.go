@@ -81,7 +81,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	if cfg.CacheDir != "" {
 		srcs = &sourceSet{}
 	}
-	pkg, typeErrs, err := loadPackageSources(dir, out, cfg.BuildTags, srcs)
+	pkg, typeErrs, err := loadPackageSources(dir, out, cfg.BuildTags, srcs, cfg.CacheDir)
 	if err != nil {
 		return nil, err
 	}

@@ -30,18 +30,20 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | 
 // that must not stop them from being generated. The caller reports the type
 // errors only when the interfaces' own types are affected.
 func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, ErrorList, error) {
-	return loadPackageSources(dir, outPath, buildTags, nil)
+	return loadPackageSources(dir, outPath, buildTags, nil, "")
 }
 
 // loadPackageSources is loadPackage keeping, in srcs when not nil, the
-// bytes of every file it parsed (the output file as the empty file it reads).
-func loadPackageSources(dir, outPath string, buildTags []string, srcs *sourceSet) (*packages.Package, ErrorList, error) {
+// bytes of every file it parsed (the output file as the empty file it reads),
+// and keeping what go list says of the package's files in cacheDir when not
+// "" (see listcache.go).
+func loadPackageSources(dir, outPath string, buildTags []string, srcs *sourceSet, cacheDir string) (*packages.Package, ErrorList, error) {
 	pkgName := ""
 	if f, err := parser.ParseFile(token.NewFileSet(), outPath, nil, parser.PackageClauseOnly); err == nil {
 		pkgName = f.Name.Name
 	}
 	parse := parseKeeping(outPath, pkgName, srcs)
-	pkg, ok := loadSplit(dir, outPath, buildTags, parse)
+	pkg, ok := loadSplit(dir, outPath, buildTags, cacheDir, parse)
 	if !ok {
 		srcs.reset()
 		var err error

@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -41,13 +43,22 @@ import (
 // disagree on. The caller then uses packages.Load, which reports what went
 // wrong in its own words.
 //
-// The cost: go list runs four times, not three, which makes a run whose
-// package is unchanged (its export data already built) about 30 ms slower
-// on two cores.
-func loadSplit(dir, outPath string, buildTags []string, parse func(*token.FileSet, string, []byte) (*ast.File, error)) (*packages.Package, bool) {
+// Listing the package costs a fourth go list run (packages.Load runs three),
+// which competes with the others for the CPU: 30 ms on two cores, 200 ms
+// for a module with many requirements, whose module graph go list -find
+// loads. The list cache (listcache.go) answers for it unless the package's
+// file set, build constraints, module or go command changed.
+func loadSplit(dir, outPath string, buildTags []string, cacheDir string, parse func(*token.FileSet, string, []byte) (*ast.File, error)) (*packages.Package, bool) {
 	files, imports, ok := predictFiles(dir, outPath, buildTags)
 	if !ok {
 		return nil, false
+	}
+	listKey, listed := "", (*listedPackage)(nil)
+	if cacheDir != "" {
+		cacheDir = filepath.Join(cacheDir, "list")
+		if listKey, ok = listFingerprint(dir, buildTags, files); ok {
+			listed = readListEntry(cacheDir, listKey)
+		}
 	}
 	if len(imports) == 0 {
 		// The load gives the sizes of types too.
@@ -66,16 +77,19 @@ func loadSplit(dir, outPath string, buildTags []string, parse func(*token.FileSe
 		syntax      = make([]*ast.File, len(files))
 		parseFailed bool
 	)
-	wg.Go(func() { root, rErr = listFiles(dir, flags) })
+	if listed != nil {
+		root = listed
+	} else {
+		wg.Go(func() { root, rErr = listFiles(dir, flags) })
+	}
 	wg.Go(func() {
 		deps, dErr = packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedTypesSizes, Dir: dir, BuildFlags: flags, Fset: fset}, imports...)
 	})
-	for i, name := range files {
-		src, err := os.ReadFile(name)
-		if err == nil {
-			syntax[i], err = parse(fset, name, src)
-		}
-		if err != nil {
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.path
+		var err error
+		if syntax[i], err = parse(fset, f.path, f.src); err != nil {
 			parseFailed = true
 		}
 	}
@@ -84,8 +98,11 @@ func loadSplit(dir, outPath string, buildTags []string, parse func(*token.FileSe
 		return nil, false
 	}
 	pkg := &packages.Package{ID: root.ImportPath, Name: root.Name, PkgPath: root.ImportPath, GoFiles: root.files()}
-	if !slices.Equal(pkg.GoFiles, files) {
+	if !slices.Equal(pkg.GoFiles, paths) {
 		return nil, false
+	}
+	if listed == nil && listKey != "" {
+		storeListEntry(cacheDir, listKey, root)
 	}
 	byPath := make(map[string]*packages.Package, len(deps))
 	for _, d := range deps {
@@ -124,6 +141,9 @@ type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
+// listRuns counts listFiles' go list runs, for tests of the list cache.
+var listRuns atomic.Int64
+
 // listedPackage is what go list -find tells of a package.
 type listedPackage struct {
 	Name, ImportPath, Dir string
@@ -148,6 +168,7 @@ func (p *listedPackage) files() []string {
 // no dependency, as packages.Load does in a mode that needs only names and
 // files, but without asking the go command its version first.
 func listFiles(dir string, flags []string) (*listedPackage, error) {
+	listRuns.Add(1)
 	args := append([]string{"list", "-e", "-find", "-json=Name,ImportPath,Dir,GoFiles,CgoFiles,Module,Error", "-buildvcs=false", "-pgo=off"}, flags...)
 	cmd := exec.Command("go", append(args, "--", ".")...)
 	cmd.Dir = dir
@@ -170,11 +191,21 @@ func listFiles(dir string, flags []string) (*listedPackage, error) {
 	return &p, nil
 }
 
+// predictedFile is a Go file of the package as predictFiles sees it.
+type predictedFile struct {
+	path string
+	src  []byte // nil for the output file, which is read as empty
+	// head is the file up to the end of its package clause: the build
+	// constraints and the package name, all go list -find looks at.
+	head []byte
+}
+
 // predictFiles returns the Go files of the package in dir that go/build
 // selects with buildTags, sorted as go list sorts them, and the paths their
-// import declarations name, the output file left out of both (it is read as
-// empty). It reports false for a file that imports "C" or does not parse.
-func predictFiles(dir, outPath string, buildTags []string) (files, imports []string, ok bool) {
+// import declarations name, the output file's left out (it is read as
+// empty). It reports false for a file that imports "C" or whose imports do
+// not parse.
+func predictFiles(dir, outPath string, buildTags []string) (files []predictedFile, imports []string, ok bool) {
 	ctx := build.Default
 	ctx.BuildTags = buildTags
 	ents, err := os.ReadDir(dir)
@@ -197,14 +228,23 @@ func predictFiles(dir, outPath string, buildTags []string) (files, imports []str
 			continue
 		}
 		path := filepath.Join(dir, name)
-		files = append(files, path)
 		if isOutput(path, outPath, out) {
+			head, ok := readHead(fset, path)
+			if !ok {
+				return nil, nil, false
+			}
+			files = append(files, predictedFile{path: path, head: head})
 			continue
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		src, err := os.ReadFile(path)
 		if err != nil {
 			return nil, nil, false
 		}
+		f, err := parser.ParseFile(fset, path, src, parser.ImportsOnly)
+		if err != nil {
+			return nil, nil, false
+		}
+		files = append(files, predictedFile{path: path, src: src, head: src[:fset.Position(f.Name.End()).Offset]})
 		for _, spec := range f.Imports {
 			p, err := strconv.Unquote(spec.Path.Value)
 			if err != nil || p == "C" {
@@ -218,4 +258,22 @@ func predictFiles(dir, outPath string, buildTags []string) (files, imports []str
 	}
 	slices.Sort(imports)
 	return files, imports, true
+}
+
+// readHead returns the file at path up to the end of its package clause,
+// reading only its start: the output file can be megabytes long.
+func readHead(fset *token.FileSet, path string) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	buf := make([]byte, 16<<10)
+	n, _ := io.ReadFull(f, buf)
+	buf = buf[:n]
+	ast, err := parser.ParseFile(fset, path, buf, parser.PackageClauseOnly)
+	if err != nil {
+		return nil, false
+	}
+	return buf[:fset.Position(ast.Name.End()).Offset], true
 }
