@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/invopop/jsonschema"
 )
 
 // runtimePath is the import path of the package generated code calls into.
@@ -41,21 +42,9 @@ type emitter struct {
 func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discover []byte, cacheDir string) ([]byte, error) {
 	g := &emitter{file: jen.NewFilePathName(pkgPath, pkgName), pkgPath: pkgPath, pkgName: pkgName}
 	g.setDiscover(services, discover)
-	g.schemas = map[*Method]toolSchemas{}
 	g.schemaNames = map[string]string{}
 	g.decoders = newDecodeEmitter(g.file, sg)
-	for _, s := range services {
-		for _, m := range s.Methods {
-			if m.Tool == nil {
-				continue
-			}
-			sc := toolSchemas{input: marshalSchema(sg.inputSchema(m))}
-			if out, wrapped := sg.outputSchema(m); out != nil {
-				sc.output, sc.wrapped = marshalSchema(out), wrapped
-			}
-			g.schemas[m] = sc
-		}
-	}
+	g.schemas = toolSchemasOf(services, sg)
 	g.reserved = packageNames(services)
 	for _, name := range []string{"context", "json", "runtime", "mcp", "errors", "c", "result", "err"} {
 		g.reserved[name] = true
@@ -105,6 +94,45 @@ func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discove
 		return buf.Bytes(), fmt.Errorf("format generated code: %w", err)
 	}
 	return out, nil
+}
+
+// toolSchemasOf renders the input and output schemas of every tool. sg
+// builds them one after the other (it keeps state between them), while
+// another goroutine marshals each as soon as it is built: a schema belongs
+// to its caller, and nothing changes it after sg returns it.
+func toolSchemasOf(services []*Service, sg *schemaGen) map[*Method]toolSchemas {
+	type built struct {
+		m       *Method
+		in, out *jsonschema.Schema
+		wrapped bool
+	}
+	todo := make(chan built, 64)
+	done := make(chan map[*Method]toolSchemas)
+	go func() {
+		schemas := map[*Method]toolSchemas{}
+		for b := range todo {
+			sc := toolSchemas{input: marshalSchema(b.in), wrapped: b.wrapped}
+			if b.out != nil {
+				sc.output = marshalSchema(b.out)
+			}
+			schemas[b.m] = sc
+		}
+		done <- schemas
+	}()
+	for _, s := range services {
+		for _, m := range s.Methods {
+			if m.Tool == nil {
+				continue
+			}
+			b := built{m: m, in: sg.inputSchema(m)}
+			if out, wrapped := sg.outputSchema(m); out != nil {
+				b.out, b.wrapped = out, wrapped
+			}
+			todo <- b
+		}
+	}
+	close(todo)
+	return <-done
 }
 
 // groupImports splits the import block jennifer writes into the standard
