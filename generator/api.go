@@ -161,10 +161,11 @@ func apiMethodOf(sg *schemaGen, c *components, m *Method) *apiMethod {
 	if m.StructParams {
 		am.StructArg = m.Params[0].Name
 		if am.ParamsType = c.paramsRef(m.Params[0].Type); am.ParamsType == nil {
-			am.ParamsType = c.refs(sg.inputSchema(m), false)
+			am.ParamsType = c.refs(cloneSchema(sg.inputSchema(m)), false)
 		}
 	}
-	in := sg.inputSchema(m)
+	// refs changes the schemas below the root, which the builder shares.
+	in := cloneSchema(sg.inputSchema(m))
 	if in.Properties != nil {
 		goNames := map[string]string{}
 		if !m.StructParams {
@@ -187,7 +188,7 @@ func apiMethodOf(sg *schemaGen, c *components, m *Method) *apiMethod {
 	}
 	if !m.Notification {
 		if m.Result != nil {
-			r := sg.resultSchema(m)
+			r := cloneSchema(sg.resultSchema(m))
 			r.Definitions = nil // they are components now
 			am.Result = c.refs(r, true)
 		} else {

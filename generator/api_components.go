@@ -100,7 +100,8 @@ func (c *components) index() {
 	var built []*apiComponent
 	var modes []bool
 	for _, cd := range c.cands {
-		body := c.sg.namedBody(cd.n, buildCtx{output: cd.output, path: cd.n.Obj().Name(), pos: c.sg.position(cd.n.Obj().Pos())})
+		// children changes it; the builder shares what it hands out.
+		body := cloneSchema(c.sg.namedBody(cd.n, buildCtx{output: cd.output, path: cd.n.Obj().Name(), pos: c.sg.position(cd.n.Obj().Pos())}))
 		text := canonicalSchema(body)
 		k := defKey{typeKey(cd.n), cd.output}
 		if comp := c.byText[text]; comp != nil {

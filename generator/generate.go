@@ -51,6 +51,12 @@ type Config struct {
 // for). An input problem is reported as an ErrorList of positioned errors,
 // all of them at once.
 func Generate(cfg Config) (map[string][]byte, error) {
+	return generate(cfg, false)
+}
+
+// generate is Generate; deepSchemas makes the schema builder copy every
+// schema it hands out (see schemaGen.deep).
+func generate(cfg Config, deepSchemas bool) (map[string][]byte, error) {
 	if len(cfg.Interfaces) == 0 {
 		return nil, errors.New("no interface named: give at least one interface name")
 	}
@@ -100,6 +106,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	}
 	errs := &errorCollector{fset: pkg.Fset}
 	sg := newSchemaGen(pkg, errs)
+	sg.deep = deepSchemas
 	log := &inputLog{}
 	sg.docs.log = log
 	var apiOut map[string][]byte

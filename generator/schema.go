@@ -40,10 +40,13 @@ type schemaGen struct {
 	defs      map[defKey]*jsonschema.Schema
 	building  map[defKey]bool
 	enums     map[*types.Named]enumInfo           // enumOf's answers
-	bodies    map[bodyKey]*jsonschema.Schema      // namedBody's answers; never handed out
+	bodies    map[bodyKey]*jsonschema.Schema      // namedBody's answers, shared (see namedBody)
 	specials  map[*types.Named]*jsonschema.Schema // special's answers, nil included; never handed out
 
-	allDefs  bool       // named struct types go under "$defs" (see defsGen)
+	allDefs bool // named struct types go under "$defs" (see defsGen)
+	// deep makes namedBody hand out deep copies, as it did before it shared
+	// its answers; tests compare the two.
+	deep     bool
 	withDefs *schemaGen // the builder for methods with the defs option
 }
 
@@ -149,14 +152,14 @@ func (g *schemaGen) inputSchema(m *Method) *jsonschema.Schema {
 			}
 		}
 	}
-	return rooted(m, g.rootDefs(s, false))
+	return rooted(m, g.rootDefs(g.own(s), false))
 }
 
 // paramSchema returns the property schema of a param of a method whose
 // params are not a single struct: its type's schema described by Param.Doc
 // (the named type's doc when the param has none).
 func (g *schemaGen) paramSchema(m *Method, p *Param) *jsonschema.Schema {
-	s := g.build(p.Type, buildCtx{path: m.Name + "." + p.Name, pos: p.Pos})
+	s := g.own(g.build(p.Type, buildCtx{path: m.Name + "." + p.Name, pos: p.Pos}))
 	if p.Doc != "" {
 		s.Description = withEnumNotes(oneLine(p.Doc), g.enumNotes(p.Type))
 	}
@@ -176,7 +179,7 @@ func (g *schemaGen) outputSchema(m *Method) (s *jsonschema.Schema, wrapped bool)
 	}
 	c := buildCtx{output: true, path: m.Name + " result", pos: m.Pos}
 	if s := g.rootBody(m.Result, c); s.Type == "object" {
-		return rooted(m, g.rootDefs(s, true)), false
+		return rooted(m, g.rootDefs(g.own(s), true)), false
 	}
 	props := jsonschema.NewProperties()
 	props.Set("result", g.value(m.Result, c))
@@ -203,7 +206,7 @@ func (g *schemaGen) resultSchema(m *Method) *jsonschema.Schema {
 	if nilable(m.Result) {
 		s = nullable(s)
 	}
-	return rooted(m, g.rootDefs(s, true))
+	return rooted(m, g.rootDefs(g.own(s), true))
 }
 
 // rootBody is the schema of t at a root: t's own body even when t is a

@@ -64,6 +64,25 @@ func cloneSchema(s *jsonschema.Schema) *jsonschema.Schema {
 	return &c
 }
 
+// shallowSchema returns a copy of s that shares the schemas below it with s,
+// and the values its slices hold, but not the slices: applyTag appends to
+// enum, examples, required and an array default. The boolean schemas are
+// kept as they are, as in cloneSchema.
+func shallowSchema(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil || s == jsonschema.TrueSchema || s == jsonschema.FalseSchema {
+		return s
+	}
+	c := *s
+	c.Enum = slices.Clip(s.Enum)
+	c.Examples = slices.Clip(s.Examples)
+	c.Required = slices.Clip(s.Required)
+	if list, ok := s.Default.([]any); ok {
+		c.Default = slices.Clip(list)
+	}
+	c.Extras = maps.Clone(s.Extras)
+	return &c
+}
+
 func cloneSchemaList(l []*jsonschema.Schema) []*jsonschema.Schema {
 	if l == nil {
 		return nil

@@ -41,7 +41,7 @@ func (g *schemaGen) defsGen() *schemaGen {
 		if g.reported == nil {
 			g.reported = map[string]bool{}
 		}
-		g.withDefs = &schemaGen{pkg: g.pkg, errs: g.errs, docs: g.docs, reported: g.reported, allDefs: true}
+		g.withDefs = &schemaGen{pkg: g.pkg, errs: g.errs, docs: g.docs, reported: g.reported, allDefs: true, deep: g.deep}
 	}
 	return g.withDefs
 }

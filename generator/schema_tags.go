@@ -46,6 +46,9 @@ func (g *schemaGen) applyTag(s *jsonschema.Schema, tag reflect.StructTag, c buil
 		}
 		target := s
 		if s.Type == "array" && s.Items != nil && itemKeyword[key] {
+			if s.Items != jsonschema.TrueSchema && s.Items != jsonschema.FalseSchema {
+				s.Items = g.own(s.Items) // s is the caller's, its items may be shared
+			}
 			target = s.Items
 		}
 		if err := setKeyword(target, key, val, &enumSet, &itemEnumSet, target != s); err != "" {

@@ -88,16 +88,23 @@ func pkgPath(n *types.Named) string {
 // namedBody is the inline schema of the named type n: its underlying type's,
 // described by n's doc comment, with n's constants as enum.
 //
-// A type is described at every use, so the answer is kept and each caller
-// gets a copy of its own (callers change what they get: field applies tags
-// and descriptions). Only an answer whose building reported no problem is
+// A type is described at every use, so the answer is kept, and every use
+// gets the same answer: a schema, and the schemas below it, that the schema
+// builder hands out are shared. A caller that changes a schema (field
+// applies tags and a description) first takes a copy of its own with own,
+// and of the one below it that it changes (applyTag's items); copying only
+// what changes, rather than the whole tree at every use, halves the work
+// for nested types. Only an answer whose building reported no problem is
 // kept: a problem is positioned at the use (c.pos), so a type with one is
 // still built, and its problems reported, at every use. Nor is a recursive
 // type's: ref and rootBody build its definition apart.
 func (g *schemaGen) namedBody(n *types.Named, c buildCtx) *jsonschema.Schema {
 	key := bodyKey{n, c.output}
 	if s, ok := g.bodies[key]; ok {
-		return cloneSchema(s)
+		if g.deep {
+			return cloneSchema(s)
+		}
+		return s
 	}
 	calls := g.errCalls
 	s := g.buildNamedBody(n, c)
@@ -105,15 +112,29 @@ func (g *schemaGen) namedBody(n *types.Named, c buildCtx) *jsonschema.Schema {
 		if g.bodies == nil {
 			g.bodies = map[bodyKey]*jsonschema.Schema{}
 		}
-		g.bodies[key] = cloneSchema(s)
+		if g.deep {
+			g.bodies[key] = cloneSchema(s)
+		} else {
+			g.bodies[key] = s
+		}
 	}
 	return s
+}
+
+// own returns s for its caller to change: s itself in deep mode, where
+// every caller gets a copy of its own, otherwise a copy of s that shares
+// the schemas below it (see namedBody).
+func (g *schemaGen) own(s *jsonschema.Schema) *jsonschema.Schema {
+	if g.deep {
+		return s
+	}
+	return shallowSchema(s)
 }
 
 // buildNamedBody is namedBody without the memo.
 func (g *schemaGen) buildNamedBody(n *types.Named, c buildCtx) *jsonschema.Schema {
 	c.path = n.Obj().Name()
-	s := g.underlying(n.Underlying(), c)
+	s := g.own(g.underlying(n.Underlying(), c)) // a pointer type's may be shared
 	if vals, _ := g.enumOf(n); len(vals) > 0 && s.Type != "" {
 		s.Enum = vals
 	}
@@ -253,7 +274,7 @@ func (g *schemaGen) field(f jsonField, parent buildCtx) *jsonschema.Schema {
 	if f.String && !isStringKind(f.Type) {
 		s = &jsonschema.Schema{Type: "string"} // ",string": a number or bool in quotes
 	} else {
-		s = g.build(f.Type, c)
+		s = g.own(g.build(f.Type, c))
 	}
 	if f.Doc != "" {
 		s.Description = withEnumNotes(oneLine(f.Doc), g.enumNotes(f.Type))
