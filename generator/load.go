@@ -38,10 +38,7 @@ func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, Er
 // and keeping what go list says of the package's files in cacheDir when not
 // "" (see listcache.go).
 func loadPackageSources(dir, outPath string, buildTags []string, srcs *sourceSet, cacheDir string) (*packages.Package, ErrorList, error) {
-	pkgName := ""
-	if f, err := parser.ParseFile(token.NewFileSet(), outPath, nil, parser.PackageClauseOnly); err == nil {
-		pkgName = f.Name.Name
-	}
+	_, pkgName, _ := readHead(token.NewFileSet(), outPath)
 	parse := parseKeeping(outPath, pkgName, srcs)
 	pkg, ok := loadSplit(dir, outPath, buildTags, cacheDir, parse)
 	if !ok {

@@ -229,7 +229,7 @@ func predictFiles(dir, outPath string, buildTags []string) (files []predictedFil
 		}
 		path := filepath.Join(dir, name)
 		if isOutput(path, outPath, out) {
-			head, ok := readHead(fset, path)
+			head, _, ok := readHead(fset, path)
 			if !ok {
 				return nil, nil, false
 			}
@@ -261,19 +261,30 @@ func predictFiles(dir, outPath string, buildTags []string) (files []predictedFil
 }
 
 // readHead returns the file at path up to the end of its package clause,
-// reading only its start: the output file can be megabytes long.
-func readHead(fset *token.FileSet, path string) ([]byte, bool) {
+// and the package's name, reading only as much of the file as that takes:
+// the output file can be megabytes long.
+func readHead(fset *token.FileSet, path string) (head []byte, name string, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, false
+		return nil, "", false
 	}
 	defer f.Close()
 	buf := make([]byte, 16<<10)
-	n, _ := io.ReadFull(f, buf)
+	n, err := io.ReadFull(f, buf)
 	buf = buf[:n]
+	if err == nil { // there may be more: read it all if the clause is not in the start
+		if ast, perr := parser.ParseFile(fset, path, buf, parser.PackageClauseOnly); perr == nil {
+			return buf[:fset.Position(ast.Name.End()).Offset], ast.Name.Name, true
+		}
+		rest, err := io.ReadAll(f)
+		if err != nil {
+			return nil, "", false
+		}
+		buf = append(buf, rest...)
+	}
 	ast, err := parser.ParseFile(fset, path, buf, parser.PackageClauseOnly)
 	if err != nil {
-		return nil, false
+		return nil, "", false
 	}
-	return buf[:fset.Position(ast.Name.End()).Offset], true
+	return buf[:fset.Position(ast.Name.End()).Offset], ast.Name.Name, true
 }
