@@ -97,21 +97,35 @@ func (l *inputLog) holds(pkg *packages.Package) bool {
 // genCache is one Generate call's place in the cache.
 type genCache struct {
 	dir, key string
+	mapped   bool // answer with views of the mapped entry (Config.MapCache)
 }
 
 // lookup returns the outputs stored under the key, if their log holds.
 func (c *genCache) lookup(pkg *packages.Package) (map[string][]byte, bool) {
 	path := filepath.Join(c.dir, c.key)
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) < 4 {
+	var b []byte
+	var err error
+	unmap := func() {}
+	if c.mapped {
+		b, unmap, err = mapFile(path)
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, false
+	}
+	if len(b) < 4 {
+		unmap()
 		return nil, false
 	}
 	sum, payload := binary.LittleEndian.Uint32(b), b[4:]
 	if crc32.Checksum(payload, castagnoli) != sum {
+		unmap()
 		return nil, false
 	}
 	log, files, err := decodeGenEntry(payload)
 	if err != nil || !log.holds(pkg) {
+		unmap()
 		return nil, false
 	}
 	now := time.Now()

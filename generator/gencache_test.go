@@ -399,15 +399,57 @@ func TestGenCacheUnusable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, damaged := range map[string][]byte{
-		"a flipped byte": func() []byte { b := bytes.Clone(good); b[len(b)/2] ^= 1; return b }(),
-		"cut short":      good[:len(good)/2],
-		"empty":          nil,
-		"checksum only":  good[:4],
-	} {
-		mustWrite(t, entries[0], damaged)
-		if got, err := Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
-			t.Errorf("%s: outputs differ (%v)", name, err)
+	for _, mapped := range []bool{false, true} {
+		cfg.MapCache = mapped
+		for name, damaged := range map[string][]byte{
+			"a flipped byte": func() []byte { b := bytes.Clone(good); b[len(b)/2] ^= 1; return b }(),
+			"cut short":      good[:len(good)/2],
+			"empty":          nil,
+			"checksum only":  good[:4],
+		} {
+			mustWrite(t, entries[0], damaged)
+			if got, err := Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
+				t.Errorf("%s, mapped %v: outputs differ (%v)", name, mapped, err)
+			}
+		}
+	}
+}
+
+// TestGenCacheMapped: with MapCache, a hit answers with the entry's
+// contents, the same as a read one.
+func TestGenCacheMapped(t *testing.T) {
+	cfg := goldenCases(t)["basic"]
+	cfg.CacheDir = t.TempDir()
+	want, err := Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "gen", "[0-9a-f]*"))
+	if len(entries) != 1 {
+		t.Fatalf("want one entry, have %v", entries)
+	}
+	b, err := os.ReadFile(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, files, err := decodeGenEntry(b[4:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A marker in the entry shows the answer came from it.
+	for p := range files {
+		files[p] = append(bytes.Clone(files[p]), "// marker\n"...)
+	}
+	payload := encodeGenEntry(log, files)
+	mustWrite(t, entries[0], append(binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli)), payload...))
+	cfg.MapCache = true
+	got, err := Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range want {
+		if !bytes.Equal(got[p], append(bytes.Clone(w), "// marker\n"...)) {
+			t.Errorf("%s: not the entry's content", p)
 		}
 	}
 }

@@ -43,6 +43,13 @@ type Config struct {
 	// what an earlier run rendered skips formatting (see formatcache.go).
 	// rpcgen uses DefaultCacheDir.
 	CacheDir string
+	// MapCache lets Generate answer from the output cache with the contents
+	// of the cache entry mapped into memory (on Unix systems) rather than
+	// read into the heap, which for outputs of megabytes is faster. What
+	// it returns is then read-only (writing to it faults) and stays mapped
+	// until the process exits. The rpcgen command sets it; a program that
+	// changes what Generate returns, or runs it many times, should not.
+	MapCache bool
 }
 
 // Generate loads the package, checks the interfaces, and returns the
@@ -94,7 +101,7 @@ func generate(cfg Config, deepSchemas bool) (map[string][]byte, error) {
 	var cache *genCache
 	if srcs != nil && len(typeErrs) == 0 {
 		if key, ok := genKey(cfg, dir, out, pkg, srcs); ok {
-			cache = &genCache{dir: filepath.Join(cfg.CacheDir, "gen"), key: key}
+			cache = &genCache{dir: filepath.Join(cfg.CacheDir, "gen"), key: key, mapped: cfg.MapCache}
 			if files, ok := cache.lookup(pkg); ok {
 				return files, nil
 			}

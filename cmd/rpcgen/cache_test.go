@@ -21,8 +21,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// TestCaches checks that a run stores its output and its formatting in the
-// cache, that a second run of the same input gives the same file, and that
+// TestCaches checks that a run stores its output, its formatting and its
+// package's file list in the cache, that a second run of the same input gives the same file, and that
 // --no-cache neither reads nor writes them.
 func TestCaches(t *testing.T) {
 	cache := t.TempDir()
@@ -31,8 +31,9 @@ func TestCaches(t *testing.T) {
 	entries := func() int {
 		format, _ := os.ReadDir(filepath.Join(cache, "format"))
 		gen, _ := os.ReadDir(filepath.Join(cache, "gen"))
-		if len(format) != len(gen) {
-			t.Fatalf("%d format cache entries, %d output entries", len(format), len(gen))
+		list, _ := os.ReadDir(filepath.Join(cache, "list"))
+		if len(format) != len(gen) || len(list) != len(gen) {
+			t.Fatalf("%d format cache entries, %d output entries, %d list entries", len(format), len(gen), len(list))
 		}
 		return len(gen)
 	}

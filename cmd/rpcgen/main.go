@@ -72,7 +72,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.noDisc, "no-discover", false, "with --openrpc, do not answer rpc.discover")
 	fs.StringVar(&o.apiVer, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale")
-	fs.BoolVar(&o.noCache, "no-cache", false, "generate and format afresh instead of reusing the output or the formatting of an earlier run with the same inputs (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
+	fs.BoolVar(&o.noCache, "no-cache", false, "generate and format afresh instead of reusing the output, the formatting or the package's file list of an earlier run with the same inputs (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
 	fs.Usage = func() { usage(fs, stderr) }
@@ -135,6 +135,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		NoDiscover: o.noDisc,
 		APIVersion: o.apiVer,
 		CacheDir:   cacheDir(o.noCache),
+		MapCache:   true, // the outputs are written and the process exits
 	})
 	if err != nil {
 		var list generator.ErrorList
@@ -220,7 +221,7 @@ func sameContent(path string, want []byte) (bool, error) {
 	return n == 0, nil
 }
 
-// cacheDir is the format cache directory: none with --no-cache.
+// cacheDir is the directory of rpcgen's caches: none with --no-cache.
 func cacheDir(off bool) string {
 	if off {
 		return ""
