@@ -29,6 +29,13 @@ var (
 // one module under a temporary root, and returns their configs by name.
 func goldenCases(t *testing.T) map[string]Config {
 	t.Helper()
+	return goldenCaseSet(t, false)
+}
+
+// goldenCaseSet is goldenCases, with the cases that expect an error too
+// when withErrors is set.
+func goldenCaseSet(t *testing.T, withErrors bool) map[string]Config {
+	t.Helper()
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +52,7 @@ func goldenCases(t *testing.T) map[string]Config {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if hasFile(ar, "want/stderr") {
+		if !withErrors && hasFile(ar, "want/stderr") {
 			continue
 		}
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")

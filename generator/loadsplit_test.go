@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,6 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/packages"
-	"golang.org/x/tools/txtar"
 )
 
 // loadBoth loads the package in dir both ways: split, and whole with
@@ -93,25 +93,11 @@ func sameLoad(split, whole *packages.Package) string {
 // runs gives what the generator reads from packages.Load, and is not
 // declined but for the cases it must decline.
 func TestLoadSplitMatchesLoad(t *testing.T) {
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := filepath.Glob(filepath.Join(repo, "testdata", "golden", "*.txtar"))
-	if err != nil || len(cases) == 0 {
-		t.Fatalf("no golden cases: %v", err)
-	}
-	root := t.TempDir()
-	writeGoldenModule(t, root, repo)
+	cases := goldenCaseSet(t, true)
 	split := 0
-	for _, file := range cases {
-		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join(root, name)
-		cfg := extractCase(t, ar, dir)
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		cfg := cases[name]
+		dir := cfg.Dir
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			out := cfg.Output

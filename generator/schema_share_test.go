@@ -2,12 +2,10 @@ package generator
 
 import (
 	"bytes"
+	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 )
 
 // TestSharedSchemas: the schema builder shares the schemas it hands out
@@ -16,23 +14,9 @@ import (
 // with shared schemas are those made when every use gets a deep copy of
 // its own, as before sharing.
 func TestSharedSchemas(t *testing.T) {
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := filepath.Glob(filepath.Join(repo, "testdata", "golden", "*.txtar"))
-	if err != nil || len(cases) == 0 {
-		t.Fatalf("no golden cases: %v", err)
-	}
-	root := t.TempDir()
-	writeGoldenModule(t, root, repo)
-	for _, file := range cases {
-		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := extractCase(t, ar, filepath.Join(root, name))
+	cases := goldenCaseSet(t, true)
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		cfg := cases[name]
 		if cfg.SchemaDir == "" {
 			cfg.SchemaDir = "schemas" // every method's schemas, besides the tools'
 		}
@@ -43,13 +27,7 @@ func TestSharedSchemas(t *testing.T) {
 			if (serr == nil) != (derr == nil) || serr != nil && serr.Error() != derr.Error() {
 				t.Fatalf("shared: %v\ndeep: %v", serr, derr)
 			}
-			paths := slices.Sorted(func(yield func(string) bool) {
-				for p := range deep {
-					if !yield(p) {
-						return
-					}
-				}
-			})
+			paths := slices.Sorted(maps.Keys(deep))
 			if len(shared) != len(deep) {
 				t.Fatalf("shared made %d files, deep %d", len(shared), len(deep))
 			}
@@ -104,13 +82,7 @@ type S interface {
 	}
 	params := shared[filepath.Join(dir, "schemas", "s.do.params.schema.json")]
 	if len(params) == 0 {
-		t.Fatalf("no params schema among %v", slices.Sorted(func(yield func(string) bool) {
-			for p := range shared {
-				if !yield(p) {
-					return
-				}
-			}
-		}))
+		t.Fatalf("no params schema among %v", slices.Sorted(maps.Keys(shared)))
 	}
 	if n := bytes.Count(params, []byte(`"maxLength": 3`)); n != 1 {
 		t.Errorf("maxLength 3 appears %d times in the params schema, want once (tagged's items):\n%s", n, params)
