@@ -46,11 +46,18 @@
 // edited-inplace repeat warm and edited with rpcgen writing its default
 // output file into the package, where the previous run left it, as every go
 // generate but the first does; rpcgen then parses that file as an empty
-// file of the package (through go/packages' ParseFile hook, not an overlay,
-// which would make go/packages type-check every dependency from source).
-// Only rpcgen and the floor run in these rows; the floor loads the package
-// without rpcgen's output, which is the package rpcgen asks go/packages to
-// see.
+// file of the package. Only rpcgen and the floor run in these rows; the
+// floor loads the package without rpcgen's output, which is the package
+// rpcgen type-checks.
+//
+// The floor is a floor for generators that call packages.Load; rpcgen no
+// longer does for the package itself. packages.Load in this mode has go
+// list compile the package for export data that nobody reads (the package
+// is type-checked from source), and after an edit that compile is most of
+// its time. rpcgen lists the package's files with go list -find (an answer
+// it caches), loads only its imports' export data, and type-checks the
+// files itself, so it runs below the floor in the edited states: that is
+// work every packages.Load-based generator does and rpcgen does not.
 //
 // Metrics. BenchmarkGenerator/<input>/<state>/impl=<tool>: ns/op is
 // the wall time of one run, process start included; cpu-ms/op is the user
