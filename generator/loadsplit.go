@@ -235,6 +235,11 @@ func listFiles(dir string, flags []string) (*listedPackage, error) {
 	if dec.More() || p.Error != nil || p.Name == "" || !filepath.IsAbs(p.Dir) {
 		return nil, errors.New("go list: not one package without errors")
 	}
+	if p.Module == nil {
+		// GOPATH mode, where an import may name a vendored copy that a
+		// pattern of the same path does not: packages.Load handles it.
+		return nil, errors.New("go list: not in a module")
+	}
 	if p.Module != nil && p.Module.GoVersion != "" {
 		p.goVersion = "go" + p.Module.GoVersion
 	}

@@ -279,3 +279,20 @@ func TestListCache(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadSplitGOPATH: in GOPATH mode loadSplit declines, and packages.Load
+// loads the package.
+func TestLoadSplitGOPATH(t *testing.T) {
+	gopath := t.TempDir()
+	dir := filepath.Join(gopath, "src", "example.com", "gp")
+	mustWrite(t, filepath.Join(dir, "s.go"), []byte("package gp\n\nimport \"context\"\n\ntype S interface {\n\tDo(ctx context.Context) error\n}\n"))
+	t.Setenv("GO111MODULE", "off")
+	t.Setenv("GOPATH", gopath)
+	s, w := loadBoth(t, dir, filepath.Join(dir, "s_rpcgen.go"), nil)
+	if s != nil {
+		t.Fatal("loadSplit loaded a package in GOPATH mode")
+	}
+	if w.Types == nil || w.Types.Scope().Lookup("S") == nil {
+		t.Fatalf("packages.Load did not load it: %v", w.Errors)
+	}
+}
