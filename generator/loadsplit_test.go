@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
@@ -93,36 +94,43 @@ func sameLoad(split, whole *packages.Package) string {
 // declined but for the cases it must decline.
 func TestLoadSplitMatchesLoad(t *testing.T) {
 	cases := goldenCaseSet(t, true)
-	split := 0
-	for _, name := range slices.Sorted(maps.Keys(cases)) {
-		cfg := cases[name]
-		dir := cfg.Dir
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			out := cfg.Output
-			if out == "" {
-				out = outputName(cfg.Interfaces[0])
-			}
-			if !filepath.IsAbs(out) {
-				out = filepath.Join(dir, out)
-			}
-			s, w := loadBoth(t, dir, out, cfg.BuildTags)
-			if s == nil {
-				// Only a package go list or the parser has a problem with
-				// may be declined; packages.Load reports it.
-				if !slices.ContainsFunc(w.Errors, func(e packages.Error) bool { return e.Kind != packages.TypeError }) {
-					t.Fatalf("loadSplit declined a package packages.Load loads cleanly")
+	var split atomic.Int64 // cases loadSplit loaded, not declined
+	t.Run("cases", func(t *testing.T) {
+		for _, name := range slices.Sorted(maps.Keys(cases)) {
+			cfg := cases[name]
+			dir := cfg.Dir
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				out := cfg.Output
+				if out == "" {
+					out = outputName(cfg.Interfaces[0])
 				}
-				return
-			}
-			if d := sameLoad(s, w); d != "" {
-				t.Fatal(d)
-			}
-		})
-		split++
-	}
-	if split < len(cases)/2 {
-		t.Errorf("only %d of %d cases ran", split, len(cases))
+				if !filepath.IsAbs(out) {
+					out = filepath.Join(dir, out)
+				}
+				s, w := loadBoth(t, dir, out, cfg.BuildTags)
+				if s == nil {
+					// Only a package go list or the parser has a problem with
+					// may be declined; packages.Load reports it.
+					if !slices.ContainsFunc(w.Errors, func(e packages.Error) bool { return e.Kind != packages.TypeError }) {
+						t.Fatalf("loadSplit declined a package packages.Load loads cleanly")
+					}
+					return
+				}
+				if d := sameLoad(s, w); d != "" {
+					t.Fatal(d)
+				}
+				split.Add(1)
+			})
+		}
+	})
+	// The subtests let loadSplit decline any package packages.Load reports
+	// a non-type error for (a stale output's go list error among them); a
+	// loader declining too much would hide there.
+	if n := split.Load(); n < int64(len(cases))*3/4 {
+		t.Errorf("loadSplit loaded only %d of %d golden packages", n, len(cases))
+	} else {
+		t.Logf("loadSplit loaded %d of %d golden packages", n, len(cases))
 	}
 }
 

@@ -64,10 +64,11 @@ func cloneSchema(s *jsonschema.Schema) *jsonschema.Schema {
 	return &c
 }
 
-// shallowSchema returns a copy of s that shares the schemas below it with s,
-// and the values its slices hold, but not the slices: applyTag appends to
-// enum, examples, required and an array default. The boolean schemas are
-// kept as they are, as in cloneSchema.
+// shallowSchema returns a copy of s that shares the schemas below it with s.
+// Its enum, examples, required and array default are clipped to their
+// length, so that appending to them (applyTag does) copies them rather than
+// writing into an array s shares; its extras are copied. The boolean
+// schemas are kept as they are, as in cloneSchema.
 func shallowSchema(s *jsonschema.Schema) *jsonschema.Schema {
 	if s == nil || s == jsonschema.TrueSchema || s == jsonschema.FalseSchema {
 		return s
