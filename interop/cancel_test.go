@@ -18,7 +18,7 @@ func checkCancel(t *testing.T, c canceller, outputs map[string]*jsonschema.Resol
 		callOK(t, c, outputs, "add_note", map[string]any{"text": fmt.Sprintf("filler note %d %s", i, marker)}, &n)
 	}
 	token := "cancel-" + marker
-	err, started, cancelledAt := c.CallToolCancelled(t, "reindex", map[string]any{}, token)
+	started, cancelledAt, err := c.CallToolCancelled(t, "reindex", map[string]any{}, token)
 	if err == nil {
 		t.Errorf("the cancelled call returned no error")
 	}

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling is deprecated in 2026-07-28 but still served to legacy sessions, which these tests drive.
+
 package interop
 
 import (

@@ -120,7 +120,7 @@ func (s *goSDKSession) ErrorCode(err error) (int, bool) {
 	return 0, false
 }
 
-func (s *goSDKSession) CallToolCancelled(t *testing.T, name string, args, token any) (error, time.Time, time.Time) {
+func (s *goSDKSession) CallToolCancelled(t *testing.T, name string, args, token any) (time.Time, time.Time, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := time.Now()
@@ -140,12 +140,12 @@ func (s *goSDKSession) CallToolCancelled(t *testing.T, name string, args, token 
 	err := <-done
 	for time.Now().Before(deadline) {
 		if at, ok := s.cancelledAt(token); ok {
-			return err, started, at
+			return started, at, err
 		}
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatalf("the Go SDK neither wrote notifications/cancelled for the call nor closed its stream")
-	return err, started, time.Time{}
+	return started, time.Time{}, err
 }
 
 // recordingTransport wraps the SDK's CommandTransport and notes, in the order

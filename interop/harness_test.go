@@ -199,10 +199,10 @@ type session interface {
 type canceller interface {
 	session
 	// CallToolCancelled calls a tool with progress under token and cancels
-	// the call once the first progress notification arrives. It returns the
-	// error the client returned, when the call started and when the
-	// cancellation was written.
-	CallToolCancelled(t *testing.T, name string, args any, token any) (err error, started, cancelled time.Time)
+	// the call once the first progress notification arrives. It returns
+	// when the call started, when the cancellation was written, and the
+	// error the client returned.
+	CallToolCancelled(t *testing.T, name string, args any, token any) (started, cancelled time.Time, err error)
 }
 
 // wireLog records, per progress token, what the client read off the wire.

@@ -329,7 +329,6 @@ type wireBody struct {
 	pending []byte   // bytes not yet parsed
 	data    []string // data lines of the event being read
 	event   string   // its event type
-	closed  bool
 }
 
 func (b *wireBody) Read(p []byte) (int, error) {

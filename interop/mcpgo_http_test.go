@@ -64,7 +64,7 @@ type mcpGoHTTPCanceller struct {
 
 func (s *mcpGoHTTPCanceller) server() *httpServer { return s.srv }
 
-func (s *mcpGoHTTPCanceller) CallToolCancelled(t *testing.T, name string, args, token any) (error, time.Time, time.Time) {
+func (s *mcpGoHTTPCanceller) CallToolCancelled(t *testing.T, name string, args, token any) (time.Time, time.Time, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := time.Now()
@@ -88,10 +88,10 @@ func (s *mcpGoHTTPCanceller) CallToolCancelled(t *testing.T, name string, args, 
 	err := <-done
 	for time.Now().Before(deadline) {
 		if at, ok := s.wire.cancelledAt(token); ok {
-			return err, started, at
+			return started, at, err
 		}
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatalf("mcp-go did not close the cancelled call's stream")
-	return err, started, time.Time{}
+	return started, time.Time{}, err
 }

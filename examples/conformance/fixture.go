@@ -107,6 +107,7 @@ func (f *fixture) MultipleContentTypes(context.Context) ([]mcp.Content, error) {
 }
 
 func (f *fixture) ErrorHandling(context.Context) (mcp.Content, error) {
+	//lint:ignore ST1005 the conformance suite checks this exact text
 	return mcp.Content{}, errors.New(errorText)
 }
 
