@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // ClientOptions configures a Client.
@@ -225,49 +226,49 @@ func (c *Client) requestMeta() []byte {
 }
 
 // notification handles a notification other than progress.
-func (c *Client) notification(env *clientEnvelope) {
+func (c *Client) notification(env *wire.Envelope) {
 	switch {
-	case env.methodIs("notifications/message"):
+	case env.MethodIs("notifications/message"):
 		if c.opts.OnLog == nil {
 			return
 		}
 		var m LogMessage
-		if err := json.Unmarshal(env.params, &m); err != nil {
+		if err := json.Unmarshal(env.Params, &m); err != nil {
 			c.logger.Debug("mcp: dropped a malformed log message", "err", err)
 			return
 		}
 		c.opts.OnLog(m)
-	case env.methodIs("notifications/cancelled"):
+	case env.MethodIs("notifications/cancelled"):
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
-		if json.Unmarshal(env.params, &p) == nil && len(p.RequestID) > 0 {
+		if json.Unmarshal(env.Params, &p) == nil && len(p.RequestID) > 0 {
 			c.serving.cancel(p.RequestID)
 		}
-	case env.methodIs("notifications/subscriptions/acknowledged"):
-		c.acknowledged(env.params)
-	case env.methodIs("notifications/resources/updated"):
+	case env.MethodIs("notifications/subscriptions/acknowledged"):
+		c.acknowledged(env.Params)
+	case env.MethodIs("notifications/resources/updated"):
 		if c.opts.OnResourceUpdated == nil {
 			return
 		}
 		var p struct {
 			URI string `json:"uri"`
 		}
-		if err := json.Unmarshal(env.params, &p); err != nil || p.URI == "" {
+		if err := json.Unmarshal(env.Params, &p); err != nil || p.URI == "" {
 			c.logger.Debug("mcp: dropped a malformed resources/updated notification")
 			return
 		}
 		c.opts.OnResourceUpdated(p.URI)
-	case env.methodIs("notifications/tools/list_changed"),
-		env.methodIs("notifications/prompts/list_changed"),
-		env.methodIs("notifications/resources/list_changed"):
+	case env.MethodIs("notifications/tools/list_changed"),
+		env.MethodIs("notifications/prompts/list_changed"),
+		env.MethodIs("notifications/resources/list_changed"):
 		if c.opts.OnListChanged != nil {
 			var method string
-			json.Unmarshal(env.method, &method) // a JSON string: methodIs matched it
+			json.Unmarshal(env.Method, &method) // a JSON string: methodIs matched it
 			c.opts.OnListChanged(method)
 		}
 	default:
-		c.logger.Debug("mcp: ignored a notification", "method", string(env.method))
+		c.logger.Debug("mcp: ignored a notification", "method", string(env.Method))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // roundTrip sends the request the buffer holds and returns its reply. The
@@ -114,7 +115,7 @@ func (c *Client) checkResultType(method string, result []byte) error {
 // resultTypeError returns nil for the raw JSON string "complete" and an
 // error for anything else.
 func resultTypeError(method string, val []byte) error {
-	if clientStringIs(val, "complete") {
+	if wire.StringIs(val, "complete") {
 		return nil
 	}
 	var rt string
@@ -336,3 +337,6 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 	c.metaMu.Unlock()
 	return nil
 }
+
+// clientIsNull reports whether the raw value v is absent or JSON null.
+func clientIsNull(v []byte) bool { return len(v) == 0 || string(v) == "null" }

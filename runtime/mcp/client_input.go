@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // A server asks the client for input (elicitation, sampling, roots) in two
@@ -152,18 +153,18 @@ func (r *serverRequests) cancel(id []byte) {
 // when it is a *runtime.Error). It blocks while the handler runs, so
 // transports call it on a goroutine of its own. It returns nil when the
 // server cancelled the request meanwhile: no response is due then.
-func (c *Client) answerServerRequest(env *clientEnvelope) []byte {
-	b := append([]byte(`{"jsonrpc":"2.0","id":`), env.id...)
+func (c *Client) answerServerRequest(env *wire.Envelope) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), env.ID...)
 	var method string
-	if err := json.Unmarshal(env.method, &method); err != nil {
+	if err := json.Unmarshal(env.Method, &method); err != nil {
 		return append(b, `,"error":{"code":-32600,"message":"Invalid Request"}}`...)
 	}
 	if method == "ping" {
 		return append(b, `,"result":{}}`...)
 	}
-	ctx, done := c.serving.begin(env.id)
+	ctx, done := c.serving.begin(env.ID)
 	defer done()
-	res, err := c.answerInput(ctx, method, env.params)
+	res, err := c.answerInput(ctx, method, env.Params)
 	if err == nil {
 		b = append(b, `,"result":`...)
 		b = append(b, res...)
@@ -218,7 +219,7 @@ func parseInputRequired(result []byte) (ir *inputRequired, resultType []byte, er
 		switch string(key) {
 		case "resultType":
 			resultType = val
-			isInput = clientStringIs(val, "input_required")
+			isInput = wire.StringIs(val, "input_required")
 		case "inputRequests":
 			requests = val
 		case "requestState":

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // In 2026-07-28 there is no resources/subscribe: a client opens a
@@ -128,7 +130,7 @@ func (c *Client) acknowledged(params []byte) {
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	id, ok := clientParseID(p.Meta.ID)
+	id, ok := wire.ParseID(p.Meta.ID)
 	if !ok {
 		c.logger.Debug("mcp: dropped an acknowledgement of an unknown subscription", "id", string(p.Meta.ID))
 		return

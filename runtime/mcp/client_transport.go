@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // clientTransport carries a client's messages to a server.
@@ -201,14 +202,14 @@ func (s *clientStream) read() {
 
 // handle routes one message from the server.
 func (s *clientStream) handle(msg []byte) {
-	var env clientEnvelope
-	if !env.parse(msg) {
+	var env wire.Envelope
+	if !env.Scan(msg) {
 		s.c.logger.Debug("mcp: dropped a malformed message from the server")
 		return
 	}
 	switch {
-	case env.isResponse():
-		id, ok := clientParseID(env.id)
+	case env.IsResponse():
+		id, ok := wire.ParseID(env.ID)
 		var p *clientPending
 		if ok {
 			s.mu.Lock()
@@ -217,13 +218,13 @@ func (s *clientStream) handle(msg []byte) {
 			s.mu.Unlock()
 		}
 		if p == nil {
-			s.c.logger.Debug("mcp: dropped a response with an unknown id", "id", string(env.id))
+			s.c.logger.Debug("mcp: dropped a response with an unknown id", "id", string(env.ID))
 			return
 		}
-		p.ch <- clientReply{result: env.result, errObj: env.errObj}
-	case env.method == nil:
+		p.ch <- clientReply{result: env.Result, errObj: env.Error}
+	case env.Method == nil:
 		s.c.logger.Debug("mcp: dropped a message that is neither a request nor a response")
-	case env.id != nil:
+	case env.ID != nil:
 		// Answered off the reader: a handler may take a while (a user
 		// answering a form) and a full pipe must not stall the replies we
 		// wait for. msg is ours (ReadMessage returns a fresh slice). The
@@ -239,12 +240,12 @@ func (s *clientStream) handle(msg []byte) {
 				s.c.logger.Debug("mcp: answer a server request", "err", err)
 			}
 		}()
-	case env.methodIs("notifications/progress"):
-		pn, ok := clientParseProgress(env.params)
+	case env.MethodIs("notifications/progress"):
+		pn, ok := clientParseProgress(env.Params)
 		if !ok {
 			return
 		}
-		id, ok := clientParseID(pn.ProgressToken)
+		id, ok := wire.ParseID(pn.ProgressToken)
 		if !ok {
 			return
 		}

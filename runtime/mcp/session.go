@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // Session is one client's connection to a Server. An initialize makes it a
@@ -173,15 +174,7 @@ func (p *reqParams) parse(raw []byte) bool {
 	if raw == nil {
 		return true
 	}
-	sc, ok := runtime.ScanObject(raw)
-	if !ok {
-		return false
-	}
-	for {
-		key, val, ok := sc.Next()
-		if !ok {
-			break
-		}
+	return wire.Members(raw, func(key, val []byte) {
 		switch string(key) {
 		case "name":
 			p.name = val
@@ -212,17 +205,11 @@ func (p *reqParams) parse(raw []byte) bool {
 		case "_meta":
 			p.parseMeta(val)
 		}
-	}
-	return !sc.Malformed()
+	})
 }
 
 func (p *reqParams) parseMeta(raw []byte) {
-	sc, ok := runtime.ScanObject(raw)
-	for ok {
-		key, val, more := sc.Next()
-		if !more {
-			return
-		}
+	wire.Members(raw, func(key, val []byte) {
 		switch string(key) {
 		case "progressToken":
 			if len(val) > 0 && (val[0] == '"' || val[0] == '-' || '0' <= val[0] && val[0] <= '9') {
@@ -235,7 +222,7 @@ func (p *reqParams) parseMeta(raw []byte) {
 		case MetaLogLevel:
 			p.metaLevel = val
 		}
-	}
+	})
 }
 
 // modern reports whether a request is a 2026-07-28 one: it carries one of

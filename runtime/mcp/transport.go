@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // ClientTransport carries a Client's messages to a server over a transport
@@ -72,17 +73,17 @@ func newClientAdapter(c *Client, t ClientTransport) *clientAdapter {
 
 // route handles a message the server sent other than a response.
 func (a *clientAdapter) route(msg []byte) {
-	var env clientEnvelope
-	if !env.parse(msg) || env.method == nil {
+	var env wire.Envelope
+	if !env.Scan(msg) || env.Method == nil {
 		return
 	}
-	if env.id != nil {
+	if env.ID != nil {
 		// Answered on its own goroutine: a handler may wait on a user, and
 		// the transport may be delivering this message from the very call
 		// that waits for the answer. The message is copied first, since the
 		// transport may reuse it.
-		var own clientEnvelope
-		own.parse(bytes.Clone(msg))
+		var own wire.Envelope
+		own.Scan(bytes.Clone(msg))
 		go func() {
 			reply := a.c.answerServerRequest(&own)
 			if reply == nil {
@@ -94,7 +95,7 @@ func (a *clientAdapter) route(msg []byte) {
 		}()
 		return
 	}
-	if !env.methodIs("notifications/progress") {
+	if !env.MethodIs("notifications/progress") {
 		a.c.notification(&env)
 	}
 }
@@ -112,11 +113,11 @@ func (a *clientAdapter) roundTrip(ctx context.Context, id int64, msg []byte, onP
 	incoming := a.routes
 	if onProgress != nil {
 		incoming = func(m []byte) {
-			var env clientEnvelope
-			if env.parse(m) && env.id == nil && env.methodIs("notifications/progress") {
-				if pn, ok := clientParseProgress(env.params); ok {
+			var env wire.Envelope
+			if env.Scan(m) && env.ID == nil && env.MethodIs("notifications/progress") {
+				if pn, ok := clientParseProgress(env.Params); ok {
 					// Once the caller gave up, its callback hears nothing more.
-					if tok, ok := clientParseID(pn.ProgressToken); ok && tok == id && ctx.Err() == nil {
+					if tok, ok := wire.ParseID(pn.ProgressToken); ok && tok == id && ctx.Err() == nil {
 						onProgress(pn)
 					}
 				}
@@ -132,14 +133,14 @@ func (a *clientAdapter) roundTrip(ctx context.Context, id int64, msg []byte, onP
 	if err != nil {
 		return clientReply{}, err
 	}
-	var env clientEnvelope
-	if !env.parse(reply) || !env.isResponse() {
+	var env wire.Envelope
+	if !env.Scan(reply) || !env.IsResponse() {
 		return clientReply{}, errors.New("mcp: the server's reply is not a JSON-RPC response")
 	}
-	if got, ok := clientParseID(env.id); !ok || got != id {
-		return clientReply{}, fmt.Errorf("mcp: the server answered id %s to request %d", env.id, id)
+	if got, ok := wire.ParseID(env.ID); !ok || got != id {
+		return clientReply{}, fmt.Errorf("mcp: the server answered id %s to request %d", env.ID, id)
 	}
-	return clientReply{result: env.result, errObj: env.errObj}, nil
+	return clientReply{result: env.Result, errObj: env.Error}, nil
 }
 
 func (a *clientAdapter) send(ctx context.Context, msg []byte) error {

@@ -39,7 +39,7 @@ type call struct {
 func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	h := s.h
 	if !h.enter() {
-		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		writeError(w, http.StatusServiceUnavailable, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
 		return
 	}
 	c := &call{rctx: r.Context()}
@@ -60,7 +60,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		s.mu.Unlock()
 		cancel()
 		h.exit()
-		writeError(w, http.StatusNotFound, env.id, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
+		writeError(w, http.StatusNotFound, env.ID, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
 		return
 	}
 	s.calls = append(s.calls, c)
@@ -242,5 +242,5 @@ func (c *call) answer(cn *conn) bool {
 // (it waits for an answer) rather than a notification.
 func isRequest(msg []byte) bool {
 	var env envelope
-	return env.scan(msg) && env.method != nil && env.id != nil
+	return env.Scan(msg) && env.Method != nil && env.ID != nil
 }

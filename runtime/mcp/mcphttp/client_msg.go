@@ -7,22 +7,6 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
-// clientParseID parses a request id this client sent: a positive decimal
-// integer.
-func clientParseID(v []byte) (int64, bool) {
-	if len(v) == 0 || len(v) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, n > 0
-}
-
 // clientMessage is what the transports need to know about an outgoing
 // message.
 type clientMessage struct {
@@ -38,10 +22,10 @@ type clientMessage struct {
 // protocol version out of msg.
 func scanClientMessage(msg []byte) clientMessage {
 	var env envelope
-	env.scan(msg)
+	env.Scan(msg)
 	var m clientMessage
-	m.method, _ = jsonString(env.method)
-	if env.params == nil {
+	m.method, _ = jsonString(env.Method)
+	if env.Params == nil {
 		return m
 	}
 	env.scanParams()
@@ -87,28 +71,28 @@ func clientErrorReply(id int64, status string) []byte {
 // response to request id; ok is false when body holds no JSON-RPC error.
 func clientWithID(id int64, body []byte) (reply []byte, ok bool) {
 	var env envelope
-	if !env.scan(body) || env.errObj == nil || env.errObj[0] != '{' {
+	if !env.Scan(body) || env.Error == nil || env.Error[0] != '{' {
 		return nil, false
 	}
-	if clientIDIs(env.id, id) {
+	if clientIDIs(env.ID, id) {
 		return body, true
 	}
-	b := make([]byte, 0, len(env.errObj)+48)
+	b := make([]byte, 0, len(env.Error)+48)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"error":`...)
-	b = append(b, env.errObj...)
+	b = append(b, env.Error...)
 	return append(b, '}'), true
 }
 
 // clientErrorMessage returns the message of the JSON-RPC error in body, or "".
 func clientErrorMessage(body []byte) string {
 	var env envelope
-	if !env.scan(body) || env.errObj == nil {
+	if !env.Scan(body) || env.Error == nil {
 		return ""
 	}
 	var e runtime.Error
-	if json.Unmarshal(env.errObj, &e) != nil {
+	if json.Unmarshal(env.Error, &e) != nil {
 		return ""
 	}
 	return e.Error()

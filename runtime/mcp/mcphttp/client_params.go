@@ -59,11 +59,11 @@ func clientArgument(args []byte, path []string) (string, bool) {
 // annotations are invalid.
 func (t *streamable) learnTools(reply []byte) []byte {
 	var env envelope
-	if !env.scan(reply) || env.result == nil {
+	if !env.Scan(reply) || env.Result == nil {
 		return reply
 	}
 	var list []json.RawMessage
-	if json.Unmarshal(member(env.result, "tools"), &list) != nil {
+	if json.Unmarshal(member(env.Result, "tools"), &list) != nil {
 		return reply
 	}
 	learned := make(map[string][]paramHeader, len(list))
@@ -90,7 +90,7 @@ func (t *streamable) learnTools(reply []byte) []byte {
 	if len(kept) == len(list) {
 		return reply
 	}
-	return clientReplaceTools(reply, env.result, kept)
+	return clientReplaceTools(reply, env.Result, kept)
 }
 
 // clientReplaceTools returns reply with result's tools member replaced by

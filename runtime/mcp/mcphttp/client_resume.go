@@ -82,15 +82,15 @@ func (t *streamable) readEvents(body io.Reader, id int64, lastID *string, retry 
 		}
 		msg := []byte(ev.Data)
 		var env envelope
-		if !env.scan(msg) {
+		if !env.Scan(msg) {
 			t.cfg.logger.Debug("mcphttp: dropped an event that is not a JSON object")
 			continue
 		}
-		if env.isResponse() {
-			if clientIDIs(env.id, id) {
+		if env.IsResponse() {
+			if clientIDIs(env.ID, id) {
 				return msg, fresh, nil
 			}
-			t.cfg.logger.Debug("mcphttp: dropped a response to another request", "id", string(env.id))
+			t.cfg.logger.Debug("mcphttp: dropped a response to another request", "id", string(env.ID))
 			continue
 		}
 		incoming(msg)

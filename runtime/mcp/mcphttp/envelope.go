@@ -8,61 +8,27 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // The handler and the client transports slice the members they need out of
-// messages with runtime.ScanObject rather than decoding them, so routing a
-// message costs no allocations.
+// messages (package wire) rather than decoding them, so routing a message
+// costs no allocations.
 
 // envelope holds the raw members of a JSON-RPC message that routing, header
-// validation and the client transports read; nil means absent. scan fills
+// validation and the client transports read; nil means absent. Scan fills
 // the top-level members, scanParams those read from params.
 type envelope struct {
-	batch                                       bool // parseBody: the body is an array
-	jsonrpc, id, method, params, result, errObj []byte
-	name, uri, arguments, meta                  []byte // from params
-	metaVersion, metaCaps                       []byte // from params._meta
-}
-
-// scan fills e's top-level members from msg and reports whether msg is a
-// well-formed object.
-func (e *envelope) scan(msg []byte) bool {
-	sc, ok := runtime.ScanObject(msg)
-	if !ok {
-		return false
-	}
-	for {
-		key, val, more := sc.Next()
-		if !more {
-			break
-		}
-		switch string(key) {
-		case "jsonrpc":
-			e.jsonrpc = val
-		case "id":
-			e.id = val
-		case "method":
-			e.method = val
-		case "params":
-			e.params = val
-		case "result":
-			e.result = val
-		case "error":
-			e.errObj = val
-		}
-	}
-	return !sc.Malformed()
+	wire.Envelope
+	batch                      bool   // parseBody: the body is an array
+	name, uri, arguments, meta []byte // from params
+	metaVersion, metaCaps      []byte // from params._meta
 }
 
 // scanParams fills, after scan, the members e reads from params and from
 // its _meta; params that are not an object have none.
 func (e *envelope) scanParams() {
-	ps, ok := runtime.ScanObject(e.params)
-	for ok {
-		key, val, more := ps.Next()
-		if !more {
-			break
-		}
+	wire.Members(e.Params, func(key, val []byte) {
 		switch string(key) {
 		case "name":
 			e.name = val
@@ -74,23 +40,18 @@ func (e *envelope) scanParams() {
 			e.meta = val
 			e.scanMeta(val)
 		}
-	}
+	})
 }
 
 func (e *envelope) scanMeta(raw []byte) {
-	sc, ok := runtime.ScanObject(raw)
-	for ok {
-		key, val, more := sc.Next()
-		if !more {
-			return
-		}
+	wire.Members(raw, func(key, val []byte) {
 		switch string(key) {
 		case mcp.MetaProtocolVersion:
 			e.metaVersion = val
 		case mcp.MetaClientCapabilities:
 			e.metaCaps = val
 		}
-	}
+	})
 }
 
 // Body kinds envelope.parseBody tells apart.
@@ -107,7 +68,7 @@ func (e *envelope) parseBody(body []byte) int {
 		e.batch = true
 		return bodyMessage
 	}
-	if !e.scan(body) {
+	if !e.Scan(body) {
 		if json.Valid(body) {
 			return bodyNotMessage
 		}
@@ -117,25 +78,16 @@ func (e *envelope) parseBody(body []byte) int {
 	return bodyMessage
 }
 
-// methodIs reports whether the message's method is m.
-func (e *envelope) methodIs(m string) bool { return jsonStringIs(e.method, m) }
-
 // isRequest reports whether the message expects a response: a request, or
 // a batch (which may hold requests).
-func (e *envelope) isRequest() bool { return e.batch || e.method != nil && e.id != nil }
-
-// isResponse reports whether the message is a response rather than a request
-// or a notification.
-func (e *envelope) isResponse() bool {
-	return e.method == nil && (e.result != nil || e.errObj != nil)
-}
+func (e *envelope) isRequest() bool { return e.batch || e.Method != nil && e.ID != nil }
 
 // modern reports whether a message without a session is a 2026-07-28 one:
 // its _meta says so, or its MCP-Protocol-Version header, or its method only
 // exists in that revision.
 func (e *envelope) modern(r *http.Request) bool {
 	return e.metaVersion != nil || e.metaCaps != nil ||
-		r.Header.Get(hdrProtocolVersion) == mcp.Version20260728 || e.methodIs("server/discover")
+		r.Header.Get(hdrProtocolVersion) == mcp.Version20260728 || e.MethodIs("server/discover")
 }
 
 // member returns the raw value of the member key of the JSON object obj (the
@@ -143,30 +95,12 @@ func (e *envelope) modern(r *http.Request) bool {
 // not an object or has no such member.
 func member(obj []byte, key string) []byte {
 	var found []byte
-	sc, ok := runtime.ScanObject(obj)
-	for ok {
-		k, v, more := sc.Next()
-		if !more {
-			break
-		}
+	wire.Members(obj, func(k, v []byte) {
 		if string(k) == key {
 			found = v
 		}
-	}
+	})
 	return found
-}
-
-// jsonStringIs reports whether the raw JSON value v is the string s.
-func jsonStringIs(v []byte, s string) bool {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return false
-	}
-	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner) == s
-	}
-	var u string
-	return json.Unmarshal(v, &u) == nil && u == s
 }
 
 // jsonString returns the string the raw JSON value v holds, or false. The

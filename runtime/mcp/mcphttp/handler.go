@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -166,7 +165,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	// During a shutdown only the client's answers to requests the server
 	// sent (elicitation/create, say) still get through: the calls waiting
 	// for them are among those Shutdown lets finish.
-	if h.closing() && (env.batch || !env.isResponse()) {
+	if h.closing() && (env.batch || !env.IsResponse()) {
 		writeShuttingDown(w)
 		return
 	}
@@ -180,12 +179,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			h.serveModern(w, r, body, &env)
 			return
 		}
-		writeError(w, http.StatusNotFound, env.id, runtime.CodeInvalidRequest, "Not Found: unknown or ended session; send initialize to start a new one")
+		writeError(w, http.StatusNotFound, env.ID, runtime.CodeInvalidRequest, "Not Found: unknown or ended session; send initialize to start a new one")
 		return
 	}
 	switch {
 	case env.batch:
-	case env.methodIs("initialize"):
+	case env.MethodIs("initialize"):
 		h.initialize(w, r, body, &env)
 		return
 	case env.modern(r):
@@ -199,11 +198,11 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	// A cancellation needs no session and no answer: the Go SDK's 2026-07-28
 	// client sends one without either after cancelling by closing the stream
 	// (over HTTP it should not), and takes a 400 as a broken connection.
-	if env.id == nil && env.methodIs("notifications/cancelled") {
+	if env.ID == nil && env.MethodIs("notifications/cancelled") {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	writeError(w, http.StatusBadRequest, env.id, runtime.CodeInvalidRequest,
+	writeError(w, http.StatusBadRequest, env.ID, runtime.CodeInvalidRequest,
 		"Bad Request: Mcp-Session-Id header is required (send initialize first, or a 2026-07-28 request with its _meta)")
 }
 
@@ -281,156 +280,6 @@ func (h *Handler) requestSession(w http.ResponseWriter, r *http.Request, sid str
 		return nil
 	}
 	return s
-}
-
-// Shutdown shuts the handler down gracefully: new requests get 503, the
-// 2026-07-28 subscriptions/listen streams end with their complete result
-// (Server.EndSubscriptions, which ends those of every handler of the
-// server), the standalone and HTTP+SSE streams end, calls in flight are
-// waited for until ctx ends (and are then cancelled), and every session
-// ends. It returns ctx.Err() when it had to cancel calls.
-//
-// http.Server.Shutdown does not end long-lived streams, nor wait for calls
-// that outlive their HTTP request (a legacy call whose client disconnected),
-// so call both:
-//
-//	go srv.Shutdown(ctx)
-//	h.Shutdown(ctx)
-func (h *Handler) Shutdown(ctx context.Context) error {
-	if old := h.state.Or(closingBit); old&^closingBit == 0 {
-		h.signalDrained()
-	}
-	// subscriptions/listen calls run until the client leaves: ended now, each
-	// with its complete result, they do not hold the drain below.
-	h.srv.EndSubscriptions()
-	for _, s := range h.liveSessions() {
-		s.endStandalone()
-	}
-	if h.legacy != nil {
-		h.legacy.shutdown(ctx)
-	}
-	var err error
-	select {
-	case <-h.drained:
-	default:
-		select {
-		case <-h.drained:
-		case <-ctx.Done():
-			err = ctx.Err()
-			h.hardCancel()
-			for _, s := range h.liveSessions() {
-				s.cancelCalls()
-			}
-		}
-	}
-	for _, s := range h.liveSessions() {
-		s.end()
-	}
-	return err
-}
-
-// Close shuts the handler down at once: Shutdown with a context that has
-// already ended, so calls in flight are cancelled.
-func (h *Handler) Close() error {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	h.Shutdown(ctx)
-	return nil
-}
-
-// SessionCount returns the number of live legacy sessions, of both legacy
-// transports.
-func (h *Handler) SessionCount() int {
-	h.mu.RLock()
-	n := len(h.sessions)
-	h.mu.RUnlock()
-	if h.legacy != nil {
-		n += h.legacy.count()
-	}
-	return n
-}
-
-func (h *Handler) liveSessions() []*session {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	out := make([]*session, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		out = append(out, s)
-	}
-	return out
-}
-
-// reserveSession takes one of the MaxSessions slots for a new legacy
-// session; false when they are all taken or the handler is shutting down.
-func (h *Handler) reserveSession() bool {
-	for {
-		n := h.nsessions.Load()
-		if n >= int64(h.opts.MaxSessions) || h.closing() {
-			return false
-		}
-		if h.nsessions.CompareAndSwap(n, n+1) {
-			return true
-		}
-	}
-}
-
-// releaseSession gives back a slot reserveSession took.
-func (h *Handler) releaseSession() { h.nsessions.Add(-1) }
-
-// closing reports whether Shutdown has begun.
-func (h *Handler) closing() bool { return h.state.Load()&closingBit != 0 }
-
-// track counts a call in flight, so Shutdown waits for it; done ends it. ok
-// is false when the handler is shutting down.
-func (h *Handler) track() (done func(), ok bool) {
-	if !h.enter() {
-		return nil, false
-	}
-	return h.exitFn, true
-}
-
-func (h *Handler) enter() bool {
-	if h.state.Add(1)&closingBit != 0 {
-		h.exit()
-		return false
-	}
-	return true
-}
-
-func (h *Handler) exit() {
-	if h.state.Add(-1) == closingBit {
-		h.signalDrained()
-	}
-}
-
-func (h *Handler) signalDrained() { h.drainOnce.Do(func() { close(h.drained) }) }
-
-// accepts reports whether the Accept header allows the responses a POST
-// (JSON or SSE) or a GET (SSE) may get. It is lenient: no Accept header, a
-// wildcard, or either type for a POST will do.
-func accepts(hdr http.Header, post bool) bool {
-	values := hdr["Accept"]
-	if len(values) == 0 {
-		return true
-	}
-	for _, v := range values {
-		for v != "" {
-			var item string
-			item, v, _ = strings.Cut(v, ",")
-			if i := strings.IndexByte(item, ';'); i >= 0 {
-				item = item[:i]
-			}
-			switch strings.ToLower(strings.TrimSpace(item)) {
-			case "text/event-stream", "*/*", "text/*", "":
-				return true
-			case "application/json", "application/*":
-				if post {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // writeJSON answers with a JSON body in one write, with its length: net/http

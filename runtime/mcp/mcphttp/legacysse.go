@@ -1,16 +1,13 @@
 package mcphttp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -226,105 +223,6 @@ func (l *sseLegacy) end(sess *sseSession) {
 	l.h.logger.Debug("mcphttp: HTTP+SSE session ended", "session", sess.id)
 }
 
-// servePOST takes one message for the session sessionID: answered 202 at
-// once, it is handled on its own goroutine and whatever the server says
-// about it goes on the session's stream.
-func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID string) {
-	l.mu.Lock()
-	sess := l.sessions[sessionID]
-	l.mu.Unlock()
-	// A session belongs to the token subject that opened it; to anyone else
-	// it does not exist.
-	if sess == nil || sess.subject != tokenSubject(r) {
-		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
-		return
-	}
-	body, ok := readBody(w, r, l.h.opts.MaxBodyBytes)
-	if !ok {
-		return
-	}
-	id, code, msg, response := checkMessage(body)
-	if code != 0 {
-		writeError(w, http.StatusBadRequest, id, code, msg)
-		return
-	}
-	if response {
-		// The client's answer to a request the session sent it: handed at
-		// once to the call waiting for it, even during a shutdown, which
-		// waits for that call.
-		sess.ss.Handle(sess.ctx, body, nil)
-		writeAccepted(w)
-		return
-	}
-	done, ok := l.h.track()
-	if !ok {
-		writeError(w, http.StatusServiceUnavailable, nil, runtime.CodeServerError,
-			"Service Unavailable: the server is shutting down")
-		return
-	}
-	switch status := l.startCall(sess); status {
-	case http.StatusNotFound:
-		done()
-		writeError(w, status, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
-		return
-	case http.StatusTooManyRequests:
-		done()
-		writeError(w, status, nil, runtime.CodeServerError, "Too Many Requests: too many calls in flight in this session")
-		return
-	}
-	// The call runs for the session's life, not the POST's, which ends now;
-	// it sees this POST's token.
-	ctx := withTokenInfo(sess.ctx, TokenInfoFromContext(r.Context()))
-	go func() {
-		defer done()
-		defer l.endCall(sess)
-		if reply := sess.ss.Handle(ctx, body, sess.send); reply != nil {
-			sess.send(reply)
-		}
-	}()
-	writeAccepted(w)
-}
-
-// writeAccepted answers a POST of the HTTP+SSE transport.
-func writeAccepted(w http.ResponseWriter) {
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/plain; charset=utf-8")
-	hdr.Set("Content-Length", "8")
-	w.WriteHeader(http.StatusAccepted)
-	_, _ = w.Write([]byte("Accepted"))
-}
-
-// startCall counts a call in for sess; it returns 0 when the call may go
-// ahead, or the status refusing it.
-func (l *sseLegacy) startCall(sess *sseSession) int {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sess.ended {
-		return http.StatusNotFound
-	}
-	if sess.calls >= legacyMaxCalls {
-		return http.StatusTooManyRequests
-	}
-	sess.calls++
-	l.mu.Lock()
-	l.calls++
-	l.mu.Unlock()
-	return 0
-}
-
-func (l *sseLegacy) endCall(sess *sseSession) {
-	sess.mu.Lock()
-	sess.calls--
-	sess.mu.Unlock()
-	l.mu.Lock()
-	l.calls--
-	if l.calls == 0 && l.idle != nil {
-		close(l.idle)
-		l.idle = nil
-	}
-	l.mu.Unlock()
-}
-
 // send queues msg for the stream; called by the session's handlers (in
 // order, for the messages of one call) and never blocks on the network.
 func (sess *sseSession) send(msg []byte) {
@@ -411,67 +309,4 @@ func endpointPath(r *http.Request) string {
 		return "/." + p
 	}
 	return p
-}
-
-// acceptsEventStream reports whether the Accept header values admit
-// text/event-stream; a request without Accept admits anything.
-func acceptsEventStream(values []string) bool {
-	if len(values) == 0 {
-		return true
-	}
-	for _, v := range values {
-		for item := range strings.SplitSeq(v, ",") {
-			mt, params, _ := strings.Cut(item, ";")
-			mt = strings.TrimSpace(mt)
-			if !strings.EqualFold(mt, "text/event-stream") && !strings.EqualFold(mt, "text/*") && mt != "*/*" {
-				continue
-			}
-			if !qualityZero(params) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// qualityZero reports whether the media-range parameters params set q=0.
-func qualityZero(params string) bool {
-	for p := range strings.SplitSeq(params, ";") {
-		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
-		if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
-			v = strings.TrimSpace(v)
-			return strings.Trim(v, "0.") == "" && v != ""
-		}
-	}
-	return false
-}
-
-// checkMessage checks that body is one JSON-RPC message or a batch, so a
-// malformed POST gets 400 rather than a 202 and an error on the stream. It
-// returns a zero code for a message to handle, response true when it is a
-// response (the client's answer to a request the server sent), or the id
-// (when readable), code and message of the error to answer with. Batches
-// are left to the session, which knows whether its revision has them.
-func checkMessage(body []byte) (id []byte, code int, msg string, response bool) {
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if !utf8.Valid(body) || !json.Valid(body) {
-		return nil, runtime.CodeParseError, "Parse error: the body is not valid JSON", false
-	}
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return nil, 0, "", false
-	}
-	var env envelope
-	if !env.scan(trimmed) {
-		return nil, runtime.CodeInvalidRequest, "Invalid Request: the body is not a JSON-RPC message", false
-	}
-	id = env.id
-	switch {
-	case string(env.jsonrpc) != `"2.0"`:
-		return id, runtime.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`, false
-	case env.method != nil && (len(env.method) < 2 || env.method[0] != '"'):
-		return id, runtime.CodeInvalidRequest, `Invalid Request: "method" must be a string`, false
-	case env.method == nil && !(env.id != nil && (env.result != nil || env.errObj != nil)):
-		return id, runtime.CodeInvalidRequest, "Invalid Request: the body is neither a request, a notification nor a response", false
-	}
-	return nil, 0, "", env.method == nil
 }

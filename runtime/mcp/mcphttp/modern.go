@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // 2026-07-28 Streamable HTTP: every request is a POST served on its own,
@@ -30,11 +31,11 @@ import (
 
 // serveModern serves a 2026-07-28 message.
 func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
-	if env.id == nil {
+	if env.ID == nil {
 		// The revision defines no client notification over HTTP (not even
 		// notifications/cancelled, which must not reach the shared session,
 		// where ids of different clients meet): accepted and ignored.
-		if env.method == nil || !json.Valid(body) {
+		if env.Method == nil || !json.Valid(body) {
 			writeError(w, http.StatusBadRequest, nil, runtime.CodeInvalidRequest, "Invalid Request")
 			return
 		}
@@ -42,15 +43,15 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 		return
 	}
 	if code, msg := h.checkHeaders(r, env); code != 0 {
-		writeError(w, http.StatusBadRequest, env.id, code, msg)
+		writeError(w, http.StatusBadRequest, env.ID, code, msg)
 		return
 	}
 	if !h.enter() {
-		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		writeError(w, http.StatusServiceUnavailable, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
 		return
 	}
 	defer h.exit()
-	if env.methodIs("subscriptions/listen") {
+	if env.MethodIs("subscriptions/listen") {
 		// A listen stream lasts until the client or the server ends it: it
 		// outlives any http.Server ReadTimeout, which would end its context.
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
@@ -83,7 +84,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 		return
 	}
 	if len(reply) == 0 {
-		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError, "Service Unavailable: the call was cancelled by a shutdown")
+		writeError(w, http.StatusServiceUnavailable, env.ID, runtime.CodeServerError, "Service Unavailable: the call was cancelled by a shutdown")
 		return
 	}
 	writeJSON(w, modernStatus(reply, env), reply)
@@ -196,21 +197,21 @@ func (h *Handler) checkHeaders(r *http.Request, env *envelope) (int, string) {
 	if env.metaVersion == nil {
 		return runtime.CodeInvalidParams, `invalid params: missing _meta key "` + mcp.MetaProtocolVersion + `"`
 	}
-	if !jsonStringIs(env.metaVersion, pv) {
+	if !wire.StringIs(env.metaVersion, pv) {
 		return mismatch("MCP-Protocol-Version", pv, env.metaVersion)
 	}
 	m, code, msg := singleHeader(hdr, hdrMethod, "Mcp-Method")
 	if code != 0 {
 		return code, msg
 	}
-	if !jsonStringIs(env.method, m) {
-		return mismatch("Mcp-Method", m, env.method)
+	if !wire.StringIs(env.Method, m) {
+		return mismatch("Mcp-Method", m, env.Method)
 	}
 	var name []byte
 	switch {
-	case env.methodIs("tools/call"), env.methodIs("prompts/get"):
+	case env.MethodIs("tools/call"), env.MethodIs("prompts/get"):
 		name = env.name
-	case env.methodIs("resources/read"):
+	case env.MethodIs("resources/read"):
 		name = env.uri
 	default:
 		return 0, ""
@@ -231,7 +232,7 @@ func (h *Handler) checkHeaders(r *http.Request, env *envelope) (int, string) {
 			return mismatch("Mcp-Name", values[0], name)
 		}
 	}
-	if env.methodIs("tools/call") && name != nil {
+	if env.MethodIs("tools/call") && name != nil {
 		return h.checkParams(hdr, name, env.arguments)
 	}
 	return 0, ""

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // Mcp-Param-* headers (2026-07-28): a tool's input schema may mark
@@ -79,7 +80,7 @@ func collectParams(schema []byte, path []string, out *[]paramHeader, seen map[st
 			case seen[strings.ToLower(name)]:
 				report("x-mcp-header " + string(header) + " is used twice")
 			default:
-				if typ != nil && !jsonStringIs(typ, "string") && !jsonStringIs(typ, "integer") && !jsonStringIs(typ, "boolean") {
+				if typ != nil && !wire.StringIs(typ, "string") && !wire.StringIs(typ, "integer") && !wire.StringIs(typ, "boolean") {
 					report("x-mcp-header " + string(header) + " is on a property of type " + string(typ))
 				}
 				seen[strings.ToLower(name)] = true

@@ -61,7 +61,7 @@ type session struct {
 // exists, and gets its id, only if initialize succeeds.
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	if !h.reserveSession() {
-		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError,
+		writeError(w, http.StatusServiceUnavailable, env.ID, runtime.CodeServerError,
 			"Service Unavailable: too many sessions, or the server is shutting down")
 		return
 	}
@@ -70,7 +70,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 	if _, failed := replyError(reply); failed || len(reply) == 0 {
 		h.releaseSession()
 		if len(reply) == 0 {
-			writeError(w, http.StatusBadRequest, env.id, runtime.CodeInvalidRequest, "Bad Request: initialize was not answered")
+			writeError(w, http.StatusBadRequest, env.ID, runtime.CodeInvalidRequest, "Bad Request: initialize was not answered")
 			return
 		}
 		writeJSON(w, legacyStatus(reply), reply)
@@ -85,7 +85,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 	if h.closing() {
 		h.mu.Unlock()
 		h.releaseSession()
-		writeError(w, http.StatusServiceUnavailable, env.id, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		writeError(w, http.StatusServiceUnavailable, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
 		return
 	}
 	h.sessions[s.id] = s
@@ -232,7 +232,7 @@ func (s *session) nameStream(st *stream) {
 
 // servePOST serves a message POSTed to the session.
 func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
-	if !checkLegacyVersion(w, r, env.id) {
+	if !checkLegacyVersion(w, r, env.ID) {
 		return
 	}
 	if env.batch && s.ss.ProtocolVersion() == mcp.Version20250326 {
@@ -262,7 +262,7 @@ func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte,
 	s.mu.Lock()
 	s.deactivate()
 	s.mu.Unlock()
-	if env.isResponse() {
+	if env.IsResponse() {
 		// Accepted even when nothing waits for it any more (an answer that
 		// came after its request was cancelled): there is nothing to say.
 		w.WriteHeader(http.StatusAccepted)
@@ -288,7 +288,7 @@ func responseBatch(body []byte) ([]json.RawMessage, bool) {
 	}
 	for _, m := range msgs {
 		var env envelope
-		if !env.scan(m) || !env.isResponse() || env.id == nil {
+		if !env.Scan(m) || !env.IsResponse() || env.ID == nil {
 			return nil, false
 		}
 	}

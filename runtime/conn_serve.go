@@ -1,0 +1,222 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// read is the connection's only reader: it routes responses to pending calls and hands
+// incoming requests to workers.
+func (c *Conn) read() {
+	for {
+		msg, err := c.f.ReadMessage()
+		// The limit is checked here too for framers that have none (Pipe).
+		if errors.Is(err, ErrMessageTooLarge) || len(msg) > c.opts.MaxMessageSize {
+			c.writeError(nullID, MessageTooLarge(c.opts.MaxMessageSize))
+			continue
+		}
+		if err != nil {
+			select {
+			case <-c.closing:
+			default:
+				if !errors.Is(err, io.EOF) {
+					c.readErr = fmt.Errorf("jsonrpc: read: %w", err)
+				}
+			}
+			c.stopReading(c.readErr)
+			return
+		}
+		j := c.dispatch(msg)
+		if j.kind == noJob {
+			continue
+		}
+		j.size = len(msg)
+		if !c.admitJob(j) {
+			c.stopReading(nil)
+			return
+		}
+	}
+}
+
+// hand gives j to an idle worker, or starts one. Workers outlive their job and wait for
+// the next: a fresh goroutine per request would grow its small stack again while
+// decoding, which cost more than the JSON work itself. There are at most MaxInflight
+// workers, since each holds a slot while it runs.
+func (c *Conn) hand(j job) {
+	select {
+	case c.jobs <- j:
+		return
+	default:
+	}
+	if c.workers.Load() < int32(c.opts.MaxInflight) {
+		c.workers.Add(1)
+		go c.work(j)
+		return
+	}
+	select {
+	case c.jobs <- j:
+	case <-c.closing:
+		c.release()
+	}
+}
+
+// work runs jobs until the connection stops reading or closes.
+func (c *Conn) work(j job) {
+	defer c.workers.Add(-1)
+	for {
+		c.run(j)
+		if n, ok := c.next(); ok {
+			j = n
+			continue
+		}
+		select {
+		case j = <-c.jobs:
+		case <-c.done:
+			return
+		case <-c.closing:
+			return
+		}
+	}
+}
+
+// stopReading is the last reader's duty.
+func (c *Conn) stopReading(cause error) {
+	c.endCalls(cause)
+	close(c.done)
+}
+
+// job is work for a handler: one request or notification, or a batch.
+type job struct {
+	kind      int
+	m         message
+	batch     []byte
+	size      int  // of the message, for the queue's bound
+	cancelled bool // by a cancellation that came while it was queued
+}
+
+const (
+	noJob = iota
+	requestJob
+	batchJob
+)
+
+// dispatch routes one message, answering what needs no handler on the spot, and
+// returns the handler work it needs, if any.
+func (c *Conn) dispatch(msg []byte) job {
+	if e := c.srv.check(msg); e != nil {
+		c.writeError(nullID, e)
+		return job{}
+	}
+	if firstByte(msg) == '[' {
+		if c.onlyResponses(msg) {
+			return job{}
+		}
+		if c.draining.Load() {
+			// Refused as a whole: what was read before Shutdown began is served,
+			// what arrives after it is not.
+			c.writeError(nullID, errShuttingDown)
+			return job{}
+		}
+		return job{kind: batchJob, batch: msg}
+	}
+	j := job{kind: requestJob}
+	e, serve := c.srv.admit(msg, &j.m)
+	if e != nil {
+		c.writeError(j.m.replyID(), e)
+		return job{}
+	}
+	if !serve {
+		return job{}
+	}
+	if c.draining.Load() {
+		if j.m.id != nil {
+			c.writeError(j.m.id, errShuttingDown)
+		}
+		return job{}
+	}
+	return j
+}
+
+// run serves j and writes its reply, on the slot admitJob took.
+func (c *Conn) run(j job) {
+	buf := getBuffer()
+	if j.kind == batchJob {
+		buf.b = c.srv.serveBatch(c.base, j.batch, buf.b)
+	} else {
+		parent := c.base
+		if j.cancelled {
+			parent = cancelledContext()
+		}
+		buf.b = c.srv.serve(parent, &j.m, buf.b)
+	}
+	c.writeReply(buf.b)
+	buf.free()
+}
+
+// onlyResponses delivers a batch made only of responses (the reply to our own Batch)
+// right here, without taking a handler slot; it reports whether it did.
+func (c *Conn) onlyResponses(msg []byte) bool {
+	cur, _ := openArray(msg)
+	n := 0
+	for {
+		el, ok := cur.nextElem()
+		if !ok {
+			break
+		}
+		var m message
+		if !m.parse(el) || !m.isResponse() {
+			return false
+		}
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	cur, _ = openArray(msg)
+	for {
+		el, ok := cur.nextElem()
+		if !ok {
+			return true
+		}
+		var m message
+		m.parse(el)
+		c.deliver(&m)
+	}
+}
+
+// write sends one message, waiting for the writer at most until ctx ends.
+func (c *Conn) write(ctx context.Context, msg []byte) error {
+	select {
+	case c.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	err := c.f.WriteMessage(msg)
+	<-c.wsem
+	return err
+}
+
+func (c *Conn) writeReply(reply []byte) {
+	if len(reply) == 0 {
+		return
+	}
+	select {
+	case <-c.closing:
+		// Close cancelled the handler (closing is closed first): its reply
+		// is dropped, as the peer's pending call ends with ErrClosed.
+		return
+	default:
+	}
+	if err := c.write(context.Background(), reply); err != nil {
+		c.logger.Debug("jsonrpc: write response", "err", err)
+	}
+}
+
+func (c *Conn) writeError(id []byte, e *Error) {
+	buf := getBuffer()
+	buf.b = appendErrorResponse(buf.b, id, e)
+	c.writeReply(buf.b)
+	buf.free()
+}

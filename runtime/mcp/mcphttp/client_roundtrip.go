@@ -1,0 +1,151 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// RoundTrip implements mcp.ClientTransport.
+func (t *streamable) RoundTrip(ctx context.Context, id int64, msg []byte, incoming func([]byte)) ([]byte, error) {
+	m := scanClientMessage(msg)
+	reply, err := t.roundTrip(ctx, id, msg, &m, incoming)
+	if err != nil || m.version == "" {
+		return reply, err
+	}
+	switch m.method {
+	case "tools/list":
+		return t.learnTools(reply), nil
+	case "tools/call":
+		if _, known := t.clientToolParams(m.name); !known && clientIsHeaderMismatch(reply) && t.listTools(ctx, id, m.name, m.meta) {
+			return t.roundTrip(ctx, id, msg, &m, incoming)
+		}
+	}
+	return reply, nil
+}
+
+// roundTrip sends request msg and returns its response.
+func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *clientMessage, incoming func([]byte)) ([]byte, error) {
+	s, err := t.session()
+	if err != nil {
+		return nil, err
+	}
+	legacy := m.version == "" && s.legacy
+	rctx, cancel, stop := t.bind(ctx)
+	defer cancel()
+	defer stop()
+	body := &clientBody{msg: msg}
+	defer body.detach()
+	req := t.cfg.newRequest(rctx, http.MethodPost, t.u, body, len(msg))
+	req.Header[hdrAccept] = clientAcceptBoth
+	clientSetHeaders(req.Header, m, s)
+	if m.version != "" && m.method == "tools/call" {
+		t.setParamHeaders(req.Header, m)
+	}
+	resp, err := t.cfg.client.Do(req)
+	if err == nil {
+		var reply []byte
+		reply, err = t.response(rctx, id, m, s, legacy, resp, incoming)
+		if err == nil {
+			return reply, nil
+		}
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		if legacy && !mcp.NoCancel(ctx) {
+			t.cancel(id, cerr)
+		}
+		return nil, cerr
+	}
+	if t.isClosed() {
+		return nil, runtime.ErrClosed
+	}
+	if errors.Is(err, ErrSessionExpired) {
+		return nil, err
+	}
+	return nil, fmt.Errorf("mcphttp: %s: %w", m.method, err)
+}
+
+// clientStatus returns the status line text of resp, "405 Method Not
+// Allowed" say.
+func clientStatus(resp *http.Response) string {
+	return strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
+}
+
+// response reads the answer to request id.
+func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s clientSession, legacy bool, resp *http.Response, incoming func([]byte)) ([]byte, error) {
+	initialize := m.method == "initialize"
+	ct := resp.Header.Get(hdrContentType)
+	var reply []byte
+	switch {
+	case resp.StatusCode == http.StatusNotFound && legacy && s.id != nil:
+		clientDiscard(resp)
+		t.expire()
+		return nil, clientExpired(m.method)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		body, err := readClientBody(resp, clientMaxError)
+		resp.Body.Close()
+		reply, ok := clientWithID(id, body)
+		if err != nil || !ok {
+			reply = clientErrorReply(id, clientStatus(resp))
+		}
+		if initialize && clientSSEHint(resp.StatusCode, reply) {
+			t.setRefused()
+		}
+		return reply, nil
+	case clientMediaType(ct, "text/event-stream"):
+		var err error
+		if reply, err = t.readStream(ctx, id, resp.Body, s, legacy, incoming); err != nil {
+			return nil, err
+		}
+	case clientMediaType(ct, "application/json"):
+		body, err := readClientBody(resp, clientMaxReply)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		var env envelope
+		if !env.Scan(body) || !env.IsResponse() {
+			if initialize {
+				t.setRefused()
+			}
+			return clientErrorReply(id, clientStatus(resp)+" with a body that is no JSON-RPC response"), nil
+		}
+		reply = body
+	default:
+		clientDiscard(resp)
+		if initialize {
+			t.setRefused()
+		}
+		return clientErrorReply(id, clientStatus(resp)+" with Content-Type "+strconv.Quote(ct)), nil
+	}
+	if initialize {
+		t.initialized(reply, resp.Header.Get(hdrSessionID))
+	}
+	return reply, nil
+}
+
+// clientSSEHint reports whether an initialize answered with status and the
+// error response reply hints at an HTTP+SSE server: 400, 404 or 405 without
+// an error only a 2026-07-28 server would send (spec: Streamable HTTP,
+// Backward Compatibility).
+func clientSSEHint(status int, reply []byte) bool {
+	if status != http.StatusBadRequest && status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+		return false
+	}
+	code, ok := replyError(reply)
+	if !ok {
+		return true
+	}
+	switch code {
+	case mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion:
+		return false
+	case runtime.CodeMethodNotFound:
+		return status != http.StatusNotFound
+	}
+	return true
+}
