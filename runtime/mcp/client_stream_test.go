@@ -203,12 +203,16 @@ func TestClientClose(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 
-	// Close while a call waits.
-	_, f = newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, func(p *clientFakePeer, m clientFakeMsg) {}))
+	// Close while a call waits: once the peer has the call, which it never
+	// answers.
+	arrived := make(chan struct{})
+	_, f = newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, func(p *clientFakePeer, m clientFakeMsg) {
+		close(arrived)
+	}))
 	c = clientConnect(t, f, mcp.ClientOptions{})
 	done := make(chan error)
 	go func() { done <- c.CallTool(context.Background(), "x", nil, nil) }()
-	time.Sleep(10 * time.Millisecond)
+	<-arrived
 	c.Close()
 	if err := <-done; !errors.Is(err, runtime.ErrClosed) {
 		t.Errorf("CallTool during Close: %v", err)

@@ -266,7 +266,7 @@ func (d *streamDriver) finish(t *testing.T) {
 func pipeDriver(t *testing.T, srv *mcp.Server) driver {
 	client, server := runtime.Pipe()
 	d := &streamDriver{msgs: make(chan string, 64), done: make(chan error, 1)}
-	go func() { d.done <- srv.Serve(context.Background(), server) }()
+	go func() { d.done <- srv.Serve(context.Background(), eofFramer{server}) }()
 	go func() {
 		defer close(d.msgs)
 		for {
@@ -278,12 +278,26 @@ func pipeDriver(t *testing.T, srv *mcp.Server) driver {
 		}
 	}()
 	d.write = func(msg string) error { return client.WriteMessage([]byte(msg)) }
-	// Closing the pipe ends Serve; what was written before is still read.
-	d.close = func() {
-		time.Sleep(20 * time.Millisecond)
-		client.Close()
-	}
+	// A pipe has no half-close: the end of input is a marker message, after
+	// which Serve finishes the running calls and closes the pipe, which ends
+	// the reader: every message the server wrote is seen.
+	d.close = func() { _ = client.WriteMessage([]byte(pipeEOF)) }
 	return d
+}
+
+// pipeEOF is the message that ends an eofFramer's input.
+const pipeEOF = "\x00EOF"
+
+// eofFramer reads pipeEOF as the end of input, as closing stdin is for a
+// process.
+type eofFramer struct{ runtime.Framer }
+
+func (f eofFramer) ReadMessage() ([]byte, error) {
+	m, err := f.Framer.ReadMessage()
+	if err == nil && string(m) == pipeEOF {
+		return nil, io.EOF
+	}
+	return m, err
 }
 
 // osPipeDriver serves newline-delimited JSON over two OS pipes, as over a

@@ -41,6 +41,11 @@ type harness struct {
 
 func newHarness(t *testing.T, opts *Options) *harness {
 	t.Helper()
+	return newHarnessOn(t, opts, false)
+}
+
+func newHarnessOn(t *testing.T, opts *Options, inMemory bool) *harness {
+	t.Helper()
 	hn := &harness{
 		t:         t,
 		started:   make(chan string, 100),
@@ -51,13 +56,23 @@ func newHarness(t *testing.T, opts *Options) *harness {
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	srv.AddTools(hn.tools()...)
 	hn.h = NewHandler(srv, opts)
-	hn.ts = httptest.NewServer(hn.h)
+	if inMemory {
+		hn.ts = newPipeServer(t, hn.h, nil)
+		hn.client = hn.ts.Client()
+	} else {
+		hn.ts = httptest.NewServer(hn.h)
+		t.Cleanup(hn.ts.Close)
+	}
 	hn.url = hn.ts.URL + "/mcp"
-	t.Cleanup(func() {
-		hn.h.Close()
-		hn.ts.Close()
-	})
+	t.Cleanup(func() { hn.h.Close() })
 	return hn
+}
+
+// newBubbleHarness is newHarness on an in-memory network, for a test in a
+// testing/synctest bubble.
+func newBubbleHarness(t *testing.T, opts *Options) *harness {
+	t.Helper()
+	return newHarnessOn(t, opts, true)
 }
 
 type hnArgs struct {

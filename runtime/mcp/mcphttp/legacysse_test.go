@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -341,60 +340,6 @@ func TestLegacySSEDisabled(t *testing.T) {
 	}
 	if _, ok := parseErrorBody(body); !ok {
 		t.Errorf("body is not a JSON-RPC error: %s", body)
-	}
-}
-
-// TestLegacySSEServerTimeouts: an http.Server's ReadTimeout and WriteTimeout
-// bound requests, not the life of an event stream.
-func TestLegacySSEServerTimeouts(t *testing.T) {
-	rpctest.CheckLeaks(t)
-	h := NewHandler(newTestServer(), nil)
-	ts := httptest.NewUnstartedServer(h)
-	const timeout = 50 * time.Millisecond
-	ts.Config.ReadTimeout = timeout
-	ts.Config.WriteTimeout = timeout
-	ts.Start()
-	t.Cleanup(ts.Close)
-	t.Cleanup(func() { h.Close() })
-
-	c := dialSSE(t, ts, "/", "")
-	c.initialize()
-	// Let both timeouts pass with the stream open and idle.
-	time.Sleep(4 * timeout)
-	if msgs := c.call(`{"jsonrpc":"2.0","id":"late","method":"ping"}`); len(msgs) != 1 || !strings.Contains(msgs[0], `"late"`) {
-		t.Errorf("ping after the server's timeouts: %q", msgs)
-	}
-}
-
-func TestLegacySSETooManyCalls(t *testing.T) {
-	rpctest.CheckLeaks(t)
-	h, ts := newLegacyServer(t, nil)
-	c := dialSSE(t, ts, "/mcp", "")
-	c.initialize()
-	for i := range legacyMaxCalls {
-		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"block","arguments":{"key":%q}}}`, 100+i, uniqueKey(t)))
-	}
-	resp, body := c.post(c.endpoint, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-	if resp.StatusCode != http.StatusTooManyRequests {
-		t.Fatalf("call %d: status %d, want 429", legacyMaxCalls+1, resp.StatusCode)
-	}
-	wantErrorBody(t, resp, body, -32000, "")
-	c.close() // cancels the blocked calls
-	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
-}
-
-func TestLegacySSESlowReader(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sess := &sseSession{ctx: ctx, cancel: cancel, logger: slog.New(slog.DiscardHandler), wake: make(chan struct{}, 1)}
-	sess.send([]byte(`{"a":1}`))
-	sess.pending = legacyMaxPending - 2
-	sess.send([]byte(`{"b":2}`))
-	if ctx.Err() == nil {
-		t.Fatal("a message beyond the pending bound did not end the session")
-	}
-	if got := sess.take(nil); len(got) != 1 || string(got[0]) != `{"a":1}` {
-		t.Errorf("queued %q, want only the first message", got)
 	}
 }
 

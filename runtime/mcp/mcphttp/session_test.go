@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
@@ -86,28 +87,40 @@ func TestBatches(t *testing.T) {
 	}
 }
 
+// TestIdleExpiry runs in a synctest bubble: the idle timeouts pass in
+// virtual time, and the busy session lives through five of them.
 func TestIdleExpiry(t *testing.T) {
-	rpctest.CheckLeaks(t)
-	hn := newHarness(t, &Options{SessionIdleTimeout: 30 * time.Millisecond})
-	sid := hn.initialize(mcp.Version20251125)
-	// (Polling with requests would keep it alive.)
-	eventually(t, "the idle session expires", func() bool { return hn.h.SessionCount() == 0 })
-	wantError(t, hn.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Mcp-Session-Id", sid), 404, -32600, "1")
-	// A session with an open stream, or a call in flight, is not idle.
-	sid = hn.initialize(mcp.Version20251125)
-	stream := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Accept", "text/event-stream")
-	done := hn.postAsync(toolCall(1, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid)
-	recv(t, hn.started, "the call")
-	time.Sleep(150 * time.Millisecond) // five idle timeouts
-	hn.release <- struct{}{}
-	if r := recv(t, done, "the reply"); r.status != 200 {
-		t.Fatalf("call: %d %s", r.status, r.body)
-	}
-	if r := hn.post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Mcp-Session-Id", sid); r.status != 200 {
-		t.Fatalf("the busy session expired: %d", r.status)
-	}
-	stream.resp.Body.Close()
-	eventually(t, "the session expires once idle", func() bool { return hn.h.SessionCount() == 0 })
+	synctest.Test(t, func(t *testing.T) {
+		hn := newBubbleHarness(t, &Options{SessionIdleTimeout: 30 * time.Millisecond})
+		sid := hn.initialize(mcp.Version20251125)
+		// (Polling with requests would keep it alive.)
+		time.Sleep(45 * time.Millisecond) // a timeout and a sweep
+		synctest.Wait()
+		if n := hn.h.SessionCount(); n != 0 {
+			t.Fatalf("%d sessions after the idle timeout", n)
+		}
+		wantError(t, hn.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Mcp-Session-Id", sid), 404, -32600, "1")
+		// A session with an open stream, or a call in flight, is not idle.
+		sid = hn.initialize(mcp.Version20251125)
+		stream := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Accept", "text/event-stream")
+		done := hn.postAsync(toolCall(1, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid)
+		recv(t, hn.started, "the call")
+		time.Sleep(150 * time.Millisecond) // five idle timeouts
+		synctest.Wait()
+		hn.release <- struct{}{}
+		if r := recv(t, done, "the reply"); r.status != 200 {
+			t.Fatalf("call: %d %s", r.status, r.body)
+		}
+		if r := hn.post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Mcp-Session-Id", sid); r.status != 200 {
+			t.Fatalf("the busy session expired: %d", r.status)
+		}
+		stream.resp.Body.Close()
+		time.Sleep(45 * time.Millisecond) // a timeout and a sweep
+		synctest.Wait()
+		if n := hn.h.SessionCount(); n != 0 {
+			t.Fatalf("%d sessions once idle past the timeout", n)
+		}
+	})
 }
 
 func TestStandaloneStream(t *testing.T) {

@@ -1,0 +1,69 @@
+package mcphttp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rpcgen/rpcgen/internal/rpctest"
+)
+
+// TestLegacySSEServerTimeouts: an http.Server's ReadTimeout and WriteTimeout
+// bound requests, not the life of an event stream. It runs in a synctest
+// bubble, so the timeouts pass in virtual time.
+func TestLegacySSEServerTimeouts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHandler(newTestServer(), nil)
+		t.Cleanup(func() { h.Close() })
+		const timeout = 50 * time.Millisecond
+		ts := newPipeServer(t, h, func(s *http.Server) {
+			s.ReadTimeout = timeout
+			s.WriteTimeout = timeout
+		})
+		c := dialSSE(t, ts, "/", "")
+		c.initialize()
+		// Let both timeouts pass with the stream open and idle.
+		time.Sleep(4 * timeout)
+		synctest.Wait()
+		if msgs := c.call(`{"jsonrpc":"2.0","id":"late","method":"ping"}`); len(msgs) != 1 || !strings.Contains(msgs[0], `"late"`) {
+			t.Errorf("ping after the server's timeouts: %q", msgs)
+		}
+	})
+}
+
+func TestLegacySSETooManyCalls(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	h, ts := newLegacyServer(t, nil)
+	c := dialSSE(t, ts, "/mcp", "")
+	c.initialize()
+	for i := range legacyMaxCalls {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"block","arguments":{"key":%q}}}`, 100+i, uniqueKey(t)))
+	}
+	resp, body := c.post(c.endpoint, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("call %d: status %d, want 429", legacyMaxCalls+1, resp.StatusCode)
+	}
+	wantErrorBody(t, resp, body, -32000, "")
+	c.close() // cancels the blocked calls
+	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
+}
+
+func TestLegacySSESlowReader(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sess := &sseSession{ctx: ctx, cancel: cancel, logger: slog.New(slog.DiscardHandler), wake: make(chan struct{}, 1)}
+	sess.send([]byte(`{"a":1}`))
+	sess.pending = legacyMaxPending - 2
+	sess.send([]byte(`{"b":2}`))
+	if ctx.Err() == nil {
+		t.Fatal("a message beyond the pending bound did not end the session")
+	}
+	if got := sess.take(nil); len(got) != 1 || string(got[0]) != `{"a":1}` {
+		t.Errorf("queued %q, want only the first message", got)
+	}
+}
