@@ -39,7 +39,7 @@ type emitter struct {
 
 // emitGo renders the Go file holding every service; sg renders the schemas.
 // discover, when not nil, is the OpenRPC document to answer rpc.discover with.
-func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discover []byte, cacheDir string) ([]byte, error) {
+func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discover []byte, pieces pieceStore) ([]byte, error) {
 	g := &emitter{file: jen.NewFilePathName(pkgPath, pkgName), pkgPath: pkgPath, pkgName: pkgName}
 	g.setDiscover(services, discover)
 	g.schemaNames = map[string]string{}
@@ -89,7 +89,7 @@ func emitGo(pkgPath, pkgName string, services []*Service, sg *schemaGen, discove
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("render generated code: %w", err)
 	}
-	out, err := formatCached(groupImports(buf.Bytes()), cacheDir)
+	out, err := formatCached(groupImports(buf.Bytes()), pieces)
 	if err != nil {
 		return buf.Bytes(), fmt.Errorf("format generated code: %w", err)
 	}

@@ -2,6 +2,8 @@ package generator
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"go/format"
 	"runtime"
 	"sync"
@@ -143,4 +145,55 @@ func topLevelStart(line []byte) bool {
 		}
 	}
 	return false
+}
+
+// The format cache keeps the formatted form of generated Go source, piece
+// by piece as formatSource cuts it, keyed by each piece as jennifer renders
+// it. Formatting is the largest step for a big service; when the output
+// cache (gencache.go) misses, the rendering is often the same as before
+// (the change decided nothing the output shows) or differs in one place (a
+// method's doc comment), so a run formats only the pieces it has not seen.
+//
+// The key is a digest of the unformatted piece and of the Go release whose
+// go/format made the entry, so an entry can only ever be what format.Source
+// gives for it.
+
+// formatCacheVersion changes whenever the way an entry is made or stored
+// changes, so that old entries miss.
+const formatCacheVersion = "rpcgen-format-1"
+
+// pieceStore keeps the format cache's entries: the cache layer hands one to
+// emitGo. Get reports false for an entry it does not have, or that is
+// damaged; Put may be called from several goroutines.
+type pieceStore interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, value []byte)
+}
+
+// formatCached returns formatSource(src), taking each piece formatSource
+// formats from pieces when an earlier run stored it there; nil pieces
+// means no cache. Caching pieces rather than the whole file means a change
+// to one method reformats only the piece holding it.
+func formatCached(src []byte, pieces pieceStore) ([]byte, error) {
+	if pieces == nil {
+		return formatSource(src)
+	}
+	return formatPieces(src, func(piece []byte) ([]byte, error) {
+		key := formatKey(piece)
+		if out, ok := pieces.Get(key); ok {
+			return out, nil
+		}
+		out, err := format.Source(piece)
+		if err == nil {
+			pieces.Put(key, out)
+		}
+		return out, err
+	})
+}
+
+func formatKey(src []byte) string {
+	h := sha256.New()
+	h.Write([]byte(formatCacheVersion + "\x00" + runtime.Version() + "\x00"))
+	h.Write(src)
+	return hex.EncodeToString(h.Sum(nil))
 }

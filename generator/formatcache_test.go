@@ -20,7 +20,7 @@ func TestFormatCacheHitAndMiss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := formatCached([]byte(unformatted), dir)
+	got, err := formatIn([]byte(unformatted), dir)
 	if err != nil || string(got) != string(want) {
 		t.Fatalf("first run: %q, %v; want %q", got, err, want)
 	}
@@ -32,13 +32,13 @@ func TestFormatCacheHitAndMiss(t *testing.T) {
 	// produce and see it come back.
 	planted := []byte("package p // from the cache\n")
 	writeEntry(t, path, planted)
-	got, err = formatCached([]byte(unformatted), dir)
+	got, err = formatIn([]byte(unformatted), dir)
 	if err != nil || string(got) != string(planted) {
 		t.Fatalf("hit: %q, %v; want the cached %q", got, err, planted)
 	}
 	// Another source misses.
 	other := unformatted + "var  x=1\n"
-	if got, err := formatCached([]byte(other), dir); err != nil || string(got) == string(planted) {
+	if got, err := formatIn([]byte(other), dir); err != nil || string(got) == string(planted) {
 		t.Fatalf("other source: %q, %v", got, err)
 	}
 }
@@ -58,11 +58,11 @@ func TestFormatCacheCorruptEntry(t *testing.T) {
 		if err := os.WriteFile(path, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := formatCached([]byte(unformatted), dir)
+		got, err := formatIn([]byte(unformatted), dir)
 		if err != nil || string(got) != string(want) {
 			t.Errorf("%s: %q, %v; want %q", name, got, err, want)
 		}
-		if out, ok := readFormatEntry(path); !ok || string(out) != string(want) {
+		if out, ok := newDiskStore(filepath.Dir(path), 0).Get(filepath.Base(path)); !ok || string(out) != string(want) {
 			t.Errorf("%s: the entry was not rewritten: %q, %v", name, out, ok)
 		}
 	}
@@ -71,7 +71,7 @@ func TestFormatCacheCorruptEntry(t *testing.T) {
 func TestFormatCacheKeepsNoFailure(t *testing.T) {
 	dir := t.TempDir()
 	bad := []byte("package p\nfunc {\n")
-	if _, err := formatCached(bad, dir); err == nil {
+	if _, err := formatIn(bad, dir); err == nil {
 		t.Fatal("no error for source that does not parse")
 	}
 	if des, _ := os.ReadDir(filepath.Join(dir, "format")); len(des) != 0 {
@@ -99,7 +99,7 @@ func TestFormatCachePrune(t *testing.T) {
 	}
 	old := time.Now().Add(-2 * time.Hour)
 	os.Chtimes(stale, old, old)
-	pruneFormatCache(dir, 7)
+	pruneCacheDir(dir, 7)
 	for i := range 10 {
 		_, err := os.Stat(filepath.Join(dir, fmt.Sprintf("entry%02d", i)))
 		if kept := err == nil; kept != (i >= 3) {
@@ -132,6 +132,11 @@ func TestDefaultCacheDir(t *testing.T) {
 }
 
 // writeEntry writes a valid cache entry holding out at path.
+// formatIn formats src with the format cache under the cache directory dir.
+func formatIn(src []byte, dir string) ([]byte, error) {
+	return formatCached(src, newDiskStore(filepath.Join(dir, "format"), formatCacheEntries))
+}
+
 func writeEntry(t *testing.T, path string, out []byte) {
 	t.Helper()
 	sum := sha256.Sum256(out)
@@ -164,7 +169,7 @@ func TestFormatCachePieces(t *testing.T) {
 		}
 		return len(des)
 	}
-	got, err := formatCached([]byte(src), dir)
+	got, err := formatIn([]byte(src), dir)
 	want, werr := format.Source([]byte(src))
 	if err != nil || werr != nil || string(got) != string(want) {
 		t.Fatalf("first run differs from format.Source (%v, %v)", err, werr)
@@ -187,7 +192,7 @@ func TestFormatCachePieces(t *testing.T) {
 			t.Fatalf("%s: the edit changed nothing", c.name)
 		}
 		before := count()
-		got, err = formatCached(changed, dir)
+		got, err = formatIn(changed, dir)
 		want, werr = format.Source(changed)
 		if err != nil || werr != nil || string(got) != string(want) {
 			t.Fatalf("%s: the result differs from format.Source (%v, %v)", c.name, err, werr)

@@ -41,46 +41,9 @@ const genCacheEntries = 64
 // genCacheVersion changes whenever the key or the entry format changes.
 const genCacheVersion = "rpcgen-gen-1"
 
-// inputLog records what emission read besides the key's inputs. A nil log
-// records nothing.
-type inputLog struct {
-	files map[string]string // file name -> hex SHA-256 of its content, "" if unreadable
-	names map[string]bool   // package-level name looked up -> whether declared
-}
-
-func (l *inputLog) readFile(name string, src []byte, err error) {
-	if l == nil {
-		return
-	}
-	if l.files == nil {
-		l.files = map[string]string{}
-	}
-	l.files[name] = contentDigest(src, err)
-}
-
-// contentDigest is the hex SHA-256 of a file read as src, or "" when reading
-// it failed with err.
-func contentDigest(src []byte, err error) string {
-	if err != nil {
-		return ""
-	}
-	h := sha256.Sum256(src)
-	return hex.EncodeToString(h[:])
-}
-
-func (l *inputLog) lookedUp(name string, found bool) {
-	if l == nil {
-		return
-	}
-	if l.names == nil {
-		l.names = map[string]bool{}
-	}
-	l.names[name] = found
-}
-
-// holds reports whether what l recorded is still true of pkg and the file
+// logHolds reports whether what l recorded is still true of pkg and the file
 // system.
-func (l *inputLog) holds(pkg *packages.Package) bool {
+func logHolds(l *inputLog, pkg *packages.Package) bool {
 	for name, found := range l.names {
 		if (pkg.Types.Scope().Lookup(name) != nil) != found {
 			return false
@@ -124,7 +87,7 @@ func (c *genCache) lookup(pkg *packages.Package) (map[string][]byte, bool) {
 		return nil, false
 	}
 	log, files, err := decodeGenEntry(payload)
-	if err != nil || !log.holds(pkg) {
+	if err != nil || !logHolds(log, pkg) {
 		unmap()
 		return nil, false
 	}
@@ -283,4 +246,77 @@ func executableDigest(cacheDir string) (string, error) {
 	digest := hex.EncodeToString(h.Sum(nil))
 	writeCacheFile(filepath.Dir(memo), memo, 16, []byte(stamp+digest))
 	return digest, nil
+}
+
+// cacheLayer is the cache layer around one run of the pipeline (see
+// Cache.Generate): the list store for the load, the output cache between
+// the load and the model, the piece store for formatting, and the log of
+// what emission read. A nil layer is no cache.
+type cacheLayer struct {
+	dir            string
+	mapped         bool
+	lists, formats *diskStore
+	gen            *genCache // set by lookup when the output has a key
+	log            *inputLog
+}
+
+func newCacheLayer(dir string, mapped bool) *cacheLayer {
+	return &cacheLayer{
+		dir:     dir,
+		mapped:  mapped,
+		lists:   newDiskStore(filepath.Join(dir, "list"), listCacheEntries),
+		formats: newDiskStore(filepath.Join(dir, "format"), formatCacheEntries),
+		log:     &inputLog{},
+	}
+}
+
+// listStore is the load's list store, nil without a layer.
+func (l *cacheLayer) listStore() listStore {
+	if l == nil {
+		return nil
+	}
+	return l.lists
+}
+
+// pieceStore is the formatter's piece store, nil without a layer.
+func (l *cacheLayer) pieceStore() pieceStore {
+	if l == nil {
+		return nil
+	}
+	return l.formats
+}
+
+// inputs is the log emission records its reads in, nil without a layer.
+func (l *cacheLayer) inputs() *inputLog {
+	if l == nil {
+		return nil
+	}
+	return l.log
+}
+
+// lookup returns the outputs an earlier run stored for set on pkg, whose
+// files' bytes srcs kept.
+func (l *cacheLayer) lookup(set genSettings, pkg *packages.Package, srcs *sourceSet) (map[string][]byte, bool) {
+	if l == nil {
+		return nil, false
+	}
+	key, ok := genKey(l.dir, set, pkg, srcs)
+	if !ok {
+		return nil, false
+	}
+	l.gen = &genCache{dir: filepath.Join(l.dir, "gen"), key: key, mapped: l.mapped}
+	return l.gen.lookup(pkg)
+}
+
+// store keeps files under the key lookup found, if it found one.
+func (l *cacheLayer) store(files map[string][]byte) {
+	if l != nil && l.gen != nil {
+		l.gen.store(l.log, files)
+	}
+}
+
+// done prunes the stores the run added to.
+func (l *cacheLayer) done() {
+	l.lists.prune()
+	l.formats.prune()
 }

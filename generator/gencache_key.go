@@ -12,29 +12,39 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 
 	"golang.org/x/tools/go/packages"
 )
 
-// genKey is the generation cache's key for cfg on pkg (see gencache.go);
-// ok is false when there is none to be had (a file whose bytes were not
-// kept, no executable to digest), and then the cache is not used.
-func genKey(cfg Config, dir, out string, pkg *packages.Package, srcs *sourceSet) (key string, ok bool) {
-	exe, err := executableDigest(cfg.CacheDir)
+// genSettings is what the output depends on besides the package: the
+// Config, with its paths as Generate resolved them.
+type genSettings struct {
+	Dir, Out              string
+	Interfaces, BuildTags []string
+	// Options are the other settings that change the output, in an order
+	// that does not change.
+	Options []string
+}
+
+// genKey is the generation cache's key for set on pkg, with cacheDir the
+// cache directory (see gencache.go); ok is false when there is none to be
+// had (a file whose bytes were not kept, no executable to digest), and then
+// the cache is not used.
+func genKey(cacheDir string, set genSettings, pkg *packages.Package, srcs *sourceSet) (key string, ok bool) {
+	exe, err := executableDigest(cacheDir)
 	if err != nil {
 		return "", false
 	}
+	dir, out := set.Dir, set.Out
 	w := newKeyWriter()
 	w.str(genCacheVersion)
 	w.str(exe)
 	w.str(runtime.Version())
-	// The Config, with its paths as Generate resolved them.
 	w.str(dir)
 	w.str(out)
-	w.strs(cfg.Interfaces)
-	w.strs(cfg.BuildTags)
-	w.strs([]string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover)})
+	w.strs(set.Interfaces)
+	w.strs(set.BuildTags)
+	w.strs(set.Options)
 	w.strs([]string{pkg.PkgPath, pkg.Name, pkg.Types.GoVersion()})
 
 	// The files, without what decides nothing.

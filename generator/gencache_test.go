@@ -61,13 +61,13 @@ func goldenCaseSet(t *testing.T, withErrors bool) map[string]Config {
 	return cases
 }
 
-func generateOrError(cfg Config) (files map[string][]byte, msg string) {
+func generateOrError(generate func(Config) (map[string][]byte, error), cfg Config) (files map[string][]byte, msg string) {
 	defer func() {
 		if p := recover(); p != nil {
 			files, msg = nil, fmt.Sprintf("panic: %v", p)
 		}
 	}()
-	files, err := Generate(cfg)
+	files, err := generate(cfg)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -87,15 +87,13 @@ func TestGenCacheGolden(t *testing.T) {
 	for name, cfg := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cfg.CacheDir = t.TempDir()
-			first, err := Generate(cfg)
+			cache := Cache{Dir: t.TempDir()}
+			first, err := cache.Generate(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			srcs := goFiles(t, cfg.Dir)
 			rng := rand.New(rand.NewPCG(*mutationSeed, uint64(len(name))<<16|uint64(name[0])<<8|uint64(name[len(name)-1])))
-			plain := cfg
-			plain.CacheDir = ""
 			for i := range *mutations {
 				path := srcs[rng.IntN(len(srcs))]
 				orig, err := os.ReadFile(path)
@@ -104,8 +102,8 @@ func TestGenCacheGolden(t *testing.T) {
 				}
 				what, changed := mutate(orig, rng)
 				mustWrite(t, path, changed)
-				want, wantErr := generateOrError(plain)
-				got, gotErr := generateOrError(cfg)
+				want, wantErr := generateOrError(Generate, cfg)
+				got, gotErr := generateOrError(cache.Generate, cfg)
 				if strings.HasPrefix(wantErr, "panic: ") {
 					t.Errorf("mutation %d, %s in %s: the generator panics: %s", i, what, filepath.Base(path), wantErr)
 				}
@@ -118,13 +116,13 @@ func TestGenCacheGolden(t *testing.T) {
 
 			srcSet := &sourceSet{}
 			out := filepath.Join(cfg.Dir, cmp.Or(cfg.Output, outputName(cfg.Interfaces[0])))
-			pkg, typeErrs, err := loadPackageSources(cfg.Dir, out, nil, srcSet, "")
+			pkg, typeErrs, err := loadPackageSources(cfg.Dir, out, nil, srcSet, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(typeErrs) > 0 {
 				// A package with type errors is never cached.
-				if entries, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "gen", "*")); len(entries) > 0 {
+				if entries, _ := filepath.Glob(filepath.Join(cache.Dir, "gen", "*")); len(entries) > 0 {
 					t.Fatalf("a package with type errors has cache entries: %v", entries)
 				}
 				return
@@ -133,15 +131,15 @@ func TestGenCacheGolden(t *testing.T) {
 			// helper named like generated code) stored its output under
 			// the same key, with a log that no longer holds: this run
 			// must see that and store the first run's output again.
-			second, err := Generate(cfg)
+			second, err := cache.Generate(cfg)
 			if err != nil || !maps.EqualFunc(first, second, bytes.Equal) {
 				t.Fatalf("the run after the mutations differs from the first (%v)", err)
 			}
-			key, ok := genKey(cfg, cfg.Dir, out, pkg, srcSet)
+			key, ok := genKey(cache.Dir, settingsOf(cfg, cfg.Dir, out), pkg, srcSet)
 			if !ok {
 				t.Fatal("no key")
 			}
-			planted := plantEntry(t, filepath.Join(cfg.CacheDir, "gen", key))
+			planted := plantEntry(t, filepath.Join(cache.Dir, "gen", key))
 			for p, src := range planted {
 				if !bytes.Equal(append(bytes.Clone(first[p]), plantMark...), src) {
 					t.Fatalf("the cache entry's %s is not what the first run gave", p)
@@ -150,7 +148,7 @@ func TestGenCacheGolden(t *testing.T) {
 			if len(planted) != len(first) {
 				t.Fatalf("the cache entry has %d files, the first run gave %d", len(planted), len(first))
 			}
-			third, err := Generate(cfg)
+			third, err := cache.Generate(cfg)
 			if err != nil || !maps.EqualFunc(third, planted, bytes.Equal) {
 				t.Fatalf("the last run did not come from the cache: %v", err)
 			}
@@ -307,27 +305,26 @@ type Note struct {
 	Title string ` + "`json:\"title\"`" + `
 }
 `
-	cfg := Config{Dir: dir, Interfaces: []string{"Store"}, Output: "store_rpcgen.go", CacheDir: filepath.Join(root, "cache")}
+	cfg := Config{Dir: dir, Interfaces: []string{"Store"}, Output: "store_rpcgen.go"}
+	cache := Cache{Dir: filepath.Join(root, "cache")}
 	out := filepath.Join(dir, cfg.Output)
-	plain := cfg
-	plain.CacheDir = ""
 	edit := func(name string, files map[string]string, wantHit bool) []byte {
 		t.Helper()
 		mustWrite(t, filepath.Join(dir, "svc.go"), []byte(svc))
 		mustWrite(t, filepath.Join(dir, "dep", "dep.go"), []byte(depSrc))
-		os.RemoveAll(cfg.CacheDir)
-		if _, err := Generate(cfg); err != nil {
+		os.RemoveAll(cache.Dir)
+		if _, err := cache.Generate(cfg); err != nil {
 			t.Fatal(err)
 		}
-		plantAll(t, cfg.CacheDir)
+		plantAll(t, cache.Dir)
 		for p, src := range files {
 			mustWrite(t, filepath.Join(dir, p), []byte(src))
 		}
-		got, err := Generate(cfg)
+		got, err := cache.Generate(cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		want, err := Generate(plain)
+		want, err := Generate(cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -382,23 +379,22 @@ func plantAll(t *testing.T, dir string) {
 func TestGenCacheUnusable(t *testing.T) {
 	cases := goldenCases(t)
 	cfg := cases["basic"]
-	plain := cfg
-	want, err := Generate(plain)
+	want, err := Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	blocker := filepath.Join(t.TempDir(), "file")
 	mustWrite(t, blocker, []byte("not a directory"))
-	cfg.CacheDir = blocker
-	if got, err := Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
+	cache := Cache{Dir: blocker}
+	if got, err := cache.Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
 		t.Fatalf("cache dir is a file: outputs differ (%v)", err)
 	}
 
-	cfg.CacheDir = t.TempDir()
-	if _, err := Generate(cfg); err != nil {
+	cache = Cache{Dir: t.TempDir()}
+	if _, err := cache.Generate(cfg); err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "gen", "[0-9a-f]*"))
+	entries, _ := filepath.Glob(filepath.Join(cache.Dir, "gen", "[0-9a-f]*"))
 	if len(entries) != 1 {
 		t.Fatalf("want one entry, have %v", entries)
 	}
@@ -407,7 +403,7 @@ func TestGenCacheUnusable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mapped := range []bool{false, true} {
-		cfg.MapCache = mapped
+		cache.Map = mapped
 		for name, damaged := range map[string][]byte{
 			"a flipped byte": func() []byte { b := bytes.Clone(good); b[len(b)/2] ^= 1; return b }(),
 			"cut short":      good[:len(good)/2],
@@ -415,7 +411,7 @@ func TestGenCacheUnusable(t *testing.T) {
 			"checksum only":  good[:4],
 		} {
 			mustWrite(t, entries[0], damaged)
-			if got, err := Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
+			if got, err := cache.Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
 				t.Errorf("%s, mapped %v: outputs differ (%v)", name, mapped, err)
 			}
 		}
@@ -426,12 +422,12 @@ func TestGenCacheUnusable(t *testing.T) {
 // contents, the same as a read one.
 func TestGenCacheMapped(t *testing.T) {
 	cfg := goldenCases(t)["basic"]
-	cfg.CacheDir = t.TempDir()
-	want, err := Generate(cfg)
+	cache := Cache{Dir: t.TempDir()}
+	want, err := cache.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "gen", "[0-9a-f]*"))
+	entries, _ := filepath.Glob(filepath.Join(cache.Dir, "gen", "[0-9a-f]*"))
 	if len(entries) != 1 {
 		t.Fatalf("want one entry, have %v", entries)
 	}
@@ -449,8 +445,8 @@ func TestGenCacheMapped(t *testing.T) {
 	}
 	payload := encodeGenEntry(log, files)
 	mustWrite(t, entries[0], append(binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli)), payload...))
-	cfg.MapCache = true
-	got, err := Generate(cfg)
+	cache.Map = true
+	got, err := cache.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

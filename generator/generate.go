@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"strconv"
 )
 
 // Config says what to generate.
@@ -36,34 +37,51 @@ type Config struct {
 	// APIVersion is the API version the OpenRPC document and the reference
 	// state; "" is "0.0.0".
 	APIVersion string
-	// CacheDir, when not "", is a directory where Generate keeps its
-	// outputs, keyed by everything they are made of, so that a run whose
-	// inputs an earlier run saw skips emission (see gencache.go), and the
-	// formatted form of the Go source it renders, so that a run rendering
-	// what an earlier run rendered skips formatting (see formatcache.go).
-	// rpcgen uses DefaultCacheDir.
-	CacheDir string
-	// MapCache lets Generate answer from the output cache with the contents
-	// of the cache entry mapped into memory (on Unix systems) rather than
-	// read into the heap, which for outputs of megabytes is faster. What
-	// it returns is then read-only (writing to it faults) and stays mapped
-	// until the process exits. The rpcgen command sets it; a program that
-	// changes what Generate returns, or runs it many times, should not.
-	MapCache bool
 }
 
 // Generate loads the package, checks the interfaces, and returns the
 // generated files keyed by path (Output joined to Dir, the schema files
 // under SchemaDir, and the OpenRPC, TypeScript and Markdown files asked
 // for). An input problem is reported as an ErrorList of positioned errors,
-// all of them at once.
+// all of them at once. Generate writes nothing and reads no cache: it is a
+// function of the package's files and the Config (Cache.Generate is the
+// same with caches around it).
 func Generate(cfg Config) (map[string][]byte, error) {
-	return generate(cfg, false)
+	return generate(cfg, false, nil)
 }
 
-// generate is Generate; deepSchemas makes the schema builder copy every
-// schema it hands out (see schemaGen.deep).
-func generate(cfg Config, deepSchemas bool) (map[string][]byte, error) {
+// Cache keeps, in a directory, what earlier runs of Generate computed,
+// so that a run with inputs an earlier one saw skips work: the outputs
+// themselves, keyed by everything they are made of, the formatted pieces
+// of the Go source, and what go list said of the package's files. The
+// rpcgen command wraps every run in one (its directory is DefaultCacheDir
+// unless --no-cache).
+type Cache struct {
+	// Dir is the cache directory; "" is no cache.
+	Dir string
+	// Map lets Generate answer from the output cache with the contents
+	// of the cache entry mapped into memory (on Unix systems) rather than
+	// read into the heap, which for outputs of megabytes is faster. What
+	// it returns is then read-only (writing to it faults) and stays mapped
+	// until the process exits. The rpcgen command sets it; a program that
+	// changes what Generate returns, or runs it many times, should not.
+	Map bool
+}
+
+// Generate is Generate with the cache: it returns the same files, byte for
+// byte, reading and filling the cache directory on the way.
+func (c Cache) Generate(cfg Config) (map[string][]byte, error) {
+	if c.Dir == "" {
+		return Generate(cfg)
+	}
+	layer := newCacheLayer(c.Dir, c.Map)
+	defer layer.done()
+	return generate(cfg, false, layer)
+}
+
+// generate is Generate with the cache layer when not nil; deepSchemas makes
+// the schema builder copy every schema it hands out (see schemaGen.deep).
+func generate(cfg Config, deepSchemas bool, layer *cacheLayer) (map[string][]byte, error) {
 	if len(cfg.Interfaces) == 0 {
 		return nil, errors.New("no interface named: give at least one interface name")
 	}
@@ -91,20 +109,16 @@ func generate(cfg Config, deepSchemas bool) (map[string][]byte, error) {
 		seen[name] = true
 	}
 	var srcs *sourceSet
-	if cfg.CacheDir != "" {
+	if layer != nil {
 		srcs = &sourceSet{}
 	}
-	pkg, typeErrs, err := loadPackageSources(dir, out, cfg.BuildTags, srcs, cfg.CacheDir)
+	pkg, typeErrs, err := loadPackageSources(dir, out, cfg.BuildTags, srcs, layer.listStore())
 	if err != nil {
 		return nil, err
 	}
-	var cache *genCache
-	if srcs != nil && len(typeErrs) == 0 {
-		if key, ok := genKey(cfg, dir, out, pkg, srcs); ok {
-			cache = &genCache{dir: filepath.Join(cfg.CacheDir, "gen"), key: key, mapped: cfg.MapCache}
-			if files, ok := cache.lookup(pkg); ok {
-				return files, nil
-			}
+	if len(typeErrs) == 0 {
+		if files, ok := layer.lookup(settingsOf(cfg, dir, out), pkg, srcs); ok {
+			return files, nil
 		}
 	}
 	services, err := buildServices(pkg, cfg.Interfaces, typeErrs)
@@ -114,8 +128,7 @@ func generate(cfg Config, deepSchemas bool) (map[string][]byte, error) {
 	errs := &errorCollector{fset: pkg.Fset}
 	sg := newSchemaGen(pkg, errs)
 	sg.deep = deepSchemas
-	log := &inputLog{}
-	sg.docs.log = log
+	sg.docs.log = layer.inputs()
 	var apiOut map[string][]byte
 	var discover []byte
 	if cfg.OpenRPC != "" || cfg.TypeScript != "" || cfg.Docs != "" {
@@ -123,7 +136,7 @@ func generate(cfg Config, deepSchemas bool) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
-	src, err := emitGo(pkg.PkgPath, pkg.Name, services, sg, discover, cfg.CacheDir)
+	src, err := emitGo(pkg.PkgPath, pkg.Name, services, sg, discover, layer.pieceStore())
 	files := map[string][]byte{out: src}
 	maps.Copy(files, apiOut)
 	if cfg.SchemaDir != "" {
@@ -139,8 +152,13 @@ func generate(cfg Config, deepSchemas bool) (map[string][]byte, error) {
 	if err != nil {
 		return map[string][]byte{out: src}, err
 	}
-	if cache != nil {
-		cache.store(log, files)
-	}
+	layer.store(files)
 	return files, nil
+}
+
+// settingsOf is what the output cache's key takes of cfg, with dir and out
+// its package directory and Go output as Generate resolved them.
+func settingsOf(cfg Config, dir, out string) genSettings {
+	return genSettings{Dir: dir, Out: out, Interfaces: cfg.Interfaces, BuildTags: cfg.BuildTags,
+		Options: []string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover)}}
 }

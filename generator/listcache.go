@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -34,9 +33,6 @@ import (
 // A change inside a file below its package clause, which is every edit of
 // code, keeps the key. An entry is used only when loadSplit then finds go
 // list's files equal to the ones go/build selected, as for a fresh answer.
-
-// listCacheEntries is how many entries the cache keeps.
-const listCacheEntries = 64
 
 const listCacheVersion = "rpcgen-list-1"
 
@@ -113,6 +109,14 @@ func fileField(field func(string), path string) bool {
 	return true
 }
 
+// listStore keeps the list cache's entries: the cache layer hands one to
+// the load, which keys and encodes the entries itself. Get reports false for
+// an entry it does not have, or that is damaged.
+type listStore interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, value []byte)
+}
+
 // listEntry is an entry of the list cache.
 type listEntry struct {
 	Name, ImportPath, Dir string
@@ -121,13 +125,9 @@ type listEntry struct {
 }
 
 // readListEntry returns the entry stored under key, or nil.
-func readListEntry(dir, key string) *listedPackage {
-	b, err := os.ReadFile(filepath.Join(dir, key))
-	if err != nil || len(b) < sha256.Size {
-		return nil
-	}
-	sum, data := b[:sha256.Size], b[sha256.Size:]
-	if got := sha256.Sum256(data); !bytes.Equal(got[:], sum) {
+func readListEntry(s listStore, key string) *listedPackage {
+	data, ok := s.Get(key)
+	if !ok {
 		return nil
 	}
 	var e listEntry
@@ -137,13 +137,11 @@ func readListEntry(dir, key string) *listedPackage {
 	return &listedPackage{Name: e.Name, ImportPath: e.ImportPath, Dir: e.Dir, GoFiles: e.GoFiles, CgoFiles: e.CgoFiles, goVersion: e.GoVersion}
 }
 
-// storeListEntry stores p under key; failing costs only the time it would
-// have saved.
-func storeListEntry(dir, key string, p *listedPackage) {
+// storeListEntry stores p under key.
+func storeListEntry(s listStore, key string, p *listedPackage) {
 	data, err := json.Marshal(listEntry{Name: p.Name, ImportPath: p.ImportPath, Dir: p.Dir, GoFiles: p.GoFiles, CgoFiles: p.CgoFiles, GoVersion: p.goVersion})
 	if err != nil {
 		return
 	}
-	sum := sha256.Sum256(data)
-	writeCacheFile(dir, filepath.Join(dir, key), listCacheEntries, sum[:], data)
+	s.Put(key, data)
 }

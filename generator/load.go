@@ -30,17 +30,17 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | 
 // that must not stop them from being generated. The caller reports the type
 // errors only when the interfaces' own types are affected.
 func loadPackage(dir, outPath string, buildTags []string) (*packages.Package, ErrorList, error) {
-	return loadPackageSources(dir, outPath, buildTags, nil, "")
+	return loadPackageSources(dir, outPath, buildTags, nil, nil)
 }
 
 // loadPackageSources is loadPackage keeping, in srcs when not nil, the
 // bytes of every file it parsed (the output file as the empty file it reads),
-// and keeping what go list says of the package's files in cacheDir when not
-// "" (see listcache.go).
-func loadPackageSources(dir, outPath string, buildTags []string, srcs *sourceSet, cacheDir string) (*packages.Package, ErrorList, error) {
+// and keeping what go list says of the package's files in lists when not
+// nil (see listcache.go).
+func loadPackageSources(dir, outPath string, buildTags []string, srcs *sourceSet, lists listStore) (*packages.Package, ErrorList, error) {
 	_, pkgName, _ := readHead(token.NewFileSet(), outPath)
 	parse := parseKeeping(outPath, pkgName, srcs)
-	pkg, ok := loadSplit(dir, outPath, buildTags, cacheDir, parse)
+	pkg, ok := loadSplit(dir, outPath, buildTags, lists, parse)
 	if !ok {
 		srcs.reset()
 		var err error

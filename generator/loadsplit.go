@@ -48,7 +48,7 @@ import (
 // for a module with many requirements, whose module graph go list -find
 // loads. The list cache (listcache.go) answers for it unless the package's
 // file set, build constraints, module or go command changed.
-func loadSplit(dir, outPath string, buildTags []string, cacheDir string, parse func(*token.FileSet, string, []byte) (*ast.File, error)) (*packages.Package, bool) {
+func loadSplit(dir, outPath string, buildTags []string, lists listStore, parse func(*token.FileSet, string, []byte) (*ast.File, error)) (*packages.Package, bool) {
 	files, imports, ok := predictFiles(dir, outPath, buildTags)
 	if !ok {
 		return nil, false
@@ -66,10 +66,9 @@ func loadSplit(dir, outPath string, buildTags []string, cacheDir string, parse f
 		}
 	}
 	listKey, listed := "", (*listedPackage)(nil)
-	if cacheDir != "" {
-		cacheDir = filepath.Join(cacheDir, "list")
+	if lists != nil {
 		if listKey, ok = listFingerprint(dir, buildTags, keyFiles); ok {
-			listed = readListEntry(cacheDir, listKey)
+			listed = readListEntry(lists, listKey)
 		}
 		if listed != nil && outFile != "" {
 			if listed.Name == outName {
@@ -125,7 +124,7 @@ func loadSplit(dir, outPath string, buildTags []string, cacheDir string, parse f
 		if outFile != "" {
 			entry = root.withoutGoFile(outFile)
 		}
-		storeListEntry(cacheDir, listKey, entry)
+		storeListEntry(lists, listKey, entry)
 	}
 	byPath := make(map[string]*packages.Package, len(deps))
 	for _, d := range deps {

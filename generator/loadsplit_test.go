@@ -23,7 +23,7 @@ func loadBoth(t *testing.T, dir, out string, tags []string) (split, whole *packa
 	if f, err := parser.ParseFile(token.NewFileSet(), out, nil, parser.PackageClauseOnly); err == nil {
 		pkgName = f.Name.Name
 	}
-	split, _ = loadSplit(dir, out, tags, "", parseKeeping(out, pkgName, nil))
+	split, _ = loadSplit(dir, out, tags, nil, parseKeeping(out, pkgName, nil))
 	whole, err := loadWhole(dir, tags, parseKeeping(out, pkgName, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestLoadSplitCases(t *testing.T) {
 // go list's answer; what loads is what packages.Load gives every time.
 func TestListCache(t *testing.T) {
 	dir := t.TempDir()
-	cache := t.TempDir()
+	cache := mapStore{}
 	const svc = "package p\n\nimport \"context\"\n\n// S is a service.\ntype S interface {\n\tDo(ctx context.Context, n int) (int, error)\n}\n"
 	mustWrite(t, filepath.Join(dir, "go.mod"), []byte("module example.com/lc\n\ngo 1.26.0\n"))
 	mustWrite(t, filepath.Join(dir, "s.go"), []byte(svc))
@@ -304,3 +304,9 @@ func TestLoadSplitGOPATH(t *testing.T) {
 		t.Fatalf("packages.Load did not load it: %v", w.Errors)
 	}
 }
+
+// mapStore is a list store in memory.
+type mapStore map[string][]byte
+
+func (s mapStore) Get(key string) ([]byte, bool) { b, ok := s[key]; return b, ok }
+func (s mapStore) Put(key string, value []byte)  { s[key] = value }

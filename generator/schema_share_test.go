@@ -22,8 +22,8 @@ func TestSharedSchemas(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			shared, serr := generate(cfg, false)
-			deep, derr := generate(cfg, true)
+			shared, serr := generate(cfg, false, nil)
+			deep, derr := generate(cfg, true, nil)
 			if (serr == nil) != (derr == nil) || serr != nil && serr.Error() != derr.Error() {
 				t.Fatalf("shared: %v\ndeep: %v", serr, derr)
 			}
@@ -72,11 +72,11 @@ type S interface {
 }
 `))
 	cfg := Config{Dir: dir, Interfaces: []string{"S"}, SchemaDir: "schemas"}
-	shared, err := generate(cfg, false)
+	shared, err := generate(cfg, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deep, err := generate(cfg, true)
+	deep, err := generate(cfg, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

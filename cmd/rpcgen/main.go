@@ -123,7 +123,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	files, err := generator.Generate(generator.Config{
+	cache := generator.Cache{Dir: cacheDir(o.noCache), Map: true} // the outputs are written and the process exits
+	files, err := cache.Generate(generator.Config{
 		Dir:        o.dir,
 		Interfaces: fs.Args(),
 		Output:     o.out,
@@ -134,8 +135,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Docs:       o.docs,
 		NoDiscover: o.noDisc,
 		APIVersion: o.apiVer,
-		CacheDir:   cacheDir(o.noCache),
-		MapCache:   true, // the outputs are written and the process exits
 	})
 	if err != nil {
 		var list generator.ErrorList
