@@ -1,12 +1,9 @@
 package generator
 
 import (
-	"cmp"
-	"fmt"
 	"go/token"
-	"path/filepath"
-	"slices"
-	"strings"
+
+	"github.com/rpcgen/rpcgen/generator/internal/diag"
 )
 
 // Error is a problem in the input, located at a position in the user's source.
@@ -15,12 +12,7 @@ type Error struct {
 	Msg string
 }
 
-func (e *Error) Error() string {
-	if !e.Pos.IsValid() {
-		return e.Msg
-	}
-	return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
-}
+func (e *Error) Error() string { return (*diag.Error)(e).Error() }
 
 // ErrorList is every problem found in one run, sorted by position, so a user
 // fixes them all at once instead of one per run.
@@ -31,55 +23,18 @@ func (l ErrorList) Error() string { return l.Format("") }
 // Format prints one "file:line:col: message" line per problem, with file
 // names relative to dir when dir is not empty and the file lies below it.
 func (l ErrorList) Format(dir string) string {
-	var b strings.Builder
-	for _, e := range l {
-		pos := e.Pos
-		if dir != "" && pos.Filename != "" {
-			if rel, err := filepath.Rel(dir, pos.Filename); err == nil && !strings.HasPrefix(rel, "..") {
-				pos.Filename = filepath.ToSlash(rel)
-			}
-		}
-		if pos.IsValid() {
-			fmt.Fprintf(&b, "%s: %s\n", pos, e.Msg)
-		} else {
-			fmt.Fprintf(&b, "%s\n", e.Msg)
-		}
+	d := make(diag.List, len(l))
+	for i, e := range l {
+		d[i] = (*diag.Error)(e)
 	}
-	return b.String()
+	return d.Format(dir)
 }
 
-// errorCollector gathers errors while loading so that all of them are reported.
-type errorCollector struct {
-	fset *token.FileSet
-	list ErrorList
-	// invalidTypes is set when a type in a signature could not be resolved:
-	// the package's type errors then explain what is wrong.
-	invalidTypes bool
-}
-
-func (c *errorCollector) at(pos token.Pos, format string, args ...any) {
-	var p token.Position
-	if c.fset != nil && pos.IsValid() {
-		p = c.fset.Position(pos)
+// errorList is the internal packages' list as an ErrorList.
+func errorList(d diag.List) ErrorList {
+	l := make(ErrorList, len(d))
+	for i, e := range d {
+		l[i] = (*Error)(e)
 	}
-	c.list = append(c.list, &Error{Pos: p, Msg: fmt.Sprintf(format, args...)})
-}
-
-func (c *errorCollector) err() error {
-	if len(c.list) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(c.list, func(a, b *Error) int {
-		return cmp.Or(
-			cmp.Compare(a.Pos.Filename, b.Pos.Filename),
-			cmp.Compare(a.Pos.Line, b.Pos.Line),
-			cmp.Compare(a.Pos.Column, b.Pos.Column),
-		)
-	})
-	return c.list
-}
-
-// atPosition records an error at an already resolved position.
-func (c *errorCollector) atPosition(pos token.Position, format string, args ...any) {
-	c.list = append(c.list, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	return l
 }

@@ -1,6 +1,8 @@
 package generator
 
-import "testing"
+import (
+	"testing"
+)
 
 // TestFeaturesRun generates code for testdata/featurerun/writer.go in a
 // module of its own and runs features_test.go there: prompts with enum

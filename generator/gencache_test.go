@@ -17,7 +17,10 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/rpcgen/rpcgen/generator/internal/cache"
+	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
+	"github.com/rpcgen/rpcgen/generator/internal/load"
+	"github.com/rpcgen/rpcgen/generator/internal/naming"
 )
 
 var (
@@ -29,34 +32,9 @@ var (
 // one module under a temporary root, and returns their configs by name.
 func goldenCases(t *testing.T) map[string]Config {
 	t.Helper()
-	return goldenCaseSet(t, false)
-}
-
-// goldenCaseSet is goldenCases, with the cases that expect an error too
-// when withErrors is set.
-func goldenCaseSet(t *testing.T, withErrors bool) map[string]Config {
-	t.Helper()
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(repo, "testdata", "golden", "*.txtar"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden cases: %v", err)
-	}
-	root := t.TempDir()
-	writeGoldenModule(t, root, repo)
 	cases := map[string]Config{}
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !withErrors && hasFile(ar, "want/stderr") {
-			continue
-		}
-		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
-		cases[name] = extractCase(t, ar, filepath.Join(root, name))
+	for name, c := range goldentest.Set(t, false) {
+		cases[name] = configOf(c)
 	}
 	return cases
 }
@@ -87,8 +65,8 @@ func TestGenCacheGolden(t *testing.T) {
 	for name, cfg := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cache := Cache{Dir: t.TempDir()}
-			first, err := cache.Generate(cfg)
+			cached := Cache{Dir: t.TempDir()}
+			first, err := cached.Generate(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,9 +79,9 @@ func TestGenCacheGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				what, changed := mutate(orig, rng)
-				mustWrite(t, path, changed)
+				goldentest.MustWrite(t, path, changed)
 				want, wantErr := generateOrError(Generate, cfg)
-				got, gotErr := generateOrError(cache.Generate, cfg)
+				got, gotErr := generateOrError(cached.Generate, cfg)
 				if strings.HasPrefix(wantErr, "panic: ") {
 					t.Errorf("mutation %d, %s in %s: the generator panics: %s", i, what, filepath.Base(path), wantErr)
 				}
@@ -111,18 +89,18 @@ func TestGenCacheGolden(t *testing.T) {
 					t.Errorf("mutation %d, %s in %s: with the cache %q, without %q; outputs equal: %v",
 						i, what, filepath.Base(path), gotErr, wantErr, maps.EqualFunc(got, want, bytes.Equal))
 				}
-				mustWrite(t, path, orig)
+				goldentest.MustWrite(t, path, orig)
 			}
 
-			srcSet := &sourceSet{}
-			out := filepath.Join(cfg.Dir, cmp.Or(cfg.Output, outputName(cfg.Interfaces[0])))
-			pkg, typeErrs, err := loadPackageSources(cfg.Dir, out, nil, srcSet, nil)
+			srcSet := &load.Sources{}
+			out := filepath.Join(cfg.Dir, cmp.Or(cfg.Output, naming.OutputName(cfg.Interfaces[0])))
+			pkg, typeErrs, err := load.LoadSources(cfg.Dir, out, nil, srcSet, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(typeErrs) > 0 {
 				// A package with type errors is never cached.
-				if entries, _ := filepath.Glob(filepath.Join(cache.Dir, "gen", "*")); len(entries) > 0 {
+				if entries, _ := filepath.Glob(filepath.Join(cached.Dir, "gen", "*")); len(entries) > 0 {
 					t.Fatalf("a package with type errors has cache entries: %v", entries)
 				}
 				return
@@ -131,15 +109,15 @@ func TestGenCacheGolden(t *testing.T) {
 			// helper named like generated code) stored its output under
 			// the same key, with a log that no longer holds: this run
 			// must see that and store the first run's output again.
-			second, err := cache.Generate(cfg)
+			second, err := cached.Generate(cfg)
 			if err != nil || !maps.EqualFunc(first, second, bytes.Equal) {
 				t.Fatalf("the run after the mutations differs from the first (%v)", err)
 			}
-			key, ok := genKey(cache.Dir, settingsOf(cfg, cfg.Dir, out), pkg, srcSet)
+			key, ok := cache.Key(cached.Dir, settingsOf(cfg, cfg.Dir, out), pkg, srcSet)
 			if !ok {
 				t.Fatal("no key")
 			}
-			planted := plantEntry(t, filepath.Join(cache.Dir, "gen", key))
+			planted := plantEntry(t, filepath.Join(cached.Dir, "gen", key))
 			for p, src := range planted {
 				if !bytes.Equal(append(bytes.Clone(first[p]), plantMark...), src) {
 					t.Fatalf("the cache entry's %s is not what the first run gave", p)
@@ -148,7 +126,7 @@ func TestGenCacheGolden(t *testing.T) {
 			if len(planted) != len(first) {
 				t.Fatalf("the cache entry has %d files, the first run gave %d", len(planted), len(first))
 			}
-			third, err := cache.Generate(cfg)
+			third, err := cached.Generate(cfg)
 			if err != nil || !maps.EqualFunc(third, planted, bytes.Equal) {
 				t.Fatalf("the last run did not come from the cache: %v", err)
 			}
@@ -165,7 +143,7 @@ func plantEntry(t *testing.T, path string) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, files, err := decodeGenEntry(b[4:])
+	log, files, err := cache.DecodeEntry(b[4:])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +151,8 @@ func plantEntry(t *testing.T, path string) map[string][]byte {
 	for p, src := range files {
 		planted[p] = append(bytes.Clone(src), plantMark...)
 	}
-	payload := encodeGenEntry(log, planted)
-	sum := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli))
+	payload := cache.EncodeEntry(log, planted)
+	sum := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, cache.Castagnoli))
 	if err := os.WriteFile(path, append(sum, payload...), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -269,11 +247,11 @@ func mutate(src []byte, rng *rand.Rand) (string, []byte) {
 // gives what a run without the cache gives.
 func TestGenCacheImplementationEdits(t *testing.T) {
 	root := t.TempDir()
-	repo, err := filepath.Abs("..")
+	repo, err := goldentest.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeGoldenModule(t, root, repo)
+	goldentest.WriteModule(t, root, repo)
 	dir := filepath.Join(root, "svc")
 	const svc = `package svc
 
@@ -306,21 +284,21 @@ type Note struct {
 }
 `
 	cfg := Config{Dir: dir, Interfaces: []string{"Store"}, Output: "store_rpcgen.go"}
-	cache := Cache{Dir: filepath.Join(root, "cache")}
+	cached := Cache{Dir: filepath.Join(root, "cache")}
 	out := filepath.Join(dir, cfg.Output)
 	edit := func(name string, files map[string]string, wantHit bool) []byte {
 		t.Helper()
-		mustWrite(t, filepath.Join(dir, "svc.go"), []byte(svc))
-		mustWrite(t, filepath.Join(dir, "dep", "dep.go"), []byte(depSrc))
-		os.RemoveAll(cache.Dir)
-		if _, err := cache.Generate(cfg); err != nil {
+		goldentest.MustWrite(t, filepath.Join(dir, "svc.go"), []byte(svc))
+		goldentest.MustWrite(t, filepath.Join(dir, "dep", "dep.go"), []byte(depSrc))
+		os.RemoveAll(cached.Dir)
+		if _, err := cached.Generate(cfg); err != nil {
 			t.Fatal(err)
 		}
-		plantAll(t, cache.Dir)
+		plantAll(t, cached.Dir)
 		for p, src := range files {
-			mustWrite(t, filepath.Join(dir, p), []byte(src))
+			goldentest.MustWrite(t, filepath.Join(dir, p), []byte(src))
 		}
-		got, err := cache.Generate(cfg)
+		got, err := cached.Generate(cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -384,17 +362,17 @@ func TestGenCacheUnusable(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocker := filepath.Join(t.TempDir(), "file")
-	mustWrite(t, blocker, []byte("not a directory"))
-	cache := Cache{Dir: blocker}
-	if got, err := cache.Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
+	goldentest.MustWrite(t, blocker, []byte("not a directory"))
+	cached := Cache{Dir: blocker}
+	if got, err := cached.Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
 		t.Fatalf("cache dir is a file: outputs differ (%v)", err)
 	}
 
-	cache = Cache{Dir: t.TempDir()}
-	if _, err := cache.Generate(cfg); err != nil {
+	cached = Cache{Dir: t.TempDir()}
+	if _, err := cached.Generate(cfg); err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := filepath.Glob(filepath.Join(cache.Dir, "gen", "[0-9a-f]*"))
+	entries, _ := filepath.Glob(filepath.Join(cached.Dir, "gen", "[0-9a-f]*"))
 	if len(entries) != 1 {
 		t.Fatalf("want one entry, have %v", entries)
 	}
@@ -403,15 +381,15 @@ func TestGenCacheUnusable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mapped := range []bool{false, true} {
-		cache.Map = mapped
+		cached.Map = mapped
 		for name, damaged := range map[string][]byte{
 			"a flipped byte": func() []byte { b := bytes.Clone(good); b[len(b)/2] ^= 1; return b }(),
 			"cut short":      good[:len(good)/2],
 			"empty":          nil,
 			"checksum only":  good[:4],
 		} {
-			mustWrite(t, entries[0], damaged)
-			if got, err := cache.Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
+			goldentest.MustWrite(t, entries[0], damaged)
+			if got, err := cached.Generate(cfg); err != nil || !maps.EqualFunc(got, want, bytes.Equal) {
 				t.Errorf("%s, mapped %v: outputs differ (%v)", name, mapped, err)
 			}
 		}
@@ -422,12 +400,12 @@ func TestGenCacheUnusable(t *testing.T) {
 // contents, the same as a read one.
 func TestGenCacheMapped(t *testing.T) {
 	cfg := goldenCases(t)["basic"]
-	cache := Cache{Dir: t.TempDir()}
-	want, err := cache.Generate(cfg)
+	cached := Cache{Dir: t.TempDir()}
+	want, err := cached.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := filepath.Glob(filepath.Join(cache.Dir, "gen", "[0-9a-f]*"))
+	entries, _ := filepath.Glob(filepath.Join(cached.Dir, "gen", "[0-9a-f]*"))
 	if len(entries) != 1 {
 		t.Fatalf("want one entry, have %v", entries)
 	}
@@ -435,7 +413,7 @@ func TestGenCacheMapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, files, err := decodeGenEntry(b[4:])
+	log, files, err := cache.DecodeEntry(b[4:])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,10 +421,10 @@ func TestGenCacheMapped(t *testing.T) {
 	for p := range files {
 		files[p] = append(bytes.Clone(files[p]), "// marker\n"...)
 	}
-	payload := encodeGenEntry(log, files)
-	mustWrite(t, entries[0], append(binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli)), payload...))
-	cache.Map = true
-	got, err := cache.Generate(cfg)
+	payload := cache.EncodeEntry(log, files)
+	goldentest.MustWrite(t, entries[0], append(binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, cache.Castagnoli)), payload...))
+	cached.Map = true
+	got, err := cached.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,24 +433,4 @@ func TestGenCacheMapped(t *testing.T) {
 			t.Errorf("%s: not the entry's content", p)
 		}
 	}
-}
-
-// FuzzDecodeGenEntry: a payload that passed its checksum but is malformed
-// anyway is refused, never a panic, and what decodes survives encoding and
-// decoding again.
-func FuzzDecodeGenEntry(f *testing.F) {
-	log := &inputLog{files: map[string]string{"/dep/a.go": "ab12"}, names: map[string]bool{"readX": true, "readY": false}}
-	f.Add(encodeGenEntry(log, map[string][]byte{"/p/out.go": []byte("package p\n"), "/p/s.json": nil}))
-	f.Add([]byte{0, 0, 0})
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		log, files, err := decodeGenEntry(b)
-		if err != nil {
-			return
-		}
-		log2, files2, err := decodeGenEntry(encodeGenEntry(log, files))
-		if err != nil || !maps.Equal(log.files, log2.files) || !maps.Equal(log.names, log2.names) || !maps.EqualFunc(files, files2, bytes.Equal) {
-			t.Fatalf("a decoded entry does not survive encoding and decoding again (%v)", err)
-		}
-	})
 }

@@ -1,5 +1,18 @@
-// Package generator turns Go interfaces into JSON-RPC 2.0 clients and
-// dispatchers; it reads packages and returns file contents, writing nothing.
+// Package generator turns Go interfaces into JSON-RPC 2.0 and MCP code. From
+// an interface, its doc comments and //rpcgen: directives it makes one Go
+// file holding method-name constants, a typed JSON-RPC client that
+// implements the interface, a dispatcher that decodes and validates params
+// as it reads them, MCP tools (with input and output JSON Schema),
+// resources, prompts and completions, and a typed MCP client; and, when
+// asked, a JSON Schema file for every method's params and result, an
+// OpenRPC document, a TypeScript client and a Markdown reference.
+//
+// Generate is a function of the package's files and the Config: it returns
+// the files it would write and writes nothing. Cache.Generate returns the
+// same files with caches on disk around the run; the rpcgen command uses it
+// and owns the writing. The work is done by the internal packages, one
+// stage each: load, model, schema, emit and apidoc, with cache as the layer
+// around them (docs/architecture.md).
 package generator
 
 import (
@@ -8,6 +21,15 @@ import (
 	"maps"
 	"path/filepath"
 	"strconv"
+
+	"github.com/rpcgen/rpcgen/generator/internal/apidoc"
+	"github.com/rpcgen/rpcgen/generator/internal/cache"
+	"github.com/rpcgen/rpcgen/generator/internal/diag"
+	"github.com/rpcgen/rpcgen/generator/internal/emit"
+	"github.com/rpcgen/rpcgen/generator/internal/load"
+	"github.com/rpcgen/rpcgen/generator/internal/model"
+	"github.com/rpcgen/rpcgen/generator/internal/naming"
+	"github.com/rpcgen/rpcgen/generator/internal/schema"
 )
 
 // Config says what to generate.
@@ -50,38 +72,21 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	return generate(cfg, false, nil)
 }
 
-// Cache keeps, in a directory, what earlier runs of Generate computed,
-// so that a run with inputs an earlier one saw skips work: the outputs
-// themselves, keyed by everything they are made of, the formatted pieces
-// of the Go source, and what go list said of the package's files. The
-// rpcgen command wraps every run in one (its directory is DefaultCacheDir
-// unless --no-cache).
-type Cache struct {
-	// Dir is the cache directory; "" is no cache.
-	Dir string
-	// Map lets Generate answer from the output cache with the contents
-	// of the cache entry mapped into memory (on Unix systems) rather than
-	// read into the heap, which for outputs of megabytes is faster. What
-	// it returns is then read-only (writing to it faults) and stays mapped
-	// until the process exits. The rpcgen command sets it; a program that
-	// changes what Generate returns, or runs it many times, should not.
-	Map bool
-}
-
-// Generate is Generate with the cache: it returns the same files, byte for
-// byte, reading and filling the cache directory on the way.
-func (c Cache) Generate(cfg Config) (map[string][]byte, error) {
-	if c.Dir == "" {
-		return Generate(cfg)
-	}
-	layer := newCacheLayer(c.Dir, c.Map)
-	defer layer.done()
-	return generate(cfg, false, layer)
-}
-
 // generate is Generate with the cache layer when not nil; deepSchemas makes
-// the schema builder copy every schema it hands out (see schemaGen.deep).
-func generate(cfg Config, deepSchemas bool, layer *cacheLayer) (map[string][]byte, error) {
+// the schema builder copy every schema it hands out (see schema.Builder's
+// deep).
+func generate(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, error) {
+	files, err := run(cfg, deepSchemas, layer)
+	if list, ok := err.(diag.List); ok {
+		err = errorList(list)
+	}
+	return files, err
+}
+
+// run is the pipeline: load, the output cache's lookup, the model, the
+// outputs that are not Go (the Go file answers rpc.discover with one of
+// them), the Go file, the schema files, and the output cache's store.
+func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, error) {
 	if len(cfg.Interfaces) == 0 {
 		return nil, errors.New("no interface named: give at least one interface name")
 	}
@@ -95,7 +100,7 @@ func generate(cfg Config, deepSchemas bool, layer *cacheLayer) (map[string][]byt
 	}
 	out := cfg.Output
 	if out == "" {
-		out = outputName(cfg.Interfaces[0])
+		out = naming.OutputName(cfg.Interfaces[0])
 	}
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(dir, out)
@@ -108,35 +113,35 @@ func generate(cfg Config, deepSchemas bool, layer *cacheLayer) (map[string][]byt
 		}
 		seen[name] = true
 	}
-	var srcs *sourceSet
+	var srcs *load.Sources
 	if layer != nil {
-		srcs = &sourceSet{}
+		srcs = &load.Sources{}
 	}
-	pkg, typeErrs, err := loadPackageSources(dir, out, cfg.BuildTags, srcs, layer.listStore())
+	pkg, typeErrs, err := load.LoadSources(dir, out, cfg.BuildTags, srcs, layer.ListStore())
 	if err != nil {
 		return nil, err
 	}
 	if len(typeErrs) == 0 {
-		if files, ok := layer.lookup(settingsOf(cfg, dir, out), pkg, srcs); ok {
+		if files, ok := layer.Lookup(settingsOf(cfg, dir, out), pkg, srcs); ok {
 			return files, nil
 		}
 	}
-	services, err := buildServices(pkg, cfg.Interfaces, typeErrs)
+	services, err := model.Build(pkg, cfg.Interfaces, typeErrs)
 	if err != nil {
 		return nil, err
 	}
-	errs := &errorCollector{fset: pkg.Fset}
-	sg := newSchemaGen(pkg, errs)
-	sg.deep = deepSchemas
-	sg.docs.log = layer.inputs()
+	errs := &diag.Collector{Fset: pkg.Fset}
+	sg := schema.NewBuilder(pkg, errs)
+	sg.Deep = deepSchemas
+	sg.Docs.Log = layer.Inputs()
 	var apiOut map[string][]byte
 	var discover []byte
 	if cfg.OpenRPC != "" || cfg.TypeScript != "" || cfg.Docs != "" {
-		if apiOut, discover, err = apiFiles(pkg, sg.docs, services, cfg, dir); err != nil {
+		if apiOut, discover, err = apidoc.Files(pkg, sg.Docs, services, apidoc.Options{OpenRPC: cfg.OpenRPC, TypeScript: cfg.TypeScript, Docs: cfg.Docs, APIVersion: cfg.APIVersion, NoDiscover: cfg.NoDiscover}, dir); err != nil {
 			return nil, err
 		}
 	}
-	src, err := emitGo(pkg.PkgPath, pkg.Name, services, sg, discover, layer.pieceStore())
+	src, err := emit.GoFile(pkg.PkgPath, pkg.Name, services, sg, discover, layer.PieceStore())
 	files := map[string][]byte{out: src}
 	maps.Copy(files, apiOut)
 	if cfg.SchemaDir != "" {
@@ -144,21 +149,21 @@ func generate(cfg Config, deepSchemas bool, layer *cacheLayer) (map[string][]byt
 		if !filepath.IsAbs(schemaDir) {
 			schemaDir = filepath.Join(dir, schemaDir)
 		}
-		maps.Copy(files, schemaFiles(sg, services, schemaDir))
+		maps.Copy(files, schema.Files(sg, services, schemaDir))
 	}
-	if err := errs.err(); err != nil {
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	if err != nil {
 		return map[string][]byte{out: src}, err
 	}
-	layer.store(files)
+	layer.Store(files)
 	return files, nil
 }
 
 // settingsOf is what the output cache's key takes of cfg, with dir and out
 // its package directory and Go output as Generate resolved them.
-func settingsOf(cfg Config, dir, out string) genSettings {
-	return genSettings{Dir: dir, Out: out, Interfaces: cfg.Interfaces, BuildTags: cfg.BuildTags,
+func settingsOf(cfg Config, dir, out string) cache.Settings {
+	return cache.Settings{Dir: dir, Out: out, Interfaces: cfg.Interfaces, BuildTags: cfg.BuildTags,
 		Options: []string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover)}}
 }

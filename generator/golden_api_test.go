@@ -5,20 +5,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"golang.org/x/tools/txtar"
 )
-
-// onlyAPIWord in a golden case's "args" keeps only the OpenRPC, TypeScript
-// and Markdown outputs (and want/stderr) as the case's expected output, so
-// that such a case does not change whenever the emitted Go code does. The
-// Go file is still generated and compiled.
-const onlyAPIWord = "--only-api"
 
 // onlyAPI drops the outputs other than the API files from got when the case
 // asks for it.
 func onlyAPI(ar *txtar.Archive, cfg Config, got map[string][]byte) map[string][]byte {
 	i := slices.IndexFunc(ar.Files, func(f txtar.File) bool { return f.Name == "args" })
-	if i < 0 || !slices.Contains(strings.Fields(string(ar.Files[i].Data)), onlyAPIWord) {
+	if i < 0 || !slices.Contains(strings.Fields(string(ar.Files[i].Data)), goldentest.OnlyAPIWord) {
 		return got
 	}
 	keep := map[string]bool{"want/stderr": true}

@@ -11,21 +11,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"golang.org/x/tools/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite the want/ sections of testdata/golden/*.txtar")
-
-// goldenModule is the module every golden case lives in, so that one
-// "go vet" compiles all outputs against this repository's runtime.
-const goldenModule = "rpcgen.test/golden"
 
 // TestGolden runs the generator on each testdata/golden/<case>.txtar: the
 // archive's files form the package (with "args" naming the interfaces and
 // flags), and its want/ files hold the expected output, or want/stderr the
 // expected errors. A final subtest compiles and vets every generated file.
 func TestGolden(t *testing.T) {
-	repo, err := filepath.Abs("..")
+	repo, err := goldentest.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +31,7 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("no golden cases: %v", err)
 	}
 	root := t.TempDir()
-	writeGoldenModule(t, root, repo)
+	goldentest.WriteModule(t, root, repo)
 
 	var compiled []string // packages whose output must compile
 	t.Run("cases", func(t *testing.T) {
@@ -45,8 +42,8 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := extractCase(t, ar, dir)
-			if !hasFile(ar, "want/stderr") {
+			cfg := configOf(goldentest.Extract(t, ar, dir))
+			if !goldentest.HasFile(ar, "want/stderr") {
 				compiled = append(compiled, "./"+name+"/...")
 			}
 			t.Run(name, func(t *testing.T) {
@@ -70,52 +67,6 @@ func TestGolden(t *testing.T) {
 	})
 }
 
-func writeGoldenModule(t *testing.T, root, repo string) {
-	t.Helper()
-	gomod := "module " + goldenModule + "\n\ngo 1.26.0\n\nrequire github.com/rpcgen/rpcgen v0.0.0\n\nreplace github.com/rpcgen/rpcgen => " + repo + "\n"
-	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustWrite(t, filepath.Join(root, "go.mod"), []byte(gomod))
-	mustWrite(t, filepath.Join(root, "go.sum"), sum)
-}
-
-// extractCase writes the package files of ar below dir and returns the
-// generator config its "args" file describes.
-func extractCase(t *testing.T, ar *txtar.Archive, dir string) Config {
-	t.Helper()
-	cfg := Config{Dir: dir}
-	for _, f := range ar.Files {
-		switch {
-		case f.Name == "args":
-			for _, word := range strings.Fields(string(f.Data)) {
-				if out, ok := strings.CutPrefix(word, "--out="); ok {
-					cfg.Output = out
-				} else if sd, ok := strings.CutPrefix(word, "--schema-dir="); ok {
-					cfg.SchemaDir = sd
-				} else if f, ok := strings.CutPrefix(word, "--openrpc="); ok {
-					cfg.OpenRPC = f
-				} else if f, ok := strings.CutPrefix(word, "--ts="); ok {
-					cfg.TypeScript = f
-				} else if f, ok := strings.CutPrefix(word, "--docs="); ok {
-					cfg.Docs = f
-				} else if v, ok := strings.CutPrefix(word, "--api-version="); ok {
-					cfg.APIVersion = v
-				} else if word == "--no-discover" {
-					cfg.NoDiscover = true
-				} else if word != onlySchemasWord && word != onlyAPIWord {
-					cfg.Interfaces = append(cfg.Interfaces, word)
-				}
-			}
-		case strings.HasPrefix(f.Name, "want/"):
-		default:
-			mustWrite(t, filepath.Join(dir, f.Name), f.Data)
-		}
-	}
-	return cfg
-}
-
 // runCase generates and returns the want/ files it should produce.
 func runCase(t *testing.T, cfg Config, dir string) map[string][]byte {
 	files, err := Generate(cfg)
@@ -134,7 +85,7 @@ func runCase(t *testing.T, cfg Config, dir string) map[string][]byte {
 			t.Fatal(err)
 		}
 		got["want/"+filepath.ToSlash(rel)] = src
-		mustWrite(t, path, src) // for the compile subtest
+		goldentest.MustWrite(t, path, src) // for the compile subtest
 	}
 	return got
 }
@@ -161,7 +112,7 @@ func checkOrUpdate(t *testing.T, file string, ar *txtar.Archive, got map[string]
 			kept = append(kept, txtar.File{Name: n, Data: data})
 		}
 		ar.Files = kept
-		mustWrite(t, file, txtar.Format(ar))
+		goldentest.MustWrite(t, file, txtar.Format(ar))
 		return
 	}
 	want := map[string][]byte{}
@@ -209,16 +160,8 @@ func lineDiff(want, got string) string {
 	return b.String()
 }
 
-func hasFile(ar *txtar.Archive, name string) bool {
-	return slices.ContainsFunc(ar.Files, func(f txtar.File) bool { return f.Name == name })
-}
-
-func mustWrite(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+// configOf is the Config of a golden case.
+func configOf(c goldentest.Case) Config {
+	return Config{Dir: c.Dir, Interfaces: c.Interfaces, Output: c.Output, BuildTags: c.BuildTags, SchemaDir: c.SchemaDir,
+		OpenRPC: c.OpenRPC, TypeScript: c.TypeScript, Docs: c.Docs, NoDiscover: c.NoDiscover, APIVersion: c.APIVersion}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 )
 
 // TestSharedSchemas: the schema builder shares the schemas it hands out
@@ -14,9 +16,9 @@ import (
 // with shared schemas are those made when every use gets a deep copy of
 // its own, as before sharing.
 func TestSharedSchemas(t *testing.T) {
-	cases := goldenCaseSet(t, true)
+	cases := goldentest.Set(t, true)
 	for _, name := range slices.Sorted(maps.Keys(cases)) {
-		cfg := cases[name]
+		cfg := configOf(cases[name])
 		if cfg.SchemaDir == "" {
 			cfg.SchemaDir = "schemas" // every method's schemas, besides the tools'
 		}
@@ -33,7 +35,7 @@ func TestSharedSchemas(t *testing.T) {
 			}
 			for _, p := range paths {
 				if !bytes.Equal(shared[p], deep[p]) {
-					t.Errorf("%s differs:\n%s", p, firstDiff(shared[p], deep[p]))
+					t.Errorf("%s differs:\n%s", p, goldentest.FirstDiff(shared[p], deep[p]))
 				}
 			}
 		})
@@ -44,14 +46,14 @@ func TestSharedSchemas(t *testing.T) {
 // items changes the items schema, which is the element type's shared body;
 // the other uses of that type keep theirs.
 func TestSharedSchemaItemsTag(t *testing.T) {
-	repo, err := filepath.Abs("..")
+	repo, err := goldentest.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	writeGoldenModule(t, root, repo)
+	goldentest.WriteModule(t, root, repo)
 	dir := filepath.Join(root, "itemstag")
-	mustWrite(t, filepath.Join(dir, "s.go"), []byte(`package itemstag
+	goldentest.MustWrite(t, filepath.Join(dir, "s.go"), []byte(`package itemstag
 
 import "context"
 
@@ -89,7 +91,7 @@ type S interface {
 	}
 	for p := range deep {
 		if !bytes.Equal(shared[p], deep[p]) {
-			t.Errorf("%s differs:\n%s", p, firstDiff(shared[p], deep[p]))
+			t.Errorf("%s differs:\n%s", p, goldentest.FirstDiff(shared[p], deep[p]))
 		}
 	}
 }

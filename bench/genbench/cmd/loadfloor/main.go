@@ -13,7 +13,7 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// loadMode must stay the mode of generator.loadPackage.
+// loadMode must stay the mode of the generator's load (generator/internal/load).
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes
 
 func main() {

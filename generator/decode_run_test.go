@@ -1,0 +1,64 @@
+package generator
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
+)
+
+// TestDecodersRun generates code for testdata/decoderun/shop.go in a
+// module of its own and runs decode_test.go there: table-driven inputs
+// through the generated decode functions, asserting the exact messages a
+// caller gets, the decoded values, and the allocations.
+func TestDecodersRun(t *testing.T) {
+	runGeneratedTests(t, "decoderun", "shop", "Shop", []string{"shop.go", "decode_test.go"}, func(path string, src []byte) {
+		if !bytes.Contains(src, []byte("func decodeShopSearchParams(")) {
+			t.Fatalf("%s holds no decoder for Shop.Search", path)
+		}
+	})
+}
+
+// runGeneratedTests copies files from testdata/<from> into package pkg of a
+// module of its own, generates iface's code there, calls check on each
+// generated file, and runs the package's tests, which exercise the generated
+// code: the test fails with their output when they do.
+func runGeneratedTests(t *testing.T, from, pkg, iface string, files []string, check func(path string, src []byte)) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs a module")
+	}
+	repo, err := goldentest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	goldentest.WriteModule(t, root, repo)
+	dir := filepath.Join(root, pkg)
+	for _, name := range files {
+		src, err := os.ReadFile(filepath.Join(repo, "testdata", from, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		goldentest.MustWrite(t, filepath.Join(dir, name), src)
+	}
+	generated, err := Generate(Config{Dir: dir, Interfaces: []string{iface}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, src := range generated {
+		goldentest.MustWrite(t, path, src)
+		if check != nil {
+			check(path, src)
+		}
+	}
+	cmd := exec.Command("go", "test", "-count=1", "./"+pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go test of the generated %s code failed: %v\n%s", pkg, err, out)
+	}
+}

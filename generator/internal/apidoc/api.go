@@ -1,0 +1,212 @@
+// Package apidoc builds the API model of the services (each method's params
+// and result as JSON Schemas, the named types they share as components)
+// and renders it through the templates in templates/ as an OpenRPC
+// document, a TypeScript client and a Markdown reference.
+package apidoc
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+	"github.com/rpcgen/rpcgen/generator/internal/model"
+	"github.com/rpcgen/rpcgen/generator/internal/schema"
+	"golang.org/x/tools/go/packages"
+)
+
+// The API model is what the outputs that are not Go (the OpenRPC document,
+// the TypeScript client, the Markdown reference) render: each method's
+// params and result as JSON Schemas, with the named types they share pulled
+// out as components and referred to by "$ref". It is built from the same
+// model and schema builder as the Go file, so the three cannot drift from it.
+
+// apiDoc describes the services of one generation.
+type apiDoc struct {
+	Title       string // the service names, e.g. "Calculator"
+	Description string // the services' doc comments
+	Version     string // the API's version (apiOptions.APIVersion)
+	Services    []*apiService
+	Components  []*apiComponent // in order of first use
+	// TSComponents adds to Components the structs that are the params of
+	// StructParams methods: the TypeScript client's methods take them whole,
+	// where the other outputs list their members as the params.
+	TSComponents []*apiComponent
+	Discover     bool // the dispatcher answers rpc.discover
+}
+
+// apiService is one interface.
+type apiService struct {
+	Name        string // Go interface name
+	Description string
+	Methods     []*apiMethod
+}
+
+// apiMethod is one JSON-RPC method.
+type apiMethod struct {
+	GoName       string // e.g. "Add"
+	Name         string // JSON-RPC name, e.g. "calculator.add"
+	Description  string
+	Params       []*apiParam
+	StructParams bool // the params are one struct's members, sent by name only
+	// ParamsType is the schema of the params object of a StructParams
+	// method, usually a "$ref" to the struct's component.
+	ParamsType   *jsonschema.Schema
+	StructArg    string // the Go name of a StructParams method's param
+	Notification bool
+	// Result is the schema of the JSON-RPC result; nil for a notification.
+	// A method that returns only an error answers null.
+	Result *jsonschema.Schema
+	// Errors are the JSON-RPC errors the generated dispatcher itself may
+	// answer with (the implementation may add its own codes).
+	Errors []apiError
+}
+
+// apiParam is one member of a method's params object.
+type apiParam struct {
+	Name        string // JSON key
+	GoName      string // Go param name ("" for a struct's member)
+	Description string
+	Required    bool
+	Schema      *jsonschema.Schema
+}
+
+// apiComponent is a named schema the methods' schemas refer to.
+type apiComponent struct {
+	Name   string
+	Schema *jsonschema.Schema
+}
+
+// apiError is an error a method may answer with.
+type apiError struct {
+	Key     string // name under the OpenRPC document's components/errors
+	Code    int
+	Message string
+	Doc     string
+}
+
+// The errors every method's dispatcher may answer with.
+var (
+	errInvalidParams = apiError{Key: "InvalidParams", Code: -32602, Message: "Invalid params",
+		Doc: "The params do not fit the method: a missing, unknown or mistyped member, or a value out of bounds. The message names the member."}
+	errServer = apiError{Key: "ServerError", Code: -32000, Message: "Server error",
+		Doc: "The implementation failed; the message is its error's text. An implementation may also answer with codes, messages and data of its own."}
+)
+
+// componentRef is the "$ref" of the component named name.
+func componentRef(name string) string { return "#/components/schemas/" + name }
+
+// buildAPI builds the API model of services. It uses a schema builder of its
+// own, so that asking for the non-Go outputs never changes the Go file (the
+// names under "$defs" depend on the order types are met); problems were
+// already reported by the Go file's builder. docs, when not nil, is the Go
+// file's doc index, shared so that files are read (and logged) once.
+func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Service, cfg Options) *apiDoc {
+	sg := schema.NewBuilder(pkg, nil)
+	if docs != nil {
+		sg.Docs = docs
+	}
+	doc := &apiDoc{Version: cfg.APIVersion, Discover: cfg.OpenRPC != "" && !cfg.NoDiscover}
+	if doc.Version == "" {
+		doc.Version = "0.0.0"
+	}
+	var titles, descs []string
+	for _, s := range services {
+		titles = append(titles, s.Name)
+		if s.Doc != "" {
+			descs = append(descs, model.OneLine(s.Doc))
+		}
+	}
+	doc.Title = strings.Join(titles, ", ")
+	doc.Description = strings.Join(descs, "\n\n")
+
+	c := newComponents(sg)
+	// The TypeScript client declares these names itself.
+	c.reserve("RPCError", "ErrorCode", "Fetch", "ClientOptions", "JSONRPCClient")
+	for _, s := range services {
+		c.reserve(s.Name + "Client")
+	}
+	for _, s := range services {
+		for _, m := range s.Methods {
+			for _, p := range m.Params {
+				c.collect(p.Type, false)
+			}
+			if m.Result != nil {
+				c.collect(m.Result, true)
+			}
+		}
+	}
+	c.index()
+
+	for _, s := range services {
+		as := &apiService{Name: s.Name, Description: model.OneLine(s.Doc)}
+		for _, m := range s.Methods {
+			as.Methods = append(as.Methods, apiMethodOf(sg, c, m))
+		}
+		doc.Services = append(doc.Services, as)
+	}
+	doc.Components = c.used(false)
+	doc.TSComponents = c.used(true)
+	return doc
+}
+
+func apiMethodOf(sg *schema.Builder, c *components, m *model.Method) *apiMethod {
+	// The document has components of its own: build the schemas without the
+	// //rpcgen:schema options ("$defs" for every struct, "$schema" at roots),
+	// which are for the schemas that stand alone.
+	plain := *m
+	plain.Schema = model.SchemaOptions{}
+	m = &plain
+
+	am := &apiMethod{
+		GoName:       m.Name,
+		Name:         m.RPCName,
+		Description:  model.OneLine(m.Doc),
+		StructParams: m.StructParams,
+		Notification: m.Notification,
+	}
+	if m.StructParams {
+		am.StructArg = m.Params[0].Name
+		if am.ParamsType = c.paramsRef(m.Params[0].Type); am.ParamsType == nil {
+			am.ParamsType = c.refs(schema.Clone(sg.InputSchema(m)), false)
+		}
+	}
+	// refs changes the schemas below the root, which the builder shares.
+	in := schema.Clone(sg.InputSchema(m))
+	if in.Properties != nil {
+		goNames := map[string]string{}
+		if !m.StructParams {
+			for _, p := range m.Params {
+				goNames[p.JSONKey] = p.Name
+			}
+		}
+		for p := in.Properties.Oldest(); p != nil; p = p.Next() {
+			s := p.Value
+			desc := s.Description
+			s.Description = ""
+			am.Params = append(am.Params, &apiParam{
+				Name:        p.Key,
+				GoName:      goNames[p.Key],
+				Description: desc,
+				Required:    slices.Contains(in.Required, p.Key),
+				Schema:      c.refs(s, false),
+			})
+		}
+	}
+	if !m.Notification {
+		if m.Result != nil {
+			r := schema.Clone(sg.ResultSchema(m))
+			r.Definitions = nil // they are components now
+			am.Result = c.refs(r, true)
+		} else {
+			am.Result = &jsonschema.Schema{Type: "null"}
+		}
+		am.Errors = []apiError{errInvalidParams, errServer}
+	}
+	return am
+}
+
+// resultIsNull reports whether m answers only null: its Go method returns
+// only an error.
+func (m *apiMethod) resultIsNull() bool {
+	return m.Result != nil && m.Result.Type == "null"
+}

@@ -1,0 +1,114 @@
+package apidoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"text/template"
+
+	"github.com/rpcgen/rpcgen/generator/internal/model"
+	"github.com/rpcgen/rpcgen/generator/internal/schema"
+	"github.com/rpcgen/rpcgen/templates"
+	"golang.org/x/tools/go/packages"
+)
+
+// apiOptions are the Config's settings for the outputs that are not Go.
+type Options struct {
+	OpenRPC, TypeScript, Docs string // paths, relative to the package directory unless absolute; "" is none
+	APIVersion                string
+	NoDiscover                bool
+}
+
+// apiFiles renders the outputs that are not Go, each from its template in
+// package templates, keyed by absolute path (dir is the package directory),
+// and returns the compact OpenRPC document when the dispatchers answer
+// rpc.discover with it.
+func Files(pkg *packages.Package, docs *schema.DocIndex, services []*model.Service, cfg Options, dir string) (map[string][]byte, []byte, error) {
+	api := Build(pkg, docs, services, cfg)
+	files := map[string][]byte{}
+	var discover []byte
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	if cfg.OpenRPC != "" {
+		doc, err := renderOpenRPC(api)
+		if err != nil {
+			return nil, nil, err
+		}
+		files[abs(cfg.OpenRPC)] = doc
+		if api.Discover {
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, doc); err != nil {
+				return nil, nil, err
+			}
+			discover = compact.Bytes()
+		}
+	}
+	if cfg.TypeScript != "" {
+		src, err := renderTypeScript(api)
+		if err != nil {
+			return nil, nil, err
+		}
+		files[abs(cfg.TypeScript)] = src
+	}
+	if cfg.Docs != "" {
+		md, err := renderMarkdown(api)
+		if err != nil {
+			return nil, nil, err
+		}
+		files[abs(cfg.Docs)] = md
+	}
+	return files, discover, nil
+}
+
+// render executes the template file name of package templates on data.
+func render(name string, funcs template.FuncMap, data any) ([]byte, error) {
+	t, err := template.New(name).Funcs(funcs).ParseFS(templates.FS, name)
+	if err != nil {
+		return nil, fmt.Errorf("parse template %s: %w", name, err)
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		return nil, fmt.Errorf("render template %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// jsonText is JSON for v without HTML escaping, for the templates.
+func jsonText(v any) (string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// apiMethods lists the methods of every service, in order.
+func apiMethods(api *apiDoc) []*apiMethod {
+	var all []*apiMethod
+	for _, s := range api.Services {
+		all = append(all, s.Methods...)
+	}
+	return all
+}
+
+// apiErrors lists the errors the methods refer to, each once, in order.
+func apiErrors(api *apiDoc) []apiError {
+	var list []apiError
+	seen := map[string]bool{}
+	for _, m := range apiMethods(api) {
+		for _, e := range m.Errors {
+			if !seen[e.Key] {
+				seen[e.Key] = true
+				list = append(list, e)
+			}
+		}
+	}
+	return list
+}

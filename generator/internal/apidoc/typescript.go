@@ -1,0 +1,361 @@
+package apidoc
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"text/template"
+
+	"github.com/invopop/jsonschema"
+	"github.com/rpcgen/rpcgen/generator/internal/naming"
+)
+
+// renderTypeScript writes a TypeScript module (templates/client.ts.tmpl)
+// that depends on nothing: a type for every component, and per service a
+// client class with one async method per JSON-RPC method, sending JSON-RPC
+// over HTTP POST with fetch. Types come from the schemas: a member that is
+// not required is optional, an enum is a union of literals, a nullable
+// result member is "T | null", and a date-time is a string, documented so.
+func renderTypeScript(api *apiDoc) ([]byte, error) {
+	funcs := template.FuncMap{
+		"doc":        tsDoc,
+		"decl":       tsDecl,
+		"method":     tsMethod,
+		"clientDoc":  tsClientDoc,
+		"hasMethods": func(s *apiService) bool { return len(s.Methods) > 0 },
+	}
+	return render("client.ts.tmpl", funcs, api)
+}
+
+// tsDoc renders text as a JSDoc comment indented by indent, "" for no text.
+func tsDoc(text, indent string) string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return ""
+	}
+	text = strings.ReplaceAll(text, "*/", "*\\/")
+	var b strings.Builder
+	b.WriteString(indent + "/**\n")
+	for para := range strings.SplitSeq(text, "\n") {
+		if para == "" {
+			b.WriteString(indent + " *\n")
+			continue
+		}
+		for _, line := range wrapWords(para, 80-len(indent)-3) {
+			b.WriteString(indent + " * " + line + "\n")
+		}
+	}
+	b.WriteString(indent + " */\n")
+	return b.String()
+}
+
+// wrapWords breaks text into lines of at most width bytes, at spaces; a
+// word longer than width gets a line of its own.
+func wrapWords(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// tsDecl declares the component c: an interface for an object with
+// members, a type alias for anything else.
+func tsDecl(c *apiComponent) string {
+	s := c.Schema
+	doc := tsDoc(withNote(s.Description, formatNote(s)), "")
+	if s.Type == "object" && s.Properties != nil && s.Properties.Len() > 0 {
+		return doc + "export interface " + c.Name + " " + tsObject(s, "") + "\n"
+	}
+	return doc + "export type " + c.Name + " = " + tsType(s, "") + ";\n"
+}
+
+// tsType is the TypeScript type of a value s describes; indent is the
+// indentation of the line it starts on, for object members.
+func tsType(s *jsonschema.Schema, indent string) string {
+	switch {
+	case s == nil || s == jsonschema.TrueSchema:
+		return "unknown"
+	case s == jsonschema.FalseSchema:
+		return "never"
+	case s.Ref != "":
+		return strings.TrimPrefix(s.Ref, "#/components/schemas/")
+	case len(s.AnyOf) > 0:
+		return tsUnion(s.AnyOf, indent)
+	case len(s.OneOf) > 0:
+		return tsUnion(s.OneOf, indent)
+	case len(s.Enum) > 0:
+		lits := make([]string, len(s.Enum))
+		for i, v := range s.Enum {
+			lits[i] = tsLiteral(v)
+		}
+		return strings.Join(lits, " | ")
+	case s.Const != nil:
+		return tsLiteral(s.Const)
+	}
+	switch s.Type {
+	case "string":
+		return "string"
+	case "integer", "number":
+		return "number"
+	case "boolean":
+		return "boolean"
+	case "null":
+		return "null"
+	case "array":
+		if len(s.PrefixItems) > 0 {
+			elems := make([]string, len(s.PrefixItems))
+			for i, x := range s.PrefixItems {
+				elems[i] = tsType(x, indent)
+			}
+			return "[" + strings.Join(elems, ", ") + "]"
+		}
+		elem := tsType(s.Items, indent)
+		if strings.Contains(elem, " | ") && !strings.HasPrefix(elem, "{") {
+			elem = "(" + elem + ")"
+		}
+		return elem + "[]"
+	case "object":
+		return tsObject(s, indent)
+	}
+	return "unknown"
+}
+
+func tsUnion(list []*jsonschema.Schema, indent string) string {
+	var parts []string
+	for _, x := range list {
+		if t := tsType(x, indent); !slices.Contains(parts, t) {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+// tsObject is an object type: its members, one a line, or an index
+// signature for a map.
+func tsObject(s *jsonschema.Schema, indent string) string {
+	extra := s.AdditionalProperties
+	if s.Properties == nil || s.Properties.Len() == 0 {
+		switch {
+		case extra == jsonschema.FalseSchema:
+			return "Record<string, never>"
+		case extra == nil:
+			return "{ [key: string]: unknown }"
+		}
+		return "{ [key: string]: " + tsType(extra, indent) + " }"
+	}
+	inner := indent + "  "
+	var b strings.Builder
+	b.WriteString("{\n")
+	for p := s.Properties.Oldest(); p != nil; p = p.Next() {
+		b.WriteString(tsDoc(withNote(p.Value.Description, formatNote(p.Value)), inner))
+		b.WriteString(inner + tsKey(p.Key))
+		if !slices.Contains(s.Required, p.Key) {
+			b.WriteByte('?')
+		}
+		b.WriteString(": " + tsType(p.Value, inner) + ";\n")
+	}
+	if extra != nil && extra != jsonschema.FalseSchema {
+		b.WriteString(inner + "[key: string]: unknown;\n")
+	}
+	b.WriteString(indent + "}")
+	return b.String()
+}
+
+// formatNote says how a string with a format or an encoding is written,
+// looking through a nullable's anyOf.
+func formatNote(s *jsonschema.Schema) string {
+	if s == nil {
+		return ""
+	}
+	for _, x := range s.AnyOf {
+		if n := formatNote(x); n != "" {
+			return n
+		}
+	}
+	if s.Type == "array" && s.Items != nil {
+		if n := formatNote(s.Items); n != "" {
+			return "Each element: " + lowerFirstByte(n)
+		}
+	}
+	switch {
+	case s.Format == "date-time":
+		return `A date and time as an RFC 3339 string, e.g. "2026-01-02T15:04:05Z"; new Date(value) reads it.`
+	case s.Format == "date":
+		return `A date as an RFC 3339 full-date string, e.g. "2026-01-02".`
+	case s.ContentEncoding == "base64":
+		return "Bytes as a base64 string."
+	}
+	return ""
+}
+
+func lowerFirstByte(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+func withNote(desc, note string) string {
+	switch {
+	case note == "":
+		return desc
+	case desc == "":
+		return note
+	}
+	return desc + "\n\n" + note
+}
+
+var tsIdentRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// tsKey writes an object member's name, quoted unless it is an identifier.
+func tsKey(k string) string {
+	if tsIdentRE.MatchString(k) {
+		return k
+	}
+	return tsLiteral(k)
+}
+
+func tsLiteral(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "unknown"
+	}
+	return string(b)
+}
+
+// tsReserved are the words a parameter may not be named in TypeScript's
+// strict mode.
+var tsReserved = map[string]bool{
+	"arguments": true, "await": true, "break": true, "case": true, "catch": true, "class": true,
+	"const": true, "continue": true, "debugger": true, "default": true, "delete": true, "do": true,
+	"else": true, "enum": true, "eval": true, "export": true, "extends": true, "false": true,
+	"finally": true, "for": true, "function": true, "if": true, "implements": true, "import": true,
+	"in": true, "instanceof": true, "interface": true, "let": true, "new": true, "null": true,
+	"package": true, "private": true, "protected": true, "public": true, "return": true,
+	"static": true, "super": true, "switch": true, "this": true, "throw": true, "true": true,
+	"try": true, "typeof": true, "var": true, "void": true, "while": true, "with": true, "yield": true,
+}
+
+// tsName makes a Go param name usable as a TypeScript parameter name.
+func tsName(name string) string {
+	name = naming.LowerCamel(name)
+	if tsReserved[name] {
+		return name + "_"
+	}
+	return name
+}
+
+// tsMethodName is the client method name of a Go method: lowerCamel, as a
+// class member may be named but "constructor".
+func tsMethodName(name string) string {
+	name = naming.LowerCamel(name)
+	if name == "constructor" {
+		return name + "_"
+	}
+	return name
+}
+
+// tsClientDoc is a service client class's doc comment.
+func tsClientDoc(s *apiService) string {
+	text := s.Name + "Client calls the methods of the " + s.Name + " service."
+	if s.Description != "" {
+		text += "\n\n" + s.Description
+	}
+	return tsDoc(text, "")
+}
+
+// tsMethod writes the client method of m, indented for a class body.
+func tsMethod(m *apiMethod) string {
+	var args, members []string
+	switch {
+	case m.StructParams:
+		name := tsName(m.StructArg)
+		args = append(args, name+": "+tsType(m.ParamsType, "  "))
+		return tsMethodText(m, args, name)
+	default:
+		// A param may be left out ("?") only when every one after it may.
+		optionalFrom := len(m.Params)
+		for i := len(m.Params) - 1; i >= 0 && !m.Params[i].Required; i-- {
+			optionalFrom = i
+		}
+		for i, p := range m.Params {
+			name := tsName(p.GoName)
+			t := tsType(p.Schema, "  ")
+			switch {
+			case i >= optionalFrom:
+				args = append(args, name+"?: "+t)
+			case !p.Required:
+				args = append(args, name+": "+t+" | undefined")
+			default:
+				args = append(args, name+": "+t)
+			}
+			if tsKey(p.Name) == name {
+				members = append(members, name)
+			} else {
+				members = append(members, tsKey(p.Name)+": "+name)
+			}
+		}
+	}
+	params := ""
+	if len(members) > 0 {
+		params = "{ " + strings.Join(members, ", ") + " }"
+	}
+	return tsMethodText(m, args, params)
+}
+
+// tsMethodText writes the method of m taking args and sending params (a
+// TypeScript expression, "" for none).
+func tsMethodText(m *apiMethod, args []string, params string) string {
+	var doc, tags []string
+	if m.Description != "" {
+		doc = append(doc, m.Description)
+	}
+	for _, p := range m.Params {
+		if p.GoName != "" && p.Description != "" {
+			tags = append(tags, "@param "+tsName(p.GoName)+" "+p.Description)
+		}
+	}
+	result, call := "void", "call<unknown>"
+	switch {
+	case m.Notification:
+		call = "notify"
+		doc = append(doc, "A notification: the server answers nothing, not even an error.")
+	case !m.resultIsNull():
+		result = tsType(m.Result, "  ")
+		call = "call<" + result + ">"
+	}
+	if note := formatNote(m.Result); note != "" && !m.Notification {
+		tags = append(tags, "@returns "+note)
+	}
+	if len(tags) > 0 {
+		doc = append(doc, strings.Join(tags, "\n"))
+	}
+	callArgs := tsLiteral(m.Name)
+	if params != "" {
+		callArgs += ", " + params
+	}
+	var b strings.Builder
+	b.WriteString(tsDoc(strings.Join(doc, "\n\n"), "  "))
+	b.WriteString("  async " + tsMethodName(m.GoName) + "(" + strings.Join(args, ", ") + "): Promise<" + result + "> {\n")
+	if result == "void" && call != "notify" {
+		b.WriteString("    await this.#rpc." + call + "(" + callArgs + ");\n")
+	} else {
+		b.WriteString("    return this.#rpc." + call + "(" + callArgs + ");\n")
+	}
+	b.WriteString("  }\n")
+	return b.String()
+}

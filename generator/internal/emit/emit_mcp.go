@@ -1,0 +1,236 @@
+package emit
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/rpcgen/rpcgen/generator/internal/model"
+	"github.com/rpcgen/rpcgen/generator/internal/naming"
+)
+
+// toolSchemas are a tool's JSON Schemas, rendered once while emitting.
+type toolSchemas struct {
+	input, output []byte
+	wrapped       bool // a non-object result travels as {"result": R}
+}
+
+// tools writes the MCP side of a service: tool-name constants, the schemas
+// as constants, the function returning the tools, and the typed MCP client.
+func (g *emitter) tools(s *model.Service, names *serviceNames) {
+	var tools []*model.Method
+	for _, m := range s.Methods {
+		if m.Tool != nil {
+			tools = append(tools, m)
+		}
+	}
+	if len(tools) > 0 {
+		g.toolDecls(s, names, tools)
+	}
+	g.features(s, names, len(tools) > 0)
+	g.mcpClient(s, names)
+}
+
+func (g *emitter) toolDecls(s *model.Service, names *serviceNames, tools []*model.Method) {
+	f := g.file
+	f.Line()
+	f.Commentf("MCP tool names of the %s service.", s.Name)
+	f.Const().DefsFunc(func(defs *jen.Group) {
+		for _, m := range tools {
+			defs.Comment(fmt.Sprintf("%s is the MCP tool name of %s.%s.", names.tool(m), s.Name, m.Name))
+			defs.Id(names.tool(m)).Op("=").Lit(m.Tool.Name)
+		}
+	})
+
+	f.Line()
+	f.Commentf("JSON Schemas (draft 2020-12) of the %s tools' arguments and results.", s.Name)
+	f.Const().DefsFunc(func(defs *jen.Group) {
+		for _, m := range tools {
+			sc := g.schemas[m]
+			defs.Id(names.inputSchema(m)).Op("=").Add(g.schemaConst(names.inputSchema(m), sc.input))
+			if sc.output != nil {
+				defs.Id(names.outputSchema(m)).Op("=").Add(g.schemaConst(names.outputSchema(m), sc.output))
+			}
+		}
+	})
+
+	f.Line()
+	f.Commentf("%s returns the methods of impl as MCP tools, for mcp.Server.AddTools.", names.tools)
+	f.Comment("Arguments are decoded and validated against the tool's input schema by")
+	f.Comment("generated code; a call that fails validation gets an error result that")
+	f.Comment("names the field, so the model can correct it.")
+	f.Func().Id(names.tools).Params(jen.Id("impl").Id(s.Name)).Index().Qual(model.MCPPath, "Tool").Block(
+		jen.Id("h").Op(":=").Id(names.handler).Values(jen.Id("impl")),
+		jen.Return(jen.Index().Qual(model.MCPPath, "Tool").ValuesFunc(func(list *jen.Group) {
+			for _, m := range tools {
+				list.Add(g.toolLiteral(m, names))
+			}
+		})),
+	)
+}
+
+func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
+	sc := g.schemas[m]
+	return jen.ValuesFunc(func(v *jen.Group) {
+		field := func(name string, value jen.Code) { v.Line().Id(name).Op(":").Add(value) }
+		field("Name", jen.Id(names.tool(m)))
+		if m.Tool.Title != "" {
+			field("Title", jen.Lit(m.Tool.Title))
+		}
+		if desc := toolDescription(m); desc != "" {
+			field("Description", jen.Lit(desc))
+		}
+		field("InputSchema", jen.Qual("encoding/json", "RawMessage").Call(jen.Id(names.inputSchema(m))))
+		if sc.output != nil {
+			field("OutputSchema", jen.Qual("encoding/json", "RawMessage").Call(jen.Id(names.outputSchema(m))))
+		}
+		if a := annotations(m.Tool); a != nil {
+			field("Annotations", a)
+		}
+		handler := jen.Id("h").Dot(names.serve(m))
+		if sc.wrapped {
+			handler = jen.Qual(model.MCPPath, "WrapResult").Call(handler)
+		}
+		if m.Content != model.ContentNone {
+			handler = contentHandler(m, handler)
+		}
+		field("Handler", handler)
+		if m.Content != model.ContentNone {
+			field("Content", jen.True())
+		}
+		v.Line()
+	})
+}
+
+// annotations renders the hints a //rpcgen:tool directive set, or nil.
+func annotations(t *model.Tool) jen.Code {
+	hints := []struct {
+		field string
+		value *bool
+	}{
+		{"ReadOnlyHint", t.ReadOnly},
+		{"DestructiveHint", t.Destructive},
+		{"IdempotentHint", t.Idempotent},
+		{"OpenWorldHint", t.OpenWorld},
+	}
+	var set []jen.Code
+	for _, h := range hints {
+		if h.value != nil {
+			set = append(set, jen.Id(h.field).Op(":").Qual(model.MCPPath, "Bool").Call(jen.Lit(*h.value)))
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	return jen.Op("&").Qual(model.MCPPath, "ToolAnnotations").Values(set...)
+}
+
+// mcpClient writes the typed MCP client: it implements the interface by
+// calling the service's tools through tools/call.
+func (g *emitter) mcpClient(s *model.Service, names *serviceNames) {
+	f := g.file
+	caller := "ToolCaller"
+	f.Line()
+	if hasFeatures(s) {
+		caller = "FeatureCaller"
+		f.Commentf("%s calls the tools, resources, prompts and completions of", names.mcpClient)
+		f.Commentf("an MCP server serving %s. It implements %s: tool results are decoded", s.Name, s.Name)
+		f.Comment("from the tools' structured content (a tool's error result becomes a")
+		f.Comment("*mcp.ToolError), resources and prompts from what resources/read and")
+		f.Comment("prompts/get return.")
+	} else {
+		f.Commentf("%s calls the %s tools of an MCP server through tools/call.", names.mcpClient, s.Name)
+		f.Commentf("It implements %s: results are decoded from the tools' structured content,", s.Name)
+		f.Comment("and a tool's error result becomes a *mcp.ToolError.")
+	}
+	f.Type().Id(names.mcpClient).Struct(jen.Id(names.field).Qual(model.MCPPath, caller))
+
+	f.Line()
+	f.Var().Id("_").Id(s.Name).Op("=").Parens(jen.Op("*").Id(names.mcpClient)).Parens(jen.Nil())
+
+	f.Line()
+	f.Commentf("New%s returns a %s that calls tools through c, usually an", names.mcpClient, s.Name)
+	f.Comment("*mcp.Client connected over stdio, HTTP or in process.")
+	f.Func().Id("New" + names.mcpClient).Params(jen.Id("c").Qual(model.MCPPath, caller)).Op("*").Id(names.mcpClient).Block(
+		jen.Return(jen.Op("&").Id(names.mcpClient).Values(jen.Id(names.field).Op(":").Id("c"))),
+	)
+	for _, m := range s.Methods {
+		if m.Resource != nil || m.Prompt != nil || m.Completer != nil {
+			g.featureClientMethod(s, m, names)
+			continue
+		}
+		g.mcpClientMethod(s, m, names)
+	}
+}
+
+func (g *emitter) mcpClientMethod(s *model.Service, m *model.Method, names *serviceNames) {
+	sig := g.clientSignature(m)
+	recv := jen.Id("c").Op("*").Id(names.mcpClient)
+	f := g.file
+	f.Line()
+	if m.Tool == nil {
+		comment(f, methodDoc(m, "is not an MCP tool (//rpcgen:tool skip), so it always fails."))
+		f.Func().Params(recv).Id(m.Name).Params(sig.params...).Add(sig.results).Block(
+			sig.ret(jen.Qual("errors", "New").Call(jen.Lit(fmt.Sprintf("%s.%s is not exposed as an MCP tool", s.Name, m.Name)))),
+		)
+		return
+	}
+	comment(f, methodDoc(m, fmt.Sprintf("calls the MCP tool %q.", m.Tool.Name)))
+	call := func(result jen.Code) *jen.Statement {
+		return jen.Id("c").Dot(names.field).Dot("CallTool").Call(sig.ctx, jen.Id(names.tool(m)), sig.wire(names.params(m)), result)
+	}
+	var body []jen.Code
+	switch {
+	case m.Content != model.ContentNone:
+		body = contentCall(m, sig, sig.ctx, jen.Id("c").Dot(names.field), jen.Id(names.tool(m)), sig.wire(names.params(m)))
+	case m.Result == nil:
+		body = append(body, jen.Return(call(jen.Nil())))
+	case g.schemas[m].wrapped:
+		body = append(body,
+			jen.Var().Id("result").Struct(jen.Id("Result").Add(g.typeExpr(m.Result)).Tag(map[string]string{"json": "result"})),
+			jen.If(jen.Err().Op(":=").Add(call(jen.Op("&").Id("result"))), jen.Err().Op("!=").Nil()).Block(sig.ret(jen.Err())),
+			jen.Return(jen.Id("result").Dot("Result"), jen.Nil()),
+		)
+	default:
+		body = append(body,
+			jen.Var().Id("result").Add(g.typeExpr(m.Result)),
+			jen.If(jen.Err().Op(":=").Add(call(jen.Op("&").Id("result"))), jen.Err().Op("!=").Nil()).Block(sig.ret(jen.Err())),
+			jen.Return(jen.Id("result"), jen.Nil()),
+		)
+	}
+	f.Func().Params(recv).Id(m.Name).Params(sig.params...).Add(sig.results).Block(body...)
+}
+
+func (n *serviceNames) tool(m *model.Method) string { return n.s.Name + m.Name + "Tool" }
+func (n *serviceNames) inputSchema(m *model.Method) string {
+	return naming.LowerFirst(n.s.Name) + m.Name + "InputSchema"
+}
+func (n *serviceNames) outputSchema(m *model.Method) string {
+	return naming.LowerFirst(n.s.Name) + m.Name + "OutputSchema"
+}
+
+// toolDescription is the tool's description: the method's doc comment,
+// which reads well to a model as it is.
+func toolDescription(m *model.Method) string { return strings.TrimSpace(m.Doc) }
+
+// schemaConst is the value of the schema constant name: the schema itself,
+// or the constant that already holds the same text. Tools sharing a type
+// share its schema, and for large services repeats were most of the file.
+func (g *emitter) schemaConst(name string, schema []byte) jen.Code {
+	if prev, ok := g.schemaNames[string(schema)]; ok {
+		return jen.Id(prev)
+	}
+	g.schemaNames[string(schema)] = name
+	return rawString(schema)
+}
+
+// rawString renders s as a raw string literal, which keeps a JSON document
+// readable in the generated file, or as a quoted one when s holds a backquote
+// or a carriage return (which a raw literal would drop).
+func rawString(s []byte) jen.Code {
+	if bytes.ContainsAny(s, "`\r") {
+		return jen.Lit(string(s))
+	}
+	return jen.Op("`" + string(s) + "`")
+}

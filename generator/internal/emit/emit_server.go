@@ -1,0 +1,117 @@
+package emit
+
+import (
+	"go/types"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/rpcgen/rpcgen/generator/internal/model"
+)
+
+// handler writes the dispatcher: a runtime.Handler that routes by method
+// name with a switch and decodes params straight into typed values.
+func (g *emitter) handler(s *model.Service, names *serviceNames) {
+	f := g.file
+	impl := jen.Id("impl").Id(s.Name)
+
+	f.Line()
+	f.Commentf("New%sHandler returns a runtime.Handler that serves impl: it routes each", s.Name)
+	f.Comment("request by method name, decodes its params (by name or by position), calls")
+	f.Comment("impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio")
+	f.Comment("or, over HTTP, rpchttp.NewHandler.")
+	f.Func().Id("New"+s.Name+"Handler").Params(impl).Qual(runtimePath, "Handler").Block(
+		jen.Return(jen.Id(names.handler).Values(jen.Id("impl"))),
+	)
+
+	f.Line()
+	f.Commentf("%s dispatches JSON-RPC requests to a %s.", names.handler, s.Name)
+	f.Type().Id(names.handler).Struct(jen.Id("impl").Id(s.Name))
+
+	recv := jen.Id("h").Id(names.handler)
+	f.Line()
+	f.Comment("ServeRPC implements runtime.Handler.")
+	f.Func().Params(recv).Id("ServeRPC").Params(
+		jen.Id("ctx").Qual("context", "Context"),
+		jen.Id("req").Op("*").Qual(runtimePath, "Request"),
+	).Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error())).Block(
+		jen.Switch(jen.Id("req").Dot("Method")).BlockFunc(func(cases *jen.Group) {
+			for _, m := range s.Methods {
+				cases.Case(jen.Id(names.constant(m))).Block(
+					jen.Return(jen.Id("h").Dot(names.serve(m)).Call(jen.Id("ctx"), jen.Id("req").Dot("Params"))),
+				)
+			}
+			g.discoverCase(cases)
+			cases.Default().Block(
+				jen.Return(jen.Nil(), jen.Qual(runtimePath, "ErrMethodNotFound").Call(jen.Id("req").Dot("Method"))),
+			)
+		}),
+	)
+
+	for _, m := range s.Methods {
+		g.serveMethod(s, m, names)
+	}
+}
+
+func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceNames) {
+	var body []jen.Code
+	var args []jen.Code
+	if m.Context != "" {
+		args = append(args, jen.Id("ctx"))
+	}
+	// decode checks the error of the params' decoding: the generated decode
+	// function of the method (see decodeEmitter.emit), runtime.NoParams without params.
+	decode := func(call jen.Code) jen.Code {
+		return jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+	}
+
+	switch {
+	case len(m.Params) == 0:
+		body = append(body, decode(jen.Qual(runtimePath, "NoParams").Call(jen.Id("params"))))
+	case m.StructParams:
+		p := m.Params[0]
+		typ := p.Type
+		arg := jen.Id("p")
+		if ptr, ok := types.Unalias(typ).(*types.Pointer); ok {
+			typ = ptr.Elem()
+			arg = jen.Op("&").Id("p")
+		}
+		body = append(body,
+			jen.Var().Id("p").Add(g.typeExpr(typ)),
+			decode(jen.Id(decodeFuncName(s, m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
+		)
+		args = append(args, arg)
+	default:
+		for _, field := range paramFields(m) {
+			args = append(args, jen.Id("p").Dot(field))
+		}
+		body = append(body,
+			jen.Var().Id("p").Id(names.params(m)),
+			decode(jen.Id(decodeFuncName(s, m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
+		)
+	}
+
+	call := jen.Id("h").Dot("impl").Dot(m.Name).Call(args...)
+	if m.Result == nil {
+		body = append(body, jen.Return(jen.Nil(), call))
+	} else {
+		encode := jen.Return(jen.Qual(runtimePath, "EncodeResult").Call(jen.Id("result")))
+		if m.Content != model.ContentNone {
+			encode = contentEncode(m)
+		}
+		body = append(body,
+			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			encode,
+		)
+	}
+
+	what := "decodes the params of %s.%s, calls it and encodes its result."
+	if m.Result == nil {
+		what = "decodes the params of %s.%s and calls it."
+	}
+	g.file.Line()
+	g.file.Commentf("%s "+what, names.serve(m), s.Name, m.Name)
+	g.file.Func().Params(jen.Id("h").Id(names.handler)).Id(names.serve(m)).Params(
+		jen.Id("ctx").Qual("context", "Context"),
+		jen.Id("params").Qual("encoding/json", "RawMessage"),
+	).Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error())).Block(body...)
+}

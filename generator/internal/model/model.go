@@ -1,0 +1,96 @@
+// Package model is the generator's intermediate representation and the
+// code that builds it: services, methods, params, MCP tools, resources,
+// prompts and completers, read from the interfaces, their doc comments and
+// their //rpcgen: directives, with every check that reports a positioned
+// error in the user's source. The model decides names, directives and
+// docs once, so that no later stage reads the syntax tree of an interface;
+// it keeps the go/types type of every param and result, which the schema
+// builder and the Go emitter walk.
+package model
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// Service is one Go interface turned into a JSON-RPC service.
+type Service struct {
+	Name    string         // Go interface name, e.g. "Calculator"
+	RPCName string         // service part of method names, e.g. "calculator"
+	Doc     string         // doc comment text without directives
+	Pos     token.Position // position of the interface name
+	Methods []*Method      // in source order
+	// ToolPrefix is put before every MCP tool name of the service, e.g. "notes_".
+	ToolPrefix string
+	// Schema holds the //rpcgen:schema options its methods start from.
+	Schema SchemaOptions
+}
+
+// Method is one interface method.
+type Method struct {
+	Name         string         // Go name, e.g. "Add"
+	RPCName      string         // full JSON-RPC method name, e.g. "calculator.add"
+	Doc          string         // doc comment text without directives
+	Pos          token.Position // position of the method name
+	Context      string         // name of the context.Context param, "" when the method has none
+	Params       []*Param       // params after the context, in order
+	StructParams bool           // the single param is a struct (or pointer to one) and is the params object itself
+	Result       types.Type     // nil when the method returns only an error
+	Notification bool           // sent without an id; the server never answers
+	Tool         *Tool          // the method as an MCP tool; nil when skipped
+	// Content says the result is MCP tool content (mcp.Content,
+	// []mcp.Content or *mcp.CallToolResult) rather than data; see content.go.
+	Content ContentKind
+	// Schema holds the //rpcgen:schema options of the method's schemas.
+	Schema SchemaOptions
+	// Resource, Prompt and Completer describe the method as an MCP
+	// resource (or resource template), prompt or completion provider; at
+	// most one is set, and then Tool is nil. See features.go.
+	Resource  *Resource
+	Prompt    *Prompt
+	Completer *Completer
+}
+
+// Tool is a method's MCP tool descriptor, from //rpcgen:tool and the doc comment.
+type Tool struct {
+	Name  string // e.g. "add_note", prefix included
+	Title string // display name, "" when not given
+	// Hints of the tool's behaviour; nil leaves the protocol default.
+	ReadOnly, Destructive, Idempotent, OpenWorld *bool
+}
+
+// Param is one method parameter (other than the context).
+type Param struct {
+	Name    string     // Go name as declared, e.g. "limit"
+	JSONKey string     // key in the by-name params object
+	Type    types.Type // declared type
+	Pos     token.Position
+	// Doc describes the param, from a "name: text" paragraph line of the
+	// method's doc comment (see splitParamDocs); "" when there is none.
+	Doc string
+}
+
+// String prints the model in a stable, readable form; tests and debugging use it.
+func (s *Service) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "service %s (%s)\n", s.Name, s.RPCName)
+	for _, m := range s.Methods {
+		fmt.Fprintf(&b, "  %s %q", m.Name, m.RPCName)
+		if m.Notification {
+			b.WriteString(" notification")
+		}
+		if m.StructParams {
+			b.WriteString(" struct-params")
+		}
+		for _, p := range m.Params {
+			fmt.Fprintf(&b, " %s:%s", p.JSONKey, types.TypeString(p.Type, nil))
+		}
+		if m.Result != nil {
+			fmt.Fprintf(&b, " -> %s", types.TypeString(m.Result, nil))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,218 @@
+package model
+
+import (
+	"fmt"
+	"go/types"
+	"reflect"
+	"strings"
+)
+
+func PkgPath(n *types.Named) string {
+	if n.Obj().Pkg() == nil {
+		return ""
+	}
+	return n.Obj().Pkg().Path()
+}
+
+// typeChecker decides whether a type can cross the wire as JSON and be named
+// in generated code of the target package. It explains the first problem it
+// finds, with the path to it ("field Tags: map key ...").
+type typeChecker struct {
+	target *types.Package
+	seen   map[types.Type]bool // named types being or already checked, for recursive types
+	// invalid is set when a type could not be resolved (the package has a
+	// type error there); the type error, not this checker, explains it.
+	invalid bool
+}
+
+func (c *typeChecker) check(t types.Type) string {
+	if c.seen == nil {
+		c.seen = map[types.Type]bool{}
+	}
+	return c.walk(t, true)
+}
+
+// str prints t as the user would write it in the target package.
+func (c *typeChecker) str(t types.Type) string {
+	return types.TypeString(t, types.RelativeTo(c.target))
+}
+
+// walk checks t; named is true while t is part of a type expression the
+// generated code writes out (a param or result type, a type argument, an
+// element type), and false inside a named type's definition, which the
+// generated code never spells.
+func (c *typeChecker) walk(t types.Type, named bool) string {
+	switch t := t.(type) {
+	case *types.Alias:
+		if obj := t.Obj(); named && obj.Pkg() != nil && obj.Pkg() != c.target && !obj.Exported() {
+			return fmt.Sprintf("unexported type %s.%s from another package cannot be named in generated code", obj.Pkg().Name(), obj.Name())
+		}
+		return c.walk(types.Unalias(t), named)
+	case *types.Named:
+		obj := t.Obj()
+		if named && obj.Pkg() != nil && obj.Pkg() != c.target && !obj.Exported() {
+			return fmt.Sprintf("unexported type %s.%s from another package cannot be named in generated code", obj.Pkg().Name(), obj.Name())
+		}
+		for i := range t.TypeArgs().Len() {
+			if r := c.walk(t.TypeArgs().At(i), named); r != "" {
+				return r
+			}
+		}
+		if c.seen[t] {
+			return ""
+		}
+		c.seen[t] = true
+		if hasJSONMethods(t) {
+			return "" // it encodes itself (time.Time, big.Int, ...)
+		}
+		if r := c.walk(t.Underlying(), false); r != "" {
+			if _, isIface := t.Underlying().(*types.Interface); isIface {
+				return fmt.Sprintf("interface type %s is not supported (only any is: JSON cannot say which implementation to decode)", c.str(t))
+			}
+			return r
+		}
+		return ""
+	case *types.Basic:
+		switch t.Kind() {
+		case types.Invalid:
+			c.invalid = true
+		case types.Complex64, types.Complex128:
+			return fmt.Sprintf("%s is not supported: JSON has no complex numbers", t)
+		case types.UnsafePointer:
+			return "unsafe.Pointer is not supported"
+		}
+		return ""
+	case *types.Pointer:
+		return c.walk(t.Elem(), named)
+	case *types.Slice:
+		return c.walk(t.Elem(), named)
+	case *types.Array:
+		return c.walk(t.Elem(), named)
+	case *types.Map:
+		if !validMapKey(t.Key()) {
+			return fmt.Sprintf("map key type %s is not supported: JSON object keys are strings (use a string or integer key, or one implementing encoding.TextMarshaler)", c.str(t.Key()))
+		}
+		if r := c.walk(t.Key(), named); r != "" {
+			return r
+		}
+		return c.walk(t.Elem(), named)
+	case *types.Struct:
+		for i := range t.NumFields() {
+			f := t.Field(i)
+			name, skip := jsonFieldName(f, t.Tag(i))
+			if skip {
+				continue
+			}
+			if r := c.walk(f.Type(), named); r != "" {
+				return fmt.Sprintf("field %s: %s", name, r)
+			}
+		}
+		return ""
+	case *types.Interface:
+		if t.Empty() {
+			return ""
+		}
+		return fmt.Sprintf("interface type %s is not supported (only any is)", c.str(t))
+	case *types.Chan:
+		return fmt.Sprintf("channel type %s is not supported: a channel cannot be sent as JSON", c.str(t))
+	case *types.Signature:
+		return fmt.Sprintf("func type %s is not supported: a function cannot be sent as JSON", c.str(t))
+	case *types.TypeParam:
+		return fmt.Sprintf("type parameter %s is not supported", t)
+	}
+	return fmt.Sprintf("type %s is not supported", t)
+}
+
+// jsonFieldName returns the name encoding/json gives a struct field and
+// whether encoding/json ignores it.
+func jsonFieldName(f *types.Var, tag string) (string, bool) {
+	jt, hasTag := reflect.StructTag(tag).Lookup("json")
+	if jt == "-" {
+		return "", true
+	}
+	if !f.Exported() && !f.Embedded() {
+		return "", true
+	}
+	if hasTag {
+		if name, _, _ := strings.Cut(jt, ","); name != "" {
+			return name, false
+		}
+	}
+	return f.Name(), false
+}
+
+func validMapKey(t types.Type) bool {
+	if Implements(t, "MarshalText") {
+		return true
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&(types.IsString|types.IsInteger) != 0
+}
+
+// hasJSONMethods reports whether *T or T has MarshalJSON or UnmarshalJSON (or
+// the text variants), in which case encoding/json leaves the layout to it.
+func hasJSONMethods(t types.Type) bool {
+	for _, m := range []string{"MarshalJSON", "UnmarshalJSON", "MarshalText", "UnmarshalText"} {
+		if Implements(t, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func Implements(t types.Type, method string) bool {
+	if has, known := declaredMethod(t, method); known {
+		return has
+	}
+	for _, tt := range []types.Type{t, types.NewPointer(t)} {
+		ms := types.NewMethodSet(tt)
+		for i := range ms.Len() {
+			if ms.At(i).Obj().Name() == method {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// declaredMethod answers implements(t, method) without building method sets
+// when t's methods are all declared on it: known is false when t could have
+// promoted methods (from an embedded field or an interface) or is one this
+// shortcut does not know, and implements computes the method sets then.
+// Building two method sets per call was the largest cost of checking the
+// types of a big interface.
+func declaredMethod(t types.Type, method string) (has, known bool) {
+	t = types.Unalias(t)
+	if p, ok := t.(*types.Pointer); ok {
+		// The method sets of *T and **T: T's declared and promoted methods.
+		if n, ok := types.Unalias(p.Elem()).(*types.Named); ok {
+			if _, isPtr := n.Underlying().(*types.Pointer); !isPtr {
+				t = n
+			}
+		}
+	}
+	switch t := t.(type) {
+	case *types.Basic:
+		return false, true
+	case *types.Named:
+		for i := range t.NumMethods() {
+			if t.Method(i).Name() == method {
+				return true, true
+			}
+		}
+		switch u := t.Underlying().(type) {
+		case *types.Interface:
+			return false, false
+		case *types.Struct:
+			for i := range u.NumFields() {
+				if u.Field(i).Embedded() {
+					return false, false
+				}
+			}
+		}
+		return false, true
+	case *types.Slice, *types.Array, *types.Map, *types.Chan, *types.Signature:
+		return false, true
+	}
+	return false, false
+}

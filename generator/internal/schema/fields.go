@@ -1,0 +1,249 @@
+package schema
+
+import (
+	"cmp"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// jsonField is one JSON object member of a Go struct, after encoding/json's
+// rules (tags, "-", embedded structs flattened incl. pointer embeds, the
+// dominant-field rule, unexported fields skipped).
+type Field struct {
+	Key   string   // JSON key
+	Index []int    // field index path through embedded structs (as reflect.FieldByIndex)
+	Names []string // Go field names along Index, e.g. ["Base","ID"] (for emitting p.Base.ID)
+	// EmbedPtr[i] is true when Names[i] (i < len-1) is an embedded *pointer*
+	// struct; the last element is always false.
+	EmbedPtr []bool
+	Type     types.Type // the field's type
+	// Required is true when the field has neither omitempty nor omitzero,
+	// is not a pointer, and is not reached through an embedded pointer
+	// (encoding/json leaves it out when that pointer is nil); a
+	// `jsonschema:"required"` tag makes any field required.
+	Required bool
+	// Tag options: omitempty, omitzero, and ",string" (only recorded where
+	// encoding/json honours it: bool, integer, float and string fields,
+	// possibly behind one pointer).
+	OmitEmpty, OmitZero, String bool
+	Tag                         reflect.StructTag
+	Pos                         token.Position
+	Doc                         string // doc or line comment text
+}
+
+// fieldCandidate is a field found while walking embedded structs, before
+// the dominant-field rule picks one per key.
+type fieldCandidate struct {
+	Field
+	tagged bool // the key came from a json tag
+}
+
+// embedLevel is a struct reached through embedded fields.
+type embedLevel struct {
+	st       *types.Struct
+	typeKey  string // identity of the struct's type, to visit each once
+	index    []int
+	names    []string
+	embedPtr []bool
+	viaPtr   bool // some embedded field on the way is a pointer
+}
+
+// fieldsOf returns the JSON members of st in field order, as encoding/json
+// would encode them. The error is reserved for fields it cannot describe;
+// encoding/json's own rules never fail.
+func (g *Builder) FieldsOf(st *types.Struct) ([]Field, error) {
+	// Breadth-first over embedding depth, as encoding/json's typeFields.
+	current := []embedLevel{}
+	next := []embedLevel{{st: st, typeKey: types.TypeString(st, nil)}}
+	var count map[string]int // times each struct type is reached at the current depth
+	nextCount := map[string]int{}
+	visited := map[string]bool{}
+	var found []fieldCandidate
+
+	for len(next) > 0 {
+		current, next = next, current[:0]
+		count, nextCount = nextCount, map[string]int{}
+		for _, lv := range current {
+			if visited[lv.typeKey] {
+				continue
+			}
+			visited[lv.typeKey] = true
+			for i := range lv.st.NumFields() {
+				sf := lv.st.Field(i)
+				tag := reflect.StructTag(lv.st.Tag(i))
+				if sf.Embedded() {
+					t := types.Unalias(sf.Type())
+					if p, ok := t.(*types.Pointer); ok {
+						t = p.Elem()
+					}
+					if !sf.Exported() && !isStructType(t) {
+						continue // encoding/json ignores unexported non-struct embeds
+					}
+				} else if !sf.Exported() {
+					continue
+				}
+				jt := tag.Get("json")
+				if jt == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(jt, ",")
+				if !validJSONTagName(name) {
+					name = ""
+				}
+				index := append(slices.Clone(lv.index), i)
+				names := append(slices.Clone(lv.names), sf.Name())
+
+				ft := types.Unalias(sf.Type())
+				ptr, isPtr := ft.(*types.Pointer)
+				if isPtr {
+					ft = types.Unalias(ptr.Elem())
+				}
+				if name != "" || !sf.Embedded() || !isStructType(ft) {
+					f := fieldCandidate{tagged: name != ""}
+					if name == "" {
+						name = sf.Name()
+					}
+					f.Key = name
+					f.Index = index
+					f.Names = names
+					f.EmbedPtr = append(slices.Clone(lv.embedPtr), false)
+					f.Type = sf.Type()
+					f.Tag = tag
+					f.Pos = g.Position(sf.Pos())
+					f.Doc = g.Docs.doc(docField, sf.Pos())
+					f.OmitEmpty = hasTagOption(opts, "omitempty")
+					f.OmitZero = hasTagOption(opts, "omitzero")
+					f.String = hasTagOption(opts, "string") && quotable(ft)
+					f.Required = !f.OmitEmpty && !f.OmitZero && !isPtr && !lv.viaPtr
+					if schemaTagRequired(tag) {
+						f.Required = true
+					}
+					found = append(found, f)
+					if count[lv.typeKey] > 1 {
+						// The same struct embedded twice at one depth: its
+						// fields annihilate each other, as in encoding/json.
+						found = append(found, f)
+					}
+					continue
+				}
+				key := types.TypeString(ft, nil)
+				nextCount[key]++
+				if nextCount[key] == 1 {
+					next = append(next, embedLevel{
+						st:       ft.Underlying().(*types.Struct),
+						typeKey:  key,
+						index:    index,
+						names:    names,
+						embedPtr: append(slices.Clone(lv.embedPtr), isPtr),
+						viaPtr:   lv.viaPtr || isPtr,
+					})
+				}
+			}
+		}
+	}
+
+	// Group by key; per key, the shallowest field wins, a tagged one at equal
+	// depth; two equally good fields hide each other.
+	slices.SortStableFunc(found, func(a, b fieldCandidate) int {
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(len(a.Index), len(b.Index)); c != 0 {
+			return c
+		}
+		if a.tagged != b.tagged {
+			if a.tagged {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(a.Index, b.Index)
+	})
+	var out []Field
+	for i := 0; i < len(found); {
+		j := i + 1
+		for j < len(found) && found[j].Key == found[i].Key {
+			j++
+		}
+		group := found[i:j]
+		if len(group) == 1 || len(group[0].Index) < len(group[1].Index) || group[0].tagged != group[1].tagged {
+			out = append(out, group[0].Field)
+		}
+		i = j
+	}
+	slices.SortFunc(out, func(a, b Field) int { return slices.Compare(a.Index, b.Index) })
+	return out, nil
+}
+
+func isStructType(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Struct)
+	return ok
+}
+
+// quotable reports whether encoding/json honours ",string" on a field of
+// type t (already stripped of one pointer).
+func quotable(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat|types.IsString) != 0
+}
+
+func hasTagOption(opts, want string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+// validJSONTagName is encoding/json's isValidTag: a name it accepts as a key.
+func validJSONTagName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+			// Backslash and quote chars are reserved, but otherwise any
+			// punctuation chars are allowed in a tag name.
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}
+
+// schemaTagRequired reports whether a `jsonschema` tag holds the bare
+// "required" flag (invopop's grammar).
+func schemaTagRequired(tag reflect.StructTag) bool {
+	return slices.Contains(splitSchemaTag(tag.Get("jsonschema")), "required")
+}
+
+// splitSchemaTag splits a `jsonschema` tag on commas not preceded by a
+// backslash, as invopop does; "\," stands for a comma inside a value.
+func splitSchemaTag(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var parts []string
+	var cur strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == ',':
+			cur.WriteByte(',')
+			i++
+		case s[i] == ',':
+			parts = append(parts, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(s[i])
+		}
+	}
+	return append(parts, cur.String())
+}

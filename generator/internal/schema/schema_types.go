@@ -1,0 +1,355 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/types"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+	"github.com/rpcgen/rpcgen/generator/internal/model"
+)
+
+// build returns the schema of a value of type t, as encoding/json reads and
+// writes it. A named type is inlined (with its doc as description and its
+// constants as enum) unless it is recursive.
+func (g *Builder) build(t types.Type, c BuildCtx) *jsonschema.Schema {
+	t = types.Unalias(t)
+	n, ok := t.(*types.Named)
+	if !ok {
+		return g.underlying(t, c)
+	}
+	if s := g.Special(n, c); s != nil {
+		return s
+	}
+	if g.viaDefs(n) {
+		return g.ref(n, c)
+	}
+	return g.NamedBody(n, c)
+}
+
+// value is build for a value that may be nil: in an output schema it may
+// then be null.
+func (g *Builder) value(t types.Type, c BuildCtx) *jsonschema.Schema {
+	s := g.build(t, c)
+	if c.Output && nilable(t) {
+		return nullable(s)
+	}
+	return s
+}
+
+// special returns the schema of a named type encoding/json treats apart, nil
+// for the others:
+//   - time.Time is an RFC 3339 string ("format": "date-time");
+//   - json.Number is a number;
+//   - a type with MarshalJSON or UnmarshalJSON (json.RawMessage, big.Int...)
+//     writes what it likes: any value ({}), described by its doc;
+//   - a type with MarshalText or UnmarshalText is a string.
+func (g *Builder) Special(n *types.Named, c BuildCtx) *jsonschema.Schema {
+	// Asked at every use of every named type; the method sets are the cost.
+	s, ok := g.specials[n]
+	if !ok {
+		s = g.buildSpecial(n)
+		if g.specials == nil {
+			g.specials = map[*types.Named]*jsonschema.Schema{}
+		}
+		g.specials[n] = s
+	}
+	return Clone(s) // the caller's to change
+}
+
+// buildSpecial is special without the memo.
+func (g *Builder) buildSpecial(n *types.Named) *jsonschema.Schema {
+	var s *jsonschema.Schema
+	switch path, name := model.PkgPath(n), n.Obj().Name(); {
+	case path == "time" && name == "Time":
+		s = &jsonschema.Schema{Type: "string", Format: "date-time"}
+	case path == "encoding/json" && name == "Number":
+		s = &jsonschema.Schema{Type: "number"}
+	case model.Implements(n, "MarshalJSON") || model.Implements(n, "UnmarshalJSON"):
+		s = &jsonschema.Schema{}
+	case model.Implements(n, "MarshalText") || model.Implements(n, "UnmarshalText"):
+		s = &jsonschema.Schema{Type: "string"}
+	default:
+		return nil
+	}
+	if model.PkgPath(n) != "time" && model.PkgPath(n) != "encoding/json" {
+		s.Description = model.OneLine(g.Docs.doc(docType, n.Obj().Pos()))
+	}
+	return s
+}
+
+// namedBody is the inline schema of the named type n: its underlying type's,
+// described by n's doc comment, with n's constants as enum.
+//
+// A type is described at every use, so the answer is kept, and every use
+// gets the same answer: a schema, and the schemas below it, that the schema
+// builder hands out are shared. A caller that changes a schema (field
+// applies tags and a description) first takes a copy of its own with own,
+// and of the one below it that it changes (applyTag's items); copying only
+// what changes, rather than the whole tree at every use, halves the work
+// for nested types. Only an answer whose building reported no problem is
+// kept: a problem is positioned at the use (c.pos), so a type with one is
+// still built, and its problems reported, at every use. Nor is a recursive
+// type's: ref and rootBody build its definition apart.
+func (g *Builder) NamedBody(n *types.Named, c BuildCtx) *jsonschema.Schema {
+	key := bodyKey{n, c.Output}
+	if s, ok := g.bodies[key]; ok {
+		if g.Deep {
+			return Clone(s)
+		}
+		return s
+	}
+	calls := g.errCalls
+	s := g.buildNamedBody(n, c)
+	if g.errCalls == calls && !g.IsRecursive(n) {
+		if g.bodies == nil {
+			g.bodies = map[bodyKey]*jsonschema.Schema{}
+		}
+		if g.Deep {
+			g.bodies[key] = Clone(s)
+		} else {
+			g.bodies[key] = s
+		}
+	}
+	return s
+}
+
+// own returns s for its caller to change: s itself in deep mode, where
+// every caller gets a copy of its own, otherwise a copy of s that shares
+// the schemas below it (see namedBody).
+func (g *Builder) own(s *jsonschema.Schema) *jsonschema.Schema {
+	if g.Deep {
+		return s
+	}
+	return Shallow(s)
+}
+
+// buildNamedBody is namedBody without the memo.
+func (g *Builder) buildNamedBody(n *types.Named, c BuildCtx) *jsonschema.Schema {
+	c.Path = n.Obj().Name()
+	s := g.own(g.underlying(n.Underlying(), c)) // a pointer type's may be shared
+	if vals, _ := g.EnumOf(n); len(vals) > 0 && s.Type != "" {
+		s.Enum = vals
+	}
+	s.Description = WithEnumNotes(model.OneLine(g.Docs.doc(docType, n.Obj().Pos())), g.EnumNotes(n))
+	return s
+}
+
+// underlying returns the schema of an unnamed type (or a named type's
+// underlying type).
+func (g *Builder) underlying(t types.Type, c BuildCtx) *jsonschema.Schema {
+	switch t := t.(type) {
+	case *types.Basic:
+		return g.basic(t, c)
+	case *types.Pointer:
+		// A pointer is an optional member, not a nullable value: its
+		// container decides (see value and field).
+		return g.build(t.Elem(), c)
+	case *types.Slice:
+		if IsByte(t.Elem()) {
+			return &jsonschema.Schema{Type: "string", ContentEncoding: "base64"}
+		}
+		return &jsonschema.Schema{Type: "array", Items: g.value(t.Elem(), elemCtx(c, "[]"))}
+	case *types.Array:
+		n := uint64(t.Len())
+		return &jsonschema.Schema{Type: "array", Items: g.value(t.Elem(), elemCtx(c, "[]")), MinItems: &n, MaxItems: &n}
+	case *types.Map:
+		s := &jsonschema.Schema{Type: "object", AdditionalProperties: g.value(t.Elem(), elemCtx(c, "[]"))}
+		key := types.Unalias(t.Key())
+		kb, _ := key.Underlying().(*types.Basic)
+		switch {
+		case kb != nil && kb.Info()&types.IsString != 0:
+		case model.Implements(key, "MarshalText"):
+		case kb != nil && kb.Info()&types.IsUnsigned != 0:
+			s.PropertyNames = &jsonschema.Schema{Pattern: "^[0-9]+$"}
+		case kb != nil && kb.Info()&types.IsInteger != 0:
+			s.PropertyNames = &jsonschema.Schema{Pattern: "^-?[0-9]+$"}
+		default:
+			g.unsupported(c, t, "JSON object keys are strings")
+		}
+		return s
+	case *types.Struct:
+		return g.object(t, c)
+	case *types.Interface:
+		if t.Empty() {
+			return &jsonschema.Schema{} // any value
+		}
+		g.unsupported(c, t, "only any is: JSON cannot say which implementation to decode")
+	case *types.Chan:
+		g.unsupported(c, t, "a channel cannot be sent as JSON")
+	case *types.Signature:
+		g.unsupported(c, t, "a function cannot be sent as JSON")
+	default:
+		g.unsupported(c, t, "")
+	}
+	return &jsonschema.Schema{}
+}
+
+func elemCtx(c BuildCtx, suffix string) BuildCtx {
+	c.Path += suffix
+	return c
+}
+
+func (g *Builder) unsupported(c BuildCtx, t types.Type, why string) {
+	msg := fmt.Sprintf("%s: %s cannot be represented in JSON Schema", c.Path, g.TypeString(t))
+	if why != "" {
+		msg += " (" + why + ")"
+	}
+	g.Errorf(c.Pos, msg)
+}
+
+// isByte reports whether a slice of t is a []byte to encoding/json: base64.
+func IsByte(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Uint8 && !model.Implements(t, "MarshalJSON") && !model.Implements(t, "MarshalText")
+}
+
+// intBounds are the ranges of the sized integer kinds; 64-bit ones and int,
+// uint are left without a maximum (a JSON number beyond 2^53 is lossy anyway).
+var intBounds = map[types.BasicKind][2]string{
+	types.Int8: {"-128", "127"}, types.Int16: {"-32768", "32767"}, types.Int32: {"-2147483648", "2147483647"},
+	types.Uint8: {"0", "255"}, types.Uint16: {"0", "65535"}, types.Uint32: {"0", "4294967295"},
+	types.Uint: {"0", ""}, types.Uint64: {"0", ""}, types.Uintptr: {"0", ""},
+}
+
+func (g *Builder) basic(t *types.Basic, c BuildCtx) *jsonschema.Schema {
+	info := t.Info()
+	switch {
+	case t.Kind() == types.Invalid:
+		return &jsonschema.Schema{} // the type checker has explained it
+	case info&types.IsBoolean != 0:
+		return &jsonschema.Schema{Type: "boolean"}
+	case info&types.IsString != 0:
+		return &jsonschema.Schema{Type: "string"}
+	case info&types.IsInteger != 0:
+		s := &jsonschema.Schema{Type: "integer"}
+		if b, ok := intBounds[t.Kind()]; ok {
+			s.Minimum, s.Maximum = json.Number(b[0]), json.Number(b[1])
+		}
+		return s
+	case info&types.IsFloat != 0:
+		return &jsonschema.Schema{Type: "number"}
+	case info&types.IsComplex != 0:
+		g.unsupported(c, t, "JSON has no complex numbers")
+	default:
+		g.unsupported(c, t, "")
+	}
+	return &jsonschema.Schema{}
+}
+
+// object is the schema of a struct: its encoding/json members as properties.
+func (g *Builder) object(st *types.Struct, c BuildCtx) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "object", AdditionalProperties: jsonschema.FalseSchema}
+	fields, err := g.FieldsOf(st)
+	if err != nil {
+		g.Errorf(c.Pos, fmt.Sprintf("%s: %v", c.Path, err))
+	}
+	if len(fields) > 0 {
+		s.Properties = jsonschema.NewProperties()
+	}
+	for _, f := range fields {
+		s.Properties.Set(f.Key, g.field(f, c))
+		if f.Required {
+			s.Required = append(s.Required, f.Key)
+		}
+	}
+	return s
+}
+
+// field is the schema of one struct member: its type's schema, described by
+// the field's doc (else the type's), with the `jsonschema` tag applied.
+func (g *Builder) field(f Field, parent BuildCtx) *jsonschema.Schema {
+	c := BuildCtx{Output: parent.Output, Path: strings.Join(f.Names, "."), Pos: f.Pos}
+	if parent.Path != "" {
+		c.Path = parent.Path + "." + c.Path
+	}
+	var s *jsonschema.Schema
+	if f.String && !isStringKind(f.Type) {
+		s = &jsonschema.Schema{Type: "string"} // ",string": a number or bool in quotes
+	} else {
+		s = g.own(g.build(f.Type, c))
+	}
+	if f.Doc != "" {
+		s.Description = WithEnumNotes(model.OneLine(f.Doc), g.EnumNotes(f.Type))
+	}
+	g.applyTag(s, f.Tag, c)
+	// omitempty and omitzero leave a nil value out rather than writing null.
+	if c.Output && !f.OmitEmpty && !f.OmitZero && nilable(f.Type) {
+		s = nullable(s)
+	}
+	return s
+}
+
+func isStringKind(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+// nilable reports whether encoding/json may write a value of type t as null.
+func nilable(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Slice, *types.Map:
+		return true
+	case *types.Interface:
+		return !u.Empty() // any is {} already, which allows null
+	}
+	return false
+}
+
+// nullable lets s also be null (output schemas only).
+func nullable(s *jsonschema.Schema) *jsonschema.Schema {
+	if s.Type == "" && s.Ref == "" && len(s.AnyOf) == 0 && s.Enum == nil {
+		return s // any value already
+	}
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{s, {Type: "null"}}}
+}
+
+// isRecursive reports whether the named type n contains itself, in which
+// case its schema goes through "$defs".
+func (g *Builder) IsRecursive(n *types.Named) bool {
+	key := TypeKey(n)
+	if r, ok := g.recursive[key]; ok {
+		return r
+	}
+	if g.recursive == nil {
+		g.recursive = map[string]bool{}
+	}
+	seen := map[string]bool{}
+	var reaches func(t types.Type) bool
+	reaches = func(t types.Type) bool {
+		switch t := types.Unalias(t).(type) {
+		case *types.Named:
+			k := TypeKey(t)
+			if k == key {
+				return true
+			}
+			if seen[k] || g.Special(t, BuildCtx{}) != nil {
+				return false
+			}
+			seen[k] = true
+			return reaches(t.Underlying())
+		case *types.Pointer:
+			return reaches(t.Elem())
+		case *types.Slice:
+			return reaches(t.Elem())
+		case *types.Array:
+			return reaches(t.Elem())
+		case *types.Map:
+			return reaches(t.Elem())
+		case *types.Struct:
+			for i := range t.NumFields() {
+				if reaches(t.Field(i).Type()) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	r := reaches(n.Underlying())
+	g.recursive[key] = r
+	return r
+}
