@@ -1,5 +1,3 @@
-// Package mcp serves Go functions as Model Context Protocol tools and calls
-// them, speaking every revision from 2024-11-05 to the stateless 2026-07-28.
 package mcp
 
 import (
