@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"golang.org/x/tools/txtar"
+
+	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 )
 
 // onlyAPI drops the outputs other than the API files from got when the case

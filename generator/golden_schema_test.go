@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"golang.org/x/tools/txtar"
+
+	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 )
 
 // onlySchemas drops the outputs other than schema files from got when the

@@ -3,16 +3,19 @@ package generator
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"golang.org/x/tools/txtar"
+
+	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
+	"github.com/rpcgen/rpcgen/internal/diff"
 )
 
 var update = flag.Bool("update", false, "rewrite the want/ sections of testdata/golden/*.txtar")
@@ -20,7 +23,10 @@ var update = flag.Bool("update", false, "rewrite the want/ sections of testdata/
 // TestGolden runs the generator on each testdata/golden/<case>.txtar: the
 // archive's files form the package (with "args" naming the interfaces and
 // flags), and its want/ files hold the expected output, or want/stderr the
-// expected errors. A final subtest compiles and vets every generated file.
+// expected errors. Every case runs through Generate and twice through
+// Cache.Generate (the run that fills the cache and the run it answers),
+// which must give the same bytes, or the same errors. A final subtest
+// compiles and vets every generated file.
 func TestGolden(t *testing.T) {
 	repo, err := goldentest.RepoRoot()
 	if err != nil {
@@ -32,6 +38,7 @@ func TestGolden(t *testing.T) {
 	}
 	root := t.TempDir()
 	goldentest.WriteModule(t, root, repo)
+	cached := Cache{Dir: t.TempDir()}
 
 	var compiled []string // packages whose output must compile
 	t.Run("cases", func(t *testing.T) {
@@ -48,7 +55,7 @@ func TestGolden(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				got := onlyAPI(ar, cfg, onlySchemas(ar, cfg, runCase(t, cfg, dir)))
+				got := onlyAPI(ar, cfg, onlySchemas(ar, cfg, runCase(t, cfg, dir, cached)))
 				checkOrUpdate(t, file, ar, got)
 			})
 		}
@@ -67,9 +74,16 @@ func TestGolden(t *testing.T) {
 	})
 }
 
-// runCase generates and returns the want/ files it should produce.
-func runCase(t *testing.T, cfg Config, dir string) map[string][]byte {
+// runCase generates and returns the want/ files it should produce, after
+// checking that the cache layer changes nothing.
+func runCase(t *testing.T, cfg Config, dir string, cached Cache) map[string][]byte {
 	files, err := Generate(cfg)
+	for _, pass := range []string{"filling the cache", "from the cache"} {
+		cf, cerr := cached.Generate(cfg)
+		if fmt.Sprint(cerr) != fmt.Sprint(err) || !maps.EqualFunc(cf, files, bytes.Equal) {
+			t.Errorf("Cache.Generate, %s, differs from Generate: error %v, want %v; %d files, want %d", pass, cerr, err, len(cf), len(files))
+		}
+	}
 	got := map[string][]byte{}
 	if err != nil {
 		msg := err.Error()
@@ -129,7 +143,7 @@ func checkOrUpdate(t *testing.T, file string, ar *txtar.Archive, got map[string]
 		}
 		if !bytes.Equal(bytes.TrimRight(w, "\n"), bytes.TrimRight(data, "\n")) {
 			t.Errorf("%s differs from the golden file (rerun with -update if the change is intended):\n%s",
-				name, lineDiff(string(w), string(data)))
+				name, diff.Unified("want", "got", string(w), string(data)))
 		}
 	}
 	for name := range want {
@@ -137,27 +151,6 @@ func checkOrUpdate(t *testing.T, file string, ar *txtar.Archive, got map[string]
 			t.Errorf("missing output %s", name)
 		}
 	}
-}
-
-// lineDiff shows the first differing lines, enough to see what changed.
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(wl), len(gl)) && shown < 10; i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g + "\n")
-			shown++
-		}
-	}
-	return b.String()
 }
 
 // configOf is the Config of a golden case.

@@ -35,7 +35,7 @@ func TestSharedSchemas(t *testing.T) {
 			}
 			for _, p := range paths {
 				if !bytes.Equal(shared[p], deep[p]) {
-					t.Errorf("%s differs:\n%s", p, goldentest.FirstDiff(shared[p], deep[p]))
+					t.Errorf("%s differs:\n%s", p, goldentest.Diff(shared[p], deep[p]))
 				}
 			}
 		})
@@ -91,7 +91,7 @@ type S interface {
 	}
 	for p := range deep {
 		if !bytes.Equal(shared[p], deep[p]) {
-			t.Errorf("%s differs:\n%s", p, goldentest.FirstDiff(shared[p], deep[p]))
+			t.Errorf("%s differs:\n%s", p, goldentest.Diff(shared[p], deep[p]))
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpcgen/rpcgen/generator"
+	"github.com/rpcgen/rpcgen/internal/diff"
 )
 
 const modulePath = "github.com/rpcgen/rpcgen"
@@ -177,7 +178,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			name := displayPath(path)
 			fmt.Fprintf(stderr, "rpcgen: %s is stale; run go generate\n", name)
-			fmt.Fprint(stdout, unifiedDiff("a/"+name, "b/"+name, string(have), string(want)))
+			fmt.Fprint(stdout, diff.Unified("a/"+name, "b/"+name, string(have), string(want)))
 			status = exitFail
 			continue
 		}

@@ -211,15 +211,3 @@ func TestGoToolFlow(t *testing.T) {
 	goCmd("vet", "./...")
 	goCmd("tool", "rpcgen", "--check", "Calculator")
 }
-
-func TestUnifiedDiff(t *testing.T) {
-	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
-	b := "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n"
-	want := "--- a\n+++ b\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n@@ -8,3 +8,4 @@\n 8\n 9\n 10\n+11\n"
-	if got := unifiedDiff("a", "b", a, b); got != want {
-		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
-	}
-	if got := unifiedDiff("a", "b", a, a); got != "" {
-		t.Fatalf("equal inputs: got %q", got)
-	}
-}

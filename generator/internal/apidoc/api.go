@@ -9,9 +9,10 @@ import (
 	"strings"
 
 	"github.com/invopop/jsonschema"
+	"golang.org/x/tools/go/packages"
+
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
-	"golang.org/x/tools/go/packages"
 )
 
 // The API model is what the outputs that are not Go (the OpenRPC document,
@@ -95,7 +96,7 @@ var (
 // componentRef is the "$ref" of the component named name.
 func componentRef(name string) string { return "#/components/schemas/" + name }
 
-// buildAPI builds the API model of services. It uses a schema builder of its
+// Build builds the API model of services. It uses a schema builder of its
 // own, so that asking for the non-Go outputs never changes the Go file (the
 // names under "$defs" depend on the order types are met); problems were
 // already reported by the Go file's builder. docs, when not nil, is the Go

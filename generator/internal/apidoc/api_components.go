@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/invopop/jsonschema"
+
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
 )

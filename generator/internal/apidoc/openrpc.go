@@ -7,6 +7,7 @@ import (
 	"text/template"
 
 	"github.com/invopop/jsonschema"
+
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
 )
 

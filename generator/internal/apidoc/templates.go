@@ -7,20 +7,21 @@ import (
 	"path/filepath"
 	"text/template"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
 	"github.com/rpcgen/rpcgen/templates"
-	"golang.org/x/tools/go/packages"
 )
 
-// apiOptions are the Config's settings for the outputs that are not Go.
+// Options are the Config's settings for the outputs that are not Go.
 type Options struct {
 	OpenRPC, TypeScript, Docs string // paths, relative to the package directory unless absolute; "" is none
 	APIVersion                string
 	NoDiscover                bool
 }
 
-// apiFiles renders the outputs that are not Go, each from its template in
+// Files renders the outputs that are not Go, each from its template in
 // package templates, keyed by absolute path (dir is the package directory),
 // and returns the compact OpenRPC document when the dispatchers answer
 // rpc.discover with it.

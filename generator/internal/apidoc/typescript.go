@@ -8,6 +8,7 @@ import (
 	"text/template"
 
 	"github.com/invopop/jsonschema"
+
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 )
 

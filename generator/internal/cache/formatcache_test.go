@@ -133,12 +133,12 @@ func TestDefaultCacheDir(t *testing.T) {
 	}
 }
 
-// writeEntry writes a valid cache entry holding out at path.
 // formatIn formats src with the format cache under the cache directory dir.
 func formatIn(src []byte, dir string) ([]byte, error) {
 	return emit.FormatCached(src, newDiskStore(filepath.Join(dir, "format"), formatCacheEntries))
 }
 
+// writeEntry writes a valid cache entry holding out at path.
 func writeEntry(t *testing.T, path string, out []byte) {
 	t.Helper()
 	sum := sha256.Sum256(out)

@@ -20,10 +20,11 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/rpcgen/rpcgen/generator/internal/emit"
 	"github.com/rpcgen/rpcgen/generator/internal/load"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
-	"golang.org/x/tools/go/packages"
 )
 
 // The generation cache keeps whole outputs, so that a run whose inputs an
@@ -256,7 +257,7 @@ func executableDigest(cacheDir string) (string, error) {
 	return digest, nil
 }
 
-// cacheLayer is the cache layer around one run of the pipeline (see
+// Layer is the cache layer around one run of the pipeline (see
 // Cache.Generate): the list store for the load, the output cache between
 // the load and the model, the piece store for formatting, and the log of
 // what emission read. A nil layer is no cache.
@@ -278,7 +279,7 @@ func NewLayer(dir string, mapped bool) *Layer {
 	}
 }
 
-// listStore is the load's list store, nil without a layer.
+// ListStore is the load's list store, nil without a layer.
 func (l *Layer) ListStore() load.ListStore {
 	if l == nil {
 		return nil
@@ -286,7 +287,7 @@ func (l *Layer) ListStore() load.ListStore {
 	return l.lists
 }
 
-// pieceStore is the formatter's piece store, nil without a layer.
+// PieceStore is the formatter's piece store, nil without a layer.
 func (l *Layer) PieceStore() emit.PieceStore {
 	if l == nil {
 		return nil
@@ -294,7 +295,7 @@ func (l *Layer) PieceStore() emit.PieceStore {
 	return l.formats
 }
 
-// inputs is the log emission records its reads in, nil without a layer.
+// Inputs is the log emission records its reads in, nil without a layer.
 func (l *Layer) Inputs() *schema.InputLog {
 	if l == nil {
 		return nil
@@ -302,7 +303,7 @@ func (l *Layer) Inputs() *schema.InputLog {
 	return l.log
 }
 
-// lookup returns the outputs an earlier run stored for set on pkg, whose
+// Lookup returns the outputs an earlier run stored for set on pkg, whose
 // files' bytes srcs kept.
 func (l *Layer) Lookup(set Settings, pkg *packages.Package, srcs *load.Sources) (map[string][]byte, bool) {
 	if l == nil {
@@ -316,14 +317,14 @@ func (l *Layer) Lookup(set Settings, pkg *packages.Package, srcs *load.Sources) 
 	return l.gen.lookup(pkg)
 }
 
-// store keeps files under the key lookup found, if it found one.
+// Store keeps files under the key lookup found, if it found one.
 func (l *Layer) Store(files map[string][]byte) {
 	if l != nil && l.gen != nil {
 		l.gen.store(l.log, files)
 	}
 }
 
-// done prunes the stores the run added to.
+// Done prunes the stores the run added to.
 func (l *Layer) Done() {
 	l.lists.prune()
 	l.formats.prune()

@@ -13,11 +13,12 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/rpcgen/rpcgen/generator/internal/load"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/rpcgen/rpcgen/generator/internal/load"
 )
 
-// genSettings is what the output depends on besides the package: the
+// Settings is what the output depends on besides the package: the
 // Config, with its paths as Generate resolved them.
 type Settings struct {
 	Dir, Out              string
@@ -27,7 +28,7 @@ type Settings struct {
 	Options []string
 }
 
-// genKey is the generation cache's key for set on pkg, with cacheDir the
+// Key is the generation cache's key for set on pkg, with cacheDir the
 // cache directory (see gencache.go); ok is false when there is none to be
 // had (a file whose bytes were not kept, no executable to digest), and then
 // the cache is not used.

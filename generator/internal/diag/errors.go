@@ -51,7 +51,7 @@ func (l List) Format(dir string) string {
 	return b.String()
 }
 
-// errorCollector gathers errors while loading so that all of them are reported.
+// Collector gathers errors while loading so that all of them are reported.
 type Collector struct {
 	Fset *token.FileSet
 	List List
@@ -82,7 +82,7 @@ func (c *Collector) Err() error {
 	return c.List
 }
 
-// atPosition records an error at an already resolved position.
+// AtPosition records an error at an already resolved position.
 func (c *Collector) AtPosition(pos token.Position, format string, args ...any) {
 	c.List = append(c.List, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }

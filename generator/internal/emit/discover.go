@@ -2,6 +2,7 @@ package emit
 
 import (
 	"github.com/dave/jennifer/jen"
+
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 )

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/invopop/jsonschema"
+
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
@@ -45,7 +46,7 @@ type emitter struct {
 	discoverName string
 }
 
-// emitGo renders the Go file holding every service; sg renders the schemas.
+// GoFile renders the Go file holding every service; sg renders the schemas.
 // discover, when not nil, is the OpenRPC document to answer rpc.discover with.
 func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Builder, discover []byte, pieces PieceStore) ([]byte, error) {
 	g := &emitter{file: jen.NewFilePathName(pkgPath, pkgName), pkgPath: pkgPath, pkgName: pkgName}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 

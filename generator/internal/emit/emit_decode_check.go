@@ -13,6 +13,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/invopop/jsonschema"
+
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 )
 

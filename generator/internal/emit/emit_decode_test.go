@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dave/jennifer/jen"
+
 	"github.com/rpcgen/rpcgen/generator/internal/diag"
 	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"github.com/rpcgen/rpcgen/generator/internal/load"

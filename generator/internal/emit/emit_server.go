@@ -4,6 +4,7 @@ import (
 	"go/types"
 
 	"github.com/dave/jennifer/jen"
+
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 

@@ -23,7 +23,7 @@ const (
 	pieceMax   = 256 << 10
 )
 
-// formatSource returns format.Source(src), byte for byte, for src as
+// FormatSource returns format.Source(src), byte for byte, for src as
 // jennifer renders it: a file whose top-level items (each declaration with
 // its doc comment) jennifer separates with two empty lines. Formatting is the
 // largest step for a big service, and the top-level declarations of a file
@@ -41,7 +41,7 @@ func FormatSource(src []byte) ([]byte, error) {
 	return FormatPieces(src, format.Source)
 }
 
-// formatPieces is formatSource with formatPiece formatting each piece (as
+// FormatPieces is formatSource with formatPiece formatting each piece (as
 // format.Source would: formatCached looks pieces up in its cache first).
 func FormatPieces(src []byte, formatPiece func([]byte) ([]byte, error)) ([]byte, error) {
 	// Split even on one core: the format cache keeps pieces, so an edit
@@ -162,7 +162,7 @@ func topLevelStart(line []byte) bool {
 // changes, so that old entries miss.
 const formatCacheVersion = "rpcgen-format-1"
 
-// pieceStore keeps the format cache's entries: the cache layer hands one to
+// PieceStore keeps the format cache's entries: the cache layer hands one to
 // emitGo. Get reports false for an entry it does not have, or that is
 // damaged; Put may be called from several goroutines.
 type PieceStore interface {
@@ -170,7 +170,7 @@ type PieceStore interface {
 	Put(key string, value []byte)
 }
 
-// formatCached returns formatSource(src), taking each piece formatSource
+// FormatCached returns formatSource(src), taking each piece formatSource
 // formats from pieces when an earlier run stored it there; nil pieces
 // means no cache. Caching pieces rather than the whole file means a change
 // to one method reformats only the piece holding it.

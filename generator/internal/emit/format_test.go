@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dave/jennifer/jen"
+
 	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 )
 
@@ -75,7 +76,7 @@ func TestFormatSourceMatchesFormatSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("formatSource differs from format.Source:\n%s", goldentest.FirstDiff(got, want))
+		t.Errorf("formatSource differs from format.Source:\n%s", goldentest.Diff(got, want))
 	}
 }
 
@@ -102,7 +103,7 @@ func TestFormatSourceCutInRawString(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("formatSource differs from format.Source:\n%s", goldentest.FirstDiff(got, want))
+		t.Errorf("formatSource differs from format.Source:\n%s", goldentest.Diff(got, want))
 	}
 }
 

@@ -1,17 +1,17 @@
 package goldentest
 
 import (
-	"fmt"
 	"go/ast"
 	"go/importer"
 	"go/parser"
 	"go/token"
 	"go/types"
-	"strings"
 	"testing"
+
+	"github.com/rpcgen/rpcgen/internal/diff"
 )
 
-// checkSource type-checks one file of package p and returns it.
+// CheckSource type-checks one file of package p and returns it.
 func CheckSource(t *testing.T, src string) (*types.Package, *token.FileSet, *ast.File) {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -27,12 +27,7 @@ func CheckSource(t *testing.T, src string) (*types.Package, *token.FileSet, *ast
 	return pkg, fset, f
 }
 
-func FirstDiff(got, want []byte) string {
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range min(len(gl), len(wl)) {
-		if gl[i] != wl[i] {
-			return fmt.Sprintf("line %d:\n got %q\nwant %q", i+1, gl[i], wl[i])
-		}
-	}
-	return fmt.Sprintf("lengths: got %d lines, want %d", len(gl), len(wl))
+// Diff shows how got differs from want, as a unified diff.
+func Diff(got, want []byte) string {
+	return diff.Unified("want", "got", string(want), string(got))
 }

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-// goldenModule is the module every golden case lives in, so that one
+// Module is the module every golden case lives in, so that one
 // "go vet" compiles all outputs against this repository's runtime.
 const Module = "rpcgen.test/golden"
 
@@ -29,7 +29,7 @@ func WriteModule(t *testing.T, root, repo string) {
 	MustWrite(t, filepath.Join(root, "go.sum"), sum)
 }
 
-// extractCase writes the package files of ar below dir and returns the
+// Extract writes the package files of ar below dir and returns the
 // generator settings its "args" file describes.
 func Extract(t *testing.T, ar *txtar.Archive, dir string) Case {
 	t.Helper()
@@ -78,7 +78,7 @@ func MustWrite(t *testing.T, path string, data []byte) {
 	}
 }
 
-// goldenCaseSet is goldenCases, with the cases that expect an error too
+// Set is goldenCases, with the cases that expect an error too
 // when withErrors is set.
 func Set(t *testing.T, withErrors bool) map[string]Case {
 	t.Helper()
@@ -107,7 +107,7 @@ func Set(t *testing.T, withErrors bool) map[string]Case {
 	return cases
 }
 
-// goldenCase is a golden case as its "args" file describes it: the
+// Case is a golden case as its "args" file describes it: the
 // generator's settings, with the package in Dir.
 type Case struct {
 	Dir                                                      string
@@ -116,7 +116,7 @@ type Case struct {
 	NoDiscover                                               bool
 }
 
-// repoRoot is the root of this repository: the directory above the
+// RepoRoot is the root of this repository: the directory above the
 // working directory whose go.mod declares its module.
 func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
@@ -135,13 +135,13 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// onlyAPIWord in a golden case's "args" keeps only the OpenRPC, TypeScript
+// OnlyAPIWord in a golden case's "args" keeps only the OpenRPC, TypeScript
 // and Markdown outputs (and want/stderr) as the case's expected output, so
 // that such a case does not change whenever the emitted Go code does. The
 // Go file is still generated and compiled.
 const OnlyAPIWord = "--only-api"
 
-// onlySchemasWord in a golden case's "args" keeps only the --schema-dir files
+// OnlySchemasWord in a golden case's "args" keeps only the --schema-dir files
 // (and want/stderr) as the case's expected output: a schema case then tests
 // the schemas alone and does not change whenever the emitted Go code does.
 // The Go file is still generated and compiled.

@@ -109,7 +109,7 @@ func fileField(field func(string), path string) bool {
 	return true
 }
 
-// listStore keeps the list cache's entries: the cache layer hands one to
+// ListStore keeps the list cache's entries: the cache layer hands one to
 // the load, which keys and encodes the entries itself. Get reports false for
 // an entry it does not have, or that is damaged.
 type ListStore interface {

@@ -18,8 +18,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rpcgen/rpcgen/generator/internal/diag"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/rpcgen/rpcgen/generator/internal/diag"
 )
 
 // loadMode is the smallest go/packages mode that yields the package's types
@@ -27,7 +28,7 @@ import (
 // comments and directives.
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes
 
-// loadPackage loads the package in dir. The file at outPath, if it exists, is
+// Load loads the package in dir. The file at outPath, if it exists, is
 // replaced by an empty file of the same package: it is the output being
 // regenerated, and a stale copy that no longer compiles must not stop us.
 //
@@ -39,7 +40,7 @@ func Load(dir, outPath string, buildTags []string) (*packages.Package, diag.List
 	return LoadSources(dir, outPath, buildTags, nil, nil)
 }
 
-// loadPackageSources is loadPackage keeping, in srcs when not nil, the
+// LoadSources is loadPackage keeping, in srcs when not nil, the
 // bytes of every file it parsed (the output file as the empty file it reads),
 // and keeping what go list says of the package's files in lists when not
 // nil (see listcache.go).
@@ -114,7 +115,7 @@ func parseKeeping(outPath, pkgName string, srcs *Sources) func(*token.FileSet, s
 	}
 }
 
-// sourceSet holds the bytes of parsed files by name; go/packages parses in
+// Sources holds the bytes of parsed files by name; go/packages parses in
 // parallel.
 type Sources struct {
 	Mu sync.Mutex
@@ -143,7 +144,7 @@ func (s *Sources) put(name string, src []byte) {
 	s.M[name] = src
 }
 
-// isOutput reports whether filename names the output file, also through a
+// IsOutput reports whether filename names the output file, also through a
 // different spelling of its directory (a symbolic link).
 func IsOutput(filename, outPath string, out os.FileInfo) bool {
 	if filepath.Clean(filename) == filepath.Clean(outPath) {

@@ -13,9 +13,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
-	"golang.org/x/tools/go/packages"
 )
 
 // loadBoth loads the package in dir both ways: split, and whole with

@@ -8,9 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/rpcgen/rpcgen/generator/internal/diag"
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
-	"golang.org/x/tools/go/packages"
 )
 
 // syntaxIndex finds the declarations behind go/types objects, for their doc
@@ -50,7 +51,7 @@ func indexSyntax(files []*ast.File) *syntaxIndex {
 	return idx
 }
 
-// buildServices turns the named interfaces of pkg into the model. typeErrs
+// Build turns the named interfaces of pkg into the model. typeErrs
 // are the package's type errors: reported only when a type the services use
 // could not be resolved, as they then explain why.
 func Build(pkg *packages.Package, names []string, typeErrs diag.List) ([]*Service, error) {

@@ -13,7 +13,7 @@ import (
 // as they are (Tool.Content), the typed MCP client returns them, and over
 // JSON-RPC they travel as their JSON.
 
-// contentKind says which content type a method returns.
+// ContentKind says which content type a method returns.
 type ContentKind int
 
 const (
@@ -91,5 +91,5 @@ func packageNameQualifier(pkg *types.Package) types.Qualifier {
 	}
 }
 
-// mcpPath is the import path of the MCP engine generated tools plug into.
+// MCPPath is the import path of the MCP engine generated tools plug into.
 const MCPPath = "github.com/rpcgen/rpcgen/runtime/mcp"

@@ -12,7 +12,7 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/diag"
 )
 
-// directive is one parsed //rpcgen:NAME line.
+// Directive is one parsed //rpcgen:NAME line.
 type Directive struct {
 	Name string
 	Pos  token.Pos
@@ -59,7 +59,7 @@ var knownDirectives = map[string]map[string]directiveSpec{
 	},
 }
 
-// parseDirectives reads the //rpcgen: lines of a doc comment, reporting
+// ParseDirectives reads the //rpcgen: lines of a doc comment, reporting
 // malformed ones, ones that do not belong at place ("interface" or
 // "method"), unknown keys, and repeats.
 func ParseDirectives(doc *ast.CommentGroup, place string, errs *diag.Collector) map[string]*Directive {

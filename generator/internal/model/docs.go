@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// oneLine joins a doc comment's lines into one paragraph-preserving string
+// OneLine joins a doc comment's lines into one paragraph-preserving string
 // for a JSON Schema description: single line breaks become spaces, blank
 // lines stay as paragraph breaks.
 func OneLine(doc string) string {
@@ -16,7 +16,7 @@ func OneLine(doc string) string {
 	return strings.Join(paras, "\n\n")
 }
 
-// splitParamDocs takes the param descriptions out of a method's doc comment
+// SplitParamDocs takes the param descriptions out of a method's doc comment
 // and returns the rest, which describes the method (and so the MCP tool).
 //
 // The convention, for methods whose params are not a single struct: a line
@@ -88,7 +88,7 @@ func paramLine(line string, byName map[string]*Param) (*Param, string, bool) {
 	return p, strings.TrimSpace(text), true
 }
 
-// docText is the doc comment without directives, or "".
+// DocText is the doc comment without directives, or "".
 func DocText(g *ast.CommentGroup) string {
 	if g == nil {
 		return ""

@@ -53,7 +53,7 @@ const (
 	ResourceJSON                               // anything else: its JSON as text
 )
 
-// defaultMIME is the MIME type a resource's descriptor and contents state
+// DefaultMIME is the MIME type a resource's descriptor and contents state
 // when mime= is not given; "" when the result carries its own.
 func (r *Resource) DefaultMIME() string {
 	if r.MIMEType != "" {

@@ -1,6 +1,6 @@
 package model
 
-// schemaOptions are the //rpcgen:schema options of a method's schemas (its
+// SchemaOptions are the //rpcgen:schema options of a method's schemas (its
 // tool's input and output schemas and its schema files), from the method's
 // directive or else its interface's.
 type SchemaOptions struct {

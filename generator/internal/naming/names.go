@@ -9,13 +9,13 @@ import (
 	"unicode/utf8"
 )
 
-// outputName is the default output file: the first interface's name in lower
+// OutputName is the default output file: the first interface's name in lower
 // case, plus "_rpcgen.go".
 func OutputName(iface string) string {
 	return strings.ToLower(iface) + "_rpcgen.go"
 }
 
-// lowerCamel turns a Go name into the lowerCamel form used for method names:
+// LowerCamel turns a Go name into the lowerCamel form used for method names:
 // "Add" -> "add", "GetData" -> "getData", "HTTPStatus" -> "httpStatus", "ID" -> "id",
 // "URLs" -> "urls".
 func LowerCamel(s string) string {
@@ -40,7 +40,7 @@ func LowerCamel(s string) string {
 	return string(runes)
 }
 
-// upperFirst exports a Go identifier: "limit" -> "Limit".
+// UpperFirst exports a Go identifier: "limit" -> "Limit".
 func UpperFirst(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	if r == utf8.RuneError {
@@ -49,12 +49,12 @@ func UpperFirst(s string) string {
 	return string(unicode.ToUpper(r)) + s[size:]
 }
 
-// lowerFirst unexports a Go identifier: "Calculator" -> "calculator".
+// LowerFirst unexports a Go identifier: "Calculator" -> "calculator".
 func LowerFirst(s string) string {
 	return LowerCamel(s)
 }
 
-// snakeCase turns a Go name into the snake_case form used for MCP tool names:
+// SnakeCase turns a Go name into the snake_case form used for MCP tool names:
 // "AddNote" -> "add_note", "GetHTTPStatus" -> "get_http_status", "ListURLs" -> "list_urls".
 func SnakeCase(s string) string {
 	runes := []rune(s)
@@ -75,7 +75,7 @@ func SnakeCase(s string) string {
 	return string(out)
 }
 
-// validToolName reports whether name follows MCP's tool-name rule (2025-11-25
+// ValidToolName reports whether name follows MCP's tool-name rule (2025-11-25
 // and later): 1 to 128 characters, each one of A-Z a-z 0-9 _ - .
 func ValidToolName(name string) bool {
 	if len(name) == 0 || len(name) > 128 {
@@ -95,7 +95,7 @@ var initialisms = map[string]string{
 	"Json": "JSON", "Api": "API", "Uuid": "UUID", "Ip": "IP", "Sql": "SQL", "Html": "HTML",
 }
 
-// goFieldName exports a param name as Go style writes it: "limit" -> "Limit",
+// GoFieldName exports a param name as Go style writes it: "limit" -> "Limit",
 // "id" -> "ID", "userId" -> "UserID".
 func GoFieldName(s string) string {
 	name := UpperFirst(s)

@@ -10,7 +10,7 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 
-// docIndex finds the doc comments of declarations by their position: struct
+// DocIndex finds the doc comments of declarations by their position: struct
 // fields, type names and constants, in the loaded package and in the packages
 // it imports. The loaded package's own syntax is used as is; another
 // package's file is parsed the first time one of its declarations is asked
@@ -26,7 +26,7 @@ type DocIndex struct {
 	Log *InputLog
 }
 
-// inputs is the log of what the generator read, or nil.
+// Inputs is the log of what the generator read, or nil.
 func (d *DocIndex) Inputs() *InputLog {
 	if d == nil {
 		return nil

@@ -10,7 +10,7 @@ import (
 	"unicode"
 )
 
-// jsonField is one JSON object member of a Go struct, after encoding/json's
+// Field is one JSON object member of a Go struct, after encoding/json's
 // rules (tags, "-", embedded structs flattened incl. pointer embeds, the
 // dominant-field rule, unexported fields skipped).
 type Field struct {
@@ -52,7 +52,7 @@ type embedLevel struct {
 	viaPtr   bool // some embedded field on the way is a pointer
 }
 
-// fieldsOf returns the JSON members of st in field order, as encoding/json
+// FieldsOf returns the JSON members of st in field order, as encoding/json
 // would encode them. The error is reserved for fields it cannot describe;
 // encoding/json's own rules never fail.
 func (g *Builder) FieldsOf(st *types.Struct) ([]Field, error) {

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 )
 
-// inputLog records what emission read besides the key's inputs. A nil log
+// InputLog records what emission read besides the key's inputs. A nil log
 // records nothing.
 type InputLog struct {
 	Files map[string]string // file name -> hex SHA-256 of its content, "" if unreadable
@@ -22,7 +22,7 @@ func (l *InputLog) readFile(name string, src []byte, err error) {
 	l.Files[name] = ContentDigest(src, err)
 }
 
-// contentDigest is the hex SHA-256 of a file read as src, or "" when reading
+// ContentDigest is the hex SHA-256 of a file read as src, or "" when reading
 // it failed with err.
 func ContentDigest(src []byte, err error) string {
 	if err != nil {

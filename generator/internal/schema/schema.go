@@ -14,12 +14,13 @@ import (
 	"strings"
 
 	"github.com/invopop/jsonschema"
+	"golang.org/x/tools/go/packages"
+
 	"github.com/rpcgen/rpcgen/generator/internal/diag"
 	"github.com/rpcgen/rpcgen/generator/internal/model"
-	"golang.org/x/tools/go/packages"
 )
 
-// schemaGen builds JSON Schemas (draft 2020-12) statically from go/types into
+// Builder builds JSON Schemas (draft 2020-12) statically from go/types into
 // invopop's Schema model; nothing is reflected at run time. One is created
 // per generation; problems are reported through errs, positioned, once each.
 //
@@ -64,20 +65,20 @@ type bodyKey struct {
 	output bool
 }
 
-// defKey identifies one $defs entry: input and output schemas differ (null).
+// DefKey identifies one $defs entry: input and output schemas differ (null).
 type DefKey struct {
 	TypeKey string
 	Output  bool
 }
 
-// buildCtx is where in a schema a type is being described.
+// BuildCtx is where in a schema a type is being described.
 type BuildCtx struct {
 	Output bool           // describing a result (see the schemaGen doc on null)
 	Path   string         // Go path for error messages, e.g. "NewNote.Tags"
 	Pos    token.Position // where to report a problem
 }
 
-// newSchemaGen returns a schema builder for the services of pkg.
+// NewBuilder returns a schema builder for the services of pkg.
 func NewBuilder(pkg *packages.Package, errs *diag.Collector) *Builder {
 	g := &Builder{Pkg: pkg, errs: errs}
 	if pkg != nil {
@@ -93,7 +94,7 @@ func (g *Builder) Position(pos token.Pos) token.Position {
 	return g.Pkg.Fset.Position(pos)
 }
 
-// errorf reports a problem at c.pos, once.
+// Errorf reports a problem at c.pos, once.
 func (g *Builder) Errorf(pos token.Position, msg string) {
 	g.errCalls++
 	key := pos.String() + " " + msg
@@ -109,7 +110,7 @@ func (g *Builder) Errorf(pos token.Position, msg string) {
 	}
 }
 
-// typeString prints t as written in the loaded package.
+// TypeString prints t as written in the loaded package.
 func (g *Builder) TypeString(t types.Type) string {
 	var q types.Qualifier
 	if g.Pkg != nil {
@@ -124,13 +125,13 @@ func (g *Builder) schemaOf(t types.Type) *jsonschema.Schema {
 	return g.build(t, BuildCtx{Path: g.TypeString(t)})
 }
 
-// fieldSchema returns the input schema of the member f of st: the type's
+// FieldSchema returns the input schema of the member f of st: the type's
 // schema, the field's doc as description, and its `jsonschema` tag applied.
 func (g *Builder) FieldSchema(st *types.Struct, f Field) *jsonschema.Schema {
 	return g.field(f, BuildCtx{Pos: f.Pos})
 }
 
-// inputSchema returns the tool input schema of m: always an object, with
+// InputSchema returns the tool input schema of m: always an object, with
 // additionalProperties false. For StructParams it is the struct's schema;
 // otherwise each param is a property keyed by its JSONKey, required unless a
 // pointer, described by Param.Doc.
@@ -162,7 +163,7 @@ func (g *Builder) InputSchema(m *model.Method) *jsonschema.Schema {
 	return rooted(m, g.rootDefs(g.own(s), false))
 }
 
-// paramSchema returns the property schema of a param of a method whose
+// ParamSchema returns the property schema of a param of a method whose
 // params are not a single struct: its type's schema described by Param.Doc
 // (the named type's doc when the param has none).
 func (g *Builder) ParamSchema(m *model.Method, p *model.Param) *jsonschema.Schema {
@@ -173,7 +174,7 @@ func (g *Builder) ParamSchema(m *model.Method, p *model.Param) *jsonschema.Schem
 	return s
 }
 
-// outputSchema returns the tool output schema of m, nil when m has no
+// OutputSchema returns the tool output schema of m, nil when m has no
 // result. An object result (a struct, a pointer to one, or a map) is the
 // schema as is; anything else is wrapped as {"result": R} (wrapped true), so
 // that the root is an object in every MCP revision.
@@ -199,7 +200,7 @@ func (g *Builder) OutputSchema(m *model.Method) (s *jsonschema.Schema, wrapped b
 	return rooted(m, g.rootDefs(s, true)), true
 }
 
-// resultSchema returns the schema of m's JSON-RPC result, unwrapped; nil when
+// ResultSchema returns the schema of m's JSON-RPC result, unwrapped; nil when
 // m has no result. A nil-able result (pointer, slice, map) may be null.
 func (g *Builder) ResultSchema(m *model.Method) *jsonschema.Schema {
 	if m.Result == nil {
@@ -312,5 +313,5 @@ func walkSchema(s *jsonschema.Schema, fn func(*jsonschema.Schema)) {
 	}
 }
 
-// typeKey identifies a type across the packages of one generation.
+// TypeKey identifies a type across the packages of one generation.
 func TypeKey(t types.Type) string { return types.TypeString(t, nil) }

@@ -7,7 +7,7 @@ import (
 	"github.com/invopop/jsonschema"
 )
 
-// cloneSchema returns a deep copy of s, which its holder may change freely
+// Clone returns a deep copy of s, which its holder may change freely
 // without touching s. The boolean schemas jsonschema.TrueSchema and
 // FalseSchema are kept as they are: the writer knows them by identity.
 // Values of type any (enum, const, default, examples, extras) are only ever
@@ -64,7 +64,7 @@ func Clone(s *jsonschema.Schema) *jsonschema.Schema {
 	return &c
 }
 
-// shallowSchema returns a copy of s that shares the schemas below it with s.
+// Shallow returns a copy of s that shares the schemas below it with s.
 // Its enum, examples, required and array default are clipped to their
 // length, so that appending to them (applyTag does) copies them rather than
 // writing into an array s shares; its extras are copied. The boolean

@@ -4,6 +4,7 @@ import (
 	"go/types"
 
 	"github.com/invopop/jsonschema"
+
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 
-// enumOf returns the values of the constants of the named string or integer
+// EnumOf returns the values of the constants of the named string or integer
 // type t (or *t) declared in its package, in declaration order without
 // repeats, and the constants themselves; nothing for a standard library
 // type. Values are strings or json.Numbers.
@@ -94,7 +94,7 @@ func (g *Builder) findEnum(n *types.Named) ([]any, []*types.Const) {
 	return vals, kept
 }
 
-// enumNotes describes each documented constant of an enum type, one
+// EnumNotes describes each documented constant of an enum type, one
 // "value: doc" line each. The docs go into the description rather than into
 // "oneOf":[{"const":…,"description":…}]: a 2020-12 validator ignores a
 // description, a model reads it, the schema stays one plain "enum" that

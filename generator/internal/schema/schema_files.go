@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/invopop/jsonschema"
+
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 
-// schemaFiles returns the files --schema-dir writes into dir (absolute): for
+// Files returns the files --schema-dir writes into dir (absolute): for
 // every method of every service, DIR/<method>.params.schema.json (the params
 // object) and, when the method has a result, DIR/<method>.result.schema.json
 // (the JSON-RPC result, unwrapped), where <method> is the JSON-RPC method

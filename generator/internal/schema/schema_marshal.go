@@ -10,7 +10,7 @@ import (
 	"github.com/invopop/jsonschema"
 )
 
-// marshalSchema renders s as compact JSON, deterministically, with no
+// Marshal renders s as compact JSON, deterministically, with no
 // trailing newline.
 //
 // It does not use invopop's MarshalJSON, for two reasons: that renders an
@@ -27,7 +27,7 @@ func Marshal(s *jsonschema.Schema) []byte {
 	return w.buf.Bytes()
 }
 
-// prettySchema renders s indented by two spaces, with a final newline, for
+// Pretty renders s indented by two spaces, with a final newline, for
 // the files --schema-dir writes.
 func Pretty(s *jsonschema.Schema) []byte {
 	var out bytes.Buffer

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/invopop/jsonschema"
+
 	"github.com/rpcgen/rpcgen/generator/internal/diag"
 	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"github.com/rpcgen/rpcgen/generator/internal/load"

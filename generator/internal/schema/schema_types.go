@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/invopop/jsonschema"
+
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 
@@ -38,7 +39,7 @@ func (g *Builder) value(t types.Type, c BuildCtx) *jsonschema.Schema {
 	return s
 }
 
-// special returns the schema of a named type encoding/json treats apart, nil
+// Special returns the schema of a named type encoding/json treats apart, nil
 // for the others:
 //   - time.Time is an RFC 3339 string ("format": "date-time");
 //   - json.Number is a number;
@@ -79,7 +80,7 @@ func (g *Builder) buildSpecial(n *types.Named) *jsonschema.Schema {
 	return s
 }
 
-// namedBody is the inline schema of the named type n: its underlying type's,
+// NamedBody is the inline schema of the named type n: its underlying type's,
 // described by n's doc comment, with n's constants as enum.
 //
 // A type is described at every use, so the answer is kept, and every use
@@ -199,7 +200,7 @@ func (g *Builder) unsupported(c BuildCtx, t types.Type, why string) {
 	g.Errorf(c.Pos, msg)
 }
 
-// isByte reports whether a slice of t is a []byte to encoding/json: base64.
+// IsByte reports whether a slice of t is a []byte to encoding/json: base64.
 func IsByte(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
 	return ok && b.Kind() == types.Uint8 && !model.Implements(t, "MarshalJSON") && !model.Implements(t, "MarshalText")
@@ -308,7 +309,7 @@ func nullable(s *jsonschema.Schema) *jsonschema.Schema {
 	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{s, {Type: "null"}}}
 }
 
-// isRecursive reports whether the named type n contains itself, in which
+// IsRecursive reports whether the named type n contains itself, in which
 // case its schema goes through "$defs".
 func (g *Builder) IsRecursive(n *types.Named) bool {
 	key := TypeKey(n)
