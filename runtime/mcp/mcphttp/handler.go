@@ -184,10 +184,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case env.batch:
-	case env.MethodIs("initialize"):
+	case env.MethodIs("initialize") && !env.modern(r):
 		h.initialize(w, r, body, &env)
 		return
 	case env.modern(r):
+		// Even initialize: 2026-07-28 removed it, so a request that says it
+		// is of that revision gets what any unknown method gets, 404.
 		h.serveModern(w, r, body, &env)
 		return
 	}

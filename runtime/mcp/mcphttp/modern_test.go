@@ -89,6 +89,14 @@ func TestModernErrors(t *testing.T) {
 		{"no client capabilities", noCaps, modernHeaders("tools/call", "add"), 400, -32602},
 		{"unsupported version", future, modernHeaders("tools/call", "add", "MCP-Protocol-Version", "2099-01-01"), 400, mcp.CodeUnsupportedProtocolVersion},
 		{"unknown method", modernReq(1, "resources/list", ""), modernHeaders("resources/list", ""), 404, -32601},
+		// The methods 2026-07-28 removed are unknown methods too, initialize
+		// included: it is not the legacy handshake when it says 2026-07-28.
+		{"removed initialize", modernReq(1, "initialize", ""), modernHeaders("initialize", ""), 404, -32601},
+		{"removed initialize with legacy params", modernReq(1, "initialize", `"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"c","version":"1"}`), modernHeaders("initialize", ""), 404, -32601},
+		{"removed ping", modernReq(1, "ping", ""), modernHeaders("ping", ""), 404, -32601},
+		{"removed logging/setLevel", modernReq(1, "logging/setLevel", `"level":"info"`), modernHeaders("logging/setLevel", ""), 404, -32601},
+		{"removed resources/subscribe", modernReq(1, "resources/subscribe", `"uri":"x:y"`), modernHeaders("resources/subscribe", ""), 404, -32601},
+		{"initialize declaring 2026-07-28 without _meta", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, modernHeaders("initialize", ""), 400, -32602},
 		{"missing capability", modernCall(1, "needs", `{}`), modernHeaders("tools/call", "needs"), 400, mcp.CodeMissingClientCapability},
 		{"unknown tool", modernCall(1, "nope", `{}`), modernHeaders("tools/call", "nope"), 200, -32602},
 	} {
