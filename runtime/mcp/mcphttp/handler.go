@@ -213,7 +213,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(hdrSessionID)
 	if sid == "" {
-		if h.legacy != nil {
+		// A client that declares 2026-07-28 is not an HTTP+SSE client (that
+		// revision's GET gets 405), whatever else this endpoint serves.
+		if h.legacy != nil && r.Header.Get(hdrProtocolVersion) != mcp.Version20260728 {
 			h.legacy.serveGET(w, r)
 			return
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
 func TestMethodRouting(t *testing.T) {
@@ -34,6 +35,36 @@ func TestMethodRouting(t *testing.T) {
 	wantError(t, hn.do(http.MethodGet, "", "Mcp-Session-Id", "nope"), http.StatusNotFound, -32600, "null")
 	wantError(t, hn.do(http.MethodDelete, "", "Mcp-Session-Id", "nope"), http.StatusNotFound, -32600, "null")
 	wantError(t, hn.post(toolCall(3, "add", `{}`), "Mcp-Session-Id", "nope"), http.StatusNotFound, -32600, "3")
+}
+
+// TestDualEraGET: with the HTTP+SSE transport on, a GET without a session id
+// opens a 2024-11-05 stream, unless it declares 2026-07-28, whose rules give
+// a GET 405: no client of that revision is an HTTP+SSE client.
+func TestDualEraGET(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, nil)
+	r := hn.do(http.MethodGet, "", "Accept", "text/event-stream", "MCP-Protocol-Version", mcp.Version20260728)
+	wantError(t, r, http.StatusMethodNotAllowed, -32600, "null")
+	if got := r.header.Get("Allow"); got != "POST" {
+		t.Errorf("Allow %q, want POST", got)
+	}
+	wantError(t, hn.do(http.MethodDelete, "", "MCP-Protocol-Version", mcp.Version20260728), http.StatusMethodNotAllowed, -32600, "null")
+	if n := hn.h.SessionCount(); n != 0 {
+		t.Errorf("%d sessions after a 2026-07-28 GET", n)
+	}
+	// Without the header (a 2024-11-05 client sends none), or with 2024-11-05,
+	// the same GET is the HTTP+SSE transport.
+	for _, kv := range [][]string{{"Accept", "text/event-stream"}, {"Accept", "text/event-stream", "MCP-Protocol-Version", mcp.Version20241105}} {
+		r := hn.do(http.MethodGet, "", kv...)
+		if r.status != http.StatusOK || r.resp == nil {
+			t.Fatalf("GET %v: %d %s", kv, r.status, r.body)
+		}
+		ev, err := sse.NewReader(r.resp.Body).Next()
+		if err != nil || ev.Type != "endpoint" {
+			t.Fatalf("GET %v: first event %+v, %v", kv, ev, err)
+		}
+		r.resp.Body.Close()
+	}
 }
 
 // A notifications/cancelled with no session (the Go SDK's 2026-07-28 client
