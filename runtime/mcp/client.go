@@ -45,7 +45,10 @@ type ClientOptions struct {
 	// 2026-07-28. Legacy requests are answered on a goroutine of their own,
 	// whose context ends when the server cancels the request or the client
 	// closes; 2026-07-28 ones on the calling goroutine, with the call's
-	// context. A *runtime.Error it returns reaches the server as it is.
+	// context. A *runtime.Error it returns reaches the server as it is. An
+	// accepted form-mode answer gets the default of every field of the
+	// requested schema that it leaves out (SEP-1034), so a handler that
+	// shows the form pre-filled may return only what the user changed.
 	OnElicit func(ctx context.Context, p *ElicitParams) (*ElicitResult, error)
 	// OnSample answers the server's requests for a message from the
 	// client's model (sampling/createMessage), as OnElicit does.

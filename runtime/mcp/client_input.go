@@ -66,6 +66,11 @@ func (c *Client) answerInput(ctx context.Context, method string, params []byte) 
 		default:
 			return nil, fmt.Errorf("mcp: OnElicit returned action %q (want accept, decline or cancel)", res.Action)
 		}
+		if res.Action == "accept" && (p.Mode == "" || p.Mode == "form") {
+			r := *res
+			r.Content = withElicitDefaults(p.RequestedSchema, r.Content)
+			res = &r
+		}
 		return json.Marshal(res)
 	case method == "sampling/createMessage" && c.opts.OnSample != nil:
 		p := new(CreateMessageParams)

@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// withElicitDefaults returns the content of an accepted form-mode answer
+// with every property of the requested schema that has a "default" and that
+// the answer leaves out filled in with that default (SEP-1034: a client
+// pre-fills the form's fields with their defaults, so a user who accepts
+// without touching a field answers with its default). Members the answer
+// has are kept as they are, in their order; the defaults follow in the
+// schema's order. An answer that is not an object, or a schema without
+// defaults, is returned as it is; no content at all counts as {}.
+func withElicitDefaults(schema, content json.RawMessage) json.RawMessage {
+	props := schemaProperties(schema)
+	if props == nil {
+		return content
+	}
+	if clientIsNull(content) {
+		content = json.RawMessage(`{}`)
+	}
+	have := map[string]bool{}
+	sc, ok := runtime.ScanObject(content)
+	if !ok {
+		return content
+	}
+	for {
+		key, _, more := sc.Next()
+		if !more {
+			break
+		}
+		have[string(key)] = true
+	}
+	if sc.Malformed() {
+		return content
+	}
+	var add []byte
+	ps, _ := runtime.ScanObject(props)
+	for {
+		name, prop, more := ps.Next()
+		if !more {
+			break
+		}
+		if have[string(name)] {
+			continue
+		}
+		def := schemaMember(prop, "default")
+		if def == nil {
+			continue
+		}
+		have[string(name)] = true
+		add = append(add, ',')
+		add = runtime.AppendJSONString(add, name)
+		add = append(add, ':')
+		add = append(add, def...)
+	}
+	if add == nil {
+		return content
+	}
+	trimmed := bytes.TrimRight(content, " \t\r\n")
+	body := bytes.TrimSpace(trimmed[:len(trimmed)-1]) // without the closing brace
+	out := make([]byte, 0, len(body)+len(add)+1)
+	out = append(out, body...)
+	if bytes.Equal(body, []byte("{")) {
+		add = add[1:] // the first member needs no comma
+	}
+	out = append(out, add...)
+	return append(out, '}')
+}
+
+// schemaProperties returns the "properties" object of a JSON Schema object,
+// or nil.
+func schemaProperties(schema []byte) []byte {
+	p := schemaMember(schema, "properties")
+	if _, ok := runtime.ScanObject(p); !ok {
+		return nil
+	}
+	return p
+}
+
+// schemaMember returns the raw value of member name of the JSON object b,
+// or nil when b is not an object or has no such member (null counts as
+// none).
+func schemaMember(b []byte, name string) []byte {
+	sc, ok := runtime.ScanObject(b)
+	for ok {
+		key, val, more := sc.Next()
+		if !more {
+			break
+		}
+		if string(key) == name && string(val) != "null" {
+			return val
+		}
+	}
+	return nil
+}
