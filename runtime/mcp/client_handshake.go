@@ -106,6 +106,7 @@ func highest(ours, theirs []string) string {
 // says about the server's era. When dual is false there is no fallback: an
 // answer that is not modern is an error.
 func (c *Client) discover(ctx context.Context, version string, dual bool) (probeOutcome, error) {
+	retried := false
 	for range len(ModernVersions) + 1 {
 		c.setVersion(version)
 		var res discoverResult
@@ -117,9 +118,13 @@ func (c *Client) discover(ctx context.Context, version string, dual bool) (probe
 		case !errors.As(err, &rpcErr):
 			return probeLegacy, err
 		case rpcErr.Code == CodeUnsupportedProtocolVersion && supportedVersions(rpcErr) != nil:
+			// Retry with the newest version both sides speak, even the one
+			// just refused, once: the server said it supports it (a replica
+			// behind a load balancer may have answered for another).
 			supported := supportedVersions(rpcErr)
-			if v := highest(ModernVersions, supported); v != "" && v != version {
-				version = v
+			if v := highest(ModernVersions, supported); v != "" && (v != version || !retried) {
+				c.logger.Debug("mcp: server/discover: version refused; retrying with one the server lists", "refused", version, "retry", v, "supported", supported)
+				version, retried = v, true
 				continue
 			}
 			if dual && highest(LegacyVersions, supported) != "" {
