@@ -14,21 +14,21 @@ var errNoCall = errors.New("ask: not in an MCP handler's context: cannot ask the
 
 func elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	if cc := callFrom(ctx); cc != nil {
-		return cc.Elicit(p)
+		return cc.Elicit("", p)
 	}
 	return nil, errNoCall
 }
 
 func sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
 	if cc := callFrom(ctx); cc != nil {
-		return cc.Sample(p)
+		return cc.Sample("", p)
 	}
 	return nil, errNoCall
 }
 
 func listRoots(ctx context.Context) ([]Root, error) {
 	if cc := callFrom(ctx); cc != nil {
-		return cc.ListRoots()
+		return cc.ListRoots("")
 	}
 	return nil, errNoCall
 }

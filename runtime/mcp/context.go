@@ -73,6 +73,7 @@ type callCtx struct {
 	// handler asks or a retry brings answers; under mu.
 	idName, idArgs []byte
 	in             *inputState
+	verified       bool // the retry's requestState verified
 
 	mu       sync.Mutex // held while a notification is sent, and by finish
 	done     bool       // the response is being produced: send nothing more

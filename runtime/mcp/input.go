@@ -34,8 +34,9 @@ var (
 // functions out of this package keeps the ciphers of a 2026-07-28
 // requestState, which package ask brings, out of servers that never ask.
 
-// Elicit is ask.Elicit, for the call cc.
-func (cc *callCtx) Elicit(p *ElicitParams) (*ElicitResult, error) {
+// Elicit is ask.Elicit, for the call cc; key names the question in
+// 2026-07-28 ("" for the next positional key).
+func (cc *callCtx) Elicit(key string, p *ElicitParams) (*ElicitResult, error) {
 	if p == nil {
 		return nil, errors.New("mcp: Elicit: nil params")
 	}
@@ -47,7 +48,7 @@ func (cc *callCtx) Elicit(p *ElicitParams) (*ElicitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := cc.request("elicitation/create", params)
+	raw, err := cc.request("elicitation/create", key, params)
 	if err != nil {
 		return nil, err
 	}
@@ -198,8 +199,8 @@ func checkElicitSchema(schema json.RawMessage) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
-// Sample is ask.Sample, for the call cc.
-func (cc *callCtx) Sample(p *CreateMessageParams) (*CreateMessageResult, error) {
+// Sample is ask.Sample, for the call cc, as Elicit.
+func (cc *callCtx) Sample(key string, p *CreateMessageParams) (*CreateMessageResult, error) {
 	if p == nil || len(p.Messages) == 0 {
 		return nil, errors.New("mcp: Sample: no messages")
 	}
@@ -213,7 +214,7 @@ func (cc *callCtx) Sample(p *CreateMessageParams) (*CreateMessageResult, error) 
 	if err != nil {
 		return nil, fmt.Errorf("mcp: Sample: %w", err)
 	}
-	raw, err := cc.request("sampling/createMessage", params)
+	raw, err := cc.request("sampling/createMessage", key, params)
 	if err != nil {
 		return nil, err
 	}
@@ -224,12 +225,12 @@ func (cc *callCtx) Sample(p *CreateMessageParams) (*CreateMessageResult, error) 
 	return r, nil
 }
 
-// ListRoots is ask.ListRoots, for the call cc.
-func (cc *callCtx) ListRoots() ([]Root, error) {
+// ListRoots is ask.ListRoots, for the call cc, as Elicit.
+func (cc *callCtx) ListRoots(key string) ([]Root, error) {
 	if err := cc.require("roots"); err != nil {
 		return nil, err
 	}
-	raw, err := cc.request("roots/list", []byte(`{}`))
+	raw, err := cc.request("roots/list", key, []byte(`{}`))
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +245,9 @@ type listRootsResult struct {
 	Roots []Root `json:"roots"`
 }
 
+// StateVerified is ask.StateVerified, for the call cc.
+func (cc *callCtx) StateVerified() bool { return cc.verified }
+
 // require returns nil when the client declared the capability name.
 func (cc *callCtx) require(name string) error {
 	if _, ok := capability(cc.caps, name); ok {
@@ -254,13 +258,13 @@ func (cc *callCtx) require(name string) error {
 
 // request asks the client method with params and returns its result: a
 // request to the client in a legacy session, a question of the call in
-// 2026-07-28.
-func (cc *callCtx) request(method string, params []byte) (json.RawMessage, error) {
+// 2026-07-28, under key.
+func (cc *callCtx) request(method, key string, params []byte) (json.RawMessage, error) {
 	if cc.v.modern() {
 		if !mrtrMethod(cc.method) {
 			return nil, fmt.Errorf("mcp: cannot ask the client for input while serving %s in %s (only tools/call, prompts/get and resources/read may)", cc.method, Version20260728)
 		}
-		return cc.ask(method, params)
+		return cc.ask(method, key, params)
 	}
 	if cc.notify != nil {
 		return cc.ss.out.call(cc, method, params)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -14,18 +15,24 @@ import (
 // needs input makes the call end with an input_required result naming what
 // it needs (inputRequests, each under a key) and a sealed requestState; the
 // client retries the same request with the answers (inputResponses, under the
-// same keys) and the state, and the handler runs again from the start. Keys
-// are assigned in the order the handler asks ("elicitation/create#0",
-// "sampling/createMessage#1", ...), so the re-run finds the answers to its
-// earlier questions under the keys they were asked with. The state carries
-// the answers of earlier rounds, so a handler that asks twice in sequence
-// completes over two rounds without the server keeping anything.
+// same keys) and the state, and the handler runs again from the start. A
+// key is the one the handler named (ask.Key) or else assigned in the order
+// the handler asks ("elicitation/create#0", "sampling/createMessage#1",
+// ...), so the re-run finds the answers to its earlier questions under the
+// keys they were asked with. The state carries the answers of earlier
+// rounds, so a handler that asks twice in sequence completes over two rounds
+// without the server keeping anything. An answer to a question of the
+// current round needs no state: a server may ask without one (SEP-2322), and
+// the answer is checked when the handler asks again.
 
 // inputState is what a 2026-07-28 call knows and asks of the client.
 type inputState struct {
-	answers map[string]json.RawMessage // by key: from the state and the retry
+	answers map[string]json.RawMessage // by key: from the state, and the retry's once checked
+	fresh   []byte                     // the retry's inputResponses object, nil for none
 	asked   []inputQuestion            // this round's questions without answers
+	keys    map[string]bool            // the keys asked in this run
 	n       int                        // the index of the next question
+	misused bool                       // a key was asked twice: the call fails as the handler does
 }
 
 // inputQuestion is one entry of inputRequests.
@@ -84,17 +91,20 @@ func (ss *Session) beginCall(ctx context.Context, cc *callCtx, method string, p 
 	if responses != nil && !isObject(responses) {
 		return runtime.InvalidParams(`"inputResponses" must be an object`)
 	}
+	in := &inputState{fresh: bytes.Clone(responses), answers: map[string]json.RawMessage{}}
+	cc.in = in
 	if p.requestState == nil || string(p.requestState) == "null" {
-		// Answers come only to questions a state says were asked.
+		// Answers without a state are taken when the handler asks their
+		// question again (ask), checked then against what it asks.
 		return nil
 	}
 	d, err := ss.srv.state.open(p.requestState, cc.binding())
 	if err != nil {
 		return err
 	}
-	in := &inputState{answers: d.Answers}
-	if in.answers == nil {
-		in.answers = make(map[string]json.RawMessage)
+	cc.verified = true
+	for k, v := range d.Answers {
+		in.answers[k] = v
 	}
 	sc, ok := runtime.ScanObject(responses)
 	for ok {
@@ -111,7 +121,6 @@ func (ss *Session) beginCall(ctx context.Context, cc *callCtx, method string, p 
 		}
 		in.answers[string(key)] = bytes.Clone(val)
 	}
-	cc.in = in
 	return nil
 }
 
@@ -154,31 +163,67 @@ func canonicalJSON(v []byte) []byte {
 	return out
 }
 
-// ask returns the answer to the next question of a 2026-07-28 call, or
-// records the question and returns ErrInputRequired.
-func (cc *callCtx) ask(method string, params []byte) (json.RawMessage, error) {
+// ask returns the answer to the next question of a 2026-07-28 call, asked
+// under key ("" for the next positional one), or records the question and
+// returns ErrInputRequired. An answer comes from the verified state, or from
+// the retry's inputResponses when it is a valid result of method; one that
+// is not counts as missing, and the question is asked again.
+func (cc *callCtx) ask(method, key string, params []byte) (json.RawMessage, error) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if cc.done {
 		return nil, errCallReturned
 	}
-	if cc.in == nil {
-		cc.in = &inputState{}
+	in := cc.in
+	if in == nil {
+		in = &inputState{answers: map[string]json.RawMessage{}}
+		cc.in = in
 	}
-	key := method + "#" + strconv.Itoa(cc.in.n)
-	cc.in.n++
-	if ans, ok := cc.in.answers[key]; ok {
+	if key == "" {
+		key = method + "#" + strconv.Itoa(in.n)
+	}
+	in.n++
+	if in.keys[key] {
+		in.misused = true
+		return nil, fmt.Errorf("mcp: two questions of one call under the key %q", key)
+	}
+	if in.keys == nil {
+		in.keys = map[string]bool{}
+	}
+	in.keys[key] = true
+	if ans, ok := in.answers[key]; ok {
 		return ans, nil
 	}
-	cc.in.asked = append(cc.in.asked, inputQuestion{key: key, method: method, params: params})
+	if ans := objectMember(in.fresh, key); ans != nil && checkAnswer(method, ans) == nil {
+		ans = bytes.Clone(ans)
+		in.answers[key] = ans
+		return ans, nil
+	}
+	in.asked = append(in.asked, inputQuestion{key: key, method: method, params: params})
 	return nil, ErrInputRequired
+}
+
+// objectMember returns the raw value of member key of the JSON object b,
+// or nil.
+func objectMember(b []byte, key string) []byte {
+	sc, ok := runtime.ScanObject(b)
+	for ok {
+		k, v, more := sc.Next()
+		if !more {
+			break
+		}
+		if string(k) == key {
+			return v
+		}
+	}
+	return nil
 }
 
 // inputRequired returns the input_required result when the handler asked
 // the client for input it did not have (2026-07-28), after cc.finish.
 func (cc *callCtx) inputRequired() (json.RawMessage, bool) {
 	in := cc.in
-	if in == nil || len(in.asked) == 0 {
+	if in == nil || len(in.asked) == 0 || in.misused {
 		return nil, false
 	}
 	d := stateData{Asked: make(map[string]string, len(in.asked))}

@@ -228,15 +228,21 @@ func TestModernStateBinding(t *testing.T) {
 }
 
 // A retry that lacks an answer gets the question again, not an error; extra
-// answers are ignored, and so are answers without a state.
+// answers are ignored. An answer needs no state: a server may ask without
+// one (SEP-2322), and a client that answers what the handler asks again is
+// taken at its word, once its answer is a valid result of the method asked;
+// one that is not counts as missing.
 func TestModernMissingInputsReRequested(t *testing.T) {
 	c := newModernClient(t, newInputServer(nil, nil))
 	state := c.inputRequired(c.call("ask", `{}`, ""), askRequest)
 	state2 := c.inputRequired(c.call("ask", `{}`, stateMember(state)), askRequest)
 	c.inputRequired(c.call("ask", `{}`, `"inputResponses":{"other#3":{"action":"accept"}},`+stateMember(state2)), askRequest)
 	c.inputRequired(c.call("ask", `{}`, `"inputResponses":{}`+","+stateMember(state2)), askRequest)
-	// Answers without a state were not asked for.
-	c.inputRequired(c.call("ask", `{}`, adaAnswer), askRequest)
+	c.inputRequired(c.call("ask", `{}`, `"inputResponses":null`), askRequest)
+	c.inputRequired(c.call("ask", `{}`, `"inputResponses":{"elicitation/create#0":12345}`), askRequest)
+	c.inputRequired(c.call("ask", `{}`, `"inputResponses":{"elicitation/create#0":{"action":"maybe"}}`), askRequest)
+	wantComplete(t, c.call("ask", `{}`, adaAnswer), `{"action":"accept","content":{"name":"Ada"}}`)
+	wantComplete(t, c.call("ask", `{}`, `"inputResponses":{"elicitation/create#0":{"action":"accept","content":{"name":"Ada"}},"extra":{"action":"accept"},"more":7}`), `{"action":"accept","content":{"name":"Ada"}}`)
 	wantComplete(t, c.call("ask", `{}`, adaAnswer+","+stateMember(state2)), `{"action":"accept","content":{"name":"Ada"}}`)
 }
 

@@ -27,9 +27,43 @@ var errNoCall = errors.New("ask: not in an MCP handler's context: cannot ask the
 
 // call is what package mcp keeps in a handler's context under askhook.CallKey.
 type call interface {
-	Elicit(*mcp.ElicitParams) (*mcp.ElicitResult, error)
-	Sample(*mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
-	ListRoots() ([]mcp.Root, error)
+	Elicit(key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	Sample(key string, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	ListRoots(key string) ([]mcp.Root, error)
+	StateVerified() bool
+}
+
+// An Option changes how a question is asked.
+type Option func(*options)
+
+type options struct{ key string }
+
+// Key names the question in 2026-07-28: the key of its entry in the call's
+// inputRequests, under which the client's retry answers it (inputResponses).
+// Without it the key is the method and the question's position in the
+// handler ("elicitation/create#0", "sampling/createMessage#1", ...). A
+// handler names a question when its client, or the protocol around it,
+// expects a name; keys must be unique within one call. Legacy sessions have
+// no keys, and ignore it.
+func Key(key string) Option { return func(o *options) { o.key = key } }
+
+func keyOf(opts []Option) string {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return o.key
+}
+
+// StateVerified reports whether ctx, a handler's context, is a 2026-07-28
+// retry that came with a requestState this server issued for the same
+// method, params and principal, unexpired and untampered; the answers of the
+// earlier rounds came with it. (A retry whose state does not verify never
+// reaches the handler: it is refused with -32602.) It is false in legacy
+// sessions and on a call's first round.
+func StateVerified(ctx context.Context) bool {
+	c := callFrom(ctx)
+	return c != nil && c.StateVerified()
 }
 
 func callFrom(ctx context.Context) call {
@@ -48,12 +82,12 @@ func callFrom(ctx context.Context) call {
 // with mcp.CodeMissingClientCapability, which a handler returns as it is. In a
 // legacy session the request goes to the client at once; in 2026-07-28 see
 // mcp.ErrInputRequired.
-func Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+func Elicit(ctx context.Context, p *mcp.ElicitParams, opts ...Option) (*mcp.ElicitResult, error) {
 	c := callFrom(ctx)
 	if c == nil {
 		return nil, errNoCall
 	}
-	return c.Elicit(p)
+	return c.Elicit(keyOf(opts), p)
 }
 
 // Sample asks the client's model for a message (sampling/createMessage), ctx
@@ -61,12 +95,12 @@ func Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 // capability, else the error is a *runtime.Error with
 // mcp.CodeMissingClientCapability. In a legacy session the request goes to the
 // client at once; in 2026-07-28 see mcp.ErrInputRequired.
-func Sample(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+func Sample(ctx context.Context, p *mcp.CreateMessageParams, opts ...Option) (*mcp.CreateMessageResult, error) {
 	c := callFrom(ctx)
 	if c == nil {
 		return nil, errNoCall
 	}
-	return c.Sample(p)
+	return c.Sample(keyOf(opts), p)
 }
 
 // ListRoots asks the client for its roots (roots/list), ctx being a handler's
@@ -74,10 +108,10 @@ func Sample(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessage
 // error is a *runtime.Error with mcp.CodeMissingClientCapability. In a legacy
 // session the request goes to the client at once; in 2026-07-28 see
 // mcp.ErrInputRequired.
-func ListRoots(ctx context.Context) ([]mcp.Root, error) {
+func ListRoots(ctx context.Context, opts ...Option) ([]mcp.Root, error) {
 	c := callFrom(ctx)
 	if c == nil {
 		return nil, errNoCall
 	}
-	return c.ListRoots()
+	return c.ListRoots(keyOf(opts))
 }
