@@ -31,6 +31,13 @@ var toolNames = []string{
 	"test_tool_with_logging", "json_schema_2020_12_tool", "test_reconnection",
 	"test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
 	"test_touch_watched_resource",
+	// Stateless
+	"test_input_required_result_elicitation", "test_input_required_result_sampling",
+	"test_input_required_result_list_roots", "test_input_required_result_request_state",
+	"test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
+	"test_input_required_result_tampered_state", "test_input_required_result_capabilities",
+	"test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
+	"test_trigger_tool_change", "test_trigger_prompt_change",
 }
 
 // logs collects the log messages a client receives.

@@ -183,7 +183,7 @@ func TestPrompts(t *testing.T) {
 					t.Errorf("%s arguments %+v", p.Name, p.Arguments)
 				}
 			}
-			want := []string{"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"}
+			want := []string{"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_input_required_result_prompt"}
 			if !slices.Equal(names, want) {
 				t.Errorf("prompts %q, want %q", names, want)
 			}

@@ -62,14 +62,16 @@ func main() {
 }
 
 // newServer serves the conformance fixture: its tools, resources, prompts
-// and completions. test_touch_watched_resource tells the server's
-// subscribers about the change.
+// and completions (Conformance and Stateless). test_touch_watched_resource
+// tells the server's subscribers about the change; the trigger tools add
+// tools and prompts to the server.
 func newServer(step time.Duration, logger *slog.Logger) *mcp.Server {
 	srv := mcp.NewServer(mcp.Implementation{Name: "rpcgen-conformance", Title: "rpcgen conformance fixture", Version: "1.0.0"},
 		&mcp.ServerOptions{Logger: logger})
 	f := newFixture(step)
 	f.updated = srv.ResourceUpdated
 	RegisterConformance(srv, f)
+	RegisterStateless(srv, &stateless{step: step, srv: srv})
 	return srv
 }
 
