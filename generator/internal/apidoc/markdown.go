@@ -243,6 +243,11 @@ func (r *mdRenderer) example(s *jsonschema.Schema, depth int) any {
 		}
 		return nil
 	}
+	return r.exampleOfType(s, depth)
+}
+
+// exampleOfType makes up a plain value of s's type.
+func (r *mdRenderer) exampleOfType(s *jsonschema.Schema, depth int) any {
 	switch s.Type {
 	case "string":
 		return exampleString(s)
@@ -251,42 +256,50 @@ func (r *mdRenderer) example(s *jsonschema.Schema, depth int) any {
 	case "boolean":
 		return false
 	case "array":
-		n := 1
-		if s.MinItems != nil {
-			n = max(n, int(*s.MinItems))
-		}
-		if s.MaxItems != nil {
-			n = min(n, int(*s.MaxItems))
-		}
-		if depth > 4 {
-			n = 0
-		}
-		items := make([]any, 0, n)
-		for i := range n {
-			if i < len(s.PrefixItems) {
-				items = append(items, r.example(s.PrefixItems[i], depth+1))
-			} else {
-				items = append(items, r.example(s.Items, depth+1))
-			}
-		}
-		return items
+		return r.exampleArray(s, depth)
 	case "object":
-		obj := orderedJSON{}
-		if s.Properties != nil {
-			for p := s.Properties.Oldest(); p != nil; p = p.Next() {
-				if depth > 4 && !slices.Contains(s.Required, p.Key) {
-					continue
-				}
-				obj = append(obj, jsonMember{p.Key, r.example(p.Value, depth+1)})
-			}
-		} else if ap := s.AdditionalProperties; ap != nil && ap != jsonschema.FalseSchema && depth <= 4 {
-			obj = append(obj, jsonMember{"key", r.example(ap, depth+1)})
-		}
-		return obj
+		return r.exampleObject(s, depth)
 	case "null":
 		return nil
 	}
 	return orderedJSON{}
+}
+
+func (r *mdRenderer) exampleArray(s *jsonschema.Schema, depth int) []any {
+	n := 1
+	if s.MinItems != nil {
+		n = max(n, int(*s.MinItems))
+	}
+	if s.MaxItems != nil {
+		n = min(n, int(*s.MaxItems))
+	}
+	if depth > 4 {
+		n = 0
+	}
+	items := make([]any, 0, n)
+	for i := range n {
+		if i < len(s.PrefixItems) {
+			items = append(items, r.example(s.PrefixItems[i], depth+1))
+		} else {
+			items = append(items, r.example(s.Items, depth+1))
+		}
+	}
+	return items
+}
+
+func (r *mdRenderer) exampleObject(s *jsonschema.Schema, depth int) orderedJSON {
+	obj := orderedJSON{}
+	if s.Properties != nil {
+		for p := s.Properties.Oldest(); p != nil; p = p.Next() {
+			if depth > 4 && !slices.Contains(s.Required, p.Key) {
+				continue
+			}
+			obj = append(obj, jsonMember{p.Key, r.example(p.Value, depth+1)})
+		}
+	} else if ap := s.AdditionalProperties; ap != nil && ap != jsonschema.FalseSchema && depth <= 4 {
+		obj = append(obj, jsonMember{"key", r.example(ap, depth+1)})
+	}
+	return obj
 }
 
 func exampleString(s *jsonschema.Schema) string {

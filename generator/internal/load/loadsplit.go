@@ -56,31 +56,7 @@ func loadSplit(dir, outPath string, buildTags []string, lists ListStore, parse f
 	if !ok {
 		return nil, false
 	}
-	// The list cache describes the package without rpcgen's own output, so
-	// that the run that writes the output and the runs after it share an
-	// entry; an output that says it is rpcgen's, and nothing else before
-	// its package clause, is in go list's answer exactly when it exists.
-	keyFiles, outName, outFile := files, "", ""
-	for i, f := range files {
-		if name, ok := standardOutput(f); ok {
-			keyFiles = slices.Delete(slices.Clone(files), i, i+1)
-			outName, outFile = name, filepath.Base(f.path)
-			break
-		}
-	}
-	listKey, listed := "", (*listedPackage)(nil)
-	if lists != nil {
-		if listKey, ok = listFingerprint(dir, buildTags, keyFiles); ok {
-			listed = readListEntry(lists, listKey)
-		}
-		if listed != nil && outFile != "" {
-			if listed.Name == outName {
-				listed = listed.withGoFile(outFile)
-			} else {
-				listed = nil // go list will say what is wrong
-			}
-		}
-	}
+	listKey, listed, outFile := cachedListing(dir, buildTags, files, lists)
 	if len(imports) == 0 {
 		// The load gives the sizes of types too.
 		imports = []string{"unsafe"}
@@ -129,6 +105,17 @@ func loadSplit(dir, outPath string, buildTags []string, lists ListStore, parse f
 		}
 		storeListEntry(lists, listKey, entry)
 	}
+	if !typeCheck(pkg, fset, syntax, deps, root.goVersion) {
+		return nil, false
+	}
+	return pkg, true
+}
+
+// typeCheck type-checks the files of pkg, parsed into syntax, against the
+// export data of its dependencies deps, with the settings packages.Load
+// uses, keeping the type errors in pkg.Errors. It reports false when a
+// dependency is missing or the checker failed without a type error.
+func typeCheck(pkg *packages.Package, fset *token.FileSet, syntax []*ast.File, deps []*packages.Package, goVersion string) bool {
 	byPath := make(map[string]*packages.Package, len(deps))
 	for _, d := range deps {
 		byPath[d.ID] = d
@@ -146,7 +133,7 @@ func loadSplit(dir, outPath string, buildTags []string, lists ListStore, parse f
 		return d.Types, nil
 	})
 	conf := &types.Config{Importer: importer, Sizes: deps[0].TypesSizes}
-	conf.GoVersion = root.goVersion
+	conf.GoVersion = goVersion
 	conf.Error = func(err error) {
 		if te, ok := err.(types.Error); ok {
 			pkg.Errors = append(pkg.Errors, packages.Error{Pos: te.Fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
@@ -156,10 +143,43 @@ func loadSplit(dir, outPath string, buildTags []string, lists ListStore, parse f
 	pkg.Fset = fset
 	pkg.Syntax = syntax
 	typErr := types.NewChecker(conf, fset, pkg.Types, nil).Files(syntax)
-	if missing || (typErr != nil && len(pkg.Errors) == 0) {
-		return nil, false
+	return !missing && (typErr == nil || len(pkg.Errors) > 0)
+}
+
+// cachedListing looks up in lists what go list said of the package whose
+// files predictFiles found, and returns the entry's key ("" when there is
+// none to be had), the entry when there is one, and the name of rpcgen's
+// output among the files, if it is there.
+//
+// The list cache describes the package without rpcgen's own output, so
+// that the run that writes the output and the runs after it share an
+// entry; an output that says it is rpcgen's, and nothing else before its
+// package clause, is in go list's answer exactly when it exists.
+func cachedListing(dir string, buildTags []string, files []predictedFile, lists ListStore) (key string, listed *listedPackage, outFile string) {
+	if lists == nil {
+		return "", nil, ""
 	}
-	return pkg, true
+	keyFiles, outName := files, ""
+	for i, f := range files {
+		if name, ok := standardOutput(f); ok {
+			keyFiles = slices.Delete(slices.Clone(files), i, i+1)
+			outName, outFile = name, filepath.Base(f.path)
+			break
+		}
+	}
+	key, ok := listFingerprint(dir, buildTags, keyFiles)
+	if !ok {
+		return "", nil, outFile
+	}
+	listed = readListEntry(lists, key)
+	if listed != nil && outFile != "" {
+		if listed.Name == outName {
+			listed = listed.withGoFile(outFile)
+		} else {
+			listed = nil // go list will say what is wrong
+		}
+	}
+	return key, listed, outFile
 }
 
 type importerFunc func(path string) (*types.Package, error)

@@ -157,7 +157,6 @@ func buildService(pkg *packages.Package, idx *syntaxIndex, name string, errs *di
 func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.Func, errs *diag.Collector) *Method {
 	doc := idx.methodDocs[fn.Pos()]
 	dirs := ParseDirectives(doc, "method", errs)
-	sig := fn.Signature()
 	m := &Method{
 		Name:    fn.Name(),
 		RPCName: naming.LowerCamel(fn.Name()),
@@ -167,17 +166,7 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 	if s.RPCName != "" {
 		m.RPCName = s.RPCName + "." + m.RPCName
 	}
-	if v, pos, ok := dirs["method"].value("name"); ok {
-		switch {
-		case v == "":
-			errs.At(pos, "method %s: name must not be empty", fn.Name())
-		case strings.ContainsFunc(v, isSpaceOrControl):
-			errs.At(pos, "method %s: name %q must not contain spaces or control characters", fn.Name(), v)
-		case strings.HasPrefix(v, "rpc."):
-			errs.At(pos, "method %s: name %q uses the prefix \"rpc.\", which JSON-RPC 2.0 reserves", fn.Name(), v)
-		}
-		m.RPCName = v
-	}
+	methodName(m, dirs["method"], errs)
 	if _, _, ok := dirs["method"].value("notification"); ok {
 		m.Notification = true
 	}
@@ -187,6 +176,39 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 	check := typeChecker{target: pkg.Types}
 	defer func() { errs.InvalidTypes = errs.InvalidTypes || check.invalid }()
 
+	methodParams(pkg, m, fn, &check, errs)
+	methodResult(pkg, m, fn, dirs, &check, errs)
+	if m.Notification && m.Result != nil {
+		errs.At(fn.Pos(), "method %s is a notification, so it has no result; return only error", fn.Name())
+	}
+	buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
+	if len(errs.List) > before || check.invalid {
+		return nil
+	}
+	return m
+}
+
+// methodName applies a //rpcgen:method name=..., which replaces the
+// JSON-RPC name whole.
+func methodName(m *Method, d *Directive, errs *diag.Collector) {
+	v, pos, ok := d.value("name")
+	if !ok {
+		return
+	}
+	switch {
+	case v == "":
+		errs.At(pos, "method %s: name must not be empty", m.Name)
+	case strings.ContainsFunc(v, isSpaceOrControl):
+		errs.At(pos, "method %s: name %q must not contain spaces or control characters", m.Name, v)
+	case strings.HasPrefix(v, "rpc."):
+		errs.At(pos, "method %s: name %q uses the prefix \"rpc.\", which JSON-RPC 2.0 reserves", m.Name, v)
+	}
+	m.RPCName = v
+}
+
+// methodParams reads fn's parameters into m: the context, then the params.
+func methodParams(pkg *packages.Package, m *Method, fn *types.Func, check *typeChecker, errs *diag.Collector) {
+	sig := fn.Signature()
 	params := sig.Params()
 	for i := range params.Len() {
 		v := params.At(i)
@@ -210,17 +232,20 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 	}
 	if len(m.Params) == 1 && isStruct(m.Params[0].Type) {
 		m.StructParams = true
-	} else {
-		for _, p := range m.Params {
-			if p.Name == "" || p.Name == "_" {
-				errs.At(fn.Pos(), "method %s: every parameter needs a name, which becomes its key in the params object (or take a single struct parameter)", fn.Name())
-				break
-			}
-		}
-		m.Doc = SplitParamDocs(m.Doc, m.Params)
+		return
 	}
+	for _, p := range m.Params {
+		if p.Name == "" || p.Name == "_" {
+			errs.At(fn.Pos(), "method %s: every parameter needs a name, which becomes its key in the params object (or take a single struct parameter)", fn.Name())
+			break
+		}
+	}
+	m.Doc = SplitParamDocs(m.Doc, m.Params)
+}
 
-	results := sig.Results()
+// methodResult reads fn's results into m: error, or (T, error).
+func methodResult(pkg *packages.Package, m *Method, fn *types.Func, dirs map[string]*Directive, check *typeChecker, errs *diag.Collector) {
+	results := fn.Signature().Results()
 	switch {
 	case results.Len() == 0:
 		errs.At(fn.Pos(), "method %s must return error or (T, error): a remote call can always fail", fn.Name())
@@ -239,14 +264,6 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 			checkContent(m, errs, types.TypeString(r, packageNameQualifier(pkg.Types)))
 		}
 	}
-	if m.Notification && m.Result != nil {
-		errs.At(fn.Pos(), "method %s is a notification, so it has no result; return only error", fn.Name())
-	}
-	buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
-	if len(errs.List) > before || check.invalid {
-		return nil
-	}
-	return m
 }
 
 // buildTool reads a method's //rpcgen:tool directive; it returns nil for skip.

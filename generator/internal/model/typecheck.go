@@ -7,6 +7,8 @@ import (
 	"strings"
 )
 
+// PkgPath is the import path of n's package, "" for a type of the
+// universe (error).
 func PkgPath(n *types.Named) string {
 	if n.Obj().Pkg() == nil {
 		return ""
@@ -44,44 +46,14 @@ func (c *typeChecker) str(t types.Type) string {
 func (c *typeChecker) walk(t types.Type, named bool) string {
 	switch t := t.(type) {
 	case *types.Alias:
-		if obj := t.Obj(); named && obj.Pkg() != nil && obj.Pkg() != c.target && !obj.Exported() {
-			return fmt.Sprintf("unexported type %s.%s from another package cannot be named in generated code", obj.Pkg().Name(), obj.Name())
+		if r := c.unexported(t.Obj(), named); r != "" {
+			return r
 		}
 		return c.walk(types.Unalias(t), named)
 	case *types.Named:
-		obj := t.Obj()
-		if named && obj.Pkg() != nil && obj.Pkg() != c.target && !obj.Exported() {
-			return fmt.Sprintf("unexported type %s.%s from another package cannot be named in generated code", obj.Pkg().Name(), obj.Name())
-		}
-		for i := range t.TypeArgs().Len() {
-			if r := c.walk(t.TypeArgs().At(i), named); r != "" {
-				return r
-			}
-		}
-		if c.seen[t] {
-			return ""
-		}
-		c.seen[t] = true
-		if hasJSONMethods(t) {
-			return "" // it encodes itself (time.Time, big.Int, ...)
-		}
-		if r := c.walk(t.Underlying(), false); r != "" {
-			if _, isIface := t.Underlying().(*types.Interface); isIface {
-				return fmt.Sprintf("interface type %s is not supported (only any is: JSON cannot say which implementation to decode)", c.str(t))
-			}
-			return r
-		}
-		return ""
+		return c.walkNamed(t, named)
 	case *types.Basic:
-		switch t.Kind() {
-		case types.Invalid:
-			c.invalid = true
-		case types.Complex64, types.Complex128:
-			return fmt.Sprintf("%s is not supported: JSON has no complex numbers", t)
-		case types.UnsafePointer:
-			return "unsafe.Pointer is not supported"
-		}
-		return ""
+		return c.walkBasic(t)
 	case *types.Pointer:
 		return c.walk(t.Elem(), named)
 	case *types.Slice:
@@ -97,17 +69,7 @@ func (c *typeChecker) walk(t types.Type, named bool) string {
 		}
 		return c.walk(t.Elem(), named)
 	case *types.Struct:
-		for i := range t.NumFields() {
-			f := t.Field(i)
-			name, skip := jsonFieldName(f, t.Tag(i))
-			if skip {
-				continue
-			}
-			if r := c.walk(f.Type(), named); r != "" {
-				return fmt.Sprintf("field %s: %s", name, r)
-			}
-		}
-		return ""
+		return c.walkStruct(t, named)
 	case *types.Interface:
 		if t.Empty() {
 			return ""
@@ -121,6 +83,67 @@ func (c *typeChecker) walk(t types.Type, named bool) string {
 		return fmt.Sprintf("type parameter %s is not supported", t)
 	}
 	return fmt.Sprintf("type %s is not supported", t)
+}
+
+// unexported explains why obj, a type name the generated code would spell
+// when named is true, cannot be spelled there: it is unexported and from
+// another package.
+func (c *typeChecker) unexported(obj *types.TypeName, named bool) string {
+	if named && obj.Pkg() != nil && obj.Pkg() != c.target && !obj.Exported() {
+		return fmt.Sprintf("unexported type %s.%s from another package cannot be named in generated code", obj.Pkg().Name(), obj.Name())
+	}
+	return ""
+}
+
+func (c *typeChecker) walkNamed(t *types.Named, named bool) string {
+	if r := c.unexported(t.Obj(), named); r != "" {
+		return r
+	}
+	for i := range t.TypeArgs().Len() {
+		if r := c.walk(t.TypeArgs().At(i), named); r != "" {
+			return r
+		}
+	}
+	if c.seen[t] {
+		return ""
+	}
+	c.seen[t] = true
+	if hasJSONMethods(t) {
+		return "" // it encodes itself (time.Time, big.Int, ...)
+	}
+	if r := c.walk(t.Underlying(), false); r != "" {
+		if _, isIface := t.Underlying().(*types.Interface); isIface {
+			return fmt.Sprintf("interface type %s is not supported (only any is: JSON cannot say which implementation to decode)", c.str(t))
+		}
+		return r
+	}
+	return ""
+}
+
+func (c *typeChecker) walkBasic(t *types.Basic) string {
+	switch t.Kind() {
+	case types.Invalid:
+		c.invalid = true
+	case types.Complex64, types.Complex128:
+		return fmt.Sprintf("%s is not supported: JSON has no complex numbers", t)
+	case types.UnsafePointer:
+		return "unsafe.Pointer is not supported"
+	}
+	return ""
+}
+
+func (c *typeChecker) walkStruct(t *types.Struct, named bool) string {
+	for i := range t.NumFields() {
+		f := t.Field(i)
+		name, skip := jsonFieldName(f, t.Tag(i))
+		if skip {
+			continue
+		}
+		if r := c.walk(f.Type(), named); r != "" {
+			return fmt.Sprintf("field %s: %s", name, r)
+		}
+	}
+	return ""
 }
 
 // jsonFieldName returns the name encoding/json gives a struct field and

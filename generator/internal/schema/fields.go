@@ -57,97 +57,129 @@ type embedLevel struct {
 // encoding/json's own rules never fail.
 func (g *Builder) FieldsOf(st *types.Struct) ([]Field, error) {
 	// Breadth-first over embedding depth, as encoding/json's typeFields.
-	current := []embedLevel{}
+	w := &fieldWalk{g: g, visited: map[string]bool{}}
+	var current []embedLevel
 	next := []embedLevel{{st: st, typeKey: types.TypeString(st, nil)}}
-	var count map[string]int // times each struct type is reached at the current depth
-	nextCount := map[string]int{}
-	visited := map[string]bool{}
-	var found []fieldCandidate
-
+	w.nextCount = map[string]int{}
 	for len(next) > 0 {
-		current, next = next, current[:0]
-		count, nextCount = nextCount, map[string]int{}
+		current, w.next = next, current[:0]
+		w.count, w.nextCount = w.nextCount, map[string]int{}
 		for _, lv := range current {
-			if visited[lv.typeKey] {
-				continue
-			}
-			visited[lv.typeKey] = true
-			for i := range lv.st.NumFields() {
-				sf := lv.st.Field(i)
-				tag := reflect.StructTag(lv.st.Tag(i))
-				if sf.Embedded() {
-					t := types.Unalias(sf.Type())
-					if p, ok := t.(*types.Pointer); ok {
-						t = p.Elem()
-					}
-					if !sf.Exported() && !isStructType(t) {
-						continue // encoding/json ignores unexported non-struct embeds
-					}
-				} else if !sf.Exported() {
-					continue
-				}
-				jt := tag.Get("json")
-				if jt == "-" {
-					continue
-				}
-				name, opts, _ := strings.Cut(jt, ",")
-				if !validJSONTagName(name) {
-					name = ""
-				}
-				index := append(slices.Clone(lv.index), i)
-				names := append(slices.Clone(lv.names), sf.Name())
+			w.level(lv)
+		}
+		next = w.next
+	}
+	return dominantFields(w.found), nil
+}
 
-				ft := types.Unalias(sf.Type())
-				ptr, isPtr := ft.(*types.Pointer)
-				if isPtr {
-					ft = types.Unalias(ptr.Elem())
-				}
-				if name != "" || !sf.Embedded() || !isStructType(ft) {
-					f := fieldCandidate{tagged: name != ""}
-					if name == "" {
-						name = sf.Name()
-					}
-					f.Key = name
-					f.Index = index
-					f.Names = names
-					f.EmbedPtr = append(slices.Clone(lv.embedPtr), false)
-					f.Type = sf.Type()
-					f.Tag = tag
-					f.Pos = g.Position(sf.Pos())
-					f.Doc = g.Docs.doc(docField, sf.Pos())
-					f.OmitEmpty = hasTagOption(opts, "omitempty")
-					f.OmitZero = hasTagOption(opts, "omitzero")
-					f.String = hasTagOption(opts, "string") && quotable(ft)
-					f.Required = !f.OmitEmpty && !f.OmitZero && !isPtr && !lv.viaPtr
-					if schemaTagRequired(tag) {
-						f.Required = true
-					}
-					found = append(found, f)
-					if count[lv.typeKey] > 1 {
-						// The same struct embedded twice at one depth: its
-						// fields annihilate each other, as in encoding/json.
-						found = append(found, f)
-					}
-					continue
-				}
-				key := types.TypeString(ft, nil)
-				nextCount[key]++
-				if nextCount[key] == 1 {
-					next = append(next, embedLevel{
-						st:       ft.Underlying().(*types.Struct),
-						typeKey:  key,
-						index:    index,
-						names:    names,
-						embedPtr: append(slices.Clone(lv.embedPtr), isPtr),
-						viaPtr:   lv.viaPtr || isPtr,
-					})
-				}
-			}
+// fieldWalk is the state of FieldsOf's walk over one depth of embedding.
+type fieldWalk struct {
+	g       *Builder
+	visited map[string]bool // struct types already walked
+	// count is how many times each struct type is reached at the current
+	// depth, nextCount the same for the next; next lists the structs
+	// embedded at the next depth.
+	count, nextCount map[string]int
+	next             []embedLevel
+	found            []fieldCandidate
+}
+
+// level adds the fields of the struct at lv, and queues the structs it
+// embeds without a name for the next depth.
+func (w *fieldWalk) level(lv embedLevel) {
+	if w.visited[lv.typeKey] {
+		return
+	}
+	w.visited[lv.typeKey] = true
+	for i := range lv.st.NumFields() {
+		sf := lv.st.Field(i)
+		tag := reflect.StructTag(lv.st.Tag(i))
+		if !jsonVisible(sf) {
+			continue
+		}
+		jt := tag.Get("json")
+		if jt == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(jt, ",")
+		if !validJSONTagName(name) {
+			name = ""
+		}
+		index := append(slices.Clone(lv.index), i)
+		names := append(slices.Clone(lv.names), sf.Name())
+
+		ft := types.Unalias(sf.Type())
+		ptr, isPtr := ft.(*types.Pointer)
+		if isPtr {
+			ft = types.Unalias(ptr.Elem())
+		}
+		if name != "" || !sf.Embedded() || !isStructType(ft) {
+			w.add(lv, w.candidate(lv, sf, tag, name, opts, index, names, ft, isPtr))
+			continue
+		}
+		key := types.TypeString(ft, nil)
+		w.nextCount[key]++
+		if w.nextCount[key] == 1 {
+			w.next = append(w.next, embedLevel{
+				st:       ft.Underlying().(*types.Struct),
+				typeKey:  key,
+				index:    index,
+				names:    names,
+				embedPtr: append(slices.Clone(lv.embedPtr), isPtr),
+				viaPtr:   lv.viaPtr || isPtr,
+			})
 		}
 	}
+}
 
-	// Group by key; per key, the shallowest field wins, a tagged one at equal
-	// depth; two equally good fields hide each other.
+// jsonVisible reports whether encoding/json looks at the struct field sf:
+// exported, or an embedded struct (whose exported fields are promoted).
+func jsonVisible(sf *types.Var) bool {
+	if !sf.Embedded() {
+		return sf.Exported()
+	}
+	t := types.Unalias(sf.Type())
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	return sf.Exported() || isStructType(t) // encoding/json ignores unexported non-struct embeds
+}
+
+// candidate describes the field sf of the struct at lv as a member named
+// name (the Go name when "").
+func (w *fieldWalk) candidate(lv embedLevel, sf *types.Var, tag reflect.StructTag, name, opts string, index []int, names []string, ft types.Type, isPtr bool) fieldCandidate {
+	f := fieldCandidate{tagged: name != ""}
+	if name == "" {
+		name = sf.Name()
+	}
+	f.Key = name
+	f.Index = index
+	f.Names = names
+	f.EmbedPtr = append(slices.Clone(lv.embedPtr), false)
+	f.Type = sf.Type()
+	f.Tag = tag
+	f.Pos = w.g.Position(sf.Pos())
+	f.Doc = w.g.Docs.doc(docField, sf.Pos())
+	f.OmitEmpty = hasTagOption(opts, "omitempty")
+	f.OmitZero = hasTagOption(opts, "omitzero")
+	f.String = hasTagOption(opts, "string") && quotable(ft)
+	f.Required = !f.OmitEmpty && !f.OmitZero && !isPtr && !lv.viaPtr || schemaTagRequired(tag)
+	return f
+}
+
+func (w *fieldWalk) add(lv embedLevel, f fieldCandidate) {
+	w.found = append(w.found, f)
+	if w.count[lv.typeKey] > 1 {
+		// The same struct embedded twice at one depth: its fields
+		// annihilate each other, as in encoding/json.
+		w.found = append(w.found, f)
+	}
+}
+
+// dominantFields groups found by key and keeps, per key, the shallowest
+// field, a tagged one at equal depth; two equally good fields hide each
+// other. The result is in field order.
+func dominantFields(found []fieldCandidate) []Field {
 	slices.SortStableFunc(found, func(a, b fieldCandidate) int {
 		if c := strings.Compare(a.Key, b.Key); c != 0 {
 			return c
@@ -176,7 +208,7 @@ func (g *Builder) FieldsOf(st *types.Struct) ([]Field, error) {
 		i = j
 	}
 	slices.SortFunc(out, func(a, b Field) int { return slices.Compare(a.Index, b.Index) })
-	return out, nil
+	return out
 }
 
 func isStructType(t types.Type) bool {

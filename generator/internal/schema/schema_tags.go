@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,7 @@ func (g *Builder) applyTag(s *jsonschema.Schema, tag reflect.StructTag, c BuildC
 	if !ok {
 		return
 	}
-	enumSet, itemEnumSet := false, false
+	var st tagState
 	for _, item := range splitSchemaTag(raw) {
 		item = strings.TrimSpace(item)
 		key, val, hasVal := strings.Cut(item, "=")
@@ -51,7 +52,7 @@ func (g *Builder) applyTag(s *jsonschema.Schema, tag reflect.StructTag, c BuildC
 			}
 			target = s.Items
 		}
-		if err := setKeyword(target, key, val, &enumSet, &itemEnumSet, target != s); err != "" {
+		if err := setKeyword(target, key, val, &st, target != s); err != "" {
 			g.tagError(c, item, err)
 		}
 	}
@@ -67,149 +68,178 @@ func (g *Builder) tagError(c BuildCtx, item, msg string) {
 	g.Errorf(c.Pos, fmt.Sprintf("%s: jsonschema tag %q: %s", c.Path, item, msg))
 }
 
+// tagState is what the keywords of one tag share: whether an enum in it,
+// for the field or for its items, has already replaced the constants of
+// the field's type.
+type tagState struct {
+	enumSet, itemEnumSet bool
+}
+
+// A keyword is one key a jsonschema tag may set.
+type keyword struct {
+	kinds []string // the schema types it applies to; nil is any
+	// set sets it on s from val, items telling that s is an array field's
+	// items; it returns what is wrong with val, or "".
+	set func(s *jsonschema.Schema, val string, st *tagState, items bool) string
+}
+
+var (
+	stringKind  = []string{"string"}
+	numberKinds = []string{"integer", "number"}
+	arrayKind   = []string{"array"}
+	objectKind  = []string{"object"}
+)
+
+// keywords holds every key a jsonschema tag may set.
+var keywords = map[string]keyword{
+	"title":            {nil, func(s *jsonschema.Schema, val string, _ *tagState, _ bool) string { s.Title = val; return "" }},
+	"description":      {nil, func(s *jsonschema.Schema, val string, _ *tagState, _ bool) string { s.Description = val; return "" }},
+	"format":           {stringKind, func(s *jsonschema.Schema, val string, _ *tagState, _ bool) string { s.Format = val; return "" }},
+	"pattern":          {stringKind, setPattern},
+	"minLength":        {stringKind, count(func(s *jsonschema.Schema) **uint64 { return &s.MinLength })},
+	"maxLength":        {stringKind, count(func(s *jsonschema.Schema) **uint64 { return &s.MaxLength })},
+	"minItems":         {arrayKind, count(func(s *jsonschema.Schema) **uint64 { return &s.MinItems })},
+	"maxItems":         {arrayKind, count(func(s *jsonschema.Schema) **uint64 { return &s.MaxItems })},
+	"minProperties":    {objectKind, count(func(s *jsonschema.Schema) **uint64 { return &s.MinProperties })},
+	"maxProperties":    {objectKind, count(func(s *jsonschema.Schema) **uint64 { return &s.MaxProperties })},
+	"minimum":          {numberKinds, number(func(s *jsonschema.Schema) *json.Number { return &s.Minimum })},
+	"maximum":          {numberKinds, number(func(s *jsonschema.Schema) *json.Number { return &s.Maximum })},
+	"exclusiveMinimum": {numberKinds, number(func(s *jsonschema.Schema) *json.Number { return &s.ExclusiveMinimum })},
+	"exclusiveMaximum": {numberKinds, number(func(s *jsonschema.Schema) *json.Number { return &s.ExclusiveMaximum })},
+	"multipleOf":       {numberKinds, setMultipleOf},
+	"uniqueItems":      {arrayKind, flag(func(s *jsonschema.Schema) *bool { return &s.UniqueItems })},
+	"readOnly":         {nil, flag(func(s *jsonschema.Schema) *bool { return &s.ReadOnly })},
+	"writeOnly":        {nil, flag(func(s *jsonschema.Schema) *bool { return &s.WriteOnly })},
+	"deprecated":       {nil, flag(func(s *jsonschema.Schema) *bool { return &s.Deprecated })},
+	"enum":             {nil, setEnum},
+	"default":          {nil, setDefault},
+	"example":          {nil, setExample},
+	"examples":         {nil, setExample},
+}
+
 // setKeyword sets one keyword; it returns what is wrong, or "".
-func setKeyword(s *jsonschema.Schema, key, val string, enumSet, itemEnumSet *bool, items bool) string {
-	kind := s.Type
-	only := func(want ...string) string {
-		for _, w := range want {
-			if kind == w {
-				return ""
-			}
-		}
-		what := "a " + kind
-		switch kind {
-		case "":
-			what = "a value of any type"
-		case "integer", "object", "array":
-			what = "an " + kind
-		}
-		if items {
-			what = "the items, " + what
-		}
-		return fmt.Sprintf("%s applies to %s, not to %s", key, strings.Join(want, " or "), what)
+func setKeyword(s *jsonschema.Schema, key, val string, st *tagState, items bool) string {
+	kw, ok := keywords[key]
+	if !ok {
+		return "unknown key " + strconv.Quote(key) + " (known: title, description, format, pattern, minLength, maxLength, minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, minItems, maxItems, uniqueItems, enum, default, example, readOnly, writeOnly, deprecated, and the flag required)"
 	}
-	switch key {
-	case "title":
-		s.Title = val
-	case "description":
-		s.Description = val
-	case "format":
-		if e := only("string"); e != "" {
-			return e
-		}
-		s.Format = val
-	case "pattern":
-		if e := only("string"); e != "" {
-			return e
-		}
-		if _, err := regexp.Compile(val); err != nil {
-			return fmt.Sprintf("not a valid regular expression: %v", err)
-		}
-		s.Pattern = val
-	case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
-		want := "string"
-		switch {
-		case strings.HasSuffix(key, "Items"):
-			want = "array"
-		case strings.HasSuffix(key, "Properties"):
-			want = "object"
-		}
-		if e := only(want); e != "" {
-			return e
-		}
+	if kw.kinds != nil && !slices.Contains(kw.kinds, s.Type) {
+		return notApplicable(key, kw.kinds, s.Type, items)
+	}
+	return kw.set(s, val, st, items)
+}
+
+// notApplicable says that key applies to the kinds of schema want, not to
+// one of type kind.
+func notApplicable(key string, want []string, kind string, items bool) string {
+	what := "a " + kind
+	switch kind {
+	case "":
+		what = "a value of any type"
+	case "integer", "object", "array":
+		what = "an " + kind
+	}
+	if items {
+		what = "the items, " + what
+	}
+	return fmt.Sprintf("%s applies to %s, not to %s", key, strings.Join(want, " or "), what)
+}
+
+func setPattern(s *jsonschema.Schema, val string, _ *tagState, _ bool) string {
+	if _, err := regexp.Compile(val); err != nil {
+		return fmt.Sprintf("not a valid regular expression: %v", err)
+	}
+	s.Pattern = val
+	return ""
+}
+
+// count sets the non-negative integer keyword field points at.
+func count(field func(*jsonschema.Schema) **uint64) func(*jsonschema.Schema, string, *tagState, bool) string {
+	return func(s *jsonschema.Schema, val string, _ *tagState, _ bool) string {
 		n, err := strconv.ParseUint(val, 10, 63)
 		if err != nil {
 			return fmt.Sprintf("%q is not a non-negative integer", val)
 		}
-		switch key {
-		case "minLength":
-			s.MinLength = &n
-		case "maxLength":
-			s.MaxLength = &n
-		case "minItems":
-			s.MinItems = &n
-		case "maxItems":
-			s.MaxItems = &n
-		case "minProperties":
-			s.MinProperties = &n
-		case "maxProperties":
-			s.MaxProperties = &n
-		}
-	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
-		if e := only("integer", "number"); e != "" {
-			return e
-		}
+		*field(s) = &n
+		return ""
+	}
+}
+
+// number sets the number keyword field points at.
+func number(field func(*jsonschema.Schema) *json.Number) func(*jsonschema.Schema, string, *tagState, bool) string {
+	return func(s *jsonschema.Schema, val string, _ *tagState, _ bool) string {
 		num, ok := parseNumber(val)
 		if !ok {
 			return fmt.Sprintf("%q is not a number", val)
 		}
-		switch key {
-		case "minimum":
-			s.Minimum = num
-		case "maximum":
-			s.Maximum = num
-		case "exclusiveMinimum":
-			s.ExclusiveMinimum = num
-		case "exclusiveMaximum":
-			s.ExclusiveMaximum = num
-		case "multipleOf":
-			if f, _ := num.Float64(); f <= 0 {
-				return "multipleOf must be greater than 0"
-			}
-			s.MultipleOf = num
-		}
-	case "uniqueItems", "readOnly", "writeOnly", "deprecated":
-		if key == "uniqueItems" {
-			if e := only("array"); e != "" {
-				return e
-			}
-		}
+		*field(s) = num
+		return ""
+	}
+}
+
+func setMultipleOf(s *jsonschema.Schema, val string, _ *tagState, _ bool) string {
+	num, ok := parseNumber(val)
+	if !ok {
+		return fmt.Sprintf("%q is not a number", val)
+	}
+	if f, _ := num.Float64(); f <= 0 {
+		return "multipleOf must be greater than 0"
+	}
+	s.MultipleOf = num
+	return ""
+}
+
+// flag sets the boolean keyword field points at.
+func flag(field func(*jsonschema.Schema) *bool) func(*jsonschema.Schema, string, *tagState, bool) string {
+	return func(s *jsonschema.Schema, val string, _ *tagState, _ bool) string {
 		b, err := strconv.ParseBool(val)
 		if err != nil {
 			return fmt.Sprintf("%q is not true or false", val)
 		}
-		switch key {
-		case "uniqueItems":
-			s.UniqueItems = b
-		case "readOnly":
-			s.ReadOnly = b
-		case "writeOnly":
-			s.WriteOnly = b
-		case "deprecated":
-			s.Deprecated = b
-		}
-	case "enum":
-		v, e := typedValue(s, val)
-		if e != "" {
-			return e
-		}
-		set := enumSet
-		if items {
-			set = itemEnumSet
-		}
-		if !*set { // the tag's enum replaces the type's constants
-			s.Enum, *set = nil, true
-		}
-		s.Enum = append(s.Enum, v)
-	case "default":
-		v, e := typedValue(s, val)
-		if e != "" {
-			return e
-		}
-		if s.Type == "array" {
-			list, _ := s.Default.([]any)
-			v = append(list, v)
-		}
-		s.Default = v
-	case "example", "examples":
-		v, e := typedValue(s, val)
-		if e != "" {
-			return e
-		}
-		s.Examples = append(s.Examples, v)
-	default:
-		return "unknown key " + strconv.Quote(key) + " (known: title, description, format, pattern, minLength, maxLength, minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, minItems, maxItems, uniqueItems, enum, default, example, readOnly, writeOnly, deprecated, and the flag required)"
+		*field(s) = b
+		return ""
 	}
+}
+
+// setEnum adds a value to the enum; the tag's first replaces the
+// constants of the field's type.
+func setEnum(s *jsonschema.Schema, val string, st *tagState, items bool) string {
+	v, e := typedValue(s, val)
+	if e != "" {
+		return e
+	}
+	set := &st.enumSet
+	if items {
+		set = &st.itemEnumSet
+	}
+	if !*set {
+		s.Enum, *set = nil, true
+	}
+	s.Enum = append(s.Enum, v)
+	return ""
+}
+
+// setDefault sets the default; on an array field each default adds an
+// element.
+func setDefault(s *jsonschema.Schema, val string, _ *tagState, _ bool) string {
+	v, e := typedValue(s, val)
+	if e != "" {
+		return e
+	}
+	if s.Type == "array" {
+		list, _ := s.Default.([]any)
+		v = append(list, v)
+	}
+	s.Default = v
+	return ""
+}
+
+func setExample(s *jsonschema.Schema, val string, _ *tagState, _ bool) string {
+	v, e := typedValue(s, val)
+	if e != "" {
+		return e
+	}
+	s.Examples = append(s.Examples, v)
 	return ""
 }
 
