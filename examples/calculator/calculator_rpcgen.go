@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV1
+const _ = runtime.SupportsGeneratedV2
 
 // Method names of the Calculator service, as they appear on the wire.
 const (
@@ -47,33 +47,21 @@ func NewCalculatorClient(c runtime.Caller) *CalculatorClient {
 //
 // It calls the remote method "calculator.add".
 func (c *CalculatorClient) Add(ctx context.Context, a int, b int) (int, error) {
-	var result int
-	if err := c.caller.Call(ctx, CalculatorAddMethod, &calculatorAddParams{A: a, B: b}, &result); err != nil {
-		return 0, err
-	}
-	return result, nil
+	return runtime.Call[int](ctx, c.caller, CalculatorAddMethod, &calculatorAddParams{A: a, B: b})
 }
 
 // Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.
 //
 // It calls the remote method "calculator.divide".
 func (c *CalculatorClient) Divide(ctx context.Context, a float64, b float64) (float64, error) {
-	var result float64
-	if err := c.caller.Call(ctx, CalculatorDivideMethod, &calculatorDivideParams{A: a, B: b}, &result); err != nil {
-		return 0, err
-	}
-	return result, nil
+	return runtime.Call[float64](ctx, c.caller, CalculatorDivideMethod, &calculatorDivideParams{A: a, B: b})
 }
 
 // Stats summarizes a list of numbers.
 //
 // It calls the remote method "calculator.stats".
 func (c *CalculatorClient) Stats(ctx context.Context, req StatsRequest) (Stats, error) {
-	var result Stats
-	if err := c.caller.Call(ctx, CalculatorStatsMethod, req, &result); err != nil {
-		return Stats{}, err
-	}
-	return result, nil
+	return runtime.Call[Stats](ctx, c.caller, CalculatorStatsMethod, req)
 }
 
 // Remember stores value in memory. It is a notification: the caller
@@ -89,11 +77,7 @@ func (c *CalculatorClient) Remember(ctx context.Context, value float64) error {
 //
 // It calls the remote method "calculator.recall".
 func (c *CalculatorClient) Recall(ctx context.Context) (float64, error) {
-	var result float64
-	if err := c.caller.Call(ctx, CalculatorRecallMethod, nil, &result); err != nil {
-		return 0, err
-	}
-	return result, nil
+	return runtime.Call[float64](ctx, c.caller, CalculatorRecallMethod, nil)
 }
 
 // NewCalculatorHandler returns a runtime.Handler that serves impl: it routes each
@@ -140,11 +124,7 @@ func (h calculatorHandler) serveAdd(ctx context.Context, params json.RawMessage)
 	if err := decodeCalculatorAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Add(ctx, p.A, p.B)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Add(ctx, p.A, p.B))
 }
 
 // serveDivide decodes the params of Calculator.Divide, calls it and encodes its result.
@@ -153,11 +133,7 @@ func (h calculatorHandler) serveDivide(ctx context.Context, params json.RawMessa
 	if err := decodeCalculatorDivideParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Divide(ctx, p.A, p.B)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Divide(ctx, p.A, p.B))
 }
 
 // serveStats decodes the params of Calculator.Stats, calls it and encodes its result.
@@ -166,11 +142,7 @@ func (h calculatorHandler) serveStats(ctx context.Context, params json.RawMessag
 	if err := decodeCalculatorStatsParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Stats(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Stats(ctx, p))
 }
 
 // serveRemember decodes the params of Calculator.Remember and calls it.
@@ -187,11 +159,7 @@ func (h calculatorHandler) serveRecall(ctx context.Context, params json.RawMessa
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Recall(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Recall(ctx))
 }
 
 // MCP tool names of the Calculator service.
@@ -278,37 +246,21 @@ func NewCalculatorMCPClient(c mcp.ToolCaller) *CalculatorMCPClient {
 //
 // It calls the MCP tool "add".
 func (c *CalculatorMCPClient) Add(ctx context.Context, a int, b int) (int, error) {
-	var result struct {
-		Result int `json:"result"`
-	}
-	if err := c.caller.CallTool(ctx, CalculatorAddTool, &calculatorAddParams{A: a, B: b}, &result); err != nil {
-		return 0, err
-	}
-	return result.Result, nil
+	return mcp.CallToolWrapped[int](ctx, c.caller, CalculatorAddTool, &calculatorAddParams{A: a, B: b})
 }
 
 // Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.
 //
 // It calls the MCP tool "divide".
 func (c *CalculatorMCPClient) Divide(ctx context.Context, a float64, b float64) (float64, error) {
-	var result struct {
-		Result float64 `json:"result"`
-	}
-	if err := c.caller.CallTool(ctx, CalculatorDivideTool, &calculatorDivideParams{A: a, B: b}, &result); err != nil {
-		return 0, err
-	}
-	return result.Result, nil
+	return mcp.CallToolWrapped[float64](ctx, c.caller, CalculatorDivideTool, &calculatorDivideParams{A: a, B: b})
 }
 
 // Stats summarizes a list of numbers.
 //
 // It calls the MCP tool "stats".
 func (c *CalculatorMCPClient) Stats(ctx context.Context, req StatsRequest) (Stats, error) {
-	var result Stats
-	if err := c.caller.CallTool(ctx, CalculatorStatsTool, req, &result); err != nil {
-		return Stats{}, err
-	}
-	return result, nil
+	return mcp.CallTool[Stats](ctx, c.caller, CalculatorStatsTool, req)
 }
 
 // Remember stores value in memory. It is a notification: the caller
@@ -323,13 +275,7 @@ func (c *CalculatorMCPClient) Remember(ctx context.Context, value float64) error
 //
 // It calls the MCP tool "recall".
 func (c *CalculatorMCPClient) Recall(ctx context.Context) (float64, error) {
-	var result struct {
-		Result float64 `json:"result"`
-	}
-	if err := c.caller.CallTool(ctx, CalculatorRecallTool, nil, &result); err != nil {
-		return 0, err
-	}
-	return result.Result, nil
+	return mcp.CallToolWrapped[float64](ctx, c.caller, CalculatorRecallTool, nil)
 }
 
 // calculatorAddParams is the params object of Calculator.Add.

@@ -14,7 +14,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV1
+const _ = runtime.SupportsGeneratedV2
 
 // Method names of the Conformance service, as they appear on the wire.
 const (
@@ -89,66 +89,42 @@ func NewConformanceClient(c runtime.Caller) *ConformanceClient {
 //
 // It calls the remote method "conformance.simpleText".
 func (c *ConformanceClient) SimpleText(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceSimpleTextMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceSimpleTextMethod, nil)
 }
 
 // Image returns a PNG image: one red pixel.
 //
 // It calls the remote method "conformance.image".
 func (c *ConformanceClient) Image(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceImageMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceImageMethod, nil)
 }
 
 // Audio returns a short WAV sound.
 //
 // It calls the remote method "conformance.audio".
 func (c *ConformanceClient) Audio(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceAudioMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceAudioMethod, nil)
 }
 
 // EmbeddedResource returns a text resource embedded in the result.
 //
 // It calls the remote method "conformance.embeddedResource".
 func (c *ConformanceClient) EmbeddedResource(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceEmbeddedResourceMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceEmbeddedResourceMethod, nil)
 }
 
 // MultipleContentTypes returns text, an image and an embedded resource.
 //
 // It calls the remote method "conformance.multipleContentTypes".
 func (c *ConformanceClient) MultipleContentTypes(ctx context.Context) ([]mcp.Content, error) {
-	var result []mcp.Content
-	if err := c.caller.Call(ctx, ConformanceMultipleContentTypesMethod, nil, &result); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return runtime.Call[[]mcp.Content](ctx, c.caller, ConformanceMultipleContentTypesMethod, nil)
 }
 
 // ErrorHandling always fails, so the client sees a tool error result.
 //
 // It calls the remote method "conformance.errorHandling".
 func (c *ConformanceClient) ErrorHandling(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceErrorHandlingMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceErrorHandlingMethod, nil)
 }
 
 // WithProgress reports progress 0, 50 and 100 of 100, about 50 ms
@@ -156,11 +132,7 @@ func (c *ConformanceClient) ErrorHandling(ctx context.Context) (mcp.Content, err
 //
 // It calls the remote method "conformance.withProgress".
 func (c *ConformanceClient) WithProgress(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceWithProgressMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceWithProgressMethod, nil)
 }
 
 // WithLogging sends three log messages at level info, about 50 ms
@@ -168,11 +140,7 @@ func (c *ConformanceClient) WithProgress(ctx context.Context) (mcp.Content, erro
 //
 // It calls the remote method "conformance.withLogging".
 func (c *ConformanceClient) WithLogging(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceWithLoggingMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceWithLoggingMethod, nil)
 }
 
 // JSONSchema greets a person at an address; its input schema shows
@@ -181,11 +149,7 @@ func (c *ConformanceClient) WithLogging(ctx context.Context) (mcp.Content, error
 //
 // It calls the remote method "conformance.jsonSchema".
 func (c *ConformanceClient) JSONSchema(ctx context.Context, p person) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceJSONSchemaMethod, p, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceJSONSchemaMethod, p)
 }
 
 // Reconnection closes the HTTP stream carrying its call, then answers:
@@ -193,11 +157,7 @@ func (c *ConformanceClient) JSONSchema(ctx context.Context, p person) (mcp.Conte
 //
 // It calls the remote method "conformance.reconnection".
 func (c *ConformanceClient) Reconnection(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceReconnectionMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceReconnectionMethod, nil)
 }
 
 // Sampling asks the client's model to answer a prompt
@@ -205,11 +165,7 @@ func (c *ConformanceClient) Reconnection(ctx context.Context) (mcp.Content, erro
 //
 // It calls the remote method "conformance.sampling".
 func (c *ConformanceClient) Sampling(ctx context.Context, prompt string) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceSamplingMethod, &conformanceSamplingParams{Prompt: prompt}, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceSamplingMethod, &conformanceSamplingParams{Prompt: prompt})
 }
 
 // Elicitation asks the user for a username and an email address
@@ -217,11 +173,7 @@ func (c *ConformanceClient) Sampling(ctx context.Context, prompt string) (mcp.Co
 //
 // It calls the remote method "conformance.elicitation".
 func (c *ConformanceClient) Elicitation(ctx context.Context, message string) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceElicitationMethod, &conformanceElicitationParams{Message: message}, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceElicitationMethod, &conformanceElicitationParams{Message: message})
 }
 
 // ElicitationDefaults asks the user for a form whose fields all have
@@ -230,11 +182,7 @@ func (c *ConformanceClient) Elicitation(ctx context.Context, message string) (mc
 //
 // It calls the remote method "conformance.elicitationDefaults".
 func (c *ConformanceClient) ElicitationDefaults(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceElicitationDefaultsMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceElicitationDefaultsMethod, nil)
 }
 
 // ElicitationEnums asks the user for a form with the five kinds of enum
@@ -243,11 +191,7 @@ func (c *ConformanceClient) ElicitationDefaults(ctx context.Context) (mcp.Conten
 //
 // It calls the remote method "conformance.elicitationEnums".
 func (c *ConformanceClient) ElicitationEnums(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceElicitationEnumsMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceElicitationEnumsMethod, nil)
 }
 
 // TouchWatchedResource changes test://watched-resource: every client
@@ -255,44 +199,28 @@ func (c *ConformanceClient) ElicitationEnums(ctx context.Context) (mcp.Content, 
 //
 // It calls the remote method "conformance.touchWatchedResource".
 func (c *ConformanceClient) TouchWatchedResource(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, ConformanceTouchWatchedResourceMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceTouchWatchedResourceMethod, nil)
 }
 
 // StaticText is a fixed text resource.
 //
 // It calls the remote method "conformance.staticText".
 func (c *ConformanceClient) StaticText(ctx context.Context) (string, error) {
-	var result string
-	if err := c.caller.Call(ctx, ConformanceStaticTextMethod, nil, &result); err != nil {
-		return "", err
-	}
-	return result, nil
+	return runtime.Call[string](ctx, c.caller, ConformanceStaticTextMethod, nil)
 }
 
 // StaticBinary is a fixed binary resource: a PNG image of one red pixel.
 //
 // It calls the remote method "conformance.staticBinary".
 func (c *ConformanceClient) StaticBinary(ctx context.Context) ([]byte, error) {
-	var result []byte
-	if err := c.caller.Call(ctx, ConformanceStaticBinaryMethod, nil, &result); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return runtime.Call[[]byte](ctx, c.caller, ConformanceStaticBinaryMethod, nil)
 }
 
 // TemplateData is the record with the given id, as JSON.
 //
 // It calls the remote method "conformance.templateData".
 func (c *ConformanceClient) TemplateData(ctx context.Context, id string) (record, error) {
-	var result record
-	if err := c.caller.Call(ctx, ConformanceTemplateDataMethod, &conformanceTemplateDataParams{ID: id}, &result); err != nil {
-		return record{}, err
-	}
-	return result, nil
+	return runtime.Call[record](ctx, c.caller, ConformanceTemplateDataMethod, &conformanceTemplateDataParams{ID: id})
 }
 
 // WatchedResource is a text resource that test_touch_watched_resource
@@ -300,33 +228,21 @@ func (c *ConformanceClient) TemplateData(ctx context.Context, id string) (record
 //
 // It calls the remote method "conformance.watchedResource".
 func (c *ConformanceClient) WatchedResource(ctx context.Context) (string, error) {
-	var result string
-	if err := c.caller.Call(ctx, ConformanceWatchedResourceMethod, nil, &result); err != nil {
-		return "", err
-	}
-	return result, nil
+	return runtime.Call[string](ctx, c.caller, ConformanceWatchedResourceMethod, nil)
 }
 
 // SimplePrompt is a prompt without arguments: one user message.
 //
 // It calls the remote method "conformance.simplePrompt".
 func (c *ConformanceClient) SimplePrompt(ctx context.Context) (string, error) {
-	var result string
-	if err := c.caller.Call(ctx, ConformanceSimplePromptMethod, nil, &result); err != nil {
-		return "", err
-	}
-	return result, nil
+	return runtime.Call[string](ctx, c.caller, ConformanceSimplePromptMethod, nil)
 }
 
 // PromptWithArguments is a prompt whose message holds its two arguments.
 //
 // It calls the remote method "conformance.promptWithArguments".
 func (c *ConformanceClient) PromptWithArguments(ctx context.Context, arg1 string, arg2 string) (string, error) {
-	var result string
-	if err := c.caller.Call(ctx, ConformancePromptWithArgumentsMethod, &conformancePromptWithArgumentsParams{Arg1: arg1, Arg2: arg2}, &result); err != nil {
-		return "", err
-	}
-	return result, nil
+	return runtime.Call[string](ctx, c.caller, ConformancePromptWithArgumentsMethod, &conformancePromptWithArgumentsParams{Arg1: arg1, Arg2: arg2})
 }
 
 // PromptWithEmbeddedResource is a prompt that embeds the resource it is
@@ -334,11 +250,7 @@ func (c *ConformanceClient) PromptWithArguments(ctx context.Context, arg1 string
 //
 // It calls the remote method "conformance.promptWithEmbeddedResource".
 func (c *ConformanceClient) PromptWithEmbeddedResource(ctx context.Context, resourceUri string) ([]mcp.PromptMessage, error) {
-	var result []mcp.PromptMessage
-	if err := c.caller.Call(ctx, ConformancePromptWithEmbeddedResourceMethod, &conformancePromptWithEmbeddedResourceParams{ResourceURI: resourceUri}, &result); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return runtime.Call[[]mcp.PromptMessage](ctx, c.caller, ConformancePromptWithEmbeddedResourceMethod, &conformancePromptWithEmbeddedResourceParams{ResourceURI: resourceUri})
 }
 
 // PromptWithImage is a prompt holding an image (one red pixel) and a
@@ -346,11 +258,7 @@ func (c *ConformanceClient) PromptWithEmbeddedResource(ctx context.Context, reso
 //
 // It calls the remote method "conformance.promptWithImage".
 func (c *ConformanceClient) PromptWithImage(ctx context.Context) ([]mcp.PromptMessage, error) {
-	var result []mcp.PromptMessage
-	if err := c.caller.Call(ctx, ConformancePromptWithImageMethod, nil, &result); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return runtime.Call[[]mcp.PromptMessage](ctx, c.caller, ConformancePromptWithImageMethod, nil)
 }
 
 // CompleteArg1 suggests values for arg1 of test_prompt_with_arguments:
@@ -358,11 +266,7 @@ func (c *ConformanceClient) PromptWithImage(ctx context.Context) ([]mcp.PromptMe
 //
 // It calls the remote method "conformance.completeArg1".
 func (c *ConformanceClient) CompleteArg1(ctx context.Context, value string) ([]string, error) {
-	var result []string
-	if err := c.caller.Call(ctx, ConformanceCompleteArg1Method, &conformanceCompleteArg1Params{Value: value}, &result); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return runtime.Call[[]string](ctx, c.caller, ConformanceCompleteArg1Method, &conformanceCompleteArg1Params{Value: value})
 }
 
 // CompleteRecordID suggests record ids for test://template/{id}/data:
@@ -371,11 +275,7 @@ func (c *ConformanceClient) CompleteArg1(ctx context.Context, value string) ([]s
 //
 // It calls the remote method "conformance.completeRecordID".
 func (c *ConformanceClient) CompleteRecordID(ctx context.Context, value string, resolved map[string]string) (*mcp.Completion, error) {
-	var result *mcp.Completion
-	if err := c.caller.Call(ctx, ConformanceCompleteRecordIDMethod, &conformanceCompleteRecordIDParams{Value: value, Resolved: resolved}, &result); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return runtime.Call[*mcp.Completion](ctx, c.caller, ConformanceCompleteRecordIDMethod, &conformanceCompleteRecordIDParams{Value: value, Resolved: resolved})
 }
 
 // NewConformanceHandler returns a runtime.Handler that serves impl: it routes each
@@ -644,11 +544,7 @@ func (h conformanceHandler) serveStaticText(ctx context.Context, params json.Raw
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.StaticText(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.StaticText(ctx))
 }
 
 // serveStaticBinary decodes the params of Conformance.StaticBinary, calls it and encodes its result.
@@ -656,11 +552,7 @@ func (h conformanceHandler) serveStaticBinary(ctx context.Context, params json.R
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.StaticBinary(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.StaticBinary(ctx))
 }
 
 // serveTemplateData decodes the params of Conformance.TemplateData, calls it and encodes its result.
@@ -669,11 +561,7 @@ func (h conformanceHandler) serveTemplateData(ctx context.Context, params json.R
 	if err := decodeConformanceTemplateDataParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.TemplateData(ctx, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.TemplateData(ctx, p.ID))
 }
 
 // serveWatchedResource decodes the params of Conformance.WatchedResource, calls it and encodes its result.
@@ -681,11 +569,7 @@ func (h conformanceHandler) serveWatchedResource(ctx context.Context, params jso
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.WatchedResource(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.WatchedResource(ctx))
 }
 
 // serveSimplePrompt decodes the params of Conformance.SimplePrompt, calls it and encodes its result.
@@ -693,11 +577,7 @@ func (h conformanceHandler) serveSimplePrompt(ctx context.Context, params json.R
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.SimplePrompt(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.SimplePrompt(ctx))
 }
 
 // servePromptWithArguments decodes the params of Conformance.PromptWithArguments, calls it and encodes its result.
@@ -706,11 +586,7 @@ func (h conformanceHandler) servePromptWithArguments(ctx context.Context, params
 	if err := decodeConformancePromptWithArgumentsParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.PromptWithArguments(ctx, p.Arg1, p.Arg2)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.PromptWithArguments(ctx, p.Arg1, p.Arg2))
 }
 
 // servePromptWithEmbeddedResource decodes the params of Conformance.PromptWithEmbeddedResource, calls it and encodes its result.
@@ -719,11 +595,7 @@ func (h conformanceHandler) servePromptWithEmbeddedResource(ctx context.Context,
 	if err := decodeConformancePromptWithEmbeddedResourceParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.PromptWithEmbeddedResource(ctx, p.ResourceURI)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.PromptWithEmbeddedResource(ctx, p.ResourceURI))
 }
 
 // servePromptWithImage decodes the params of Conformance.PromptWithImage, calls it and encodes its result.
@@ -731,11 +603,7 @@ func (h conformanceHandler) servePromptWithImage(ctx context.Context, params jso
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.PromptWithImage(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.PromptWithImage(ctx))
 }
 
 // serveCompleteArg1 decodes the params of Conformance.CompleteArg1, calls it and encodes its result.
@@ -744,11 +612,7 @@ func (h conformanceHandler) serveCompleteArg1(ctx context.Context, params json.R
 	if err := decodeConformanceCompleteArg1Params(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.CompleteArg1(ctx, p.Value)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.CompleteArg1(ctx, p.Value))
 }
 
 // serveCompleteRecordID decodes the params of Conformance.CompleteRecordID, calls it and encodes its result.
@@ -757,11 +621,7 @@ func (h conformanceHandler) serveCompleteRecordID(ctx context.Context, params js
 	if err := decodeConformanceCompleteRecordIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.CompleteRecordID(ctx, p.Value, p.Resolved)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.CompleteRecordID(ctx, p.Value, p.Resolved))
 }
 
 // MCP tool names of the Conformance service.

@@ -13,7 +13,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV1
+const _ = runtime.SupportsGeneratedV2
 
 // Method names of the Stateless service, as they appear on the wire.
 const (
@@ -67,11 +67,7 @@ func NewStatelessClient(c runtime.Caller) *StatelessClient {
 //
 // It calls the remote method "stateless.inputElicitation".
 func (c *StatelessClient) InputElicitation(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessInputElicitationMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputElicitationMethod, nil)
 }
 
 // InputSampling asks the client's model for the capital of France (key
@@ -79,11 +75,7 @@ func (c *StatelessClient) InputElicitation(ctx context.Context) (mcp.Content, er
 //
 // It calls the remote method "stateless.inputSampling".
 func (c *StatelessClient) InputSampling(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessInputSamplingMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputSamplingMethod, nil)
 }
 
 // InputListRoots asks the client for its roots (key "client_roots") and
@@ -91,11 +83,7 @@ func (c *StatelessClient) InputSampling(ctx context.Context) (mcp.Content, error
 //
 // It calls the remote method "stateless.inputListRoots".
 func (c *StatelessClient) InputListRoots(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessInputListRootsMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputListRootsMethod, nil)
 }
 
 // InputRequestState asks the user to confirm (key "confirm") and says
@@ -104,11 +92,7 @@ func (c *StatelessClient) InputListRoots(ctx context.Context) (mcp.Content, erro
 //
 // It calls the remote method "stateless.inputRequestState".
 func (c *StatelessClient) InputRequestState(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessInputRequestStateMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputRequestStateMethod, nil)
 }
 
 // InputMultiple asks three things in one round: the user's name
@@ -117,11 +101,7 @@ func (c *StatelessClient) InputRequestState(ctx context.Context) (mcp.Content, e
 //
 // It calls the remote method "stateless.inputMultiple".
 func (c *StatelessClient) InputMultiple(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessInputMultipleMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputMultipleMethod, nil)
 }
 
 // InputMultiRound asks the user's name ("step1"), and once it has it,
@@ -129,11 +109,7 @@ func (c *StatelessClient) InputMultiple(ctx context.Context) (mcp.Content, error
 //
 // It calls the remote method "stateless.inputMultiRound".
 func (c *StatelessClient) InputMultiRound(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessInputMultiRoundMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputMultiRoundMethod, nil)
 }
 
 // InputTamperedState asks the user to confirm ("confirm"); a retry
@@ -141,11 +117,7 @@ func (c *StatelessClient) InputMultiRound(ctx context.Context) (mcp.Content, err
 //
 // It calls the remote method "stateless.inputTamperedState".
 func (c *StatelessClient) InputTamperedState(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessInputTamperedStateMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputTamperedStateMethod, nil)
 }
 
 // InputCapabilities asks the user (elicitation) and the model (sampling)
@@ -153,11 +125,7 @@ func (c *StatelessClient) InputTamperedState(ctx context.Context) (mcp.Content, 
 //
 // It calls the remote method "stateless.inputCapabilities".
 func (c *StatelessClient) InputCapabilities(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessInputCapabilitiesMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputCapabilitiesMethod, nil)
 }
 
 // InputPrompt is a prompt that asks the user what context it should use
@@ -165,11 +133,7 @@ func (c *StatelessClient) InputCapabilities(ctx context.Context) (mcp.Content, e
 //
 // It calls the remote method "stateless.inputPrompt".
 func (c *StatelessClient) InputPrompt(ctx context.Context) (string, error) {
-	var result string
-	if err := c.caller.Call(ctx, StatelessInputPromptMethod, nil, &result); err != nil {
-		return "", err
-	}
-	return result, nil
+	return runtime.Call[string](ctx, c.caller, StatelessInputPromptMethod, nil)
 }
 
 // MissingCapability asks the client's model a question, so a client
@@ -177,11 +141,7 @@ func (c *StatelessClient) InputPrompt(ctx context.Context) (string, error) {
 //
 // It calls the remote method "stateless.missingCapability".
 func (c *StatelessClient) MissingCapability(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessMissingCapabilityMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessMissingCapabilityMethod, nil)
 }
 
 // StreamingElicitation reports progress while it works, then asks the
@@ -190,11 +150,7 @@ func (c *StatelessClient) MissingCapability(ctx context.Context) (mcp.Content, e
 //
 // It calls the remote method "stateless.streamingElicitation".
 func (c *StatelessClient) StreamingElicitation(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessStreamingElicitationMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessStreamingElicitationMethod, nil)
 }
 
 // Logging logs two messages at level info; they reach only a client
@@ -203,11 +159,7 @@ func (c *StatelessClient) StreamingElicitation(ctx context.Context) (mcp.Content
 //
 // It calls the remote method "stateless.logging".
 func (c *StatelessClient) Logging(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessLoggingMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessLoggingMethod, nil)
 }
 
 // TriggerToolChange adds a tool, so the client hears
@@ -215,11 +167,7 @@ func (c *StatelessClient) Logging(ctx context.Context) (mcp.Content, error) {
 //
 // It calls the remote method "stateless.triggerToolChange".
 func (c *StatelessClient) TriggerToolChange(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessTriggerToolChangeMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessTriggerToolChangeMethod, nil)
 }
 
 // TriggerPromptChange adds a prompt, so the client hears
@@ -227,11 +175,7 @@ func (c *StatelessClient) TriggerToolChange(ctx context.Context) (mcp.Content, e
 //
 // It calls the remote method "stateless.triggerPromptChange".
 func (c *StatelessClient) TriggerPromptChange(ctx context.Context) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessTriggerPromptChangeMethod, nil, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessTriggerPromptChangeMethod, nil)
 }
 
 // NewStatelessHandler returns a runtime.Handler that serves impl: it routes each
@@ -384,11 +328,7 @@ func (h statelessHandler) serveInputPrompt(ctx context.Context, params json.RawM
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.InputPrompt(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.InputPrompt(ctx))
 }
 
 // serveMissingCapability decodes the params of Stateless.MissingCapability, calls it and encodes its result.

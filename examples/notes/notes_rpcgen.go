@@ -15,7 +15,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV1
+const _ = runtime.SupportsGeneratedV2
 
 // Method names of the Notes service, as they appear on the wire.
 const (
@@ -56,33 +56,21 @@ func NewNotesClient(c runtime.Caller) *NotesClient {
 //
 // It calls the remote method "notes.addNote".
 func (c *NotesClient) AddNote(ctx context.Context, note NewNote) (Note, error) {
-	var result Note
-	if err := c.caller.Call(ctx, NotesAddNoteMethod, note, &result); err != nil {
-		return Note{}, err
-	}
-	return result, nil
+	return runtime.Call[Note](ctx, c.caller, NotesAddNoteMethod, note)
 }
 
 // SearchNotes returns the notes whose text contains query, newest first.
 //
 // It calls the remote method "notes.searchNotes".
 func (c *NotesClient) SearchNotes(ctx context.Context, query string, limit *int) ([]Note, error) {
-	var result []Note
-	if err := c.caller.Call(ctx, NotesSearchNotesMethod, &notesSearchNotesParams{Query: query, Limit: limit}, &result); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return runtime.Call[[]Note](ctx, c.caller, NotesSearchNotesMethod, &notesSearchNotesParams{Query: query, Limit: limit})
 }
 
 // GetNote returns the note with the given id.
 //
 // It calls the remote method "notes.getNote".
 func (c *NotesClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
-	var result Note
-	if err := c.caller.Call(ctx, NotesGetNoteMethod, &notesGetNoteParams{ID: id}, &result); err != nil {
-		return Note{}, err
-	}
-	return result, nil
+	return runtime.Call[Note](ctx, c.caller, NotesGetNoteMethod, &notesGetNoteParams{ID: id})
 }
 
 // DeleteNote removes a note. Deleting a note that does not exist is an
@@ -98,11 +86,7 @@ func (c *NotesClient) DeleteNote(ctx context.Context, id NoteID) error {
 //
 // It calls the remote method "notes.reindex".
 func (c *NotesClient) Reindex(ctx context.Context) (ReindexReport, error) {
-	var result ReindexReport
-	if err := c.caller.Call(ctx, NotesReindexMethod, nil, &result); err != nil {
-		return ReindexReport{}, err
-	}
-	return result, nil
+	return runtime.Call[ReindexReport](ctx, c.caller, NotesReindexMethod, nil)
 }
 
 // Note is one note as an MCP resource, notes://<id>, that a client can
@@ -110,11 +94,7 @@ func (c *NotesClient) Reindex(ctx context.Context) (ReindexReport, error) {
 //
 // It calls the remote method "notes.note".
 func (c *NotesClient) Note(ctx context.Context, id NoteID) (Note, error) {
-	var result Note
-	if err := c.caller.Call(ctx, NotesNoteMethod, &notesNoteParams{ID: id}, &result); err != nil {
-		return Note{}, err
-	}
-	return result, nil
+	return runtime.Call[Note](ctx, c.caller, NotesNoteMethod, &notesNoteParams{ID: id})
 }
 
 // CompleteNoteID suggests the ids of stored notes that start with what
@@ -122,11 +102,7 @@ func (c *NotesClient) Note(ctx context.Context, id NoteID) (Note, error) {
 //
 // It calls the remote method "notes.completeNoteID".
 func (c *NotesClient) CompleteNoteID(ctx context.Context, value string) ([]string, error) {
-	var result []string
-	if err := c.caller.Call(ctx, NotesCompleteNoteIDMethod, &notesCompleteNoteIDParams{Value: value}, &result); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return runtime.Call[[]string](ctx, c.caller, NotesCompleteNoteIDMethod, &notesCompleteNoteIDParams{Value: value})
 }
 
 // ReviewNotes asks the model to review the notes of one priority and to
@@ -134,11 +110,7 @@ func (c *NotesClient) CompleteNoteID(ctx context.Context, value string) ([]strin
 //
 // It calls the remote method "notes.reviewNotes".
 func (c *NotesClient) ReviewNotes(ctx context.Context, priority Priority) (string, error) {
-	var result string
-	if err := c.caller.Call(ctx, NotesReviewNotesMethod, &notesReviewNotesParams{Priority: priority}, &result); err != nil {
-		return "", err
-	}
-	return result, nil
+	return runtime.Call[string](ctx, c.caller, NotesReviewNotesMethod, &notesReviewNotesParams{Priority: priority})
 }
 
 // NewNotesHandler returns a runtime.Handler that serves impl: it routes each
@@ -191,11 +163,7 @@ func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) 
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.AddNote(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.AddNote(ctx, p))
 }
 
 // serveSearchNotes decodes the params of Notes.SearchNotes, calls it and encodes its result.
@@ -204,11 +172,7 @@ func (h notesHandler) serveSearchNotes(ctx context.Context, params json.RawMessa
 	if err := decodeNotesSearchNotesParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.SearchNotes(ctx, p.Query, p.Limit)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.SearchNotes(ctx, p.Query, p.Limit))
 }
 
 // serveGetNote decodes the params of Notes.GetNote, calls it and encodes its result.
@@ -217,11 +181,7 @@ func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) 
 	if err := decodeNotesGetNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.GetNote(ctx, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.GetNote(ctx, p.ID))
 }
 
 // serveDeleteNote decodes the params of Notes.DeleteNote and calls it.
@@ -238,11 +198,7 @@ func (h notesHandler) serveReindex(ctx context.Context, params json.RawMessage) 
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Reindex(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Reindex(ctx))
 }
 
 // serveNote decodes the params of Notes.Note, calls it and encodes its result.
@@ -251,11 +207,7 @@ func (h notesHandler) serveNote(ctx context.Context, params json.RawMessage) (js
 	if err := decodeNotesNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Note(ctx, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Note(ctx, p.ID))
 }
 
 // serveCompleteNoteID decodes the params of Notes.CompleteNoteID, calls it and encodes its result.
@@ -264,11 +216,7 @@ func (h notesHandler) serveCompleteNoteID(ctx context.Context, params json.RawMe
 	if err := decodeNotesCompleteNoteIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.CompleteNoteID(ctx, p.Value)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.CompleteNoteID(ctx, p.Value))
 }
 
 // serveReviewNotes decodes the params of Notes.ReviewNotes, calls it and encodes its result.
@@ -277,11 +225,7 @@ func (h notesHandler) serveReviewNotes(ctx context.Context, params json.RawMessa
 	if err := decodeNotesReviewNotesParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.ReviewNotes(ctx, p.Priority)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.ReviewNotes(ctx, p.Priority))
 }
 
 // MCP tool names of the Notes service.
@@ -476,35 +420,21 @@ func NewNotesMCPClient(c mcp.FeatureCaller) *NotesMCPClient {
 //
 // It calls the MCP tool "add_note".
 func (c *NotesMCPClient) AddNote(ctx context.Context, note NewNote) (Note, error) {
-	var result Note
-	if err := c.caller.CallTool(ctx, NotesAddNoteTool, note, &result); err != nil {
-		return Note{}, err
-	}
-	return result, nil
+	return mcp.CallTool[Note](ctx, c.caller, NotesAddNoteTool, note)
 }
 
 // SearchNotes returns the notes whose text contains query, newest first.
 //
 // It calls the MCP tool "search_notes".
 func (c *NotesMCPClient) SearchNotes(ctx context.Context, query string, limit *int) ([]Note, error) {
-	var result struct {
-		Result []Note `json:"result"`
-	}
-	if err := c.caller.CallTool(ctx, NotesSearchNotesTool, &notesSearchNotesParams{Query: query, Limit: limit}, &result); err != nil {
-		return nil, err
-	}
-	return result.Result, nil
+	return mcp.CallToolWrapped[[]Note](ctx, c.caller, NotesSearchNotesTool, &notesSearchNotesParams{Query: query, Limit: limit})
 }
 
 // GetNote returns the note with the given id.
 //
 // It calls the MCP tool "get_note".
 func (c *NotesMCPClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
-	var result Note
-	if err := c.caller.CallTool(ctx, NotesGetNoteTool, &notesGetNoteParams{ID: id}, &result); err != nil {
-		return Note{}, err
-	}
-	return result, nil
+	return mcp.CallTool[Note](ctx, c.caller, NotesGetNoteTool, &notesGetNoteParams{ID: id})
 }
 
 // DeleteNote removes a note. Deleting a note that does not exist is an
@@ -520,11 +450,7 @@ func (c *NotesMCPClient) DeleteNote(ctx context.Context, id NoteID) error {
 //
 // It calls the MCP tool "reindex".
 func (c *NotesMCPClient) Reindex(ctx context.Context) (ReindexReport, error) {
-	var result ReindexReport
-	if err := c.caller.CallTool(ctx, NotesReindexTool, nil, &result); err != nil {
-		return ReindexReport{}, err
-	}
-	return result, nil
+	return mcp.CallTool[ReindexReport](ctx, c.caller, NotesReindexTool, nil)
 }
 
 // Note is one note as an MCP resource, notes://<id>, that a client can

@@ -13,7 +13,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV1
+const _ = runtime.SupportsGeneratedV2
 
 // Method names of the Greeter service, as they appear on the wire.
 const (
@@ -44,33 +44,21 @@ func NewGreeterClient(c runtime.Caller) *GreeterClient {
 //
 // It calls the remote method "greeter.greet".
 func (c *GreeterClient) Greet(ctx context.Context, name string) (Greeting, error) {
-	var result Greeting
-	if err := c.caller.Call(ctx, GreeterGreetMethod, &greeterGreetParams{Name: name}, &result); err != nil {
-		return Greeting{}, err
-	}
-	return result, nil
+	return runtime.Call[Greeting](ctx, c.caller, GreeterGreetMethod, &greeterGreetParams{Name: name})
 }
 
 // Motto is the greeter's motto.
 //
 // It calls the remote method "greeter.motto".
 func (c *GreeterClient) Motto(ctx context.Context) (string, error) {
-	var result string
-	if err := c.caller.Call(ctx, GreeterMottoMethod, nil, &result); err != nil {
-		return "", err
-	}
-	return result, nil
+	return runtime.Call[string](ctx, c.caller, GreeterMottoMethod, nil)
 }
 
 // Welcome asks the model to welcome a newcomer.
 //
 // It calls the remote method "greeter.welcome".
 func (c *GreeterClient) Welcome(ctx context.Context, name string) (string, error) {
-	var result string
-	if err := c.caller.Call(ctx, GreeterWelcomeMethod, &greeterWelcomeParams{Name: name}, &result); err != nil {
-		return "", err
-	}
-	return result, nil
+	return runtime.Call[string](ctx, c.caller, GreeterWelcomeMethod, &greeterWelcomeParams{Name: name})
 }
 
 // NewGreeterHandler returns a runtime.Handler that serves impl: it routes each
@@ -106,11 +94,7 @@ func (h greeterHandler) serveGreet(ctx context.Context, params json.RawMessage) 
 	if err := decodeGreeterGreetParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Greet(ctx, p.Name)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Greet(ctx, p.Name))
 }
 
 // serveMotto decodes the params of Greeter.Motto, calls it and encodes its result.
@@ -118,11 +102,7 @@ func (h greeterHandler) serveMotto(ctx context.Context, params json.RawMessage) 
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Motto(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Motto(ctx))
 }
 
 // serveWelcome decodes the params of Greeter.Welcome, calls it and encodes its result.
@@ -131,11 +111,7 @@ func (h greeterHandler) serveWelcome(ctx context.Context, params json.RawMessage
 	if err := decodeGreeterWelcomeParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Welcome(ctx, p.Name)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Welcome(ctx, p.Name))
 }
 
 // MCP tool names of the Greeter service.
@@ -245,11 +221,7 @@ func NewGreeterMCPClient(c mcp.FeatureCaller) *GreeterMCPClient {
 //
 // It calls the MCP tool "greet".
 func (c *GreeterMCPClient) Greet(ctx context.Context, name string) (Greeting, error) {
-	var result Greeting
-	if err := c.caller.CallTool(ctx, GreeterGreetTool, &greeterGreetParams{Name: name}, &result); err != nil {
-		return Greeting{}, err
-	}
-	return result, nil
+	return mcp.CallTool[Greeting](ctx, c.caller, GreeterGreetTool, &greeterGreetParams{Name: name})
 }
 
 // Motto is the greeter's motto.

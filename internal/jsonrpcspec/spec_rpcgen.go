@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV1
+const _ = runtime.SupportsGeneratedV2
 
 // Method names of the Spec service, as they appear on the wire.
 const (
@@ -49,22 +49,14 @@ func NewSpecClient(c runtime.Caller) *SpecClient {
 //
 // It calls the remote method "subtract".
 func (c *SpecClient) Subtract(ctx context.Context, minuend int, subtrahend int) (int, error) {
-	var result int
-	if err := c.caller.Call(ctx, SpecSubtractMethod, &specSubtractParams{Minuend: minuend, Subtrahend: subtrahend}, &result); err != nil {
-		return 0, err
-	}
-	return result, nil
+	return runtime.Call[int](ctx, c.caller, SpecSubtractMethod, &specSubtractParams{Minuend: minuend, Subtrahend: subtrahend})
 }
 
 // Sum adds three numbers.
 //
 // It calls the remote method "sum".
 func (c *SpecClient) Sum(ctx context.Context, a int, b int, c2 int) (int, error) {
-	var result int
-	if err := c.caller.Call(ctx, SpecSumMethod, &specSumParams{A: a, B: b, C: c2}, &result); err != nil {
-		return 0, err
-	}
-	return result, nil
+	return runtime.Call[int](ctx, c.caller, SpecSumMethod, &specSumParams{A: a, B: b, C: c2})
 }
 
 // NotifyHello is sent as a notification.
@@ -95,11 +87,7 @@ func (c *SpecClient) Update(ctx context.Context, a int, b int, c2 int, d int, e 
 //
 // It calls the remote method "get_data".
 func (c *SpecClient) GetData(ctx context.Context) ([]any, error) {
-	var result []any
-	if err := c.caller.Call(ctx, SpecGetDataMethod, nil, &result); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return runtime.Call[[]any](ctx, c.caller, SpecGetDataMethod, nil)
 }
 
 // NewSpecHandler returns a runtime.Handler that serves impl: it routes each
@@ -141,11 +129,7 @@ func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) 
 	if err := decodeSpecSubtractParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Subtract(ctx, p.Minuend, p.Subtrahend)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Subtract(ctx, p.Minuend, p.Subtrahend))
 }
 
 // serveSum decodes the params of Spec.Sum, calls it and encodes its result.
@@ -154,11 +138,7 @@ func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (json
 	if err := decodeSpecSumParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Sum(ctx, p.A, p.B, p.C)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Sum(ctx, p.A, p.B, p.C))
 }
 
 // serveNotifyHello decodes the params of Spec.NotifyHello and calls it.
@@ -193,11 +173,7 @@ func (h specHandler) serveGetData(ctx context.Context, params json.RawMessage) (
 	if err := runtime.NoParams(params); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.GetData(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.GetData(ctx))
 }
 
 // MCP tool names of the Spec service.
@@ -290,26 +266,14 @@ func NewSpecMCPClient(c mcp.ToolCaller) *SpecMCPClient {
 //
 // It calls the MCP tool "subtract".
 func (c *SpecMCPClient) Subtract(ctx context.Context, minuend int, subtrahend int) (int, error) {
-	var result struct {
-		Result int `json:"result"`
-	}
-	if err := c.caller.CallTool(ctx, SpecSubtractTool, &specSubtractParams{Minuend: minuend, Subtrahend: subtrahend}, &result); err != nil {
-		return 0, err
-	}
-	return result.Result, nil
+	return mcp.CallToolWrapped[int](ctx, c.caller, SpecSubtractTool, &specSubtractParams{Minuend: minuend, Subtrahend: subtrahend})
 }
 
 // Sum adds three numbers.
 //
 // It calls the MCP tool "sum".
 func (c *SpecMCPClient) Sum(ctx context.Context, a int, b int, c2 int) (int, error) {
-	var result struct {
-		Result int `json:"result"`
-	}
-	if err := c.caller.CallTool(ctx, SpecSumTool, &specSumParams{A: a, B: b, C: c2}, &result); err != nil {
-		return 0, err
-	}
-	return result.Result, nil
+	return mcp.CallToolWrapped[int](ctx, c.caller, SpecSumTool, &specSumParams{A: a, B: b, C: c2})
 }
 
 // NotifyHello is sent as a notification.
@@ -337,13 +301,7 @@ func (c *SpecMCPClient) Update(ctx context.Context, a int, b int, c2 int, d int,
 //
 // It calls the MCP tool "get_data".
 func (c *SpecMCPClient) GetData(ctx context.Context) ([]any, error) {
-	var result struct {
-		Result []any `json:"result"`
-	}
-	if err := c.caller.CallTool(ctx, SpecGetDataTool, nil, &result); err != nil {
-		return nil, err
-	}
-	return result.Result, nil
+	return mcp.CallToolWrapped[[]any](ctx, c.caller, SpecGetDataTool, nil)
 }
 
 // specSubtractParams is the params object of Spec.Subtract.

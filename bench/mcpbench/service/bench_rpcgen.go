@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV1
+const _ = runtime.SupportsGeneratedV2
 
 // Method names of the Bench service, as they appear on the wire.
 const (
@@ -41,22 +41,14 @@ func NewBenchClient(c runtime.Caller) *BenchClient {
 //
 // It calls the remote method "bench.add".
 func (c *BenchClient) Add(ctx context.Context, a int, b int) (Sum, error) {
-	var result Sum
-	if err := c.caller.Call(ctx, BenchAddMethod, &benchAddParams{A: a, B: b}, &result); err != nil {
-		return Sum{}, err
-	}
-	return result, nil
+	return runtime.Call[Sum](ctx, c.caller, BenchAddMethod, &benchAddParams{A: a, B: b})
 }
 
 // Echo returns text unchanged.
 //
 // It calls the remote method "bench.echo".
 func (c *BenchClient) Echo(ctx context.Context, text string) (Echoed, error) {
-	var result Echoed
-	if err := c.caller.Call(ctx, BenchEchoMethod, &benchEchoParams{Text: text}, &result); err != nil {
-		return Echoed{}, err
-	}
-	return result, nil
+	return runtime.Call[Echoed](ctx, c.caller, BenchEchoMethod, &benchEchoParams{Text: text})
 }
 
 // NewBenchHandler returns a runtime.Handler that serves impl: it routes each
@@ -90,11 +82,7 @@ func (h benchHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 	if err := decodeBenchAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Add(ctx, p.A, p.B)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Add(ctx, p.A, p.B))
 }
 
 // serveEcho decodes the params of Bench.Echo, calls it and encodes its result.
@@ -103,11 +91,7 @@ func (h benchHandler) serveEcho(ctx context.Context, params json.RawMessage) (js
 	if err := decodeBenchEchoParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Echo(ctx, p.Text)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Echo(ctx, p.Text))
 }
 
 // MCP tool names of the Bench service.
@@ -166,22 +150,14 @@ func NewBenchMCPClient(c mcp.ToolCaller) *BenchMCPClient {
 //
 // It calls the MCP tool "add".
 func (c *BenchMCPClient) Add(ctx context.Context, a int, b int) (Sum, error) {
-	var result Sum
-	if err := c.caller.CallTool(ctx, BenchAddTool, &benchAddParams{A: a, B: b}, &result); err != nil {
-		return Sum{}, err
-	}
-	return result, nil
+	return mcp.CallTool[Sum](ctx, c.caller, BenchAddTool, &benchAddParams{A: a, B: b})
 }
 
 // Echo returns text unchanged.
 //
 // It calls the MCP tool "echo".
 func (c *BenchMCPClient) Echo(ctx context.Context, text string) (Echoed, error) {
-	var result Echoed
-	if err := c.caller.CallTool(ctx, BenchEchoTool, &benchEchoParams{Text: text}, &result); err != nil {
-		return Echoed{}, err
-	}
-	return result, nil
+	return mcp.CallTool[Echoed](ctx, c.caller, BenchEchoTool, &benchEchoParams{Text: text})
 }
 
 // benchAddParams is the params object of Bench.Add.

@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV1
+const _ = runtime.SupportsGeneratedV2
 
 // Method names of the Calc service, as they appear on the wire.
 const (
@@ -39,11 +39,7 @@ func NewCalcClient(c runtime.Caller) *CalcClient {
 //
 // It calls the remote method "add".
 func (c *CalcClient) Add(ctx context.Context, a int, b int) (int, error) {
-	var result int
-	if err := c.caller.Call(ctx, CalcAddMethod, &calcAddParams{A: a, B: b}, &result); err != nil {
-		return 0, err
-	}
-	return result, nil
+	return runtime.Call[int](ctx, c.caller, CalcAddMethod, &calcAddParams{A: a, B: b})
 }
 
 // NewCalcHandler returns a runtime.Handler that serves impl: it routes each
@@ -75,11 +71,7 @@ func (h calcHandler) serveAdd(ctx context.Context, params json.RawMessage) (json
 	if err := decodeCalcAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Add(ctx, p.A, p.B)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Add(ctx, p.A, p.B))
 }
 
 // MCP tool names of the Calc service.
@@ -128,13 +120,7 @@ func NewCalcMCPClient(c mcp.ToolCaller) *CalcMCPClient {
 //
 // It calls the MCP tool "add".
 func (c *CalcMCPClient) Add(ctx context.Context, a int, b int) (int, error) {
-	var result struct {
-		Result int `json:"result"`
-	}
-	if err := c.caller.CallTool(ctx, CalcAddTool, &calcAddParams{A: a, B: b}, &result); err != nil {
-		return 0, err
-	}
-	return result.Result, nil
+	return mcp.CallToolWrapped[int](ctx, c.caller, CalcAddTool, &calcAddParams{A: a, B: b})
 }
 
 // calcAddParams is the params object of Calc.Add.

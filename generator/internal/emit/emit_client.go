@@ -104,14 +104,7 @@ func (g *emitter) clientMethod(s *model.Service, m *model.Method, names *service
 	case m.Result == nil:
 		body = append(body, jen.Return(caller.Dot("Call").Call(sig.ctx, constant, wire, jen.Nil())))
 	default:
-		body = append(body,
-			jen.Var().Id("result").Add(g.typeExpr(m.Result)),
-			jen.If(
-				jen.Err().Op(":=").Add(caller.Dot("Call").Call(sig.ctx, constant, wire, jen.Op("&").Id("result"))),
-				jen.Err().Op("!=").Nil(),
-			).Block(sig.ret(jen.Err())),
-			jen.Return(jen.Id("result"), jen.Nil()),
-		)
+		body = append(body, jen.Return(jen.Qual(runtimePath, "Call").Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, constant, wire)))
 	}
 
 	what := fmt.Sprintf("calls the remote method %q.", m.RPCName)

@@ -178,27 +178,19 @@ func (g *emitter) mcpClientMethod(s *model.Service, m *model.Method, names *serv
 		return
 	}
 	comment(f, methodDoc(m, fmt.Sprintf("calls the MCP tool %q.", m.Tool.Name)))
-	call := func(result jen.Code) *jen.Statement {
-		return jen.Id("c").Dot(names.field).Dot("CallTool").Call(sig.ctx, jen.Id(names.tool(m)), sig.wire(names.params(m)), result)
-	}
+	caller := jen.Id("c").Dot(names.field)
 	var body []jen.Code
 	switch {
 	case m.Content != model.ContentNone:
-		body = contentCall(m, sig, sig.ctx, jen.Id("c").Dot(names.field), jen.Id(names.tool(m)), sig.wire(names.params(m)))
+		body = contentCall(m, sig, sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)))
 	case m.Result == nil:
-		body = append(body, jen.Return(call(jen.Nil())))
-	case g.schemas[m].wrapped:
-		body = append(body,
-			jen.Var().Id("result").Struct(jen.Id("Result").Add(g.typeExpr(m.Result)).Tag(map[string]string{"json": "result"})),
-			jen.If(jen.Err().Op(":=").Add(call(jen.Op("&").Id("result"))), jen.Err().Op("!=").Nil()).Block(sig.ret(jen.Err())),
-			jen.Return(jen.Id("result").Dot("Result"), jen.Nil()),
-		)
+		body = append(body, jen.Return(caller.Clone().Dot("CallTool").Call(sig.ctx, jen.Id(names.tool(m)), sig.wire(names.params(m)), jen.Nil())))
 	default:
-		body = append(body,
-			jen.Var().Id("result").Add(g.typeExpr(m.Result)),
-			jen.If(jen.Err().Op(":=").Add(call(jen.Op("&").Id("result"))), jen.Err().Op("!=").Nil()).Block(sig.ret(jen.Err())),
-			jen.Return(jen.Id("result"), jen.Nil()),
-		)
+		helper := "CallTool"
+		if g.schemas[m].wrapped {
+			helper = "CallToolWrapped" // the server wraps a result that is not an object
+		}
+		body = append(body, jen.Return(jen.Qual(model.MCPPath, helper).Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)))))
 	}
 	f.Func().Params(recv).Id(m.Name).Params(sig.params...).Add(sig.results).Block(body...)
 }

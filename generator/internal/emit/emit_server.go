@@ -93,15 +93,13 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	call := jen.Id("h").Dot("impl").Dot(m.Name).Call(args...)
 	if m.Result == nil {
 		body = append(body, jen.Return(jen.Nil(), call))
+	} else if m.Content == model.ContentNone {
+		body = append(body, jen.Return(jen.Qual(runtimePath, "Result").Call(call)))
 	} else {
-		encode := jen.Return(jen.Qual(runtimePath, "EncodeResult").Call(jen.Id("result")))
-		if m.Content != model.ContentNone {
-			encode = contentEncode(m)
-		}
 		body = append(body,
 			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			encode,
+			contentEncode(m),
 		)
 	}
 

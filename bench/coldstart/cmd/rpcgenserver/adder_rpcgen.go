@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV1
+const _ = runtime.SupportsGeneratedV2
 
 // Method names of the Adder service, as they appear on the wire.
 const (
@@ -39,11 +39,7 @@ func NewAdderClient(c runtime.Caller) *AdderClient {
 //
 // It calls the remote method "adder.add".
 func (c *AdderClient) Add(ctx context.Context, a int, b int) (Sum, error) {
-	var result Sum
-	if err := c.caller.Call(ctx, AdderAddMethod, &adderAddParams{A: a, B: b}, &result); err != nil {
-		return Sum{}, err
-	}
-	return result, nil
+	return runtime.Call[Sum](ctx, c.caller, AdderAddMethod, &adderAddParams{A: a, B: b})
 }
 
 // NewAdderHandler returns a runtime.Handler that serves impl: it routes each
@@ -75,11 +71,7 @@ func (h adderHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 	if err := decodeAdderAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	result, err := h.impl.Add(ctx, p.A, p.B)
-	if err != nil {
-		return nil, err
-	}
-	return runtime.EncodeResult(result)
+	return runtime.Result(h.impl.Add(ctx, p.A, p.B))
 }
 
 // MCP tool names of the Adder service.
@@ -128,11 +120,7 @@ func NewAdderMCPClient(c mcp.ToolCaller) *AdderMCPClient {
 //
 // It calls the MCP tool "add".
 func (c *AdderMCPClient) Add(ctx context.Context, a int, b int) (Sum, error) {
-	var result Sum
-	if err := c.caller.CallTool(ctx, AdderAddTool, &adderAddParams{A: a, B: b}, &result); err != nil {
-		return Sum{}, err
-	}
-	return result, nil
+	return mcp.CallTool[Sum](ctx, c.caller, AdderAddTool, &adderAddParams{A: a, B: b})
 }
 
 // adderAddParams is the params object of Adder.Add.
