@@ -1,9 +1,22 @@
-// Command rpcgen generates a typed JSON-RPC 2.0 client and server dispatcher
-// from Go interfaces. Run it from a //go:generate line:
+// Command rpcgen turns Go interfaces into a JSON-RPC 2.0 and MCP service. Run
+// it from a //go:generate line in the package that declares them:
 //
 //	//go:generate go tool rpcgen Calculator
 //
-// See the README for the directives it reads and the code it writes.
+// For the named interfaces it writes one Go file (calculator_rpcgen.go)
+// holding method-name constants, a typed JSON-RPC client that implements
+// each interface, a dispatcher that decodes and validates params as it
+// reads them, MCP tools with input and output JSON Schema, resources,
+// resource templates, prompts and completions, a Register function that
+// adds them all to an mcp.Server, and a typed MCP client. Flags add JSON
+// Schema files (--schema-dir), an OpenRPC document (--openrpc), a
+// TypeScript client (--ts) and a Markdown reference (--docs).
+//
+// The generation itself is generator.Generate, which returns the files and
+// writes nothing; rpcgen writes them (leaving files whose content did not
+// change alone), compares them with what is on disk under --check, and
+// keeps the caches that make an unchanged run cheap (see --no-cache).
+// docs/generating.md describes the directives and flags.
 package main
 
 import (
@@ -83,15 +96,28 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 func usage(fs *pflag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, `Usage: rpcgen [flags] Interface...
 
-rpcgen reads the Go package in the current directory (or --dir) and writes a
-typed JSON-RPC 2.0 client and server dispatcher for each named interface.
+rpcgen reads the Go package in the current directory (or --dir) and writes,
+for the named interfaces, one Go file holding:
+
+  - method-name constants and a typed JSON-RPC 2.0 client, <I>Client, that
+    implements each interface over any runtime connection;
+  - a dispatcher, New<I>Handler, that decodes and validates params as it
+    reads them and calls the implementation;
+  - MCP tools with input and output JSON Schema, and the resources,
+    resource templates, prompts and completions that //rpcgen: directives
+    declare, with Register<I> to add them all to an mcp.Server;
+  - a typed MCP client, <I>MCPClient, that implements the interface too.
+
+With flags it also writes JSON Schema files (--schema-dir), an OpenRPC
+document (--openrpc), a TypeScript client (--ts) and a Markdown reference
+(--docs). --check writes nothing and fails with a diff when any of these
+files is stale.
 
 Example, in the package that declares the interface:
 
 	//go:generate go tool rpcgen Calculator
 
-writes calculator_rpcgen.go with CalculatorClient, NewCalculatorHandler and
-one method-name constant per method.
+writes calculator_rpcgen.go.
 
 Flags:
 `)

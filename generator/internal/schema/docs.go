@@ -75,7 +75,7 @@ func (d *DocIndex) doc(kind docKind, pos token.Pos) string {
 	if !d.parsed[p.Filename] {
 		d.parsed[p.Filename] = true
 		src, err := os.ReadFile(p.Filename)
-		d.Inputs().readFile(p.Filename, src, err)
+		d.Inputs().ReadFile(p.Filename, src, err)
 		fset := token.NewFileSet()
 		if err != nil {
 			return ""

@@ -5,14 +5,19 @@ import (
 	"encoding/hex"
 )
 
-// InputLog records what emission read besides the key's inputs. A nil log
-// records nothing.
+// InputLog records what a run read besides the loaded package, which the
+// output cache's key covers: files read from disk and package-level names
+// looked up. The cache layer stores it with the output and uses the entry
+// only while it still holds. A nil log records nothing.
 type InputLog struct {
 	Files map[string]string // file name -> hex SHA-256 of its content, "" if unreadable
 	Names map[string]bool   // package-level name looked up -> whether declared
 }
 
-func (l *InputLog) readFile(name string, src []byte, err error) {
+// ReadFile records that the run read the file name as src, or failed to
+// read it with err. Any stage that reads a file the output depends on
+// must record it here.
+func (l *InputLog) ReadFile(name string, src []byte, err error) {
 	if l == nil {
 		return
 	}
@@ -32,6 +37,8 @@ func ContentDigest(src []byte, err error) string {
 	return hex.EncodeToString(h[:])
 }
 
+// LookedUp records that the run looked up the package-level name and found
+// it declared, or not.
 func (l *InputLog) LookedUp(name string, found bool) {
 	if l == nil {
 		return
