@@ -23,7 +23,7 @@ const (
 	listCacheEntries   = 64
 )
 
-// DefaultCacheDir is the cache directory rpcgen uses when
+// DefaultDir is the cache directory rpcgen uses when
 // RPCGEN_CACHE is not set: "rpcgen" under os.UserCacheDir. It returns ""
 // when there is no user cache directory, or RPCGEN_CACHE is "off".
 func DefaultDir() string {

@@ -105,9 +105,10 @@ func (c *genCache) lookup(pkg *packages.Package) (map[string][]byte, bool) {
 	return files, true
 }
 
-// An entry is a CRC-32C of its payload, then the payload. The key already
-// says what the entry is for; the checksum only catches an entry a disk
-// damaged, and CRC-32C runs at memory speed on outputs of megabytes.
+// Castagnoli is the table of the CRC-32C an entry starts with: an entry is
+// the checksum of its payload, then the payload. The key already says what
+// the entry is for; the checksum only catches an entry a disk damaged, and
+// CRC-32C runs at memory speed on outputs of megabytes.
 var Castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // store keeps files under the key with the log of what made them. Failing
@@ -118,9 +119,10 @@ func (c *genCache) store(log *schema.InputLog, files map[string][]byte) {
 	writeCacheFile(c.dir, filepath.Join(c.dir, c.key), genCacheEntries, sum, payload)
 }
 
-// An entry's payload: the logged files (name, digest), the logged names
-// (name, declared), then the outputs (path, content); every string and byte
-// slice is a uvarint length and its bytes, every list a uvarint count.
+// EncodeEntry encodes an entry's payload: the logged files (name, digest),
+// the logged names (name, declared), then the outputs (path, content);
+// every string and byte slice is a uvarint length and its bytes, every list
+// a uvarint count.
 func EncodeEntry(log *schema.InputLog, files map[string][]byte) []byte {
 	size := 64
 	for p, b := range files {
@@ -156,6 +158,8 @@ func EncodeEntry(log *schema.InputLog, files map[string][]byte) []byte {
 
 var errBadEntry = errors.New("malformed generation cache entry")
 
+// DecodeEntry decodes an entry's payload (see EncodeEntry), refusing a
+// malformed one.
 func DecodeEntry(b []byte) (*schema.InputLog, map[string][]byte, error) {
 	next := func() ([]byte, error) {
 		n, k := binary.Uvarint(b)
@@ -269,6 +273,8 @@ type Layer struct {
 	log            *schema.InputLog
 }
 
+// NewLayer is the cache layer of one run over the cache directory dir;
+// mapped answers output hits with the entry mapped read-only.
 func NewLayer(dir string, mapped bool) *Layer {
 	return &Layer{
 		dir:     dir,

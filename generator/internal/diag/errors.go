@@ -25,7 +25,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
 }
 
-// ErrorList is every problem found in one run, sorted by position, so a user
+// List is every problem found in one run, sorted by position, so a user
 // fixes them all at once instead of one per run.
 type List []*Error
 
@@ -60,6 +60,7 @@ type Collector struct {
 	InvalidTypes bool
 }
 
+// At records a problem at pos.
 func (c *Collector) At(pos token.Pos, format string, args ...any) {
 	var p token.Position
 	if c.Fset != nil && pos.IsValid() {
@@ -68,6 +69,7 @@ func (c *Collector) At(pos token.Pos, format string, args ...any) {
 	c.List = append(c.List, &Error{Pos: p, Msg: fmt.Sprintf(format, args...)})
 }
 
+// Err returns the problems recorded, sorted by position, as a List, or nil.
 func (c *Collector) Err() error {
 	if len(c.List) == 0 {
 		return nil
@@ -87,6 +89,7 @@ func (c *Collector) AtPosition(pos token.Position, format string, args ...any) {
 	c.List = append(c.List, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
+// Position resolves pos, the zero Position when it has none.
 func (c *Collector) Position(pos token.Pos) token.Position {
 	if c.Fset == nil || !pos.IsValid() {
 		return token.Position{}

@@ -191,6 +191,7 @@ func FormatCached(src []byte, pieces PieceStore) ([]byte, error) {
 	})
 }
 
+// FormatKey is the format cache's key of a piece of unformatted source.
 func FormatKey(src []byte) string {
 	h := sha256.New()
 	h.Write([]byte(formatCacheVersion + "\x00" + runtime.Version() + "\x00"))

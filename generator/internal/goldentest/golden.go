@@ -18,6 +18,9 @@ import (
 // "go vet" compiles all outputs against this repository's runtime.
 const Module = "rpcgen.test/golden"
 
+// WriteModule writes below root the go.mod and go.sum of the module the
+// golden cases are extracted into, which builds against the repository at
+// repo.
 func WriteModule(t *testing.T, root, repo string) {
 	t.Helper()
 	gomod := "module " + Module + "\n\ngo 1.26.0\n\nrequire github.com/rpcgen/rpcgen v0.0.0\n\nreplace github.com/rpcgen/rpcgen => " + repo + "\n"
@@ -64,10 +67,12 @@ func Extract(t *testing.T, ar *txtar.Archive, dir string) Case {
 	return cfg
 }
 
+// HasFile reports whether ar holds a file called name.
 func HasFile(ar *txtar.Archive, name string) bool {
 	return slices.ContainsFunc(ar.Files, func(f txtar.File) bool { return f.Name == name })
 }
 
+// MustWrite writes data to path, making its directory, or fails t.
 func MustWrite(t *testing.T, path string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
+// CompletersOrNil is the completers linked to p, nil for a nil prompt.
 func (p *Prompt) CompletersOrNil() []*Method {
 	if p == nil {
 		return nil

@@ -99,6 +99,7 @@ func checkFeatureNames(services []*Service, errs *diag.Collector) {
 	}
 }
 
+// CompleterTarget names what c completes: a prompt or a resource template.
 func CompleterTarget(c *Completer) string {
 	if c.Prompt != "" {
 		return fmt.Sprintf("prompt %q", c.Prompt)

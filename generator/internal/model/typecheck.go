@@ -183,6 +183,8 @@ func hasJSONMethods(t types.Type) bool {
 	return false
 }
 
+// Implements reports whether t, or a pointer to it, has the method named
+// method (MarshalJSON, UnmarshalText...).
 func Implements(t types.Type, method string) bool {
 	if has, known := declaredMethod(t, method); known {
 		return has

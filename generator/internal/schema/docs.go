@@ -51,6 +51,8 @@ type docKey struct {
 	line, col int
 }
 
+// NewDocIndex indexes the doc comments of the package parsed into syntax;
+// dependencies' files are read when first asked about.
 func NewDocIndex(fset *token.FileSet, syntax []*ast.File) *DocIndex {
 	d := &DocIndex{fset: fset, files: map[string]map[docKey]string{}, parsed: map[string]bool{}}
 	for _, f := range syntax {

@@ -87,6 +87,8 @@ func NewBuilder(pkg *packages.Package, errs *diag.Collector) *Builder {
 	return g
 }
 
+// Position resolves pos in the loaded package, the zero Position when it
+// has none.
 func (g *Builder) Position(pos token.Pos) token.Position {
 	if g.Pkg == nil || g.Pkg.Fset == nil || !pos.IsValid() {
 		return token.Position{}

@@ -119,6 +119,8 @@ func (g *Builder) EnumNotes(t types.Type) string {
 	return strings.Join(lines, "\n")
 }
 
+// WithEnumNotes appends notes, one line per enum value, to the
+// description desc.
 func WithEnumNotes(desc, notes string) string {
 	switch {
 	case notes == "":
