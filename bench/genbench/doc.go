@@ -42,13 +42,16 @@
 // it), so that no cache of a tool's own can answer. impl=rpcgen keeps its
 // caches (RPCGEN_CACHE in the Env), and answers warm and edited from its
 // output cache, api-edited only after emitting and formatting afresh;
-// impl=rpcgen-nocache is the same binary with --no-cache. warm-inplace and
-// edited-inplace repeat warm and edited with rpcgen writing its default
-// output file into the package, where the previous run left it, as every go
-// generate but the first does; rpcgen then parses that file as an empty
-// file of the package. Only rpcgen and the floor run in these rows; the
-// floor loads the package without rpcgen's output, which is the package
-// rpcgen type-checks.
+// impl=rpcgen-nocache is the same binary with --no-cache. With
+// GENBENCH_BASE naming another checkout of the repository, impl=rpcgen-base
+// is cmd/rpcgen built from it, run as impl=rpcgen is but with a cache of
+// its own, so that one run compares a change with the commit before it.
+// warm-inplace and edited-inplace repeat warm and edited with rpcgen
+// writing its default output file into the package, where the previous run
+// left it, as every go generate but the first does; rpcgen then parses that
+// file as an empty file of the package. Only rpcgen (and rpcgen-base) and
+// the floor run in these rows; the floor loads the package without rpcgen's
+// output, which is the package rpcgen type-checks.
 //
 // The floor is a floor for generators that call packages.Load; rpcgen no
 // longer does for the package itself. packages.Load in this mode has go
@@ -65,7 +68,9 @@
 // and the compiler when the package was edited); peak-RSS-MiB is the largest peak
 // resident set among those processes over the runs (the kernel reports the
 // maximum over a process and its waited-for descendants, so a tool's own
-// heap shows only when it exceeds go list's). BenchmarkGeneratorInProcess
+// heap shows only when it exceeds go list's). BenchmarkCheck times rpcgen
+// --check on the largest input's output with a hand edit every 400 lines
+// (bounds: 1 s and 100 MiB). BenchmarkGeneratorInProcess
 // calls generator.Generate, and packages.Load for the floor, inside the test
 // process, for -cpuprofile and -memprofile of rpcgen's own work.
 package genbench

@@ -28,11 +28,20 @@ var toolPackages = map[string]string{
 	"mockgen":        "go.uber.org/mock/mockgen",
 }
 
+// BaseEnv names the environment variable that, when it holds the root of
+// another checkout of the rpcgen repository (an earlier commit, say), adds
+// the impl rpcgen-base: cmd/rpcgen built from that checkout, run as rpcgen
+// is (with a cache of its own), so that a report compares the two in the
+// same run.
+const BaseEnv = "GENBENCH_BASE"
+
 // Env is a built set of tools and a written input module, in a temporary
 // directory that Close removes.
 type Env struct {
 	Root   string
 	Inputs []Input
+	// Impls are Impls, with rpcgen-base after rpcgen when BaseEnv is set.
+	Impls []string
 
 	bins     map[string]string // impl -> binary
 	outDir   string            // outputs go here, outside the input module
@@ -53,6 +62,10 @@ func NewEnv(benchDir string) (*Env, error) {
 	e := &Env{Root: root, bins: map[string]string{}, outDir: filepath.Join(root, "out"), original: map[string][]byte{}, epoch: time.Now().UnixNano()}
 	// Runs must never reach the network: every module is in the cache.
 	e.environ = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "RPCGEN_CACHE="+filepath.Join(root, "rpcgen-cache"))
+	e.Impls = Impls
+	if os.Getenv(BaseEnv) != "" {
+		e.Impls = append([]string{"rpcgen", "rpcgen-base"}, Impls[1:]...)
+	}
 	if err := e.setup(benchDir); err != nil {
 		e.Close()
 		return nil, err
@@ -73,6 +86,12 @@ func (e *Env) setup(benchDir string) error {
 	}
 	for _, impl := range Impls {
 		e.bins[impl] = filepath.Join(binDir, filepath.Base(toolPackages[impl]))
+	}
+	if base := os.Getenv(BaseEnv); base != "" {
+		e.bins["rpcgen-base"] = filepath.Join(binDir, "rpcgen-base")
+		if _, err := goCommand(base, nil, "build", "-o", e.bins["rpcgen-base"], "./cmd/rpcgen"); err != nil {
+			return err
+		}
 	}
 
 	var reqs []Requirement
@@ -150,7 +169,12 @@ func (e *Env) Output(impl string, in Input) ([]byte, error) {
 // from source instead of reading export data when any overlay is given.
 // The output stays; RemoveInPlace removes it.
 func (e *Env) RunInPlace(in Input) (Measure, error) {
-	return e.run("rpcgen", in, e.inPlaceOutput(in), in.Interfaces)
+	return e.RunInPlaceWith("rpcgen", in)
+}
+
+// RunInPlaceWith is RunInPlace with impl, rpcgen or rpcgen-base.
+func (e *Env) RunInPlaceWith(impl string, in Input) (Measure, error) {
+	return e.run(impl, in, e.inPlaceOutput(in), in.Interfaces)
 }
 
 // RemoveInPlace removes the output RunInPlace leaves in the package.
@@ -171,6 +195,9 @@ func (e *Env) run(impl string, in Input, out string, args []string) (Measure, er
 	cmd := exec.Command(e.bins[impl], args...)
 	cmd.Dir = in.Dir
 	cmd.Env = e.environ
+	if impl == "rpcgen-base" {
+		cmd.Env = append(e.environ, "RPCGEN_CACHE="+filepath.Join(e.Root, "rpcgen-base-cache"))
+	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	start := time.Now()
@@ -198,7 +225,7 @@ func (e *Env) run(impl string, in Input, out string, args []string) (Measure, er
 // toolArgs are the command-line arguments of impl writing to out.
 func toolArgs(impl string, in Input, out string) []string {
 	switch impl {
-	case "rpcgen":
+	case "rpcgen", "rpcgen-base":
 		return append([]string{"--out", out}, in.Interfaces...)
 	case "rpcgen-nocache":
 		return append([]string{"--no-cache", "--out", out}, in.Interfaces...)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func BenchmarkGenerator(b *testing.B) {
 	e := sharedEnv(b)
 	for _, in := range e.Inputs {
 		for _, state := range states {
-			for _, impl := range Impls {
+			for _, impl := range e.Impls {
 				b.Run(in.Name+"/"+state+"/impl="+impl, func(b *testing.B) {
 					benchmarkRuns(b, e, in, editFor(e, state), func() (Measure, error) { return e.Run(impl, in) })
 				})
@@ -84,14 +85,19 @@ func BenchmarkGenerator(b *testing.B) {
 		}
 		for _, state := range inPlaceStates {
 			edit := editFor(e, state)
-			b.Run(in.Name+"/"+state+"/impl=rpcgen", func(b *testing.B) {
-				defer func() {
-					if err := e.RemoveInPlace(in); err != nil {
-						b.Fatal(err)
-					}
-				}()
-				benchmarkRuns(b, e, in, edit, func() (Measure, error) { return e.RunInPlace(in) })
-			})
+			for _, impl := range e.Impls {
+				if !strings.HasPrefix(impl, "rpcgen") || impl == "rpcgen-nocache" {
+					continue
+				}
+				b.Run(in.Name+"/"+state+"/impl="+impl, func(b *testing.B) {
+					defer func() {
+						if err := e.RemoveInPlace(in); err != nil {
+							b.Fatal(err)
+						}
+					}()
+					benchmarkRuns(b, e, in, edit, func() (Measure, error) { return e.RunInPlaceWith(impl, in) })
+				})
+			}
 			b.Run(in.Name+"/"+state+"/impl=packagesload", func(b *testing.B) {
 				benchmarkRuns(b, e, in, edit, func() (Measure, error) { return e.Run("packagesload", in) })
 			})
@@ -210,7 +216,7 @@ func TestToolsSucceed(t *testing.T) {
 	}
 	e := sharedEnv(t)
 	for _, in := range e.Inputs {
-		for _, impl := range Impls {
+		for _, impl := range e.Impls {
 			m, err := e.Run(impl, in)
 			if err != nil {
 				t.Error(err)
