@@ -125,6 +125,7 @@ func newConn(f Framer, opts Options) *Conn {
 		tr:         c.tr,
 
 		trustResults: opts.TrustResults,
+		strictIDs:    opts.StrictIDs,
 	}
 	return c
 }

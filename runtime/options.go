@@ -66,6 +66,11 @@ type Options struct {
 	// it: for transports such as HTTP POST, whose server sends no requests, so that a
 	// response can only be a mistake. A Conn delivers responses to its calls and ignores it.
 	RejectResponses bool
+	// StrictIDs refuses a request whose id is null or a number that is not an
+	// integer (a fraction or an exponent), which JSON-RPC 2.0 allows and MCP does not
+	// ("a string or integer, not null"): it is answered with Invalid Request and id
+	// null. Notifications, which have no id, are not affected.
+	StrictIDs bool
 	// TrustResults skips checking that each result a Handler returns is valid JSON,
 	// for handlers that only return JSON they built or checked themselves. An invalid
 	// result then goes out as is and breaks the peer's parser, so leave it false

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +28,7 @@ type server struct {
 	// Options.RejectResponses (HTTP, where the server sends no requests) says otherwise.
 	dropResponses bool
 	trustResults  bool // skip checking that results are valid JSON
+	strictIDs     bool // only string and integer ids (Options.StrictIDs)
 }
 
 // message holds the raw top-level members of one JSON-RPC message; nil means absent.
@@ -85,6 +87,15 @@ func (m *message) validRequest() bool {
 	return true
 }
 
+// stringOrIntegerID reports whether the raw, valid request id b is a string or an
+// integer: not null, and a number with neither a fraction nor an exponent.
+func stringOrIntegerID(b []byte) bool {
+	if b[0] == '"' {
+		return true
+	}
+	return string(b) != "null" && bytes.IndexAny(b, ".eE") < 0
+}
+
 // replyID is the id an error reply to m carries: m's own if it was readable and valid.
 func (m *message) replyID() []byte {
 	if m.id != nil && validID(m.id) {
@@ -121,6 +132,10 @@ func (s *server) admit(raw []byte, m *message) (e *Error, serve bool) {
 		return nil, false
 	}
 	if !m.validRequest() {
+		return errInvalidRequest, false
+	}
+	if s.strictIDs && m.id != nil && !stringOrIntegerID(m.id) {
+		m.id = nullID // not an id the peer may use: the error names none
 		return errInvalidRequest, false
 	}
 	if m.id == nil && s.tr != nil && s.tr.cancelNotification(m) {

@@ -15,7 +15,7 @@ type Processor struct {
 
 // NewProcessor returns a Processor serving with opts.Handler. Of the options it uses
 // MaxMessageSize, MaxDepth, NoBatches, AllowBatch, CancelMethod, CancelIDKey,
-// RejectResponses, TrustResults and Logger; with a CancelMethod, a cancellation
+// RejectResponses, StrictIDs, TrustResults and Logger; with a CancelMethod, a cancellation
 // processed while a request runs (on another goroutine) cancels that request's context.
 func NewProcessor(opts Options) *Processor {
 	opts = opts.withDefaults()
@@ -28,6 +28,7 @@ func NewProcessor(opts Options) *Processor {
 
 		dropResponses: !opts.RejectResponses,
 		trustResults:  opts.TrustResults,
+		strictIDs:     opts.StrictIDs,
 	}}
 	if opts.CancelMethod != "" {
 		p.srv.tr = newTracker(opts)

@@ -81,6 +81,42 @@ func TestProcessor(t *testing.T) {
 	}
 }
 
+// JSON-RPC 2.0 allows a null or fractional id and the plain dispatcher answers
+// it; StrictIDs (MCP's rule) refuses it with id null, over a Processor and a
+// Conn alike.
+func TestStrictIDs(t *testing.T) {
+	ctx := context.Background()
+	refused := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`
+	for _, tc := range []struct {
+		id     string
+		strict bool // refused under StrictIDs
+	}{
+		{`null`, true}, {`1.5`, true}, {`1e2`, true}, {`-12`, false}, {`"a.e"`, false},
+	} {
+		in := `{"jsonrpc":"2.0","id":` + tc.id + `,"method":"echo","params":[1]}`
+		for _, strictIDs := range []bool{false, true} {
+			want := `{"jsonrpc":"2.0","id":` + tc.id + `,"result":[1]}`
+			if strictIDs && tc.strict {
+				want = refused
+			}
+			p := runtime.NewProcessor(runtime.Options{Handler: procHandler(nil, nil), StrictIDs: strictIDs})
+			if got := string(p.Process(ctx, []byte(in), nil)); got != want {
+				t.Errorf("Processor, StrictIDs %v: %s\n got %s\nwant %s", strictIDs, in, got, want)
+			}
+			client, server := runtime.Pipe()
+			c := runtime.NewConn(server, runtime.Options{Handler: procHandler(nil, nil), StrictIDs: strictIDs})
+			if err := client.WriteMessage([]byte(in)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := client.ReadMessage()
+			if err != nil || string(got) != want {
+				t.Errorf("Conn, StrictIDs %v: %s\n got %s (%v)\nwant %s", strictIDs, in, got, err, want)
+			}
+			c.Close()
+		}
+	}
+}
+
 // A Conn sends and honours cancellations under CancelIDKey.
 func TestConnCancelIDKey(t *testing.T) {
 	rpctest.CheckLeaks(t)

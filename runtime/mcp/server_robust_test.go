@@ -48,6 +48,32 @@ func TestMalformedInput(t *testing.T) {
 	}
 }
 
+// MCP ids are strings or integers, never null: a request with a null, a
+// fractional or an exponent id is refused with Invalid Request and id null,
+// on every transport and in both eras, and the server keeps serving.
+func TestRequestIDsStringOrInteger(t *testing.T) {
+	invalid := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`
+	for _, dr := range drivers {
+		t.Run(dr.name, func(t *testing.T) {
+			rpctest.CheckLeaks(t)
+			fx := newFixture(t)
+			d := dr.new(t, fx.srv)
+			for _, id := range []string{`null`, `1.5`, `2.0`, `1e3`, `-7E-1`} {
+				expect(t, d, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, invalid)
+				expect(t, d, modernReq(id, "server/discover", ""), invalid)
+			}
+			expect(t, d, `{"jsonrpc":"2.0","id":-3,"method":"ping"}`, res("-3", `{}`))
+			expect(t, d, `{"jsonrpc":"2.0","id":"1.5","method":"ping"}`, res(`"1.5"`, `{}`))
+			expect(t, d, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`,
+				res("0", `{"protocolVersion":"2025-03-26",`+capsJSON+`,"serverInfo":{"name":"notes","version":"1.0.0"},"instructions":"Use search first."}`))
+			// In a 2025-03-26 batch, each element is judged alone.
+			expect(t, d, `[{"jsonrpc":"2.0","id":null,"method":"ping"},{"jsonrpc":"2.0","id":4,"method":"ping"}]`,
+				`[`+invalid+`,`+res("4", `{}`)+`]`)
+			d.finish(t)
+		})
+	}
+}
+
 // A client that disappears in the middle of a call leaves nothing behind: the
 // server's write fails quietly and Serve returns.
 func TestClientVanishesMidCall(t *testing.T) {

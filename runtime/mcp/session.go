@@ -58,6 +58,7 @@ func (ss *Session) options() runtime.Options {
 		AllowBatch:   ss.batchesAllowed,
 		CancelMethod: methodCancelled,
 		CancelIDKey:  cancelledIDMember,
+		StrictIDs:    true, // MCP: "a string or integer", never null
 		TrustResults: true, // results are pre-encoded, or built from checked JSON
 		Logger:       ss.logger,
 		Inline:       preparedAnswer,
