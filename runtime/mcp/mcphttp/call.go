@@ -39,7 +39,7 @@ type call struct {
 func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	h := s.h
 	if !h.enter() {
-		writeError(w, http.StatusServiceUnavailable, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		writeBodyError(w, http.StatusServiceUnavailable, body, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
 		return
 	}
 	c := &call{rctx: r.Context()}
@@ -60,7 +60,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		s.mu.Unlock()
 		cancel()
 		h.exit()
-		writeError(w, http.StatusNotFound, env.ID, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
+		writeBodyError(w, http.StatusNotFound, body, env.ID, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
 		return
 	}
 	s.calls = append(s.calls, c)

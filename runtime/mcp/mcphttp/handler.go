@@ -179,7 +179,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			h.serveModern(w, r, body, &env)
 			return
 		}
-		writeError(w, http.StatusNotFound, env.ID, runtime.CodeInvalidRequest, "Not Found: unknown or ended session; send initialize to start a new one")
+		writeBodyError(w, http.StatusNotFound, body, env.ID, runtime.CodeInvalidRequest, "Not Found: unknown or ended session; send initialize to start a new one")
 		return
 	}
 	switch {
@@ -280,7 +280,7 @@ func (h *Handler) requestSession(w http.ResponseWriter, r *http.Request, sid str
 		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
 		return nil
 	}
-	if !checkLegacyVersion(w, r, nil) {
+	if !checkLegacyVersion(w, r, nil, nil) {
 		return nil
 	}
 	return s

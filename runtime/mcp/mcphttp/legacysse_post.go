@@ -132,6 +132,8 @@ func checkMessage(body []byte) (id []byte, code int, msg string, response bool) 
 		return id, runtime.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`, false
 	case env.Method != nil && (len(env.Method) < 2 || env.Method[0] != '"'):
 		return id, runtime.CodeInvalidRequest, `Invalid Request: "method" must be a string`, false
+	case env.Method != nil && env.ID != nil && !validID(env.ID):
+		return nil, runtime.CodeInvalidRequest, "Invalid Request: an MCP request id must be a string or an integer", false
 	case env.Method == nil && !(env.ID != nil && (env.Result != nil || env.Error != nil)):
 		return id, runtime.CodeInvalidRequest, "Invalid Request: the body is neither a request, a notification nor a response", false
 	}

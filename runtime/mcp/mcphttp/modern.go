@@ -43,11 +43,11 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 		return
 	}
 	if code, msg := h.checkHeaders(r, env); code != 0 {
-		writeError(w, http.StatusBadRequest, env.ID, code, msg)
+		writeBodyError(w, http.StatusBadRequest, body, env.ID, code, msg)
 		return
 	}
 	if !h.enter() {
-		writeError(w, http.StatusServiceUnavailable, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		writeBodyError(w, http.StatusServiceUnavailable, body, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
 		return
 	}
 	defer h.exit()

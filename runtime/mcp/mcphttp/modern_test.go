@@ -265,3 +265,26 @@ func TestModernCancelByDisconnect(t *testing.T) {
 	}
 	<-done
 }
+
+// TestInvalidIDsOnEarlyErrors: a request refused before the session reads it
+// (a header that disagrees with the body, an unknown session, a version the
+// session does not speak) whose id is not valid JSON gets what invalid JSON
+// gets everywhere else, 400 with -32700 and id null, never its raw id echoed;
+// a null or fractional id is refused with id null.
+func TestInvalidIDsOnEarlyErrors(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, nil)
+	sid := hn.initialize(mcp.Version20251125)
+	for _, id := range []string{`00`, `01`, `-01`, `1.`, `1e`, `0x10`, `"a\u12"`} {
+		body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"add",` + modernMeta + `}}`
+		wantError(t, hn.post(body, modernHeaders("tools/list", "add")...), 400, -32700, "null")
+		wantError(t, hn.post(body, "Mcp-Session-Id", "unknown"), 400, -32700, "null")
+		wantError(t, hn.post(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2099-01-01"), 400, -32700, "null")
+	}
+	for _, id := range []string{`null`, `1.5`, `2e3`} {
+		body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"add",` + modernMeta + `}}`
+		wantError(t, hn.post(body, modernHeaders("tools/list", "add")...), 400, mcp.CodeHeaderMismatch, "null")
+		wantError(t, hn.post(body, modernHeaders("tools/call", "add")...), 400, -32600, "null")
+		wantError(t, hn.post(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, "Mcp-Session-Id", sid), 400, -32600, "null")
+	}
+}

@@ -1,13 +1,16 @@
 package mcphttp
 
 import (
+	"bytes"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
 )
@@ -20,7 +23,7 @@ var errorBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return
 // (a dual-era one probing for the newest revision, say) can tell a protocol
 // error from a stray HTTP status. id is the raw JSON id of the request, or
 // nil when it is not known (the id is then null); an id that is neither a
-// string nor a number is written as null too.
+// string nor an integer is written as null too.
 func writeError(w http.ResponseWriter, status int, id []byte, code int, message string) {
 	bp := errorBufPool.Get().(*[]byte)
 	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
@@ -49,8 +52,10 @@ func writeError(w http.ResponseWriter, status int, id []byte, code int, message 
 	}
 }
 
-// validID reports whether id looks like a JSON-RPC id worth echoing: a string
-// or a number, as runtime.ScanObject returns it from a valid message.
+// validID reports whether id may be echoed in an error: a string or an
+// integer, as MCP requires (a null or fractional id is refused as the
+// session refuses it, with id null). The id must come from a body known to
+// be valid JSON (see writeBodyError).
 func validID(id []byte) bool {
 	if len(id) == 0 {
 		return false
@@ -59,9 +64,23 @@ func validID(id []byte) bool {
 	case c == '"':
 		return len(id) >= 2 && id[len(id)-1] == '"'
 	case c == '-' || '0' <= c && c <= '9':
-		return true
+		return bytes.IndexAny(id, ".eE") < 0
 	}
 	return false
+}
+
+// writeBodyError answers a request that is refused before the session has
+// read its body (a header that disagrees with it, an unknown session, a
+// shutdown): with the error given, naming the request's id, when the body is
+// valid JSON, and otherwise as every other path answers invalid JSON, 400
+// with a parse error and id null. So no raw id that is not JSON ("id":01)
+// is ever echoed. A request without a body (a GET) has nil.
+func writeBodyError(w http.ResponseWriter, status int, body, id []byte, code int, message string) {
+	if body != nil && (!utf8.Valid(body) || !json.Valid(body)) {
+		writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError, "Parse error")
+		return
+	}
+	writeError(w, status, id, code, message)
 }
 
 // isJSONContentType reports whether the Content-Type header value ct names

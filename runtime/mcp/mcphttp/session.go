@@ -61,7 +61,7 @@ type session struct {
 // exists, and gets its id, only if initialize succeeds.
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	if !h.reserveSession() {
-		writeError(w, http.StatusServiceUnavailable, env.ID, runtime.CodeServerError,
+		writeBodyError(w, http.StatusServiceUnavailable, body, env.ID, runtime.CodeServerError,
 			"Service Unavailable: too many sessions, or the server is shutting down")
 		return
 	}
@@ -232,7 +232,7 @@ func (s *session) nameStream(st *stream) {
 
 // servePOST serves a message POSTed to the session.
 func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
-	if !checkLegacyVersion(w, r, env.ID) {
+	if !checkLegacyVersion(w, r, body, env.ID) {
 		return
 	}
 	if env.batch && s.ss.ProtocolVersion() == mcp.Version20250326 {
@@ -297,12 +297,12 @@ func responseBatch(body []byte) ([]json.RawMessage, bool) {
 
 // checkLegacyVersion applies the MCP-Protocol-Version rule of a session's
 // requests (see session); on failure it answers 400 and returns false.
-func checkLegacyVersion(w http.ResponseWriter, r *http.Request, id []byte) bool {
+func checkLegacyVersion(w http.ResponseWriter, r *http.Request, body, id []byte) bool {
 	v := r.Header.Get(hdrProtocolVersion)
 	if v == "" || slices.Contains(mcp.LegacyVersions, v) {
 		return true
 	}
-	writeError(w, http.StatusBadRequest, id, runtime.CodeInvalidRequest,
+	writeBodyError(w, http.StatusBadRequest, body, id, runtime.CodeInvalidRequest,
 		"Bad Request: unsupported MCP-Protocol-Version "+strconv.Quote(v)+" for a session (supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)")
 	return false
 }
