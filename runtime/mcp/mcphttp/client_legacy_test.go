@@ -266,6 +266,29 @@ func TestClientLegacyResumeGivesUp(t *testing.T) {
 	}
 }
 
+// TestClientLegacyResumeEnded: a server that answers the resume with 204 (the
+// stream ended, nothing is left) makes the call fail at once, without more
+// attempts.
+func TestClientLegacyResumeEnded(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	l := newClientLegacy(t, clientLegacyConfig{
+		tool: func(w http.ResponseWriter, r *http.Request, m clientTestMsg) {
+			clientEvents(w)("e0", "1", "", "")
+		},
+		resume: func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusNoContent)
+		},
+	})
+	c := clientConnect(context.Background(), t, l.URL, nil)
+	err := c.CallTool(context.Background(), "add", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "204") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(clientResumes(l.find(http.MethodGet, ""))); n != 1 {
+		t.Errorf("%d resume attempts, want 1", n)
+	}
+}
+
 // clientResumes returns the GETs that resume a stream, leaving out those
 // opening the standalone stream (a Client that hears the messages not
 // related to any request opens it).

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -136,6 +137,10 @@ func (t *streamable) resume(ctx context.Context, lastID string, s clientSession)
 		return nil, true, clientExpired("resume the event stream")
 	case code >= 200 && code <= 299 && clientMediaType(resp.Header.Get(hdrContentType), "text/event-stream"):
 		return resp.Body, false, nil
+	case code == http.StatusNoContent:
+		// The server says the stream has ended and nothing is left of it.
+		clientDiscard(resp)
+		return nil, true, errors.New("resume the event stream: the server ended it without a response (HTTP 204)")
 	}
 	msg, _ := readClientBody(resp, clientMaxError)
 	resp.Body.Close()

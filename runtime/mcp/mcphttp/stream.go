@@ -342,7 +342,16 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, lastID string) 
 	cn := newConn(w)
 	st := s.findStream(name)
 	if st == nil {
-		// The stream has ended: everything it had to say is stored.
+		// The stream has ended: everything it had to say is stored. With
+		// nothing left (the client had it all, or the call was cancelled and
+		// will never answer), 204 No Content is the event stream's way to
+		// say "do not reconnect" (WHATWG HTML, server-sent events): an empty
+		// stream instead would be resumed again, and a client that resumes
+		// without an event id opens a second standalone stream.
+		if len(events) == 0 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		cn.open()
 		cn.write(appendEvents(s.h.opts.RetryInterval, events))
 		return

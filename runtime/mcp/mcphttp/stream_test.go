@@ -2,6 +2,8 @@ package mcphttp
 
 import (
 	"bufio"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -143,6 +145,68 @@ func TestResumeExactlyOnce(t *testing.T) {
 	// Unknown ids cannot be resumed.
 	wantError(t, hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", "nope"), 400, -32600, "null")
 	wantError(t, hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", "1_999"), 400, -32600, "null")
+}
+
+// TestResumeCancelledStream: a client may resume the stream of a call it
+// cancelled (the TypeScript SDK does, with Last-Event-ID). It gets what the
+// stream said after that event, and once nothing is left, 204 No Content:
+// the event stream's word for "do not reconnect", so the client stops
+// without opening another stream or seeing an error.
+func TestResumeCancelledStream(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, nil)
+	sid := hn.initialize(mcp.Version20251125)
+	posted := hn.postAsync(toolCall(1, "steps", `{"n":6,"key":"c"}`), "Mcp-Session-Id", sid)
+	hn.step("step 0")
+	r := recv(t, posted, "the stream")
+	rd := sse.NewReader(r.resp.Body)
+	prime, err := rd.Next()
+	if err != nil || !prime.HasID || prime.Data != "" {
+		t.Fatalf("priming event %+v, %v", prime, err)
+	}
+	if e, err := rd.Next(); err != nil || !strings.Contains(e.Data, `"data":0`) {
+		t.Fatalf("step 0: %+v, %v", e, err)
+	}
+	hn.step("step 1")
+	recv(t, hn.started, "step 2") // step 1 was sent
+	if r := hn.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, "Mcp-Session-Id", sid); r.status != http.StatusAccepted {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	recv(t, hn.cancelled, "the call to see its cancellation")
+	// The call's stream ends with no response.
+	for {
+		e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || strings.Contains(e.Data, `"result"`) {
+			t.Fatalf("the cancelled call's stream: %+v, %v", e, err)
+		}
+	}
+	eventually(t, "the call has ended", func() bool {
+		hn.h.mu.Lock()
+		defer hn.h.mu.Unlock()
+		s := hn.h.sessions[sid]
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.calls) == 0
+	})
+	// Resumed from its priming event: step 0 and step 1, then nothing more.
+	evs := events(t, hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", prime.ID))
+	if len(evs) != 2 || !strings.Contains(evs[0].Data, `"data":0`) || !strings.Contains(evs[1].Data, `"data":1`) {
+		t.Fatalf("replay of the cancelled stream: %+v", evs)
+	}
+	// Resumed from its last event: nothing is left.
+	res := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", evs[1].ID)
+	if res.status != http.StatusNoContent || res.body != "" || res.resp != nil {
+		t.Fatalf("resume of an ended stream with nothing left: %d %q %v", res.status, res.body, res.header)
+	}
+	// The standalone stream is still the client's to open.
+	st := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Accept", "text/event-stream")
+	if st.status != http.StatusOK {
+		t.Fatalf("standalone stream after the resume: %d %s", st.status, st.body)
+	}
+	st.resp.Body.Close()
 }
 
 // mcp.CloseStream ends the POST's response while the call goes on; the
