@@ -11,6 +11,14 @@
 #   INTEROP_HTTP_SERVER="/path/to/server --flags" interop/run.sh
 #                              test any MCP server over HTTP; it must print its
 #                              endpoint's URL as its first line on stdout
+#   INTEROP_TS_RUNS=10 interop/run.sh
+#                              run the TypeScript SDK tests that many times in
+#                              a row (each must pass)
+#   INTEROP_STRICT=0 interop/run.sh
+#                              judge warnings leniently: by default a warning
+#                              the TypeScript SDK or Node prints, or an error
+#                              the SDK reports that the wire does not show to
+#                              be its own doing, fails the run
 #   INTEROP_FEATURES_SERVER=/path/to/server interop/run.sh
 #                              the resources, prompts, completion, elicitation
 #                              and sampling tests against another server like
@@ -49,6 +57,10 @@ fi
 status=0
 echo "== Go clients: github.com/modelcontextprotocol/go-sdk, github.com/mark3labs/mcp-go"
 go vet ./... && go test -count=1 ./... || status=1
-echo "== TypeScript client: @modelcontextprotocol/sdk"
-node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs || status=1
+export INTEROP_STRICT="${INTEROP_STRICT:-1}"
+runs="${INTEROP_TS_RUNS:-1}"
+for run in $(seq "$runs"); do
+	echo "== TypeScript client: @modelcontextprotocol/sdk (strict warnings: $INTEROP_STRICT; run $run of $runs)"
+	node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs || { status=1; break; }
+done
 exit $status

@@ -11,7 +11,7 @@ import {
   CreateMessageRequestSchema, ElicitRequestSchema, McpError, ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-import { connect, connectHTTP, featuresServerCommand, textOf } from './harness.mjs';
+import { checkStrict, connect, connectHTTP, featuresServerCommand, note, textOf } from './harness.mjs';
 
 /** JSON for failure messages, cut short. */
 const brief = (v) => { const j = JSON.stringify(v); return j.length > 200 ? `${j.slice(0, 190)}...(${j.length} chars)` : j; };
@@ -56,10 +56,15 @@ for (const kind of ['stdio', 'streamable-http']) describe(`TypeScript SDK client
       : await connectHTTP(featuresServerCommand(true), kind, opts);
   });
   after(async () => {
+    checkStrict(s, `${kind}, before the client closes`);
     await s?.client.close();
     const exit = await s?.stop?.();
-    if (s?.stderr) console.error(`server stderr (${kind}):\n${s.stderr}`);
+    if (s?.stderr) note(`server stderr (${kind}):\n${s.stderr}`);
     if (exit) assert.deepEqual(exit, { code: 0, signal: null }, 'the HTTP server exits cleanly on SIGTERM');
+    // Closing aborts the client's own requests and streams, which the SDK
+    // reports as AbortErrors: those are its doing.
+    if (s) s.errors = s.errors.filter((e) => !/AbortError|operation was aborted/.test(String(e?.stack ?? e)));
+    checkStrict(s, `${kind}, after the client closed`);
   });
 
   /** Requests of method the server sent the client, as read off the wire. */

@@ -3,6 +3,7 @@
 // bytes of the server's stdout, or over its StreamableHTTPClientTransport or
 // SSEClientTransport with a tap on the raw bytes of every HTTP response, and
 // JSON Schema 2020-12 checking with ajv.
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,67 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * Strict judgement (INTEROP_STRICT=1; run.sh sets it): a warning fails the
+ * run. Everything written through console.warn and console.error (where the
+ * SDK prints its warnings) and every process 'warning' is kept in warnings;
+ * checkStrict then wants none, and no error the SDK reported to its onerror.
+ * The tests' own diagnostics go to process.stderr directly (see note).
+ */
+export const strict = process.env.INTEROP_STRICT === '1';
+const warnings = [];
+if (strict) {
+  for (const level of ['warn', 'error']) {
+    const print = console[level].bind(console);
+    console[level] = (...args) => {
+      warnings.push(`console.${level}: ${args.map((a) => (a instanceof Error ? a.stack : String(a))).join(' ')}`);
+      print(...args);
+    };
+  }
+  process.on('warning', (w) => warnings.push(`process warning: ${w.name}: ${w.message}`));
+}
+
+/** Writes a diagnostic of the tests themselves, which strict mode does not count. */
+export function note(text) {
+  process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
+ * In strict mode, asserts that the session's SDK reported no error and that
+ * no warning was printed, except what the wire shows is the SDK's own doing:
+ * "a progress notification for an unknown token" when the notification came
+ * before the response to its request (the SDK runs notification handlers a
+ * microtask late, after a response read in the same chunk has removed the
+ * token: typescript-sdk issue 2580), or within GRACE ms of the client's
+ * cancellation of that request (sent before the server read it). Errors are
+ * taken out of session.errors once judged.
+ */
+export function checkStrict(session, what) {
+  if (!strict) return;
+  const errors = (session?.errors ?? []).splice(0);
+  const unexplained = errors.filter((e) => !sdkOwnProgressError(session, e)).map((e) => String(e?.stack ?? e));
+  assert.deepEqual(unexplained, [], `${what}: errors the SDK reported to onerror`);
+  assert.deepEqual(warnings.splice(0), [], `${what}: warnings printed`);
+}
+
+/** ms after a cancellation during which the server may still send progress. */
+export const GRACE = 100;
+
+function sdkOwnProgressError(session, err) {
+  const m = /progress notification for an unknown token: (\{.*\})$/.exec(String(err?.message ?? err));
+  if (!m) return false;
+  let n;
+  try { n = JSON.parse(m[1]); } catch { return false; }
+  const token = n.params?.progressToken;
+  const at = session.wire.findIndex(({ msg }) => msg.method === 'notifications/progress' &&
+    msg.params?.progressToken === token && msg.params?.progress === n.params?.progress);
+  if (at < 0) return false;
+  const response = session.wire.findIndex(({ msg }) => msg.id === token && !msg.method);
+  if (response > at) return true;
+  const cancel = session.sent.find(({ msg }) => msg.method === 'notifications/cancelled' && msg.params?.requestId === token);
+  return cancel !== undefined && session.wire[at].at - cancel.at <= GRACE;
+}
 
 /**
  * The server's command line: INTEROP_SERVER (a path, then optional arguments
@@ -171,6 +233,7 @@ export async function connectHTTP(cmd, kind, opts = {}) {
     const ex = {
       method: init?.method ?? 'GET', url: String(url), at: performance.now(),
       session: headers.get('mcp-session-id'), version: headers.get('mcp-protocol-version'),
+      lastEventId: headers.get('last-event-id'),
     };
     session.exchanges.push(ex);
     const res = await fetch(url, init);

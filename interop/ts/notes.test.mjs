@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-  connect, connectHTTP, httpServerCommand, metaSchemaErrors, newAjv, serverCommand, sleep, textOf, wireFor,
+  checkStrict, connect, connectHTTP, httpServerCommand, metaSchemaErrors, GRACE, newAjv, note, serverCommand, sleep, textOf,
+  wireFor,
 } from './harness.mjs';
 
 /** JSON for failure messages, cut short. */
@@ -27,10 +28,15 @@ for (const kind of ['stdio', 'streamable-http', 'sse']) describe(`TypeScript SDK
     s = kind === 'stdio' ? await connect(serverCommand()) : await connectHTTP(httpServerCommand(), kind);
   });
   after(async () => {
+    checkStrict(s, `${kind}, before the client closes`);
     await s?.client.close();
     const exit = await s?.stop?.();
-    if (s?.stderr) console.error(`server stderr (${kind}):\n${s.stderr}`);
+    if (s?.stderr) note(`server stderr (${kind}):\n${s.stderr}`);
     if (exit) assert.deepEqual(exit, { code: 0, signal: null }, 'the HTTP server exits cleanly on SIGTERM');
+    // Closing aborts the client's own requests and streams, which the SDK
+    // reports as AbortErrors: those are its doing.
+    if (s) s.errors = s.errors.filter((e) => !/AbortError|operation was aborted/.test(String(e?.stack ?? e)));
+    checkStrict(s, `${kind}, after the client closed`);
   });
 
   /** Calls a tool that must succeed; checks structuredContent against its outputSchema. */
@@ -212,14 +218,30 @@ for (const kind of ['stdio', 'streamable-http', 'sse']) describe(`TypeScript SDK
         `the reindex stopped ${Math.round(performance.now() - started)}ms after it started, no sooner than it would have finished`);
     }
     await sleep(until - performance.now());
-    const grace = 100; // ms: what the server wrote before it read the cancellation
+    const grace = GRACE; // ms: what the server wrote before it read the cancellation
     for (const w of wireFor(s, token)) {
       assert.ok(w.msg.method, `a response arrived for the cancelled call ${Math.round(w.at - cancel.at)}ms after ` +
         `the cancellation: ${w.line}`);
       assert.ok(w.at - cancel.at <= grace, `progress ${Math.round(w.at - cancel.at)}ms after the cancellation: ${w.line}`);
     }
+    if (kind === 'streamable-http') {
+      // The SDK resumes the cancelled call's stream (GET with Last-Event-ID)
+      // after the server's retry interval; the server must end it so that
+      // the client stops, with no error and no second stream (issue 16: it
+      // used to get an empty 200, then a plain GET, then 409).
+      const resumed = () => s.exchanges.find((e) => e.method === 'GET' && e.lastEventId && e.at > cancel.at && e.status);
+      for (const deadline = performance.now() + 5000; !resumed() && performance.now() < deadline;) await sleep(10);
+      const r = resumed();
+      assert.ok(r, `the SDK resumed the cancelled call's stream: ${JSON.stringify(s.exchanges.slice(-4))}`);
+      assert.equal(r.status, 204, `the resume of the ended stream: ${JSON.stringify(r)}`);
+      await sleep(1500); // past another retry interval: nothing more may follow
+      const later = s.exchanges.filter((e) => e.at > cancel.at && (e.method === 'GET' || e.status >= 400));
+      assert.deepEqual(later.map((e) => `${e.method} ${e.status} ${e.lastEventId ?? ''}`), [`GET 204 ${r.lastEventId}`],
+        'after the cancellation, one resume answered 204 and nothing else');
+    }
     const after = await callOK('search_notes', { query: `filler note 29 ${marker}` });
     assert.equal(after.structuredContent.result.length, 1, 'the server still serves');
+    checkStrict(s, `${kind}, after the cancellation`);
   });
   if (kind === 'streamable-http') {
     test('session DELETE: terminateSession, then the old session id gets 404', async () => {
@@ -250,6 +272,7 @@ for (const kind of ['stdio', 'streamable-http', 'sse']) describe(`TypeScript SDK
       assert.equal(s.endpoints.length, 1, `one endpoint event: ${JSON.stringify(s.endpoints)}`);
       const endpoint = new URL(s.endpoints[0], s.url);
       assert.match(endpoint.search, /[?&]sessionId=[^&]+/);
+      checkStrict(s, 'sse, before the client closes');
       await s.client.close();
       let res;
       let body;
