@@ -9,19 +9,20 @@ import (
 )
 
 // layers ranks the generator's packages in pipeline order: a package may
-// import only packages of a lower rank. diag and naming sit under
-// everything; cache is the layer around the stages, and the facade
+// import only packages of a lower rank. diag, naming and metaschema (the
+// checker of hand-written schemas) sit under everything; cache is the layer around the stages, and the facade
 // (generator itself) sits on top.
 var layers = map[string]int{
-	"diag":   0,
-	"naming": 0,
-	"load":   1,
-	"model":  2,
-	"schema": 3,
-	"emit":   4,
-	"apidoc": 4,
-	"cache":  5,
-	"":       6,
+	"diag":       0,
+	"naming":     0,
+	"metaschema": 0,
+	"load":       1,
+	"model":      2,
+	"schema":     3,
+	"emit":       4,
+	"apidoc":     4,
+	"cache":      5,
+	"":           6,
 }
 
 // TestLayers: every internal package has a rank, and no package imports

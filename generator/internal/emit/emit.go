@@ -111,17 +111,21 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 // to its caller, and nothing changes it after sg returns it.
 func toolSchemasOf(services []*model.Service, sg *schema.Builder) map[*model.Method]toolSchemas {
 	type built struct {
-		m       *model.Method
-		in, out *jsonschema.Schema
-		wrapped bool
+		m                   *model.Method
+		in, out             *jsonschema.Schema
+		statedIn, statedOut []byte // the user's schemas, when stated
+		wrapped             bool
 	}
 	todo := make(chan built, 64)
 	done := make(chan map[*model.Method]toolSchemas)
 	go func() {
 		schemas := map[*model.Method]toolSchemas{}
 		for b := range todo {
-			sc := toolSchemas{input: schema.Marshal(b.in), wrapped: b.wrapped}
-			if b.out != nil {
+			sc := toolSchemas{input: b.statedIn, output: b.statedOut, wrapped: b.wrapped}
+			if sc.input == nil {
+				sc.input = schema.Marshal(b.in)
+			}
+			if b.out != nil && sc.output == nil {
 				sc.output = schema.Marshal(b.out)
 			}
 			schemas[b.m] = sc
@@ -136,6 +140,16 @@ func toolSchemasOf(services []*model.Service, sg *schema.Builder) map[*model.Met
 			b := built{m: m, in: sg.InputSchema(m)}
 			if out, wrapped := sg.OutputSchema(m); out != nil {
 				b.out, b.wrapped = out, wrapped
+			}
+			if m.StatedInput != nil {
+				b.statedIn = sg.Stated(m.StatedInput, b.in, true)
+			}
+			if st := m.StatedOutput; st != nil && b.out != nil {
+				if b.wrapped {
+					sg.Errorf(sg.Position(st.Pos), "type "+st.Type.Obj().Name()+": a stated schema describes a tool's result only when the result is a JSON object, which "+st.Type.Obj().Name()+" is not")
+				} else {
+					b.statedOut = sg.Stated(st, b.out, false)
+				}
 			}
 			todo <- b
 		}

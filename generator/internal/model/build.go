@@ -19,6 +19,7 @@ import (
 type syntaxIndex struct {
 	typeDocs   map[token.Pos]*ast.CommentGroup // type name position -> doc
 	methodDocs map[token.Pos]*ast.CommentGroup // interface method name position -> doc
+	stated     *statedSchemas
 }
 
 func indexSyntax(files []*ast.File) *syntaxIndex {
@@ -57,6 +58,7 @@ func indexSyntax(files []*ast.File) *syntaxIndex {
 func Build(pkg *packages.Package, names []string, typeErrs diag.List) ([]*Service, error) {
 	errs := &diag.Collector{Fset: pkg.Fset}
 	idx := indexSyntax(pkg.Syntax)
+	idx.stated = &statedSchemas{pkg: pkg, idx: idx, errs: errs}
 	var services []*Service
 	for _, name := range names {
 		if s := buildService(pkg, idx, name, errs); s != nil {
@@ -182,6 +184,7 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 		errs.At(fn.Pos(), "method %s is a notification, so it has no result; return only error", fn.Name())
 	}
 	buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
+	idx.stated.attach(m)
 	if len(errs.List) > before || check.invalid {
 		return nil
 	}

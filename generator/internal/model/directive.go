@@ -57,11 +57,14 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"prompt":   {"name": valueArg, "title": valueArg},
 		"complete": {"prompt": valueArg, "resource": valueArg, "arg": valueArg},
 	},
+	"type": {
+		"schema": {"file": valueArg},
+	},
 }
 
 // ParseDirectives reads the //rpcgen: lines of a doc comment, reporting
-// malformed ones, ones that do not belong at place ("interface" or
-// "method"), unknown keys, and repeats.
+// malformed ones, ones that do not belong at place ("interface", "method",
+// or "type" for another type's declaration), unknown keys, and repeats.
 func ParseDirectives(doc *ast.CommentGroup, place string, errs *diag.Collector) map[string]*Directive {
 	out := map[string]*Directive{}
 	if doc == nil {

@@ -45,6 +45,10 @@ type Method struct {
 	Content ContentKind
 	// Schema holds the //rpcgen:schema options of the method's schemas.
 	Schema SchemaOptions
+	// StatedInput and StatedOutput are the schemas the user stated for the
+	// type of the method's one struct param and of its result (see
+	// StatedSchema); nil where rpcgen derives them.
+	StatedInput, StatedOutput *StatedSchema
 	// Resource, Prompt and Completer describe the method as an MCP
 	// resource (or resource template), prompt or completion provider; at
 	// most one is set, and then Tool is nil. See features.go.

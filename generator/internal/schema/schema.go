@@ -51,6 +51,8 @@ type Builder struct {
 	bodies    map[bodyKey]*jsonschema.Schema      // namedBody's answers, shared (see namedBody)
 	specials  map[*types.Named]*jsonschema.Schema // special's answers, nil included; never handed out
 
+	stated map[statedKey][]byte // Stated's answers, nil included
+
 	allDefs bool // named struct types go under "$defs" (see defsGen)
 	// deep makes namedBody hand out deep copies, as it did before it shared
 	// its answers; tests compare the two.

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -22,13 +24,27 @@ import (
 func Files(g *Builder, services []*model.Service, dir string) map[string][]byte {
 	files := map[string][]byte{}
 	owner := map[string]*model.Method{}
-	add := func(m *model.Method, what string, s *jsonschema.Schema) {
+	add := func(m *model.Method, what string, s *jsonschema.Schema, stated *model.StatedSchema) {
 		path := filepath.Join(dir, schemaFileName(m.RPCName)+"."+what+".schema.json")
 		if prev := owner[path]; prev != nil && prev != m {
 			g.Errorf(m.Pos, fmt.Sprintf("method %s: its schema file %s is also that of %s; give one of them another name", m.Name, filepath.Base(path), prev.Name))
 			return
 		}
 		owner[path] = m
+		if stated != nil {
+			// The user's schema, as written (indented like the others).
+			derived := s
+			if what == "result" {
+				derived, _ = g.OutputSchema(m) // the object, not the JSON-RPC result that may be null
+			}
+			if b := g.Stated(stated, derived, what == "params"); b != nil {
+				var out bytes.Buffer
+				json.Indent(&out, b, "", "  ")
+				out.WriteByte('\n')
+				files[path] = out.Bytes()
+			}
+			return
+		}
 		root := *s // shallow: the schema was built for this file alone
 		root.Version = jsonschema.Version
 		if root.Title == "" {
@@ -43,9 +59,9 @@ func Files(g *Builder, services []*model.Service, dir string) map[string][]byte 
 	}
 	for _, svc := range services {
 		for _, m := range svc.Methods {
-			add(m, "params", g.InputSchema(m))
+			add(m, "params", g.InputSchema(m), m.StatedInput)
 			if m.Result != nil {
-				add(m, "result", g.ResultSchema(m))
+				add(m, "result", g.ResultSchema(m), m.StatedOutput)
 			}
 		}
 	}
