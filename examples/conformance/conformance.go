@@ -61,12 +61,12 @@ type Conformance interface {
 	//rpcgen:tool name=test_tool_with_logging readonly openworld=false
 	WithLogging(ctx context.Context) (mcp.Content, error)
 
-	// JSONSchema greets a person at an address; its input schema shows
-	// JSON Schema 2020-12 features: "$schema", "$defs" and "$ref", and
-	// additionalProperties false.
+	// JSONSchema greets a person at an address; its input schema, stated
+	// in person.schema.json, shows JSON Schema 2020-12 features Go types
+	// cannot say: "$schema", "$defs" with an "$anchor", "$ref", "allOf" of
+	// "anyOf", "if"/"then"/"else", and additionalProperties false.
 	//
 	//rpcgen:tool name=json_schema_2020_12_tool readonly openworld=false
-	//rpcgen:schema dialect defs
 	JSONSchema(ctx context.Context, p person) (mcp.Content, error)
 
 	// Reconnection closes the HTTP stream carrying its call, then answers:
@@ -183,12 +183,23 @@ type record struct {
 	Name string `json:"name"`
 }
 
-// person is the argument object of json_schema_2020_12_tool.
+// person is the argument object of json_schema_2020_12_tool, and the
+// contact details to reach them by: a phone number when ContactMethod is
+// "phone", else an email address (which person.schema.json says, and the
+// generated decoder does not check).
+//
+//rpcgen:schema file=person.schema.json
 type person struct {
 	// Name of the person.
 	Name string `json:"name,omitempty"`
 	// Address of the person.
 	Address *address `json:"address,omitempty"`
+	// ContactMethod is "phone" or "email".
+	ContactMethod string `json:"contactMethod,omitempty"`
+	// Phone is the number to call.
+	Phone string `json:"phone,omitempty"`
+	// Email is the address to write to.
+	Email string `json:"email,omitempty"`
 }
 
 // address is a postal address: its schema is the "address" entry of

@@ -4,7 +4,10 @@
 // with fetch, and the types of their params and results. It imports nothing.
 
 /**
- * person is the argument object of json_schema_2020_12_tool.
+ * person is the argument object of json_schema_2020_12_tool, and the contact
+ * details to reach them by: a phone number when ContactMethod is "phone", else
+ * an email address (which person.schema.json says, and the generated decoder
+ * does not check).
  */
 export interface person {
   /**
@@ -15,6 +18,18 @@ export interface person {
    * Address of the person.
    */
   address?: address;
+  /**
+   * ContactMethod is "phone" or "email".
+   */
+  contactMethod?: string;
+  /**
+   * Phone is the number to call.
+   */
+  phone?: string;
+  /**
+   * Email is the address to write to.
+   */
+  email?: string;
 }
 
 /**
@@ -153,9 +168,10 @@ export class ConformanceClient {
   }
 
   /**
-   * JSONSchema greets a person at an address; its input schema shows JSON
-   * Schema 2020-12 features: "$schema", "$defs" and "$ref", and
-   * additionalProperties false.
+   * JSONSchema greets a person at an address; its input schema, stated in
+   * person.schema.json, shows JSON Schema 2020-12 features Go types cannot say:
+   * "$schema", "$defs" with an "$anchor", "$ref", "allOf" of "anyOf",
+   * "if"/"then"/"else", and additionalProperties false.
    */
   async jsonSchema(p: person): Promise<unknown> {
     return this.#rpc.call<unknown>("conformance.jsonSchema", p);

@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -37,7 +38,7 @@ var toolNames = []string{
 	"test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
 	"test_input_required_result_tampered_state", "test_input_required_result_capabilities",
 	"test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
-	"test_trigger_tool_change", "test_trigger_prompt_change",
+	"test_forecast_by_region", "test_trigger_tool_change", "test_trigger_prompt_change",
 }
 
 // logs collects the log messages a client receives.
@@ -99,13 +100,26 @@ func TestToolsList(t *testing.T) {
 				if tool.Name != "json_schema_2020_12_tool" {
 					continue
 				}
-				// What the json-schema-2020-12 scenario checks.
+				// What the json-schema-2020-12 scenario checks: the schema
+				// person.schema.json states, as it states it.
 				defs, _ := schema["$defs"].(map[string]any)
 				props, _ := schema["properties"].(map[string]any)
 				addr, _ := props["address"].(map[string]any)
-				if schema["$schema"] != "https://json-schema.org/draft/2020-12/schema" || defs["address"] == nil ||
-					addr["$ref"] != "#/$defs/address" || props["name"] == nil {
+				def, _ := defs["address"].(map[string]any)
+				allOf, _ := schema["allOf"].([]any)
+				if schema["$schema"] != "https://json-schema.org/draft/2020-12/schema" || def["$anchor"] != "addressDef" ||
+					addr["$ref"] != "#/$defs/address" || props["name"] == nil || len(allOf) != 1 ||
+					schema["if"] == nil || schema["then"] == nil || schema["else"] == nil {
 					t.Errorf("json_schema_2020_12_tool: input schema %s", tool.InputSchema)
+				}
+				stated, err := os.ReadFile("person.schema.json")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want bytes.Buffer
+				json.Compact(&want, stated)
+				if string(tool.InputSchema) != want.String() {
+					t.Errorf("json_schema_2020_12_tool: input schema\n%s\nwant person.schema.json\n%s", tool.InputSchema, want.Bytes())
 				}
 			}
 			if !slices.Equal(names, toolNames) {

@@ -143,6 +143,12 @@ func (f *fixture) JSONSchema(_ context.Context, p person) (mcp.Content, error) {
 	if p.Address != nil {
 		text += ", of " + p.Address.Street + " in " + p.Address.City
 	}
+	switch {
+	case p.ContactMethod == "phone" && p.Phone != "":
+		text += "; we will call " + p.Phone
+	case p.Email != "":
+		text += "; we will write to " + p.Email
+	}
 	return mcp.TextContent(text + "!"), nil
 }
 

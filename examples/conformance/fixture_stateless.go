@@ -231,6 +231,15 @@ func (f *stateless) Logging(ctx context.Context) (mcp.Content, error) {
 	return mcp.TextContent("Logged two messages at level info."), nil
 }
 
+func (f *stateless) Forecast(_ context.Context, q forecastQuery) (mcp.Content, error) {
+	days := max(q.Days, 1)
+	text := fmt.Sprintf("Sunny in %s for the next %d day(s)", q.Region, days)
+	if q.Detail != "" {
+		text += ", " + q.Detail + " light"
+	}
+	return mcp.TextContent(text + "."), nil
+}
+
 func (f *stateless) TriggerToolChange(context.Context) (mcp.Content, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

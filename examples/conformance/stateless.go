@@ -94,6 +94,15 @@ type Stateless interface {
 	//rpcgen:tool name=test_logging_tool readonly openworld=false
 	Logging(ctx context.Context) (mcp.Content, error)
 
+	// Forecast gives the weather of a region. Its region and days arguments
+	// travel in the Mcp-Param-Region and Mcp-Param-Days HTTP headers too
+	// (x-mcp-header, stated in forecast.schema.json), so that a proxy can
+	// route on them without reading the body; the server checks that each
+	// header agrees with the body.
+	//
+	//rpcgen:tool name=test_forecast_by_region readonly openworld=false
+	Forecast(ctx context.Context, q forecastQuery) (mcp.Content, error)
+
 	// TriggerToolChange adds a tool, so the client hears
 	// notifications/tools/list_changed.
 	//
@@ -105,4 +114,16 @@ type Stateless interface {
 	//
 	//rpcgen:tool name=test_trigger_prompt_change idempotent=false openworld=false
 	TriggerPromptChange(ctx context.Context) (mcp.Content, error)
+}
+
+// forecastQuery is what test_forecast_by_region is asked.
+//
+//rpcgen:schema file=forecast.schema.json
+type forecastQuery struct {
+	// Region is the region to forecast, such as "us-west1".
+	Region string `json:"region"`
+	// Days is how many days ahead to forecast (1 when left out).
+	Days int `json:"days,omitempty"`
+	// Detail says what to include, such as "wind".
+	Detail string `json:"detail,omitempty"`
 }

@@ -41,6 +41,8 @@ const (
 	StatelessStreamingElicitationMethod = "stateless.streamingElicitation"
 	// StatelessLoggingMethod is the JSON-RPC method name of Stateless.Logging.
 	StatelessLoggingMethod = "stateless.logging"
+	// StatelessForecastMethod is the JSON-RPC method name of Stateless.Forecast.
+	StatelessForecastMethod = "stateless.forecast"
 	// StatelessTriggerToolChangeMethod is the JSON-RPC method name of Stateless.TriggerToolChange.
 	StatelessTriggerToolChangeMethod = "stateless.triggerToolChange"
 	// StatelessTriggerPromptChangeMethod is the JSON-RPC method name of Stateless.TriggerPromptChange.
@@ -162,6 +164,21 @@ func (c *StatelessClient) Logging(ctx context.Context) (mcp.Content, error) {
 	return runtime.Call[mcp.Content](ctx, c.caller, StatelessLoggingMethod, nil)
 }
 
+// Forecast gives the weather of a region. Its region and days arguments
+// travel in the Mcp-Param-Region and Mcp-Param-Days HTTP headers too
+// (x-mcp-header, stated in forecast.schema.json), so that a proxy can
+// route on them without reading the body; the server checks that each
+// header agrees with the body.
+//
+// It calls the remote method "stateless.forecast".
+func (c *StatelessClient) Forecast(ctx context.Context, q forecastQuery) (mcp.Content, error) {
+	var result mcp.Content
+	if err := c.caller.Call(ctx, StatelessForecastMethod, q, &result); err != nil {
+		return mcp.Content{}, err
+	}
+	return result, nil
+}
+
 // TriggerToolChange adds a tool, so the client hears
 // notifications/tools/list_changed.
 //
@@ -218,6 +235,8 @@ func (h statelessHandler) ServeRPC(ctx context.Context, req *runtime.Request) (j
 		return h.serveStreamingElicitation(ctx, req.Params)
 	case StatelessLoggingMethod:
 		return h.serveLogging(ctx, req.Params)
+	case StatelessForecastMethod:
+		return h.serveForecast(ctx, req.Params)
 	case StatelessTriggerToolChangeMethod:
 		return h.serveTriggerToolChange(ctx, req.Params)
 	case StatelessTriggerPromptChangeMethod:
@@ -367,6 +386,19 @@ func (h statelessHandler) serveLogging(ctx context.Context, params json.RawMessa
 	return result.MarshalJSON()
 }
 
+// serveForecast decodes the params of Stateless.Forecast, calls it and encodes its result.
+func (h statelessHandler) serveForecast(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p forecastQuery
+	if err := decodeStatelessForecastParams(params, &p); err != nil {
+		return nil, err
+	}
+	result, err := h.impl.Forecast(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return result.MarshalJSON()
+}
+
 // serveTriggerToolChange decodes the params of Stateless.TriggerToolChange, calls it and encodes its result.
 func (h statelessHandler) serveTriggerToolChange(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := runtime.NoParams(params); err != nil {
@@ -415,6 +447,8 @@ const (
 	StatelessStreamingElicitationTool = "test_streaming_elicitation"
 	// StatelessLoggingTool is the MCP tool name of Stateless.Logging.
 	StatelessLoggingTool = "test_logging_tool"
+	// StatelessForecastTool is the MCP tool name of Stateless.Forecast.
+	StatelessForecastTool = "test_forecast_by_region"
 	// StatelessTriggerToolChangeTool is the MCP tool name of Stateless.TriggerToolChange.
 	StatelessTriggerToolChangeTool = "test_trigger_tool_change"
 	// StatelessTriggerPromptChangeTool is the MCP tool name of Stateless.TriggerPromptChange.
@@ -434,6 +468,7 @@ const (
 	statelessMissingCapabilityInputSchema    = statelessInputElicitationInputSchema
 	statelessStreamingElicitationInputSchema = statelessInputElicitationInputSchema
 	statelessLoggingInputSchema              = statelessInputElicitationInputSchema
+	statelessForecastInputSchema             = `{"type":"object","description":"What to forecast: region and days are mirrored into HTTP headers (x-mcp-header).","properties":{"region":{"type":"string","description":"The region to forecast, such as \"us-west1\".","x-mcp-header":"Region"},"days":{"type":"integer","minimum":1,"maximum":14,"description":"How many days ahead to forecast (1 when left out).","x-mcp-header":"Days"},"detail":{"type":"string","description":"What to include, such as \"wind\"."}},"required":["region"],"additionalProperties":false}`
 	statelessTriggerToolChangeInputSchema    = statelessInputElicitationInputSchema
 	statelessTriggerPromptChangeInputSchema  = statelessInputElicitationInputSchema
 )
@@ -520,6 +555,13 @@ func StatelessTools(impl Stateless) []mcp.Tool {
 		InputSchema: json.RawMessage(statelessLoggingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Handler:     mcp.WrapContent(h.serveLogging),
+		Content:     true,
+	}, {
+		Name:        StatelessForecastTool,
+		Description: "Forecast gives the weather of a region. Its region and days arguments\ntravel in the Mcp-Param-Region and Mcp-Param-Days HTTP headers too\n(x-mcp-header, stated in forecast.schema.json), so that a proxy can\nroute on them without reading the body; the server checks that each\nheader agrees with the body.",
+		InputSchema: json.RawMessage(statelessForecastInputSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Handler:     mcp.WrapContent(h.serveForecast),
 		Content:     true,
 	}, {
 		Name:        StatelessTriggerToolChangeTool,
@@ -694,6 +736,17 @@ func (c *StatelessMCPClient) Logging(ctx context.Context) (mcp.Content, error) {
 	return mcp.CallToolBlock(ctx, c.caller, StatelessLoggingTool, nil)
 }
 
+// Forecast gives the weather of a region. Its region and days arguments
+// travel in the Mcp-Param-Region and Mcp-Param-Days HTTP headers too
+// (x-mcp-header, stated in forecast.schema.json), so that a proxy can
+// route on them without reading the body; the server checks that each
+// header agrees with the body.
+//
+// It calls the MCP tool "test_forecast_by_region".
+func (c *StatelessMCPClient) Forecast(ctx context.Context, q forecastQuery) (mcp.Content, error) {
+	return mcp.CallToolBlock(ctx, c.caller, StatelessForecastTool, q)
+}
+
 // TriggerToolChange adds a tool, so the client hears
 // notifications/tools/list_changed.
 //
@@ -708,4 +761,41 @@ func (c *StatelessMCPClient) TriggerToolChange(ctx context.Context) (mcp.Content
 // It calls the MCP tool "test_trigger_prompt_change".
 func (c *StatelessMCPClient) TriggerPromptChange(ctx context.Context) (mcp.Content, error) {
 	return mcp.CallToolBlock(ctx, c.caller, StatelessTriggerPromptChangeTool, nil)
+}
+
+// decodeStatelessForecastParams decodes the params of Stateless.Forecast into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeStatelessForecastParams(raw []byte, p *forecastQuery) error {
+	d := runtime.NewDecoder(raw)
+	d.StructParams()
+	readForecastQuery(&d, p)
+	return d.Finish()
+}
+
+// forecastQueryFields lists the fields of forecastQuery.
+var forecastQueryFields = runtime.NewFields("region", "days", "detail")
+
+// readForecastQuery reads an object into p, a forecastQuery, validating it as it goes.
+func readForecastQuery(d *runtime.Decoder, p *forecastQuery) {
+	if !d.Object() {
+		return
+	}
+	var hasRegion bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "region":
+			hasRegion = true
+			p.Region = d.String()
+		case "days":
+			p.Days = d.Int()
+		case "detail":
+			p.Detail = d.String()
+		default:
+			d.UnknownField(key, forecastQueryFields)
+		}
+	}
+	if !hasRegion {
+		d.MissingField("region")
+	}
 }

@@ -94,6 +94,9 @@ func TestStatelessTools(t *testing.T) {
 					t.Errorf("%s: %q, %v; want %q", name, got.Text, err, tc.want)
 				}
 			}
+			if got, err := s.Forecast(ctx, forecastQuery{Region: "us-west1", Days: 3, Detail: "wind"}); err != nil || got.Text != "Sunny in us-west1 for the next 3 day(s), wind light." {
+				t.Errorf("forecast: %q, %v", got.Text, err)
+			}
 			res, err := c.GetPrompt(ctx, "test_input_required_result_prompt", nil)
 			if err != nil || len(res.Messages) != 1 || res.Messages[0].Content.Text != "Answer the question using this context: the tests" {
 				t.Errorf("prompt: %+v, %v", res, err)
