@@ -156,7 +156,11 @@ func TestDecodeHeaderValue(t *testing.T) {
 		{"us-west1", "us-west1", true},
 		{"a b\tc", "a b\tc", true},
 		{"=?base64?SGVsbG8sIOS4lueVjA==?=", "Hello, 世界", true},
-		{"=?base64?SGVsbG8sIOS4lueVjA?=", "Hello, 世界", true}, // unpadded
+		{"=?base64?SGVsbG8sIOS4lueVjA?=", "", false}, // unpadded: SEP-2243's cases refuse it
+		{"=?base64?SGVsbG8?=", "", false},            // the conformance suite's case
+		{"=?base64?SGVs!!!bG8=?=", "", false},        // not the alphabet
+		{"=?base64?SGVsbG9=?=", "", false},           // stray bits in the last character
+		{"=?base64?SGVs\nbG8=?=", "", false},         // a line break
 		{"=?base64?bGluZTEKbGluZTI=?=", "line1\nline2", true},
 		{"=?BASE64?YWRk?=", "=?BASE64?YWRk?=", true}, // the markers are case-sensitive
 		{"=?base64?/w==?=", "", false},               // not UTF-8

@@ -146,12 +146,12 @@ func encodeHeaderValue(s string) string {
 // visible ASCII (spaces and tabs allowed inside).
 func decodeHeaderValue(v string) (string, bool) {
 	if len(v) >= len(base64Prefix)+len(base64Suffix) && strings.HasPrefix(v, base64Prefix) && strings.HasSuffix(v, base64Suffix) {
+		// Strictly: padded, the standard alphabet, no stray bits, as
+		// SEP-2243's table of cases has it (unpadded "SGVsbG8" is refused).
 		enc := v[len(base64Prefix) : len(v)-len(base64Suffix)]
-		b, err := base64.StdEncoding.DecodeString(enc)
-		if err != nil {
-			if b, err = base64.RawStdEncoding.DecodeString(enc); err != nil {
-				return "", false
-			}
+		b, err := base64.StdEncoding.Strict().DecodeString(enc)
+		if err != nil || strings.ContainsAny(enc, "\r\n") {
+			return "", false
 		}
 		if !utf8.Valid(b) {
 			return "", false
