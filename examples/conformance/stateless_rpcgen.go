@@ -172,11 +172,7 @@ func (c *StatelessClient) Logging(ctx context.Context) (mcp.Content, error) {
 //
 // It calls the remote method "stateless.forecast".
 func (c *StatelessClient) Forecast(ctx context.Context, q forecastQuery) (mcp.Content, error) {
-	var result mcp.Content
-	if err := c.caller.Call(ctx, StatelessForecastMethod, q, &result); err != nil {
-		return mcp.Content{}, err
-	}
-	return result, nil
+	return runtime.Call[mcp.Content](ctx, c.caller, StatelessForecastMethod, q)
 }
 
 // TriggerToolChange adds a tool, so the client hears

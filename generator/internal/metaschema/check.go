@@ -118,14 +118,35 @@ func (c *checker) schema(n *Node) {
 }
 
 func (c *checker) keyword(key string, rule valueRule, v *Node) {
-	want := func(what string) { c.add(v.Off, "%q must be %s, not %s", key, what, v.Kind) }
 	switch rule {
 	case anyValue:
+	case schemaValue, schemaArray, schemaMap:
+		c.subschemas(key, rule, v)
+	case stringValue, uriRefValue, idValue, anchorValue:
+		c.stringKeyword(key, rule, v)
+	case boolValue, numberValue, positiveValue, countValue, arrayValue:
+		c.scalarKeyword(key, rule, v)
+	case stringSet:
+		c.stringSet(key, v)
+	case typeValue:
+		c.typeKeyword(v)
+	case vocabulary, dependentReq, dependencies:
+		c.objectKeyword(key, rule, v)
+	}
+}
+
+// want reports that keyword key's value v is not what.
+func (c *checker) want(key, what string, v *Node) {
+	c.add(v.Off, "%q must be %s, not %s", key, what, v.Kind)
+}
+
+func (c *checker) subschemas(key string, rule valueRule, v *Node) {
+	switch rule {
 	case schemaValue:
 		c.schema(v)
 	case schemaArray:
 		if v.Kind != Array {
-			want("a non-empty array of schemas")
+			c.want(key, "a non-empty array of schemas", v)
 			return
 		}
 		if len(v.Elems) == 0 {
@@ -136,44 +157,51 @@ func (c *checker) keyword(key string, rule valueRule, v *Node) {
 		}
 	case schemaMap:
 		if v.Kind != Object {
-			want("an object of schemas")
+			c.want(key, "an object of schemas", v)
 			return
 		}
 		for _, m := range v.Members {
 			c.schema(m.Value)
 		}
-	case stringValue, uriRefValue, idValue, anchorValue:
-		if v.Kind != String {
-			want("a string")
-			return
+	}
+}
+
+func (c *checker) stringKeyword(key string, rule valueRule, v *Node) {
+	if v.Kind != String {
+		c.want(key, "a string", v)
+		return
+	}
+	switch {
+	case rule == anchorValue && !anchorPattern.MatchString(v.Str):
+		c.add(v.Off, "%q %q is not a plain name (a letter or _ first, then letters, digits, -, _ and .)", key, v.Str)
+	case rule == idValue && strings.Contains(strings.TrimSuffix(v.Str, "#"), "#"):
+		c.add(v.Off, "%q %q must not have a fragment (use \"$anchor\" to name a subschema)", key, v.Str)
+	case (rule == uriRefValue || rule == idValue) && strings.ContainsAny(v.Str, " \t\r\n<>\"{}|\\^`"):
+		c.add(v.Off, "%q %q is not a URI reference", key, v.Str)
+	}
+	if rule == anchorValue {
+		if c.anchors == nil {
+			c.anchors = map[string]bool{}
 		}
-		switch {
-		case rule == anchorValue && !anchorPattern.MatchString(v.Str):
-			c.add(v.Off, "%q %q is not a plain name (a letter or _ first, then letters, digits, -, _ and .)", key, v.Str)
-		case rule == idValue && strings.Contains(strings.TrimSuffix(v.Str, "#"), "#"):
-			c.add(v.Off, "%q %q must not have a fragment (use \"$anchor\" to name a subschema)", key, v.Str)
-		case (rule == uriRefValue || rule == idValue) && strings.ContainsAny(v.Str, " \t\r\n<>\"{}|\\^`"):
-			c.add(v.Off, "%q %q is not a URI reference", key, v.Str)
+		if c.anchors[v.Str] {
+			c.add(v.Off, "anchor %q is defined twice", v.Str)
 		}
-		if rule == anchorValue && key != "$recursiveAnchor" {
-			if c.anchors == nil {
-				c.anchors = map[string]bool{}
-			}
-			if c.anchors[v.Str] {
-				c.add(v.Off, "anchor %q is defined twice", v.Str)
-			}
-			c.anchors[v.Str] = true
-		}
-		if key == "$ref" || key == "$dynamicRef" {
-			c.refs = append(c.refs, v)
-		}
+		c.anchors[v.Str] = true
+	}
+	if key == "$ref" || key == "$dynamicRef" {
+		c.refs = append(c.refs, v)
+	}
+}
+
+func (c *checker) scalarKeyword(key string, rule valueRule, v *Node) {
+	switch rule {
 	case boolValue:
 		if v.Kind != Bool {
-			want("true or false")
+			c.want(key, "true or false", v)
 		}
 	case numberValue:
 		if v.Kind != Number {
-			want("a number")
+			c.want(key, "a number", v)
 		}
 	case positiveValue:
 		if v.Kind != Number || sign(v) <= 0 {
@@ -185,32 +213,25 @@ func (c *checker) keyword(key string, rule valueRule, v *Node) {
 		}
 	case arrayValue:
 		if v.Kind != Array {
-			want("an array")
+			c.want(key, "an array", v)
 		}
-	case stringSet:
-		c.stringSet(key, v)
-	case typeValue:
-		c.typeKeyword(v)
-	case vocabulary:
-		if v.Kind != Object {
-			want("an object")
-			return
-		}
-		for _, m := range v.Members {
+	}
+}
+
+func (c *checker) objectKeyword(key string, rule valueRule, v *Node) {
+	if v.Kind != Object {
+		c.want(key, "an object", v)
+		return
+	}
+	for _, m := range v.Members {
+		switch {
+		case rule == vocabulary:
 			if m.Value.Kind != Bool {
 				c.add(m.Value.Off, "\"$vocabulary\" member %q must be true or false", m.Key)
 			}
-		}
-	case dependentReq, dependencies:
-		if v.Kind != Object {
-			want("an object")
-			return
-		}
-		for _, m := range v.Members {
-			if rule == dependencies && m.Value.Kind != Array {
-				c.schema(m.Value)
-				continue
-			}
+		case rule == dependencies && m.Value.Kind != Array:
+			c.schema(m.Value)
+		default:
 			c.stringSet(key+"."+m.Key, m.Value)
 		}
 	}

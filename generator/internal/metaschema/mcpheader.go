@@ -27,7 +27,9 @@ type headers struct {
 	seen     map[string]bool // lower-cased names
 }
 
-func (h *headers) add(off int, msg string) { h.problems = append(h.problems, Problem{Off: off, Msg: msg}) }
+func (h *headers) add(off int, msg string) {
+	h.problems = append(h.problems, Problem{Off: off, Msg: msg})
+}
 
 // walk checks schema n, which is a property reached through "properties"
 // alone when byProps is set.
