@@ -51,7 +51,7 @@ func (g *Builder) Stated(st *model.StatedSchema, derived *jsonschema.Schema, inp
 func (g *Builder) checkStated(st *model.StatedSchema, derived *jsonschema.Schema, input bool) []byte {
 	name := st.Type.Obj().Name()
 	src, err := os.ReadFile(st.File)
-	g.Docs.Inputs().readFile(st.File, src, err)
+	g.Docs.Inputs().ReadFile(st.File, src, err)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
