@@ -93,7 +93,7 @@ func stringOrIntegerID(b []byte) bool {
 	if b[0] == '"' {
 		return true
 	}
-	return string(b) != "null" && bytes.IndexAny(b, ".eE") < 0
+	return string(b) != "null" && !bytes.ContainsAny(b, ".eE")
 }
 
 // replyID is the id an error reply to m carries: m's own if it was readable and valid.

@@ -64,7 +64,7 @@ func validID(id []byte) bool {
 	case c == '"':
 		return len(id) >= 2 && id[len(id)-1] == '"'
 	case c == '-' || '0' <= c && c <= '9':
-		return bytes.IndexAny(id, ".eE") < 0
+		return !bytes.ContainsAny(id, ".eE")
 	}
 	return false
 }
