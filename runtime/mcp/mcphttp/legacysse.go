@@ -30,9 +30,6 @@ const (
 	// legacyMaxCalls bounds the calls in flight in one HTTP+SSE session; a
 	// POST beyond it gets 429.
 	legacyMaxCalls = 256
-	// legacyMaxPending bounds the bytes waiting to be written on one stream;
-	// a client that reads too slowly loses its session.
-	legacyMaxPending = 64 << 20
 	// legacyWriteTimeout bounds each write on a stream, so a client that has
 	// stopped reading cannot hold a goroutine for good.
 	legacyWriteTimeout = time.Minute
@@ -63,12 +60,17 @@ type sseSession struct {
 	ctx     context.Context // the session's life; ends with its stream
 	cancel  context.CancelFunc
 
-	mu      sync.Mutex
-	queue   [][]byte // messages waiting for the stream, in order
-	pending int      // their bytes
-	ended   bool     // nothing more is queued
-	calls   int      // calls in flight
-	wake    chan struct{}
+	l  *sseLegacy
+	rc *http.ResponseController // the stream's; set before the session is known
+
+	mu        sync.Mutex
+	queue     [][]byte // messages waiting for the stream, in order
+	buffered  int      // bytes queued or being written (see legacyoutput.go)
+	ended     bool     // nothing more is queued
+	condemned bool     // ended for good: its stream is cut, nothing drained
+	done      bool     // serveGET has returned: rc is not to be used
+	calls     int      // calls in flight
+	wake      chan struct{}
 }
 
 func newSSELegacy(h *Handler) *sseLegacy {
@@ -107,6 +109,8 @@ func (l *sseLegacy) serveGET(w http.ResponseWriter, r *http.Request) {
 		ctx:     ctx,
 		cancel:  cancel,
 		wake:    make(chan struct{}, 1),
+		l:       l,
+		rc:      http.NewResponseController(w),
 	}
 	// Messages unrelated to a request (resources/updated, list_changed) go
 	// on the stream too.
@@ -131,17 +135,17 @@ func (l *sseLegacy) serveGET(w http.ResponseWriter, r *http.Request) {
 	hdr.Del("Content-Length")
 	w.WriteHeader(http.StatusOK)
 
-	rc := http.NewResponseController(w)
+	rc := sess.rc
 	// The stream outlives any http.Server ReadTimeout (which would end the
 	// request's context) and WriteTimeout: each write gets its own deadline
 	// instead, and none is left behind for the connection's next request.
 	_ = rc.SetReadDeadline(time.Time{})
-	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	defer sess.streamEnded()
 	buf := sse.AppendEvent(make([]byte, 0, 512), sse.Event{
 		Type: "endpoint",
 		Data: endpointPath(r) + "?sessionId=" + url.QueryEscape(sess.id),
 	})
-	if !l.write(rc, w, buf, legacyWriteTimeout) {
+	if !l.write(sess, w, buf, legacyWriteTimeout) {
 		return
 	}
 	l.h.logger.Debug("mcphttp: HTTP+SSE session opened", "session", sess.id)
@@ -156,21 +160,29 @@ func (l *sseLegacy) serveGET(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-ctx.Done():
-			// The client went away, or the session was ended (shutdown, a
-			// client too slow to read): write what is left, in case the
-			// client is still there.
-			batch = sess.take(batch[:0])
-			l.write(rc, w, appendMessages(buf[:0], batch), legacyDrainTimeout)
+			// The client went away, or the session was ended (a shutdown):
+			// write what is left, in case the client is still there; unless
+			// the session was condemned (its client does not read).
+			var n int
+			batch, n = sess.take(batch[:0])
+			if !sess.isCondemned() {
+				l.write(sess, w, appendMessages(buf[:0], batch), legacyDrainTimeout)
+			}
+			clear(batch)
+			sess.written(n)
 			return
 		case <-sess.wake:
-			batch = sess.take(batch[:0])
+			var n int
+			batch, n = sess.take(batch[:0])
 			buf = appendMessages(buf[:0], batch)
-			clear(batch)
-			if !l.write(rc, w, buf, legacyWriteTimeout) {
+			clear(batch) // the encoded copy in buf is what is left
+			ok := l.write(sess, w, buf, legacyWriteTimeout)
+			sess.written(n)
+			if !ok {
 				return
 			}
 		case <-tick:
-			if !l.write(rc, w, sse.AppendComment(buf[:0], ""), legacyWriteTimeout) {
+			if !l.write(sess, w, sse.AppendComment(buf[:0], ""), legacyWriteTimeout) {
 				return
 			}
 		}
@@ -180,18 +192,25 @@ func (l *sseLegacy) serveGET(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// write writes b on the stream and flushes it, within timeout; it reports
-// whether that worked.
-func (l *sseLegacy) write(rc *http.ResponseController, w http.ResponseWriter, b []byte, timeout time.Duration) bool {
+// write writes b on sess's stream and flushes it, within timeout; it
+// reports whether that worked. A condemned session's stream writes nothing:
+// its deadline is set under sess.mu, which condemn holds to cut the stream.
+func (l *sseLegacy) write(sess *sseSession, w http.ResponseWriter, b []byte, timeout time.Duration) bool {
+	sess.mu.Lock()
+	if sess.condemned {
+		sess.mu.Unlock()
+		return false
+	}
 	// Ignored when unsupported: the write then has no deadline.
-	_ = rc.SetWriteDeadline(time.Now().Add(timeout))
+	_ = sess.rc.SetWriteDeadline(time.Now().Add(timeout))
+	sess.mu.Unlock()
 	if len(b) > 0 {
 		if _, err := w.Write(b); err != nil {
 			l.h.logger.Debug("mcphttp: write HTTP+SSE stream", "err", err)
 			return false
 		}
 	}
-	if err := rc.Flush(); err != nil {
+	if err := sess.rc.Flush(); err != nil {
 		l.h.logger.Debug("mcphttp: flush HTTP+SSE stream", "err", err)
 		return false
 	}
@@ -204,56 +223,6 @@ func appendMessages(b []byte, msgs [][]byte) []byte {
 		b = sse.AppendEvent(b, sse.Event{Type: "message", Data: string(m)})
 	}
 	return b
-}
-
-// end removes the session and ends it: its calls in flight are cancelled
-// and nothing more is queued for it.
-func (l *sseLegacy) end(sess *sseSession) {
-	l.mu.Lock()
-	delete(l.sessions, sess.id)
-	l.mu.Unlock()
-	sess.cancel()
-	sess.mu.Lock()
-	sess.ended = true
-	clear(sess.queue)
-	sess.queue, sess.pending = nil, 0
-	sess.mu.Unlock()
-	// Its subscriptions end, and the requests it sent the client fail.
-	sess.ss.Close()
-	l.h.logger.Debug("mcphttp: HTTP+SSE session ended", "session", sess.id)
-}
-
-// send queues msg for the stream; called by the session's handlers (in
-// order, for the messages of one call) and never blocks on the network.
-func (sess *sseSession) send(msg []byte) {
-	sess.mu.Lock()
-	if sess.ended {
-		sess.mu.Unlock()
-		return
-	}
-	if sess.pending+len(msg) > legacyMaxPending {
-		sess.mu.Unlock()
-		sess.logger.Warn("mcphttp: HTTP+SSE client reads too slowly; ending its session", "session", sess.id)
-		sess.cancel()
-		return
-	}
-	sess.queue = append(sess.queue, msg)
-	sess.pending += len(msg)
-	sess.mu.Unlock()
-	select {
-	case sess.wake <- struct{}{}:
-	default:
-	}
-}
-
-// take moves the queued messages to batch.
-func (sess *sseSession) take(batch [][]byte) [][]byte {
-	sess.mu.Lock()
-	batch = append(batch, sess.queue...)
-	clear(sess.queue)
-	sess.queue, sess.pending = sess.queue[:0], 0
-	sess.mu.Unlock()
-	return batch
 }
 
 // shutdown stops new sessions, lets the calls in flight finish (until ctx

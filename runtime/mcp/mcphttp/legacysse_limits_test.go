@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -56,14 +57,24 @@ func TestLegacySSETooManyCalls(t *testing.T) {
 func TestLegacySSESlowReader(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sess := &sseSession{ctx: ctx, cancel: cancel, logger: slog.New(slog.DiscardHandler), wake: make(chan struct{}, 1)}
+	l := newSSELegacy(NewHandler(newTestServer(), nil))
+	sess := &sseSession{id: "s", ctx: ctx, cancel: cancel, logger: slog.New(slog.DiscardHandler), wake: make(chan struct{}, 1),
+		l: l, rc: http.NewResponseController(httptest.NewRecorder()), ss: l.h.srv.NewSession()}
+	l.sessions[sess.id] = sess
 	sess.send([]byte(`{"a":1}`))
-	sess.pending = legacyMaxPending - 2
-	sess.send([]byte(`{"b":2}`))
-	if ctx.Err() == nil {
-		t.Fatal("a message beyond the pending bound did not end the session")
+	if got := sess.admit(); got != 0 {
+		t.Fatalf("admit with 7 bytes buffered: %d", got)
 	}
-	if got := sess.take(nil); len(got) != 1 || string(got[0]) != `{"a":1}` {
-		t.Errorf("queued %q, want only the first message", got)
+	sess.buffered = legacyMaxPending
+	if got := sess.admit(); got != http.StatusTooManyRequests {
+		t.Fatalf("admit with a full stream: %d, want 429", got)
+	}
+	sess.buffered = legacyMaxBuffered - 2
+	sess.send([]byte(`{"b":2}`))
+	if ctx.Err() == nil || !sess.condemned || l.count() != 0 {
+		t.Fatal("a message beyond the bound did not condemn and remove the session")
+	}
+	if got, _ := sess.take(nil); len(got) != 0 {
+		t.Errorf("a condemned session still holds %q", got)
 	}
 }

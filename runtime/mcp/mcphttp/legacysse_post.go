@@ -39,6 +39,20 @@ func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID 
 		writeAccepted(w)
 		return
 	}
+	// A request's answer goes on the stream: none is taken while the stream
+	// is full, rather than taken and dropped (notifications need no room).
+	if id != nil || bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+		switch sess.admit() {
+		case http.StatusTooManyRequests:
+			writeError(w, http.StatusTooManyRequests, id, runtime.CodeServerError,
+				"Too Many Requests: this session's event stream is full; read it before sending more requests")
+			return
+		case http.StatusServiceUnavailable:
+			writeError(w, http.StatusServiceUnavailable, id, runtime.CodeServerError,
+				"Service Unavailable: the server's HTTP+SSE streams are full; try again later")
+			return
+		}
+	}
 	done, ok := l.h.track()
 	if !ok {
 		writeError(w, http.StatusServiceUnavailable, nil, runtime.CodeServerError,
@@ -110,9 +124,10 @@ func (l *sseLegacy) endCall(sess *sseSession) {
 
 // checkMessage checks that body is one JSON-RPC message or a batch, so a
 // malformed POST gets 400 rather than a 202 and an error on the stream. It
-// returns a zero code for a message to handle, response true when it is a
-// response (the client's answer to a request the server sent), or the id
-// (when readable), code and message of the error to answer with. Batches
+// returns a zero code for a message to handle, with its id (nil for a
+// notification) and response true when it is a response (the client's
+// answer to a request the server sent), or the id (when readable), code and
+// message of the error to answer with. Batches
 // are left to the session, which knows whether its revision has them.
 func checkMessage(body []byte) (id []byte, code int, msg string, response bool) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
@@ -137,5 +152,5 @@ func checkMessage(body []byte) (id []byte, code int, msg string, response bool) 
 	case env.Method == nil && !(env.ID != nil && (env.Result != nil || env.Error != nil)):
 		return id, runtime.CodeInvalidRequest, "Invalid Request: the body is neither a request, a notification nor a response", false
 	}
-	return nil, 0, "", env.Method == nil
+	return id, 0, "", env.Method == nil
 }
