@@ -132,6 +132,9 @@ func serveHTTP(ctx context.Context, addr string, logger *slog.Logger) error {
 		Addr:              addr,
 		Handler:           rpchttp.NewHandler(NewCalculatorHandler(&calculator{}), rpchttp.Options{Logger: logger}),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second, // headers and body; the call itself is not cut
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
 	}
 	go func() {
 		<-ctx.Done()

@@ -86,7 +86,8 @@ func run(ctx context.Context, addr string, step time.Duration, logger *slog.Logg
 	h := mcphttp.NewHandler(newServer(step, logger), &mcphttp.Options{Logger: logger})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -101,9 +101,15 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, stdout io.Writ
 		return err
 	}
 	h := mcphttp.NewHandler(srv, &mcphttp.Options{Logger: logger})
+	// Timeouts and the header bound for clients that send slowly or too
+	// much (docs/http.md, Timeouts): ReadTimeout bounds a request's headers
+	// and body, not its call or its event stream, which clear the deadline.
 	hs := &http.Server{
 		Handler:           httpRoutes(h),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)

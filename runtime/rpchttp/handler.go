@@ -8,12 +8,14 @@ package rpchttp
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 )
 
 // Options configures NewHandler.
@@ -24,25 +26,53 @@ type Options struct {
 	MaxDepth int
 	// NoBatches rejects batches with a single Invalid Request error.
 	NoBatches bool
+	// AllowedOrigins are the origins (scheme://host[:port]) whose browser
+	// pages may call the handler besides the server's own origin (and a
+	// loopback origin when the server is reached on loopback); "*" admits
+	// any. A request with any other Origin, or whose Sec-Fetch-Site says it
+	// comes from another site, gets 403: a page cannot make a visitor's
+	// browser call the service.
+	AllowedOrigins []string
+	// AllowedHosts are the Host values a handler on a loopback listener
+	// answers besides localhost, 127.0.0.1 and [::1]; any other gets 403,
+	// which stops DNS rebinding. An entry without a port admits its name on
+	// any port. Listeners that are not loopback do not check Host.
+	AllowedHosts []string
+	// DisableHostCheck turns the loopback Host check off, for a handler
+	// behind a trusted proxy that rewrites Host.
+	DisableHostCheck bool
+	// BodyReadTimeout bounds the time a request body may take to arrive; a
+	// body still coming after it gets 408 and the connection is closed.
+	// Default 30 seconds; negative: none (an http.Server's ReadTimeout, when
+	// shorter, still applies).
+	BodyReadTimeout time.Duration
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
 
 // handler serves JSON-RPC over HTTP POST.
 type handler struct {
-	proc   *runtime.Processor
-	max    int
-	logger *slog.Logger
+	proc        *runtime.Processor
+	max         int
+	bodyTimeout time.Duration
+	policy      httpguard.Policy
+	logger      *slog.Logger
 }
 
 // NewHandler returns an http.Handler serving JSON-RPC 2.0 over POST: the body is one
 // request or one batch, and the response body its reply (application/json). A body of
-// notifications only gets 204 No Content with an empty body; a body over the size limit
-// gets 413 with a JSON-RPC error; a method other than POST gets 405 with "Allow: POST".
-// As is usual for JSON-RPC over HTTP, protocol errors such as a parse error are 200
-// responses carrying the error object, and so is a response POSTed to the server
-// (an Invalid Request). A handler's context is the HTTP request's, so a client that
-// disconnects cancels it.
+// notifications only gets 204 No Content with an empty body. As is usual for JSON-RPC
+// over HTTP, protocol errors such as a parse error are 200 responses carrying the error
+// object, and so is a response POSTed to the server (an Invalid Request). A handler's
+// context is the HTTP request's, so a client that disconnects cancels it.
+//
+// Before the body is read, a request is refused, with a JSON-RPC error body and id null,
+// when a web page could have sent it: 403 for a browser page of a foreign origin and for
+// a foreign Host on a loopback listener (DNS rebinding; see Options.AllowedOrigins and
+// AllowedHosts), 415 for a Content-Type other than application/json (or
+// application/json-rpc, application/jsonrequest), which is what a page sends without a
+// CORS preflight. A method other than POST gets 405 with "Allow: POST", a body over the
+// size limit 413, a body slower than Options.BodyReadTimeout 408.
 func NewHandler(h runtime.Handler, opts Options) http.Handler {
 	maxSize := opts.MaxMessageSize
 	if maxSize <= 0 {
@@ -61,7 +91,10 @@ func NewHandler(h runtime.Handler, opts Options) http.Handler {
 			RejectResponses: true,
 			Logger:          logger,
 		}),
-		max:    maxSize,
+		max:         maxSize,
+		bodyTimeout: opts.BodyReadTimeout,
+		policy: httpguard.Policy{AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts,
+			DisableHostCheck: opts.DisableHostCheck},
 		logger: logger,
 	}
 }
@@ -69,18 +102,29 @@ func NewHandler(h runtime.Handler, opts Options) http.Handler {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed: JSON-RPC requests are POSTed", http.StatusMethodNotAllowed)
+		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed: JSON-RPC requests are POSTed")
 		return
 	}
-	body, err := h.readBody(w, r)
+	if msg := h.policy.Check(r); msg != "" {
+		writeError(w, http.StatusForbidden, msg)
+		return
+	}
+	if !jsonContentType(r.Header.Get("Content-Type")) {
+		writeError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
+		return
+	}
+	body, err := httpguard.ReadBody(w, r, int64(h.max), h.bodyTimeout)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		switch _, tooLarge := errors.AsType[*http.MaxBytesError](err); {
+		case tooLarge:
 			writeJSON(w, http.StatusRequestEntityTooLarge, runtime.AppendErrorResponse(nil, runtime.ID{}, runtime.MessageTooLarge(h.max)))
-			return
+		case errors.Is(err, httpguard.ErrBodyTimeout):
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, "Request Timeout: the request body did not arrive in time")
+		default:
+			h.logger.Debug("jsonrpc: read request body", "err", err)
+			writeError(w, http.StatusBadRequest, "Bad Request: cannot read the request body")
 		}
-		h.logger.Debug("jsonrpc: read request body", "err", err)
-		http.Error(w, "cannot read request body", http.StatusBadRequest)
 		return
 	}
 	buf := bufferPool.Get().(*[]byte)
@@ -93,20 +137,22 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, *buf)
 }
 
-// readBody reads the whole body into a fresh slice, which handlers may keep as params.
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if r.ContentLength > int64(h.max) {
-		return nil, &http.MaxBytesError{Limit: int64(h.max)}
+// jsonContentType reports whether ct declares a JSON body: application/json, or the
+// media types older JSON-RPC over HTTP texts name (application/json-rpc,
+// application/jsonrequest), with any parameters.
+func jsonContentType(ct string) bool {
+	if httpguard.IsJSONContentType(ct) {
+		return true
 	}
-	body := http.MaxBytesReader(w, r.Body, int64(h.max))
-	if r.ContentLength > 0 {
-		buf := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(body, buf); err != nil {
-			return nil, err
-		}
-		return buf, nil
-	}
-	return io.ReadAll(body)
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.TrimSpace(mt)
+	return strings.EqualFold(mt, "application/json-rpc") || strings.EqualFold(mt, "application/jsonrequest")
+}
+
+// writeError answers with status and a JSON-RPC Invalid Request error with id null:
+// the request was refused before it was read.
+func writeError(w http.ResponseWriter, status int, message string) {
+	writeJSON(w, status, runtime.AppendErrorResponse(nil, runtime.ID{}, runtime.NewError(runtime.CodeInvalidRequest, message)))
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

@@ -122,6 +122,7 @@ func TestHandlerContextIsRequestContext(t *testing.T) {
 		cancel()
 	}()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewReader([]byte(`{"jsonrpc":"2.0","method":"x","id":1}`)))
+	req.Header.Set("Content-Type", "application/json")
 	_, err := client.Client.Do(req)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Do: %v", err)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
@@ -132,7 +133,7 @@ func clientDialSSE(ctx context.Context, rawURL string, cfg *clientConfig) (*sseT
 // clientSameOrigin reports whether a and b have the same scheme, host and
 // port.
 func clientSameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && sameHostPort(a.Host, b.Host, a.Scheme)
+	return strings.EqualFold(a.Scheme, b.Scheme) && httpguard.SameHostPort(a.Host, b.Host, a.Scheme)
 }
 
 // read is the only reader of the stream.

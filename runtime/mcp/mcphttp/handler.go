@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -44,6 +45,7 @@ var (
 type Handler struct {
 	srv    *mcp.Server
 	opts   Options // with defaults filled in
+	policy httpguard.Policy
 	logger *slog.Logger
 	legacy *sseLegacy // the 2024-11-05 transport; nil when disabled
 	store  EventStore
@@ -84,6 +86,8 @@ func NewHandler(srv *mcp.Server, opts *Options) *Handler {
 		h.opts = *opts
 	}
 	h.opts = h.opts.withDefaults()
+	h.policy = httpguard.Policy{AllowedOrigins: h.opts.AllowedOrigins, AllowedHosts: h.opts.AllowedHosts,
+		DisableHostCheck: h.opts.DisableHostCheck}
 	h.logger = h.opts.Logger
 	h.store = h.opts.EventStore
 	if h.store == nil {
@@ -149,7 +153,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			"Not Acceptable: the client must accept application/json and text/event-stream")
 		return
 	}
-	body, ok := readBody(w, r, h.opts.MaxBodyBytes)
+	body, ok := h.readBody(w, r)
 	if !ok {
 		return
 	}

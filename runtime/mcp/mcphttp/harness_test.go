@@ -41,10 +41,10 @@ type harness struct {
 
 func newHarness(t *testing.T, opts *Options) *harness {
 	t.Helper()
-	return newHarnessOn(t, opts, false)
+	return newHarnessOn(t, opts, false, nil)
 }
 
-func newHarnessOn(t *testing.T, opts *Options, inMemory bool) *harness {
+func newHarnessOn(t *testing.T, opts *Options, inMemory bool, configure func(*http.Server)) *harness {
 	t.Helper()
 	hn := &harness{
 		t:         t,
@@ -57,7 +57,7 @@ func newHarnessOn(t *testing.T, opts *Options, inMemory bool) *harness {
 	srv.AddTools(hn.tools()...)
 	hn.h = NewHandler(srv, opts)
 	if inMemory {
-		hn.ts = newPipeServer(t, hn.h, nil)
+		hn.ts = rpctest.NewPipeServer(t, hn.h, configure)
 		hn.client = hn.ts.Client()
 	} else {
 		hn.ts = httptest.NewServer(hn.h)
@@ -72,7 +72,7 @@ func newHarnessOn(t *testing.T, opts *Options, inMemory bool) *harness {
 // testing/synctest bubble.
 func newBubbleHarness(t *testing.T, opts *Options) *harness {
 	t.Helper()
-	return newHarnessOn(t, opts, true)
+	return newHarnessOn(t, opts, true, nil)
 }
 
 type hnArgs struct {

@@ -22,7 +22,7 @@ func TestLegacySSEServerTimeouts(t *testing.T) {
 		h := NewHandler(newTestServer(), nil)
 		t.Cleanup(func() { h.Close() })
 		const timeout = 50 * time.Millisecond
-		ts := newPipeServer(t, h, func(s *http.Server) {
+		ts := rpctest.NewPipeServer(t, h, func(s *http.Server) {
 			s.ReadTimeout = timeout
 			s.WriteTimeout = timeout
 		})

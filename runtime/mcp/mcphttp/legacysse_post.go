@@ -22,7 +22,7 @@ func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID 
 		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
 		return
 	}
-	body, ok := readBody(w, r, l.h.opts.MaxBodyBytes)
+	body, ok := l.h.readBody(w, r)
 	if !ok {
 		return
 	}

@@ -28,6 +28,13 @@ type Options struct {
 	// MaxBodyBytes bounds a POST body; a larger one gets 413 with a JSON-RPC
 	// error. Default 4 MiB.
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds the time a POST body may take to arrive; a body
+	// still coming after it gets 408 and the connection is closed, so a
+	// client that sends slowly cannot hold connections. It is a read
+	// deadline on the connection, never later than the http.Server's
+	// ReadTimeout would allow, cleared once the body is in (it bounds the
+	// upload, not the call). Default 30 seconds; negative: none.
+	BodyReadTimeout time.Duration
 	// MaxSessions bounds the live legacy sessions (Streamable HTTP and
 	// HTTP+SSE together); an initialize beyond it gets 503. Default 10000.
 	MaxSessions int

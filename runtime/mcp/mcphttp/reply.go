@@ -5,14 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 )
 
 // errorBufPool holds the buffers error bodies are built in.
@@ -83,104 +82,35 @@ func writeBodyError(w http.ResponseWriter, status int, body, id []byte, code int
 	writeError(w, status, id, code, message)
 }
 
-// isJSONContentType reports whether the Content-Type header value ct names
-// application/json; parameters (charset=utf-8, say) are allowed.
-func isJSONContentType(ct string) bool {
-	if i := strings.IndexByte(ct, ';'); i >= 0 {
-		ct = ct[:i]
-	}
-	return strings.EqualFold(strings.TrimSpace(ct), "application/json")
-}
-
-// readBody reads the JSON body of a POST, at most limit bytes. On failure it
-// answers the request itself and returns false: 415 when the Content-Type is
-// not application/json, 413 when the body is larger than limit, 400 when it
-// cannot be read. The returned slice belongs to the caller.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
+// readBody reads the JSON body of a POST (see httpguard.ReadBody for its
+// bounds). On failure it answers the request itself and returns false: 415
+// when the Content-Type is not application/json, 413 when the body is
+// larger than Options.MaxBodyBytes, 408 when it does not arrive within
+// Options.BodyReadTimeout, 400 when it cannot be read. The returned slice
+// belongs to the caller.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if !httpguard.IsJSONContentType(r.Header.Get("Content-Type")) {
 		writeError(w, http.StatusUnsupportedMediaType, nil, runtime.CodeInvalidRequest,
 			"Unsupported Media Type: Content-Type must be application/json")
 		return nil, false
 	}
-	if r.ContentLength > limit {
-		writeTooLarge(w, limit)
-		return nil, false
+	limit := h.opts.MaxBodyBytes
+	b, err := httpguard.ReadBody(w, r, limit, h.opts.BodyReadTimeout)
+	switch _, tooLarge := errors.AsType[*http.MaxBytesError](err); {
+	case err == nil:
+		return b, true
+	case tooLarge:
+		writeError(w, http.StatusRequestEntityTooLarge, nil, runtime.CodeInvalidRequest,
+			"Request Entity Too Large: the body exceeds the limit of "+strconv.FormatInt(limit, 10)+" bytes")
+	case errors.Is(err, httpguard.ErrBodyTimeout):
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestTimeout, nil, runtime.CodeInvalidRequest,
+			"Request Timeout: the request body did not arrive in time")
+	default:
+		writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError,
+			"Parse error: cannot read the request body: "+err.Error())
 	}
-	if r.Body == nil || r.Body == http.NoBody {
-		return []byte{}, true
-	}
-	body := http.MaxBytesReader(w, r.Body, limit)
-	var (
-		b   []byte
-		err error
-	)
-	if n := r.ContentLength; n >= 0 && n <= maxPrealloc {
-		// The size is known (and small enough that a client announcing a
-		// body it never sends costs little): read into a slice of exactly
-		// that size, then make sure nothing follows.
-		b = make([]byte, n)
-		if _, err = io.ReadFull(body, b); err == nil {
-			var one [1]byte
-			if m, rerr := body.Read(one[:]); m > 0 {
-				err = errors.New("body longer than its Content-Length")
-			} else if rerr != nil && rerr != io.EOF {
-				err = rerr
-			}
-		}
-	} else {
-		b, err = readAll(body)
-	}
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			writeTooLarge(w, limit)
-		} else {
-			writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError,
-				"Parse error: cannot read the request body: "+err.Error())
-		}
-		return nil, false
-	}
-	return b, true
-}
-
-// readAll reads a body of unknown length, growing through a pooled scratch
-// buffer so the returned slice is allocated once, at its final size.
-func readAll(rd io.Reader) ([]byte, error) {
-	bp := readBufPool.Get().(*[]byte)
-	buf := (*bp)[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := rd.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			putReadBuf(bp, buf)
-			return nil, err
-		}
-	}
-	out := append(make([]byte, 0, len(buf)), buf...)
-	putReadBuf(bp, buf)
-	return out, nil
-}
-
-// maxPrealloc is the largest announced body size allocated before reading.
-const maxPrealloc = 64 << 10
-
-var readBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
-
-func putReadBuf(bp *[]byte, buf []byte) {
-	if cap(buf) <= 256<<10 {
-		*bp = buf[:0]
-		readBufPool.Put(bp)
-	}
-}
-
-func writeTooLarge(w http.ResponseWriter, limit int64) {
-	writeError(w, http.StatusRequestEntityTooLarge, nil, runtime.CodeInvalidRequest,
-		"Request Entity Too Large: the body exceeds the limit of "+strconv.FormatInt(limit, 10)+" bytes")
+	return nil, false
 }
 
 // newSessionID returns a new session id: 128 bits or more from crypto/rand,

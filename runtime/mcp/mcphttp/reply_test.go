@@ -53,7 +53,7 @@ func TestWriteError(t *testing.T) {
 // bodyEcho serves readBody with a 16-byte limit, echoing what it read.
 func bodyEcho() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, ok := readBody(w, r, 16)
+		b, ok := (&Handler{opts: Options{MaxBodyBytes: 16}}).readBody(w, r)
 		if !ok {
 			return
 		}
@@ -137,7 +137,7 @@ func TestReadBodyReadError(t *testing.T) {
 		req.ContentLength = length
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
-		if _, ok := readBody(rec, req, 1<<20); ok {
+		if _, ok := (&Handler{opts: Options{MaxBodyBytes: 1 << 20}}).readBody(rec, req); ok {
 			t.Fatalf("length %d: readBody succeeded on a failing body", length)
 		}
 		if rec.Code != http.StatusBadRequest {

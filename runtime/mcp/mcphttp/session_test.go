@@ -242,3 +242,35 @@ func TestLargeJSONReply(t *testing.T) {
 		t.Fatalf("status %d, Content-Length %q, %d bytes", r.status, r.header.Get("Content-Length"), len(r.body))
 	}
 }
+
+// TestStreamsOutliveReadTimeout: with an http.Server ReadTimeout, which the
+// examples set, a request's headers and body are bounded but neither a
+// session's standalone stream nor a call longer than the timeout is cut
+// (virtual time, in a synctest bubble).
+func TestStreamsOutliveReadTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hn := newHarnessOn(t, nil, true, func(s *http.Server) { s.ReadTimeout = time.Second })
+		sid := hn.initialize(mcp.Version20251125)
+		r := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Accept", "text/event-stream")
+		if r.status != 200 {
+			t.Fatalf("GET: %d %s", r.status, r.body)
+		}
+		rd := sse.NewReader(r.resp.Body)
+		if _, err := rd.Next(); err != nil {
+			t.Fatalf("priming event: %v", err)
+		}
+		posted := hn.postAsync(toolCall(1, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid)
+		recv(t, hn.started, "the call")
+		time.Sleep(5 * time.Second) // five read timeouts
+		synctest.Wait()
+		hn.release <- struct{}{}
+		if res := recv(t, posted, "the reply"); res.status != 200 || !strings.Contains(res.body, `"slow":true`) {
+			t.Fatalf("a call longer than ReadTimeout: %d %s", res.status, res.body)
+		}
+		hn.h.session(sid).sendUnrelated([]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`))
+		if e, err := rd.Next(); err != nil || !strings.Contains(e.Data, "list_changed") {
+			t.Fatalf("the standalone stream after five read timeouts: %+v, %v", e, err)
+		}
+		r.resp.Body.Close()
+	})
+}

@@ -1,4 +1,4 @@
-package mcphttp
+package rpctest
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// An in-memory network for tests that run in a testing/synctest bubble:
+// An in-memory network for tests that run in a testing/synctest bubble
+// (NewPipeServer):
 // there time is virtual, and goroutines blocked on net.Pipe connections
 // (unlike sockets) count as blocked, so a test can let minutes of timeouts
 // pass at once and still wait for every goroutine it started.
@@ -61,10 +62,10 @@ type pipeAddr struct{}
 func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "127.0.0.1:80" }
 
-// newPipeServer starts an httptest.Server for h on an in-memory listener;
+// NewPipeServer starts an httptest.Server for h on an in-memory listener;
 // its Client dials that listener. configure, when not nil, sets up the
 // http.Server before it starts. The server closes when the test ends.
-func newPipeServer(t *testing.T, h http.Handler, configure func(*http.Server)) *httptest.Server {
+func NewPipeServer(t *testing.T, h http.Handler, configure func(*http.Server)) *httptest.Server {
 	t.Helper()
 	l := newPipeListener()
 	ts := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
