@@ -24,7 +24,7 @@ const (
 
 var (
 	wantResources = []string{staticTextURI, staticBinaryURI, watchedURI}
-	wantPrompts   = []string{"test_simple_prompt", promptWithArgs, "test_prompt_with_embedded_resource", "test_prompt_with_image"}
+	wantPrompts   = []string{"test_simple_prompt", promptWithArgs, "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_input_required_result_prompt"}
 	// The answers the test handlers give, which the tools repeat.
 	elicitUser    = "interop-user"
 	elicitEmail   = "interop@example.com"

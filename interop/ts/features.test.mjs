@@ -21,7 +21,7 @@ const STATIC_BINARY = 'test://static-binary';
 const WATCHED = 'test://watched-resource';
 const TEMPLATE = 'test://template/{id}/data';
 const WITH_ARGS = 'test_prompt_with_arguments';
-const PROMPTS = ['test_simple_prompt', WITH_ARGS, 'test_prompt_with_embedded_resource', 'test_prompt_with_image'];
+const PROMPTS = ['test_simple_prompt', WITH_ARGS, 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_input_required_result_prompt'];
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 for (const kind of ['stdio', 'streamable-http']) describe(`TypeScript SDK client, resources, prompts and input requests, over ${kind}`, () => {
