@@ -17,12 +17,22 @@ func (c *Conn) read() {
 			c.writeError(nullID, MessageTooLarge(c.opts.MaxMessageSize))
 			continue
 		}
+		if fe, ok := errors.AsType[*FrameError](err); ok {
+			c.srv.logger.Debug("jsonrpc: skipped a malformed frame", "reason", fe.Reason)
+			id := nullID
+			if fe.ID != nil {
+				id = fe.ID
+			}
+			c.writeError(id, &Error{Code: CodeParseError, Message: "Parse error", Data: AppendJSONString(nil, fe.Reason)})
+			continue
+		}
 		if err != nil {
 			select {
 			case <-c.closing:
 			default:
 				if !errors.Is(err, io.EOF) {
 					c.readErr = fmt.Errorf("jsonrpc: read: %w", err)
+					c.srv.logger.Error("jsonrpc: the stream cannot be read on; the connection ends", "err", err)
 				}
 			}
 			c.stopReading(c.readErr)

@@ -9,8 +9,10 @@ import (
 type Framer interface {
 	// ReadMessage returns the next message in a fresh slice the caller owns. It returns
 	// ErrMessageTooLarge when a message over the size limit was skipped (without being
-	// buffered); the next call reads the message after it. It returns io.EOF at a clean
-	// end of the stream and io.ErrUnexpectedEOF when the stream ends inside a frame.
+	// buffered), and a *FrameError for a malformed frame it skipped; after either, the
+	// next call reads the message after it. It returns io.EOF at a clean end of the
+	// stream and io.ErrUnexpectedEOF when the stream ends inside a frame; any other
+	// error means the stream cannot be read on.
 	ReadMessage() ([]byte, error)
 	// WriteMessage writes msg, one complete JSON message, as one frame. The framer does
 	// not retain msg. Callers serialize writes.
@@ -21,6 +23,18 @@ type Framer interface {
 
 // ErrMessageTooLarge is returned by ReadMessage for a message over the size limit.
 var ErrMessageTooLarge = errors.New("jsonrpc: message exceeds the size limit")
+
+// FrameError is returned by a Framer's ReadMessage for a malformed frame: a header
+// block without a valid Content-Length, a header line over 64 KiB, a length that does
+// not match the body. The framer has skipped the frame and reads on from the next one,
+// so a Conn answers with a Parse error whose data is the Reason, addressed to ID when
+// the message's id could be read, and keeps serving.
+type FrameError struct {
+	Reason string // what was wrong, for the error message
+	ID     []byte // the raw JSON id of the malformed message, or nil when unknown
+}
+
+func (e *FrameError) Error() string { return "jsonrpc: malformed frame: " + e.Reason }
 
 // DefaultMaxMessageSize is the message size limit used when none is given.
 const DefaultMaxMessageSize = 4 << 20

@@ -89,7 +89,8 @@ func TestTruncatedFrame(t *testing.T) {
 	}
 }
 
-// TestBadHeader checks that a malformed header ends the connection with an error.
+// TestBadHeader: a malformed header block at the end of the stream is answered (see
+// TestMalformedFrames) and the connection then ends with the reason in Err.
 func TestBadHeader(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	for _, in := range []string{"Content-Length: x\r\n\r\n{}", "no colon here\r\n\r\n", "Content-Type: a\r\n\r\n{}"} {
