@@ -246,17 +246,21 @@ func (f *headerFramer) resync() error {
 	const want = "content-length:"
 	limit := f.max + headerLineMax
 	matched := 0
+	garbage := false // skipped more than white space
 	for skipped := 0; ; skipped++ {
 		if skipped > limit {
 			return fmt.Errorf("read header: no Content-Length header in the %d bytes after a malformed frame; the stream cannot be resynchronised", limit)
 		}
 		b, err := f.r.ReadByte()
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
+		switch {
+		case err == io.EOF && !garbage:
+			return io.EOF // the stream ended cleanly after the frame
+		case err == io.EOF:
+			return fmt.Errorf("read header: resynchronising after a malformed frame: %w", io.ErrUnexpectedEOF)
+		case err != nil:
 			return fmt.Errorf("read header: resynchronising after a malformed frame: %w", err)
 		}
+		garbage = garbage || b != ' ' && b != '\t' && b != '\r' && b != '\n'
 		if b|0x20 == want[matched] || b == want[matched] {
 			if matched++; matched == len(want) {
 				f.src.unread([]byte("Content-Length:"), f.r)
