@@ -48,8 +48,8 @@ func withElicitDefaults(schema, content json.RawMessage) json.RawMessage {
 		if have[string(name)] {
 			continue
 		}
-		def := schemaMember(prop, "default")
-		if def == nil {
+		def := objectMember(prop, "default")
+		if def == nil || string(def) == "null" {
 			continue
 		}
 		have[string(name)] = true
@@ -75,26 +75,9 @@ func withElicitDefaults(schema, content json.RawMessage) json.RawMessage {
 // schemaProperties returns the "properties" object of a JSON Schema object,
 // or nil.
 func schemaProperties(schema []byte) []byte {
-	p := schemaMember(schema, "properties")
+	p := objectMember(schema, "properties")
 	if _, ok := runtime.ScanObject(p); !ok {
 		return nil
 	}
 	return p
-}
-
-// schemaMember returns the raw value of member name of the JSON object b,
-// or nil when b is not an object or has no such member (null counts as
-// none).
-func schemaMember(b []byte, name string) []byte {
-	sc, ok := runtime.ScanObject(b)
-	for ok {
-		key, val, more := sc.Next()
-		if !more {
-			break
-		}
-		if string(key) == name && string(val) != "null" {
-			return val
-		}
-	}
-	return nil
 }

@@ -137,17 +137,11 @@ func missingElicitMode(mode string) error {
 // capability returns the member name of the capabilities object caps,
 // when present and not null.
 func capability(caps []byte, name string) ([]byte, bool) {
-	sc, ok := runtime.ScanObject(caps)
-	for ok {
-		key, val, more := sc.Next()
-		if !more {
-			break
-		}
-		if string(key) == name && string(val) != "null" {
-			return val, true
-		}
+	val := objectMember(caps, name)
+	if val == nil || string(val) == "null" {
+		return nil, false
 	}
-	return nil, false
+	return val, true
 }
 
 // checkElicitSchema checks that schema describes a flat object of primitive
