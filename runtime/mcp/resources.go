@@ -171,6 +171,17 @@ func (r *registry) resolve(uri string) (h ResourceHandler, vars map[string]strin
 	return nil, nil, false
 }
 
+// notText names the variable of the first template uri would match but for
+// a value that does not decode to text, or returns "".
+func (r *registry) notText(uri string) string {
+	for _, t := range r.templates {
+		if _, bad := t.tmpl.matchVars(uri); bad != "" {
+			return bad
+		}
+	}
+	return ""
+}
+
 // resourceURI reads, checks and cleans the "uri" member of params.
 func resourceURI(raw []byte) (string, error) {
 	if raw == nil {
@@ -206,6 +217,9 @@ func (ss *Session) readResource(ctx context.Context, cc *callCtx, p *reqParams) 
 	}
 	h, vars, ok := r.resolve(uri)
 	if !ok {
+		if name := r.notText(uri); name != "" {
+			return nil, runtime.InvalidParams("uri %q: the value of {%s} decodes to a control character or invalid UTF-8", uri, name)
+		}
 		return nil, notFoundFor(ResourceNotFound(uri).(*runtime.Error), cc.v)
 	}
 	if err := ss.beginCall(ctx, cc, "resources/read", p); err != nil {

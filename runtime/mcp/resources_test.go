@@ -169,6 +169,15 @@ func TestResourcesLegacyWire(t *testing.T) {
 				errRes("18", "-32602", `"invalid params: uri \"relative/path\" is not absolute (no scheme)"`))
 			expect(t, d, req("19", "resources/read", `{}`), errRes("19", "-32602", `"invalid params: missing \"uri\""`))
 			expect(t, d, req("20", "resources/read", `{"uri":7}`), errRes("20", "-32602", `"invalid params: \"uri\" must be a string"`))
+			// A template variable must decode to text: control characters and
+			// invalid UTF-8 never reach the handler.
+			for i, v := range []string{"n%0a", "n%0d%0a", "n%09", "n%7f", "n%c2%85", "n%ff", "n%c0%ae"} {
+				id := fmt.Sprint(30 + i)
+				expect(t, d, req(id, "resources/read", `{"uri":"notes://`+v+`"}`),
+					errRes(id, "-32602", `"invalid params: uri \"notes://`+v+`\": the value of {id} decodes to a control character or invalid UTF-8"`))
+			}
+			expect(t, d, req("40", "resources/read", `{"uri":"notes://n%20%C3%A9"}`),
+				res("40", `{"contents":[{"uri":"notes://n%20%C3%A9","mimeType":"application/json","text":"{\"id\":\"n é\"}"}]}`))
 			// Subscriptions are a legacy method only.
 			expect(t, d, req("21", "resources/subscribe", `{"uri":"test://nope"}`),
 				`{"jsonrpc":"2.0","id":21,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"test://nope"}}}`)

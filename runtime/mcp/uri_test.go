@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The package parses, escapes and matches URIs without net/url and regexp (see
@@ -215,8 +217,8 @@ func checkTemplateMatch(t *testing.T, tmpl, uri string) {
 		want = map[string]string{}
 		for i, name := range tm.vars {
 			v, err := url.PathUnescape(m[i+1])
-			if err != nil {
-				want = nil
+			if err != nil || !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
+				want = nil // not text: no match
 				break
 			}
 			want[name] = v
@@ -236,6 +238,9 @@ var templateSeeds = [][2]string{
 	{"x:{a}-{b}-{c}z", "x:-------y"},
 	{"x:{a}", "x:"},
 	{"x:{a}", "x:\xff\xfe"},
+	{"x:{a}", "x:%0a"},
+	{"x:{a}", "x:a%c2%85b"},
+	{"x:{a}", "x:%EF%BF%BD"},
 	{"x:{a}\uFFFD", "x:a\xff"},
 	{"x:{a}é{b}", "x:ééé"},
 	{"x:{a}/{b}", "x:a/b/c"},

@@ -103,21 +103,49 @@ func (t *URITemplate) Vars() []string { return append([]string(nil), t.vars...) 
 
 // Match reports whether uri is one of the template's URIs and returns the
 // values of its variables, percent-decoded. Each variable matches one or more
-// characters other than '/'.
+// characters other than '/'. A value must decode to text: one holding a
+// control character (C0, DEL or C1, as "%0a" or "%7f" give) or invalid UTF-8
+// ("%ff", "%c0%ae") does not match, so no handler ever sees one.
 func (t *URITemplate) Match(uri string) (map[string]string, bool) {
-	spans, ok := t.match(uri)
-	if !ok {
+	vars, bad := t.matchVars(uri)
+	if vars == nil || bad != "" {
 		return nil, false
 	}
-	vars := make(map[string]string, len(t.vars))
+	return vars, true
+}
+
+// matchVars matches uri as Match does; vars is nil when uri does not match
+// the template, and bad names a variable whose value does not decode to text.
+func (t *URITemplate) matchVars(uri string) (vars map[string]string, bad string) {
+	spans, ok := t.match(uri)
+	if !ok {
+		return nil, ""
+	}
+	vars = make(map[string]string, len(t.vars))
 	for i, name := range t.vars {
 		v, ok := uriUnescape(uri[spans[2*i]:spans[2*i+1]], modePathSegment)
 		if !ok {
-			return nil, false
+			return nil, ""
+		}
+		if bad == "" && !isText(v) {
+			bad = name
 		}
 		vars[name] = v
 	}
-	return vars, true
+	return vars, bad
+}
+
+// isText reports whether s is valid UTF-8 free of control characters.
+func isText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || 0x7f <= r && r <= 0x9f {
+			return false
+		}
+	}
+	return true
 }
 
 // match matches uri against the template as the regular expression
