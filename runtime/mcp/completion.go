@@ -80,7 +80,7 @@ func (r *registry) completer(cp *completeRequest) (CompletionHandler, error) {
 	arg := *cp.argument.Name
 	switch cp.ref.Type {
 	case "ref/prompt":
-		pr := r.promptByName[cp.ref.Name]
+		pr := r.prompt(cp.ref.Name)
 		if pr == nil {
 			return nil, runtime.InvalidParams("unknown prompt %q", cp.ref.Name)
 		}
@@ -91,7 +91,7 @@ func (r *registry) completer(cp *completeRequest) (CompletionHandler, error) {
 		}
 		return nil, runtime.InvalidParams("prompt %q has no argument %q", cp.ref.Name, arg)
 	case "ref/resource":
-		if t := r.tmplByURI[cp.ref.URI]; t != nil {
+		if t := r.template(cp.ref.URI); t != nil {
 			for _, v := range t.tmpl.vars {
 				if v == arg {
 					return t.Complete, nil
@@ -99,7 +99,7 @@ func (r *registry) completer(cp *completeRequest) (CompletionHandler, error) {
 			}
 			return nil, runtime.InvalidParams("resource template %q has no variable %q", cp.ref.URI, arg)
 		}
-		if r.resByURI[cp.ref.URI] != nil {
+		if r.resource(cp.ref.URI) != nil {
 			return nil, nil // a fixed resource has nothing to complete
 		}
 		return nil, runtime.InvalidParams("unknown resource %q", cp.ref.URI)

@@ -204,7 +204,7 @@ func TestModernStateDefaultTTL(t *testing.T) {
 // (as values: member order and spacing do not matter), and the principal.
 func TestModernStateBinding(t *testing.T) {
 	srv := newInputServer(nil, nil)
-	srv.AddTools(Tool{Name: "ask2", Handler: srv.reg.Load().byName["ask"].Handler})
+	srv.AddTools(Tool{Name: "ask2", Handler: srv.reg.Load().tool("ask").Handler})
 	c := newModernClient(t, srv)
 	state := c.inputRequired(c.call("ask", `{"a":1,"b":[true,"x"]}`, ""), askRequest)
 	retry := adaAnswer + "," + stateMember(state)

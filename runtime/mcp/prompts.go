@@ -19,16 +19,12 @@ func (s *Server) AddPrompts(ps ...Prompt) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.reg.Load()
-	all := append(make([]*Prompt, 0, len(old.prompts)+len(ps)), old.prompts...)
-	seen := make(map[string]bool, len(all)+len(ps))
-	for _, p := range all {
-		seen[p.Name] = true
-	}
+	batch := make(map[string]bool, len(ps))
 	for _, p := range ps {
 		if p.Name == "" {
 			panic("mcp: prompt with no Name")
 		}
-		if seen[p.Name] {
+		if batch[p.Name] || old.prompt(p.Name) != nil {
 			panic(fmt.Sprintf("mcp: duplicate prompt name %q", p.Name))
 		}
 		if p.Handler == nil {
@@ -44,13 +40,14 @@ func (s *Server) AddPrompts(ps ...Prompt) {
 			}
 			args[a.Name] = true
 		}
-		seen[p.Name] = true
-		p.Arguments = append([]PromptArgument(nil), p.Arguments...)
-		all = append(all, &p)
+		batch[p.Name] = true
 	}
-	reg := *old
-	reg.prompts = all
-	s.reg.Store(s.build(&reg))
+	r := old.next()
+	for _, p := range ps {
+		p.Arguments = append([]PromptArgument(nil), p.Arguments...)
+		r.prompts = appendKeyed(r.prompts, r.promptIdx, p.Name, &p)
+	}
+	s.reg.Store(r.finish())
 	if len(ps) > 0 {
 		s.listChanged("notifications/prompts/list_changed", kindPrompts)
 	}
@@ -74,7 +71,7 @@ func (r *registry) lookupPrompt(name []byte) (*Prompt, error) {
 	if !ok {
 		return nil, runtime.InvalidParams(`"name" must be a string`)
 	}
-	if p := r.promptByName[s]; p != nil {
+	if p := r.prompt(s); p != nil {
 		return p, nil
 	}
 	return nil, runtime.InvalidParams("unknown prompt %s", name)

@@ -50,11 +50,7 @@ func (s *Server) AddResources(rs ...Resource) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.reg.Load()
-	all := append(make([]*Resource, 0, len(old.resources)+len(rs)), old.resources...)
-	seen := make(map[string]bool, len(all)+len(rs))
-	for _, r := range all {
-		seen[r.URI] = true
-	}
+	batch := make(map[string]bool, len(rs))
 	for _, r := range rs {
 		if err := checkURI(r.URI); err != nil {
 			panic(fmt.Sprintf("mcp: resource URI %q: %s", r.URI, err.Message))
@@ -62,7 +58,7 @@ func (s *Server) AddResources(rs ...Resource) {
 		if clean, err := cleanFileURI(r.URI); err != nil || clean != r.URI {
 			panic(fmt.Sprintf("mcp: resource URI %q is not a clean file URI", r.URI))
 		}
-		if seen[r.URI] {
+		if batch[r.URI] || old.resource(r.URI) != nil {
 			panic(fmt.Sprintf("mcp: duplicate resource URI %q", r.URI))
 		}
 		if r.Name == "" {
@@ -71,13 +67,18 @@ func (s *Server) AddResources(rs ...Resource) {
 		if r.Handler == nil {
 			panic(fmt.Sprintf("mcp: resource %q has no Handler", r.URI))
 		}
-		seen[r.URI] = true
-		r.Annotations = compactObject("resource "+r.URI, "Annotations", r.Annotations)
-		all = append(all, &r)
+		batch[r.URI] = true
 	}
-	reg := *old
-	reg.resources = all
-	s.reg.Store(s.build(&reg))
+	added := make([]*Resource, len(rs))
+	for i, r := range rs {
+		r.Annotations = compactObject("resource "+r.URI, "Annotations", r.Annotations)
+		added[i] = &r
+	}
+	reg := old.next()
+	for _, r := range added {
+		reg.resources = appendKeyed(reg.resources, reg.resIdx, r.URI, r)
+	}
+	s.reg.Store(reg.finish())
 	if len(rs) > 0 {
 		s.listChanged("notifications/resources/list_changed", kindResources)
 	}
@@ -93,17 +94,14 @@ func (s *Server) AddResourceTemplates(ts ...ResourceTemplate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.reg.Load()
-	all := append(make([]*resourceTemplate, 0, len(old.templates)+len(ts)), old.templates...)
-	seen := make(map[string]bool, len(all)+len(ts))
-	for _, t := range all {
-		seen[t.URITemplate] = true
-	}
-	for _, t := range ts {
+	batch := make(map[string]bool, len(ts))
+	added := make([]*resourceTemplate, len(ts))
+	for i, t := range ts {
 		tmpl, err := ParseURITemplate(t.URITemplate)
 		if err != nil {
 			panic("mcp: " + err.Error())
 		}
-		if seen[t.URITemplate] {
+		if batch[t.URITemplate] || old.template(t.URITemplate) != nil {
 			panic(fmt.Sprintf("mcp: duplicate resource template %q", t.URITemplate))
 		}
 		if t.Name == "" {
@@ -112,13 +110,15 @@ func (s *Server) AddResourceTemplates(ts ...ResourceTemplate) {
 		if t.Handler == nil {
 			panic(fmt.Sprintf("mcp: resource template %q has no Handler", t.URITemplate))
 		}
-		seen[t.URITemplate] = true
+		batch[t.URITemplate] = true
 		t.Annotations = compactObject("resource template "+t.URITemplate, "Annotations", t.Annotations)
-		all = append(all, &resourceTemplate{ResourceTemplate: t, tmpl: tmpl})
+		added[i] = &resourceTemplate{ResourceTemplate: t, tmpl: tmpl}
 	}
-	reg := *old
-	reg.templates = all
-	s.reg.Store(s.build(&reg))
+	reg := old.next()
+	for _, t := range added {
+		reg.templates = appendKeyed(reg.templates, reg.tmplIdx, t.URITemplate, t)
+	}
+	s.reg.Store(reg.finish())
 	if len(ts) > 0 {
 		s.listChanged("notifications/resources/list_changed", kindResources)
 	}
@@ -160,7 +160,7 @@ func (s *Server) listResourceTemplates(v ver, cursor []byte) (json.RawMessage, e
 // resolve finds what answers a read of uri: a fixed resource, or else the
 // first template matching it. uri has been checked and cleaned.
 func (r *registry) resolve(uri string) (h ResourceHandler, vars map[string]string, ok bool) {
-	if res := r.resByURI[uri]; res != nil {
+	if res := r.resource(uri); res != nil {
 		return res.Handler, nil, true
 	}
 	for _, t := range r.templates {

@@ -71,27 +71,6 @@ type Server struct {
 	state *stateSealer // seals 2026-07-28 requestState (seal.go)
 }
 
-// registry is an immutable snapshot of what the server offers: each Add
-// method publishes a new one, so a request finds its tool, resource or prompt
-// without taking a lock.
-type registry struct {
-	tools  []*Tool
-	byName map[string]*Tool
-
-	resources    []*Resource
-	resByURI     map[string]*Resource
-	templates    []*resourceTemplate
-	tmplByURI    map[string]*resourceTemplate // by URITemplate
-	prompts      []*Prompt
-	promptByName map[string]*Prompt
-
-	kinds kinds // what the capabilities declare
-	// enc holds the results pre-encoded for each revision, made the first
-	// time a request of that revision needs them: a process serving one
-	// client encodes for one revision only.
-	enc [numVers]*encoded
-}
-
 // encoded holds a registry's results as one revision sends them.
 type encoded struct {
 	once        sync.Once
@@ -160,7 +139,7 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 	s.state = newStateSealer(s.opts.StateKeys, s.opts.StateTTL)
 	s.hub.ended = make(chan struct{})
 	s.encodeFixed()
-	s.reg.Store(s.build(&registry{}))
+	s.reg.Store(newRegistry())
 	return s
 }
 
@@ -173,68 +152,36 @@ func (s *Server) AddTools(tools ...Tool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.reg.Load()
-	all := make([]*Tool, len(old.tools), len(old.tools)+len(tools))
-	copy(all, old.tools)
-	seen := make(map[string]bool, len(all)+len(tools))
-	for _, t := range all {
-		seen[t.Name] = true
-	}
+	batch := make(map[string]bool, len(tools))
 	for _, t := range tools {
 		if !validToolName(t.Name) {
 			panic(fmt.Sprintf("mcp: invalid tool name %q: want 1 to 128 of A-Z a-z 0-9 _ - .", t.Name))
 		}
-		if seen[t.Name] {
+		if batch[t.Name] || old.tool(t.Name) != nil {
 			panic(fmt.Sprintf("mcp: duplicate tool name %q", t.Name))
 		}
 		if t.Handler == nil {
 			panic(fmt.Sprintf("mcp: tool %q has no Handler", t.Name))
 		}
-		seen[t.Name] = true
+		batch[t.Name] = true
+	}
+	added := make([]*Tool, len(tools))
+	for i, t := range tools {
 		t.InputSchema = compactSchema(t.Name, "InputSchema", t.InputSchema)
 		if t.InputSchema == nil {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
 		t.OutputSchema = compactSchema(t.Name, "OutputSchema", t.OutputSchema)
-		all = append(all, &t)
+		added[i] = &t
 	}
-	r := *old
-	r.tools = all
-	s.reg.Store(s.build(&r))
+	r := old.next()
+	for _, t := range added {
+		r.tools = appendKeyed(r.tools, r.toolIdx, t.Name, t)
+	}
+	s.reg.Store(r.finish())
 	if len(tools) > 0 {
 		s.listChanged("notifications/tools/list_changed", 0)
 	}
-}
-
-// build fills in r's indexes and pre-encoded results from its lists, and
-// returns it.
-func (s *Server) build(r *registry) *registry {
-	r.byName = make(map[string]*Tool, len(r.tools))
-	for _, t := range r.tools {
-		r.byName[t.Name] = t
-	}
-	r.resByURI = make(map[string]*Resource, len(r.resources))
-	for _, res := range r.resources {
-		r.resByURI[res.URI] = res
-	}
-	r.tmplByURI = make(map[string]*resourceTemplate, len(r.templates))
-	for _, t := range r.templates {
-		r.tmplByURI[t.URITemplate] = t
-	}
-	r.promptByName = make(map[string]*Prompt, len(r.prompts))
-	for _, p := range r.prompts {
-		r.promptByName[p.Name] = p
-	}
-	r.kinds = 0
-	if len(r.resources)+len(r.templates) > 0 {
-		r.kinds |= kindResources
-	}
-	if len(r.prompts) > 0 {
-		r.kinds |= kindPrompts
-	}
-	for v := range r.enc {
-		r.enc[v] = new(encoded)
-	}
-	return r
 }
 
 func validToolName(name string) bool {
@@ -298,7 +245,7 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // mcphttp reads its x-mcp-header annotations to check 2026-07-28 Mcp-Param-*
 // headers.
 func (s *Server) ToolInputSchema(name string) json.RawMessage {
-	if t := s.reg.Load().byName[name]; t != nil {
+	if t := s.reg.Load().tool(name); t != nil {
 		return t.InputSchema
 	}
 	return nil

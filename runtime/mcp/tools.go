@@ -25,12 +25,12 @@ func (s *Server) lookup(name []byte) (*Tool, error) {
 	if len(name) < 2 || name[0] != '"' {
 		return nil, runtime.InvalidParams(`"name" must be a string`)
 	}
-	tools := s.reg.Load().byName
-	if t := tools[string(name[1:len(name)-1])]; t != nil {
+	r := s.reg.Load()
+	if t := r.tool(string(name[1 : len(name)-1])); t != nil {
 		return t, nil
 	}
 	s2, _ := unquote(name) // a name written with escapes
-	if t := tools[s2]; t != nil {
+	if t := r.tool(s2); t != nil {
 		return t, nil
 	}
 	return nil, runtime.InvalidParams("unknown tool %s", name)
