@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV2
+const _ = runtime.SupportsGeneratedV3
 
 // Method names of the Calculator service, as they appear on the wire.
 const (
@@ -229,7 +229,8 @@ func CalculatorTools(impl Calculator) []mcp.Tool {
 
 // CalculatorMCPClient calls the Calculator tools of an MCP server through tools/call.
 // It implements Calculator: results are decoded from the tools' structured content,
-// and a tool's error result becomes a *mcp.ToolError.
+// and a tool's error result becomes the *runtime.Error the server sent with
+// it, as over JSON-RPC.
 type CalculatorMCPClient struct {
 	caller mcp.ToolCaller
 }
@@ -266,9 +267,10 @@ func (c *CalculatorMCPClient) Stats(ctx context.Context, req StatsRequest) (Stat
 // Remember stores value in memory. It is a notification: the caller
 // does not wait for an answer.
 //
-// It calls the MCP tool "remember".
+// It calls the MCP tool "remember" and returns without waiting
+// for it, as Remember is a notification.
 func (c *CalculatorMCPClient) Remember(ctx context.Context, value float64) error {
-	return c.caller.CallTool(ctx, CalculatorRememberTool, &calculatorRememberParams{Value: value}, nil)
+	return mcp.NotifyTool(ctx, c.caller, CalculatorRememberTool, &calculatorRememberParams{Value: value})
 }
 
 // Recall returns the value in memory.

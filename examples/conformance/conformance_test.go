@@ -218,8 +218,8 @@ func TestErrorHandling(t *testing.T) {
 	for _, version := range []string{mcp.Version20241105, mcp.Version20251125, mcp.Version20260728} {
 		c, _ := connect(t, version)
 		_, err := NewConformanceMCPClient(c).ErrorHandling(ctx)
-		var te *mcp.ToolError
-		if !errors.As(err, &te) || te.Text != errorText {
+		var re *runtime.Error
+		if !errors.As(err, &re) || re.Message != errorText || re.Code != runtime.CodeServerError {
 			t.Errorf("%s: ErrorHandling error = %v", version, err)
 		}
 		res, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: "test_error_handling", Arguments: json.RawMessage(`{}`)})
@@ -313,7 +313,7 @@ func TestHTTP(t *testing.T) {
 		if mixed, err := conf.MultipleContentTypes(ctx); err != nil || len(mixed) != 3 {
 			t.Errorf("%s: MultipleContentTypes = %+v, %v", version, mixed, err)
 		}
-		if _, err := conf.ErrorHandling(ctx); err == nil || err.Error() != errorText {
+		if _, err := conf.ErrorHandling(ctx); err == nil || err.Error() != "jsonrpc: "+errorText+" (code -32000)" {
 			t.Errorf("%s: ErrorHandling: %v", version, err)
 		}
 		if err := c.Close(); err != nil {

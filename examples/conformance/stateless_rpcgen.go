@@ -13,7 +13,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV2
+const _ = runtime.SupportsGeneratedV3
 
 // Method names of the Stateless service, as they appear on the wire.
 const (
@@ -610,9 +610,9 @@ func (h statelessHandler) promptInputPrompt(ctx context.Context, args map[string
 
 // StatelessMCPClient calls the tools, resources, prompts and completions of
 // an MCP server serving Stateless. It implements Stateless: tool results are decoded
-// from the tools' structured content (a tool's error result becomes a
-// *mcp.ToolError), resources and prompts from what resources/read and
-// prompts/get return.
+// from the tools' structured content, resources and prompts from what
+// resources/read and prompts/get return. A tool's error result becomes the
+// *runtime.Error the server sent with it, as over JSON-RPC.
 type StatelessMCPClient struct {
 	caller mcp.FeatureCaller
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
+	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
@@ -173,12 +174,12 @@ func exerciseNotes(t *testing.T, ctx context.Context, c *mcp.Client) {
 		t.Fatalf("DeleteNote: %v", err)
 	}
 	_, err = notes.GetNote(ctx, a.ID)
-	var toolErr *mcp.ToolError
-	if !errors.As(err, &toolErr) || !strings.Contains(err.Error(), "no note with that id") {
-		t.Errorf("GetNote after delete: %v; want a *mcp.ToolError saying there is no such note", err)
+	var rpcErr *runtime.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != runtime.CodeServerError || !strings.HasSuffix(rpcErr.Message, "no note with that id") {
+		t.Errorf("GetNote after delete: %v; want the *runtime.Error -32000 saying there is no such note", err)
 	}
 	_, err = notes.AddNote(ctx, NewNote{Text: "x", Priority: "urgent"})
-	if !errors.As(err, &toolErr) || !strings.Contains(err.Error(), `"priority"`) {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != runtime.CodeInvalidParams || !strings.Contains(err.Error(), `"priority"`) {
 		t.Errorf("AddNote with priority urgent: %v; want a tool error naming \"priority\"", err)
 	}
 	err = c.CallTool(ctx, "no_such_tool", map[string]any{}, nil)

@@ -15,7 +15,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV2
+const _ = runtime.SupportsGeneratedV3
 
 // Method names of the Notes service, as they appear on the wire.
 const (
@@ -401,9 +401,9 @@ func (h notesHandler) completeReviewNotes(ctx context.Context, req *mcp.Complete
 
 // NotesMCPClient calls the tools, resources, prompts and completions of
 // an MCP server serving Notes. It implements Notes: tool results are decoded
-// from the tools' structured content (a tool's error result becomes a
-// *mcp.ToolError), resources and prompts from what resources/read and
-// prompts/get return.
+// from the tools' structured content, resources and prompts from what
+// resources/read and prompts/get return. A tool's error result becomes the
+// *runtime.Error the server sent with it, as over JSON-RPC.
 type NotesMCPClient struct {
 	caller mcp.FeatureCaller
 }
@@ -442,7 +442,7 @@ func (c *NotesMCPClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
 //
 // It calls the MCP tool "delete_note".
 func (c *NotesMCPClient) DeleteNote(ctx context.Context, id NoteID) error {
-	return c.caller.CallTool(ctx, NotesDeleteNoteTool, &notesDeleteNoteParams{ID: id}, nil)
+	return mcp.CallToolNoResult(ctx, c.caller, NotesDeleteNoteTool, &notesDeleteNoteParams{ID: id})
 }
 
 // Reindex rebuilds the search index, reporting progress note by note.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -110,9 +111,8 @@ func TestTypedMCPClient(t *testing.T) {
 				t.Fatalf("DeleteNote: %v", err)
 			}
 			_, err = notes.GetNote(ctx, a.ID)
-			var toolErr *mcp.ToolError
-			if !errors.As(err, &toolErr) || !strings.Contains(err.Error(), "no note with that id") {
-				t.Errorf("GetNote after delete: %v; want a *mcp.ToolError saying there is no such note", err)
+			if re, ok := err.(*runtime.Error); !ok || re.Code != runtime.CodeServerError || re.Message != `get "n1": no note with that id` {
+				t.Errorf("GetNote after delete: %#v; want the *runtime.Error -32000 the method returned, as over JSON-RPC", err)
 			}
 		})
 	}

@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV2
+const _ = runtime.SupportsGeneratedV3
 
 // Method names of the Spec service, as they appear on the wire.
 const (
@@ -249,7 +249,8 @@ func SpecTools(impl Spec) []mcp.Tool {
 
 // SpecMCPClient calls the Spec tools of an MCP server through tools/call.
 // It implements Spec: results are decoded from the tools' structured content,
-// and a tool's error result becomes a *mcp.ToolError.
+// and a tool's error result becomes the *runtime.Error the server sent with
+// it, as over JSON-RPC.
 type SpecMCPClient struct {
 	caller mcp.ToolCaller
 }
@@ -278,23 +279,26 @@ func (c *SpecMCPClient) Sum(ctx context.Context, a int, b int, c2 int) (int, err
 
 // NotifyHello is sent as a notification.
 //
-// It calls the MCP tool "notify_hello".
+// It calls the MCP tool "notify_hello" and returns without waiting
+// for it, as NotifyHello is a notification.
 func (c *SpecMCPClient) NotifyHello(ctx context.Context, n int) error {
-	return c.caller.CallTool(ctx, SpecNotifyHelloTool, &specNotifyHelloParams{N: n}, nil)
+	return mcp.NotifyTool(ctx, c.caller, SpecNotifyHelloTool, &specNotifyHelloParams{N: n})
 }
 
 // NotifySum is sent as a notification.
 //
-// It calls the MCP tool "notify_sum".
+// It calls the MCP tool "notify_sum" and returns without waiting
+// for it, as NotifySum is a notification.
 func (c *SpecMCPClient) NotifySum(ctx context.Context, a int, b int, c2 int) error {
-	return c.caller.CallTool(ctx, SpecNotifySumTool, &specNotifySumParams{A: a, B: b, C: c2}, nil)
+	return mcp.NotifyTool(ctx, c.caller, SpecNotifySumTool, &specNotifySumParams{A: a, B: b, C: c2})
 }
 
 // Update is sent as a notification.
 //
-// It calls the MCP tool "update".
+// It calls the MCP tool "update" and returns without waiting
+// for it, as Update is a notification.
 func (c *SpecMCPClient) Update(ctx context.Context, a int, b int, c2 int, d int, e int) error {
-	return c.caller.CallTool(ctx, SpecUpdateTool, &specUpdateParams{A: a, B: b, C: c2, D: d, E: e}, nil)
+	return mcp.NotifyTool(ctx, c.caller, SpecUpdateTool, &specUpdateParams{A: a, B: b, C: c2, D: d, E: e})
 }
 
 // GetData returns a fixed, mixed list.

@@ -89,6 +89,8 @@ type Client struct {
 	serving serverRequests // legacy server requests being answered
 	listen  listener       // the subscriptions/listen stream (2026-07-28)
 
+	notifying chan struct{} // a slot per NotifyTool call running
+
 	metaMu   sync.Mutex
 	logLevel string
 	meta     atomic.Pointer[[]byte] // modern _meta members; nil in legacy sessions
@@ -139,7 +141,7 @@ func newClient(opts ClientOptions) *Client {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{opts: opts, logger: logger}
+	c := &Client{opts: opts, logger: logger, notifying: make(chan struct{}, notifyLimit)}
 	c.serving.init()
 	return c
 }

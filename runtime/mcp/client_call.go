@@ -235,6 +235,12 @@ func (c *Client) CallTool(ctx context.Context, name string, args, result any) er
 		if err := json.Unmarshal(raw, res); err != nil {
 			return fmt.Errorf("mcp: decode result of tools/call %s: %w", name, err)
 		}
+		if isNullResult(res) {
+			if result != nil {
+				return json.Unmarshal([]byte("null"), result)
+			}
+			return nil
+		}
 		return newToolError(name, res)
 	}
 	if result == nil {
@@ -268,21 +274,6 @@ func decodeTextResult(name string, content []byte, result any) error {
 		}
 	}
 	return fmt.Errorf("mcp: tool %s returned no text content to decode", name)
-}
-
-// newToolError builds the error for a result with isError set.
-func newToolError(name string, res *CallToolResult) *ToolError {
-	var texts []string
-	for _, b := range res.Content {
-		if b.Type == "text" {
-			texts = append(texts, b.Text)
-		}
-	}
-	text := strings.Join(texts, "\n")
-	if text == "" {
-		text = "tool " + name + " failed"
-	}
-	return &ToolError{Text: text, Result: res}
 }
 
 // CallToolRaw calls a tool and returns its whole result, isError included

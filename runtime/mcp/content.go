@@ -268,7 +268,7 @@ func (s *Server) contentResult(v ver, t *Tool, res json.RawMessage, ss *Session)
 	o, ok := runtime.ScanObject(res)
 	if !ok || !json.Valid(res) {
 		ss.logger.Error("mcp: tool returned a result that is not a JSON object", "tool", t.Name)
-		return s.errorResult(v, "internal error in tool "+t.Name)
+		return s.errorResult(v, internalToolError(t.Name))
 	}
 	var content, structured, meta []byte
 	isError := false
@@ -290,7 +290,7 @@ func (s *Server) contentResult(v ver, t *Tool, res json.RawMessage, ss *Session)
 	}
 	if content != nil && string(content) != "null" && content[0] != '[' {
 		ss.logger.Error("mcp: tool returned a content member that is not a list", "tool", t.Name)
-		return s.errorResult(v, "internal error in tool "+t.Name)
+		return s.errorResult(v, internalToolError(t.Name))
 	}
 	b := make([]byte, 0, len(res)+32+len(s.modernTail))
 	b = append(b, `{"content":`...)
@@ -303,7 +303,7 @@ func (s *Server) contentResult(v ver, t *Tool, res json.RawMessage, ss *Session)
 		var blocks []Content
 		if err := json.Unmarshal(content, &blocks); err != nil {
 			ss.logger.Error("mcp: tool returned malformed content", "tool", t.Name, "err", err)
-			return s.errorResult(v, "internal error in tool "+t.Name)
+			return s.errorResult(v, internalToolError(t.Name))
 		}
 		b = append(b, '[')
 		for i := range blocks {
@@ -333,8 +333,8 @@ type RawToolCaller interface {
 // CallToolContent calls the tool name with args through c, which must also
 // be a RawToolCaller (as *Client is), and returns its whole result: what a
 // generated typed MCP client returns for a method whose result is
-// *CallToolResult or []Content. A result with isError set yields a
-// *ToolError, as CallTool does.
+// *CallToolResult or []Content. A result with isError set yields the
+// *runtime.Error the server sent with it, or else a *ToolError.
 func CallToolContent(ctx context.Context, c ToolCaller, name string, args any) (*CallToolResult, error) {
 	rc, ok := c.(RawToolCaller)
 	if !ok {
@@ -345,7 +345,7 @@ func CallToolContent(ctx context.Context, c ToolCaller, name string, args any) (
 		return nil, err
 	}
 	if res.IsError {
-		return nil, newToolError(name, res)
+		return nil, typedError(newToolError(name, res))
 	}
 	return res, nil
 }

@@ -142,8 +142,8 @@ func TestContentToolResults(t *testing.T) {
 		{"2024-11-05", "whole", `{"content":[{"type":"text","text":"bad"}],"isError":true,"_meta":{"m":1,"io.modelcontextprotocol/serverInfo":0}}`},
 		{"2025-06-18", "whole", `{"content":[{"type":"text","text":"bad"}],"structuredContent":{"s":1},"isError":true,"_meta":{"m":1,"io.modelcontextprotocol/serverInfo":0}}`},
 		{"2026-07-28", "whole", `{"content":[{"type":"text","text":"bad"}],"structuredContent":{"s":1},"isError":true,"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"c","version":"1"},"m":1}}`},
-		{"2025-11-25", "broken", `{"content":[{"type":"text","text":"internal error in tool broken"}],"isError":true}`},
-		{"2025-11-25", "fails", `{"content":[{"type":"text","text":"no luck"}],"isError":true}`},
+		{"2025-11-25", "broken", `{"content":[{"type":"text","text":"internal error in tool broken"}],"isError":true,"_meta":{"io.github.rpcgen/error":{"code":-32603,"message":"internal error in tool broken"}}}`},
+		{"2025-11-25", "fails", `{"content":[{"type":"text","text":"no luck"}],"isError":true,"_meta":{"io.github.rpcgen/error":{"code":-32000,"message":"no luck"}}}`},
 	}
 	for _, c := range cases {
 		if got := callIn(t, srv, c.version, c.tool); got != c.want {

@@ -43,6 +43,19 @@ const (
 	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
+// Keys rpcgen's servers put in the _meta object of a tools/call result that
+// has isError set. The prefix is the reverse DNS name of rpcgen's home
+// (github.com/rpcgen), as MCP's _meta naming rules ask of extensions.
+const (
+	// MetaError holds the error the tool returned, as a JSON-RPC error
+	// object: {"code": …, "message": …, "data": …}. The message is also the
+	// result's text, which is what a model reads.
+	MetaError = "io.github.rpcgen/error"
+	// MetaNull (true) says the tool returned no result (null, a Go method's
+	// nil pointer or map) where its output schema wants an object.
+	MetaNull = "io.github.rpcgen/null"
+)
+
 // Implementation names a client or server and its version.
 type Implementation struct {
 	Name        string `json:"name"`

@@ -47,5 +47,5 @@ func ExampleNewServer() {
 	// Hello, Ada! <nil>
 	// Be kind. <nil>
 	// Write two friendly sentences welcoming Grace to the team. <nil>
-	// greet whom? the name is empty
+	// jsonrpc: greet whom? the name is empty (code -32000)
 }

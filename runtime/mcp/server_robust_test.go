@@ -244,19 +244,41 @@ func TestCacheScopeOption(t *testing.T) {
 
 // TestNullResultWithOutputSchema: a tool that declares an output schema and
 // returns no result (a Go method returning a nil pointer) must not send a
-// result that breaks its own schema; it is a tool error instead.
+// result that breaks its own schema. From 2025-06-18 it is an error result
+// marked MetaNull, which the client reads as a null result; before, when
+// there are no output schemas, it is the text "null". Nothing is logged: a
+// nil result is not a fault.
 func TestNullResultWithOutputSchema(t *testing.T) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
+	var logs strings.Builder
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	srv.AddTools(mcp.Tool{
 		Name: "find", OutputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage("null"), nil },
 	})
-	ss := srv.NewSession()
 	ctx := context.Background()
-	ss.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`), nil)
-	got := string(ss.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find"}}`), nil))
-	want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"tool find returned no result"}],"isError":true}}`
-	if got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
+	for _, c := range []struct{ version, want string }{
+		{"2024-11-05", `{"content":[{"type":"text","text":"null"}]}`},
+		{"2025-11-25", `{"content":[{"type":"text","text":"tool find returned no result (null)"}],"isError":true,"_meta":{"io.github.rpcgen/null":true}}`},
+	} {
+		ss := srv.NewSession()
+		ss.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+c.version+`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`), nil)
+		got := string(ss.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find"}}`), nil))
+		if want := `{"jsonrpc":"2.0","id":2,"result":` + c.want + `}`; got != want {
+			t.Errorf("%s:\n got %s\nwant %s", c.version, got, want)
+		}
+	}
+	if logs.Len() > 0 {
+		t.Errorf("a null result was logged: %s", logs.String())
+	}
+	for _, version := range []string{mcp.Version20241105, mcp.Version20251125, mcp.Version20260728} {
+		c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := &struct{ A int }{A: 1}
+		if err := c.CallTool(ctx, "find", nil, &got); err != nil || got != nil {
+			t.Errorf("%s: CallTool of a null result = %v, %v; want nil, nil", version, got, err)
+		}
+		c.Close()
 	}
 }

@@ -123,7 +123,8 @@ func legacySession(t *testing.T, fx *fixture, d driver, r legacyRev) {
 	// tools/call: a result, a validation error, an unknown tool, bad arguments.
 	expect(t, d, call("10", `{"name":"search","arguments":{"query":"x","limit":3}}`), res("10", r.result(searchOut, searchTxt)))
 	expect(t, d, call("11", `{"name":"search","arguments":{"query":"x","limit":"ten"}}`),
-		res("11", `{"content":[{"type":"text","text":"invalid params: \"limit\": expected an integer, got \"ten\""}],"isError":true}`))
+		res("11", `{"content":[{"type":"text","text":"invalid params: \"limit\": expected an integer, got \"ten\""}],"isError":true,`+
+			`"_meta":{"io.github.rpcgen/error":{"code":-32602,"message":"invalid params: \"limit\": expected an integer, got \"ten\""}}}`))
 	expect(t, d, call("12", `{"name":"nope","arguments":{}}`), errRes("12", "-32602", `"invalid params: unknown tool \"nope\""`))
 	expect(t, d, call("13", `{"name":"search","arguments":[1]}`), errRes("13", "-32602", `"invalid params: \"arguments\" must be an object"`))
 
@@ -143,7 +144,8 @@ func legacySession(t *testing.T, fx *fixture, d driver, r legacyRev) {
 		res("16", r.result(`{"done":true}`, `"{\"done\":true}"`)))
 
 	// A panic, no result, a missing capability, a second initialize.
-	expect(t, d, call("17", `{"name":"panic"}`), res("17", `{"content":[{"type":"text","text":"internal error in tool panic"}],"isError":true}`))
+	expect(t, d, call("17", `{"name":"panic"}`), res("17", `{"content":[{"type":"text","text":"internal error in tool panic"}],"isError":true,`+
+		`"_meta":{"io.github.rpcgen/error":{"code":-32603,"message":"internal error in tool panic"}}}`))
 	if !strings.Contains(fx.logs.String(), "boom") {
 		t.Errorf("the panic was not logged: %q", fx.logs.String())
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 )
@@ -62,11 +63,11 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 		return r, nil
 	}
 	if err != nil {
-		var re *runtime.Error
-		if errors.As(err, &re) && re.Code == CodeMissingClientCapability {
+		re := toolError(err)
+		if re.Code == CodeMissingClientCapability {
 			return nil, re
 		}
-		return ss.srv.errorResult(cc.v, toolErrorText(err)), nil
+		return ss.srv.errorResult(cc.v, re), nil
 	}
 	if t.Content {
 		return ss.srv.contentResult(cc.v, t, res, ss), nil
@@ -80,37 +81,81 @@ func (ss *Session) run(cc *callCtx, t *Tool, args json.RawMessage) (res json.Raw
 	defer func() {
 		if v := recover(); v != nil {
 			ss.logger.Error("mcp: tool panicked", "tool", t.Name, "panic", v, "stack", string(debug.Stack()))
-			res, err = nil, errors.New("internal error in tool "+t.Name)
+			res, err = nil, internalToolError(t.Name)
 		}
 	}()
 	return t.Handler(cc, args)
 }
 
-// toolErrorText is the text a failed call shows the model: the message of a
-// *runtime.Error (such as a validation error: "invalid params: …"), without
-// the "jsonrpc:" prefix and code its Error method adds, or else err.Error().
-func toolErrorText(err error) string {
-	if re, ok := err.(*runtime.Error); ok && re != nil {
-		return re.Message
+// toolError is the error a failed call reports: a *runtime.Error anywhere
+// in err's chain as it is (as a JSON-RPC dispatcher answers with it), any
+// other error as code CodeServerError with err's text as the message.
+func toolError(err error) *runtime.Error {
+	var re *runtime.Error
+	if errors.As(err, &re) && re != nil {
+		return re
 	}
-	return err.Error()
+	return &runtime.Error{Code: runtime.CodeServerError, Message: err.Error()}
 }
 
-// errorResult encodes a CallToolResult with isError set.
-func (s *Server) errorResult(v ver, text string) json.RawMessage {
-	b := make([]byte, 0, len(text)+64+len(s.modernTail))
+// internalToolError is what a tool that panicked or returned a malformed
+// result reports; a JSON-RPC dispatcher answers a panic with the same code.
+func internalToolError(tool string) *runtime.Error {
+	return &runtime.Error{Code: runtime.CodeInternalError, Message: "internal error in tool " + tool}
+}
+
+// errorResult encodes a CallToolResult with isError set for the error e:
+// its message is the text a model reads (without the "jsonrpc:" prefix and
+// code that e.Error adds), and its code, message and data go under the
+// MetaError key of _meta, where a typed client finds them (docs/mcp.md,
+// "Tool errors").
+func (s *Server) errorResult(v ver, e *runtime.Error) json.RawMessage {
+	b := make([]byte, 0, 2*len(e.Message)+len(e.Data)+96+len(s.modernTail))
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = runtime.AppendJSONString(b, text)
+	b = runtime.AppendJSONString(b, e.Message)
 	b = append(b, `}],"isError":true`...)
-	return s.endResult(b, v)
+	return s.endResultMeta(b, v, appendErrorMeta(nil, e))
+}
+
+// appendErrorMeta appends the _meta object of a failed call's result:
+// {"io.github.rpcgen/error":{"code":…,"message":…,"data":…}}.
+func appendErrorMeta(b []byte, e *runtime.Error) []byte {
+	b = append(b, `{"`+MetaError+`":{"code":`...)
+	b = strconv.AppendInt(b, e.Code, 10)
+	b = append(b, `,"message":`...)
+	b = runtime.AppendJSONString(b, e.Message)
+	if len(e.Data) > 0 && json.Valid(e.Data) {
+		b = append(b, `,"data":`...)
+		b = append(b, e.Data...)
+	}
+	return append(b, "}}"...)
+}
+
+// nullResult encodes the result of a tool whose handler returned null (a Go
+// method's nil pointer or map) although the tool declares an output schema.
+// Before 2025-06-18 there are no output schemas, and the result is the text
+// "null", which a client decodes as it decodes any result. From 2025-06-18
+// the protocol wants structured content that conforms to the schema, which
+// null cannot; the one conforming answer that says "nothing" is an error
+// result, so the model reads that the tool returned no result, and the
+// MetaNull key tells a typed client to return the zero value and no error,
+// as the JSON-RPC client does for "result": null.
+func (s *Server) nullResult(v ver, t *Tool) json.RawMessage {
+	if !v.structured() {
+		return s.endResult(append(make([]byte, 0, 48+len(s.modernTail)), `{"content":[{"type":"text","text":"null"}]`...), v)
+	}
+	b := make([]byte, 0, len(t.Name)+96+len(s.modernTail))
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = runtime.AppendJSONString(b, "tool "+t.Name+" returned no result (null)")
+	b = append(b, `}],"isError":true`...)
+	return s.endResultMeta(b, v, []byte(`{"`+MetaNull+`":true}`))
 }
 
 // toolResult encodes the CallToolResult of a tool's result res: an object is
 // the structuredContent (2025-06-18 and later; any value in 2026-07-28) and,
 // for older clients and as the protocol recommends, the same JSON as a text
-// block; no result (nil or null) is an empty content list, or an error when
-// the tool declares an output schema, which no result can conform to (a Go
-// method returning a nil pointer or map).
+// block; no result (nil or null) is an empty content list, or, when the tool
+// declares an output schema, nullResult's answer.
 func (s *Server) toolResult(v ver, t *Tool, res json.RawMessage, ss *Session) json.RawMessage {
 	name := t.Name
 	for len(res) > 0 && (res[0] == ' ' || res[0] == '\t' || res[0] == '\n' || res[0] == '\r') {
@@ -118,14 +163,13 @@ func (s *Server) toolResult(v ver, t *Tool, res json.RawMessage, ss *Session) js
 	}
 	if len(res) == 0 || string(res) == "null" {
 		if t.OutputSchema != nil {
-			ss.logger.Error("mcp: tool returned no result but declares an output schema", "tool", name)
-			return s.errorResult(v, "tool "+name+" returned no result")
+			return s.nullResult(v, t)
 		}
 		return s.endResult(append(make([]byte, 0, 16+len(s.modernTail)), `{"content":[]`...), v)
 	}
 	if !json.Valid(res) {
 		ss.logger.Error("mcp: tool returned invalid JSON", "tool", name)
-		return s.errorResult(v, "internal error in tool "+name)
+		return s.errorResult(v, internalToolError(name))
 	}
 	structured := v.structured() && (res[0] == '{' || v.modern())
 	b := make([]byte, 0, 2*len(res)+80+len(s.modernTail))

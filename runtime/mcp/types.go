@@ -1,6 +1,10 @@
 package mcp
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
 
 // ToolInfo describes one tool as a server lists it in tools/list.
 type ToolInfo struct {
@@ -107,13 +111,26 @@ type LogMessage struct {
 
 // ToolError is the error CallTool returns when a tool reports a failure
 // (isError: true). Error returns the text the tool gave, which is written for
-// a model and usually for a person too.
+// a model and usually for a person too. When the result carries the error's
+// code, message and data (under _meta's MetaError key, as rpcgen's servers
+// send them) Err holds them, and errors.As finds it.
 type ToolError struct {
 	// Text joins the result's text content blocks.
 	Text string
 	// Result is the whole result.
 	Result *CallToolResult
+	// Err is the error the server sent under MetaError, nil when none.
+	Err *runtime.Error
 }
 
 // Error returns the tool's error text.
 func (e *ToolError) Error() string { return e.Text }
+
+// Unwrap returns Err, so that errors.As(err, &rpcErr) finds the
+// *runtime.Error of a failed tool call as it finds that of a JSON-RPC call.
+func (e *ToolError) Unwrap() error {
+	if e.Err == nil {
+		return nil
+	}
+	return e.Err
+}

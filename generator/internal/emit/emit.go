@@ -76,7 +76,7 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 
 	f.Comment("This file needs a runtime that supports what rpcgen generates; an older or")
 	f.Comment("newer runtime makes this line a compile error rather than a subtle bug.")
-	f.Const().Id("_").Op("=").Qual(runtimePath, "SupportsGeneratedV2")
+	f.Const().Id("_").Op("=").Qual(runtimePath, "SupportsGeneratedV3")
 
 	for _, s := range services {
 		g.service(s)

@@ -137,13 +137,14 @@ func (g *emitter) mcpClient(s *model.Service, names *serviceNames) {
 		caller = "FeatureCaller"
 		f.Commentf("%s calls the tools, resources, prompts and completions of", names.mcpClient)
 		f.Commentf("an MCP server serving %s. It implements %s: tool results are decoded", s.Name, s.Name)
-		f.Comment("from the tools' structured content (a tool's error result becomes a")
-		f.Comment("*mcp.ToolError), resources and prompts from what resources/read and")
-		f.Comment("prompts/get return.")
+		f.Comment("from the tools' structured content, resources and prompts from what")
+		f.Comment("resources/read and prompts/get return. A tool's error result becomes the")
+		f.Comment("*runtime.Error the server sent with it, as over JSON-RPC.")
 	} else {
 		f.Commentf("%s calls the %s tools of an MCP server through tools/call.", names.mcpClient, s.Name)
 		f.Commentf("It implements %s: results are decoded from the tools' structured content,", s.Name)
-		f.Comment("and a tool's error result becomes a *mcp.ToolError.")
+		f.Comment("and a tool's error result becomes the *runtime.Error the server sent with")
+		f.Comment("it, as over JSON-RPC.")
 	}
 	f.Type().Id(names.mcpClient).Struct(jen.Id(names.field).Qual(model.MCPPath, caller))
 
@@ -177,14 +178,21 @@ func (g *emitter) mcpClientMethod(s *model.Service, m *model.Method, names *serv
 		)
 		return
 	}
-	comment(f, methodDoc(m, fmt.Sprintf("calls the MCP tool %q.", m.Tool.Name)))
+	what := fmt.Sprintf("calls the MCP tool %q.", m.Tool.Name)
+	if m.Notification {
+		what = fmt.Sprintf("calls the MCP tool %q and returns without waiting\nfor it, as %s is a notification.", m.Tool.Name, m.Name)
+	}
+	comment(f, methodDoc(m, what))
 	caller := jen.Id("c").Dot(names.field)
 	var body []jen.Code
 	switch {
 	case m.Content != model.ContentNone:
 		body = contentCall(m, sig, sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)))
+	case m.Notification:
+		// Sent and not waited for, as the JSON-RPC client sends a notification.
+		body = append(body, jen.Return(jen.Qual(model.MCPPath, "NotifyTool").Call(sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)))))
 	case m.Result == nil:
-		body = append(body, jen.Return(caller.Clone().Dot("CallTool").Call(sig.ctx, jen.Id(names.tool(m)), sig.wire(names.params(m)), jen.Nil())))
+		body = append(body, jen.Return(jen.Qual(model.MCPPath, "CallToolNoResult").Call(sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)))))
 	default:
 		helper := "CallTool"
 		if g.schemas[m].wrapped {

@@ -1,0 +1,84 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// newToolError builds the error for a result with isError set: its text
+// blocks, and the error under _meta's MetaError key when the server sent one.
+func newToolError(name string, res *CallToolResult) *ToolError {
+	var texts []string
+	for _, b := range res.Content {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if text == "" {
+		text = "tool " + name + " failed"
+	}
+	return &ToolError{Text: text, Result: res, Err: metaError(res.Meta)}
+}
+
+// metaError decodes the MetaError member of a result's _meta, nil when it is
+// absent or not an error object with a code.
+func metaError(meta json.RawMessage) *runtime.Error {
+	raw := metaMember(meta, MetaError)
+	if raw == nil {
+		return nil
+	}
+	var e struct {
+		Code    *int64          `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.Code == nil {
+		return nil
+	}
+	if clientIsNull(e.Data) {
+		e.Data = nil
+	}
+	return &runtime.Error{Code: *e.Code, Message: e.Message, Data: e.Data}
+}
+
+// isNullResult reports whether an error result is the answer of a tool that
+// returned null where its output schema wants an object (MetaNull).
+func isNullResult(res *CallToolResult) bool {
+	return string(metaMember(res.Meta, MetaNull)) == "true"
+}
+
+// metaMember returns the raw value of key in the _meta object meta, nil when
+// there is none.
+func metaMember(meta json.RawMessage, key string) []byte {
+	if len(meta) == 0 {
+		return nil
+	}
+	o, ok := runtime.ScanObject(meta)
+	if !ok {
+		return nil
+	}
+	for {
+		k, v, ok := o.Next()
+		if !ok {
+			return nil
+		}
+		if string(k) == key {
+			return v
+		}
+	}
+}
+
+// typedError is the error a generated typed MCP client returns for err: the
+// *runtime.Error a failed tool call carried, so that a caller handles an
+// error alike over JSON-RPC and MCP, or else err as it is.
+func typedError(err error) error {
+	var te *ToolError
+	if errors.As(err, &te) && te.Err != nil {
+		return te.Err
+	}
+	return err
+}
