@@ -27,7 +27,7 @@ func newToolError(name string, res *CallToolResult) *ToolError {
 // metaError decodes the MetaError member of a result's _meta, nil when it is
 // absent or not an error object with a code.
 func metaError(meta json.RawMessage) *runtime.Error {
-	raw := metaMember(meta, MetaError)
+	raw := objectMember(meta, MetaError)
 	if raw == nil {
 		return nil
 	}
@@ -48,28 +48,7 @@ func metaError(meta json.RawMessage) *runtime.Error {
 // isNullResult reports whether an error result is the answer of a tool that
 // returned null where its output schema wants an object (MetaNull).
 func isNullResult(res *CallToolResult) bool {
-	return string(metaMember(res.Meta, MetaNull)) == "true"
-}
-
-// metaMember returns the raw value of key in the _meta object meta, nil when
-// there is none.
-func metaMember(meta json.RawMessage, key string) []byte {
-	if len(meta) == 0 {
-		return nil
-	}
-	o, ok := runtime.ScanObject(meta)
-	if !ok {
-		return nil
-	}
-	for {
-		k, v, ok := o.Next()
-		if !ok {
-			return nil
-		}
-		if string(k) == key {
-			return v
-		}
-	}
+	return string(objectMember(res.Meta, MetaNull)) == "true"
 }
 
 // typedError is the error a generated typed MCP client returns for err: the
