@@ -61,7 +61,7 @@ func (c *Conn) endCalls(cause error) {
 	if c.endErr == nil {
 		c.endErr = cause
 	}
-	err := c.closedErr()
+	err := &lostError{c.closedErr()}
 	pending := c.pending
 	c.pending = make(map[int64]*pendingCall)
 	c.mu.Unlock()
@@ -102,14 +102,14 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	id, err := c.register(p)
 	if err != nil {
 		pendingPool.Put(p)
-		return fmt.Errorf("call %s: %w", method, err)
+		return fmt.Errorf("call %s: %w", method, NotSent(err))
 	}
 	e := getEncoder()
 	err = e.request(id, method, params)
 	if err == nil {
 		err = c.write(ctx, e.buf.Bytes())
 		if err != nil && ctx.Err() == nil {
-			err = fmt.Errorf("call %s: %w", method, err)
+			err = fmt.Errorf("call %s: %w", method, writeFailed(err))
 		}
 	} else {
 		err = fmt.Errorf("encode params of %s: %w", method, err)
@@ -153,6 +153,11 @@ func (c *Conn) cancelled(n int64) {
 	}()
 }
 
+// writeFailed is the error of a request whose write failed: the framers write
+// a message whole or fail, so the peer cannot have read it all, and it counts
+// as not sent.
+func writeFailed(err error) error { return NotSent(err) }
+
 func (r *response) decode(method string, result any) error {
 	if r.err != nil {
 		return fmt.Errorf("call %s: %w", method, r.err)
@@ -170,7 +175,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	closed := c.closed
 	c.mu.Unlock()
 	if closed {
-		return fmt.Errorf("notify %s: %w", method, ErrClosed)
+		return fmt.Errorf("notify %s: %w", method, NotSent(ErrClosed))
 	}
 	e := getEncoder()
 	defer e.free()
@@ -181,7 +186,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		return fmt.Errorf("notify %s: %w", method, err)
+		return fmt.Errorf("notify %s: %w", method, writeFailed(err))
 	}
 	return nil
 }
@@ -231,7 +236,7 @@ func (c *Conn) Batch(ctx context.Context, calls []*BatchCall) error {
 			if id, err = c.register(p); err != nil {
 				pendingPool.Put(p)
 				abandon()
-				return fmt.Errorf("batch: %w", err)
+				return fmt.Errorf("batch: %w", NotSent(err))
 			}
 			ids[i], waits[i] = id, p
 		}
@@ -246,7 +251,7 @@ func (c *Conn) Batch(ctx context.Context, calls []*BatchCall) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		return fmt.Errorf("batch: %w", err)
+		return fmt.Errorf("batch: %w", writeFailed(err))
 	}
 	for i, p := range waits {
 		if p == nil {

@@ -57,6 +57,7 @@ type Conn struct {
 	nextID  int64
 	pending map[int64]*pendingCall
 	tr      *tracker // incoming requests by raw id, for cancellation
+	st      streams  // the streams served and read
 
 	base       context.Context // parent of handler contexts; cancelled by Close
 	cancelBase context.CancelFunc
@@ -206,4 +207,13 @@ func (c *Conn) Close() error {
 		c.endCalls(nil)
 	})
 	return c.closeErr
+}
+
+// Inflight returns the number of incoming requests being handled or waiting
+// for a handler: a transport that closes idle connections must not close one
+// that owes its peer an answer.
+func (c *Conn) Inflight() int {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	return c.running
 }

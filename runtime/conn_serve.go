@@ -160,6 +160,9 @@ func (c *Conn) run(j job) {
 			parent = cancelledContext()
 		}
 		buf.b = c.srv.serve(parent, &j.m, buf.b)
+		if j.m.id != nil {
+			c.forgetEarly(j.m.id)
+		}
 	}
 	c.writeReply(buf.b)
 	buf.free()

@@ -138,6 +138,9 @@ func (s *server) admit(raw []byte, m *message) (e *Error, serve bool) {
 		m.id = nullID // not an id the peer may use: the error names none
 		return errInvalidRequest, false
 	}
+	if m.id == nil && s.conn != nil && s.conn.streamControl(m) {
+		return nil, false
+	}
 	if m.id == nil && s.tr != nil && s.tr.cancelNotification(m) {
 		return nil, false
 	}

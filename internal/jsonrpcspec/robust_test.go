@@ -13,20 +13,7 @@ import (
 )
 
 // badMessages each get an error reply; the connection must go on serving.
-var badMessages = []struct {
-	name, msg string
-	code      int64
-}{
-	{"invalid JSON", `{"jsonrpc":"2.0","method":"subtract",`, runtime.CodeParseError},
-	{"wrong param type", `{"jsonrpc":"2.0","method":"subtract","params":["a",1],"id":"types"}`, runtime.CodeInvalidParams},
-	{"wrong named type", `{"jsonrpc":"2.0","method":"subtract","params":{"minuend":true,"subtrahend":1},"id":"named"}`, runtime.CodeInvalidParams},
-	{"too many params", `{"jsonrpc":"2.0","method":"subtract","params":[1,2,3],"id":"count"}`, runtime.CodeInvalidParams},
-	{"unknown field", `{"jsonrpc":"2.0","method":"subtract","params":{"minuend":1,"subtrahend":2,"extra":3},"id":"extra"}`, runtime.CodeInvalidParams},
-	{"unknown method", `{"jsonrpc":"2.0","method":"nope","id":"nope"}`, runtime.CodeMethodNotFound},
-	{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[\"\xff\"],\"id\":\"utf8\"}", runtime.CodeParseError},
-	{"deep nesting", `{"jsonrpc":"2.0","method":"subtract","params":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `,"id":"deep"}`, runtime.CodeInvalidRequest},
-	{"oversized", `{"jsonrpc":"2.0","method":"subtract","params":["` + strings.Repeat("x", 5<<20) + `"],"id":"big"}`, runtime.CodeInvalidRequest},
-}
+var badMessages = BadMessages
 
 const validCall = `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"ok"}`
 
@@ -42,7 +29,7 @@ type reply struct {
 func TestBadInputKeepsServingStdio(t *testing.T) {
 	var in strings.Builder
 	for _, b := range badMessages {
-		in.WriteString(b.msg + "\n")
+		in.WriteString(b.Msg + "\n")
 	}
 	in.WriteString(validCall + "\n")
 	out := runStdioRaw(t, "newline", in.String())
@@ -71,7 +58,7 @@ func TestBadInputKeepsServingStdio(t *testing.T) {
 	}
 	want := map[int64]int{}
 	for _, b := range badMessages {
-		want[b.code]++
+		want[b.Code]++
 	}
 	for code, n := range want {
 		if codes[code] != n {
@@ -87,16 +74,16 @@ func TestBadInputKeepsServingHTTP(t *testing.T) {
 	srv := httptest.NewServer(rpchttp.NewHandler(NewSpecHandler(&Impl{}), rpchttp.Options{}))
 	defer srv.Close()
 	for _, b := range badMessages {
-		t.Run(b.name, func(t *testing.T) {
-			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(b.msg))
+		t.Run(b.Name, func(t *testing.T) {
+			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(b.Msg))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var r reply
 			err = json.NewDecoder(resp.Body).Decode(&r)
 			resp.Body.Close()
-			if err != nil || r.Error == nil || r.Error.Code != b.code {
-				t.Fatalf("status %d, reply %+v, err %v; want error code %d", resp.StatusCode, r, err, b.code)
+			if err != nil || r.Error == nil || r.Error.Code != b.Code {
+				t.Fatalf("status %d, reply %+v, err %v; want error code %d", resp.StatusCode, r, err, b.Code)
 			}
 			postValid(t, srv.URL)
 		})

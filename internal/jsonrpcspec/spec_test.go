@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,52 +119,4 @@ func splitContentLength(t *testing.T, out string) []string {
 		}
 		msgs = append(msgs, string(body))
 	}
-}
-
-// checkReplies compares what the server wrote with the reply the
-// specification shows, as JSON values; batch elements in any order.
-func checkReplies(t *testing.T, got []string, want string) {
-	t.Helper()
-	if want == "" {
-		if len(got) != 0 {
-			t.Fatalf("want no reply, got %q", got)
-		}
-		return
-	}
-	if len(got) != 1 {
-		t.Fatalf("want exactly one reply, got %d: %q", len(got), got)
-	}
-	g, w := normalize(t, got[0]), normalize(t, want)
-	if !reflect.DeepEqual(g, w) {
-		t.Fatalf("reply differs from the specification:\n got: %s\nwant: %s", got[0], want)
-	}
-}
-
-// normalize decodes a reply, sorting batch elements so that order does not
-// matter. Detail the specification leaves open (error data) is dropped.
-func normalize(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("reply is not JSON: %v: %q", err, s)
-	}
-	strip := func(v any) any {
-		if m, ok := v.(map[string]any); ok {
-			if e, ok := m["error"].(map[string]any); ok {
-				delete(e, "data")
-			}
-		}
-		return v
-	}
-	if arr, ok := v.([]any); ok {
-		keys := make([]string, len(arr))
-		for i := range arr {
-			arr[i] = strip(arr[i])
-			b, _ := json.Marshal(arr[i])
-			keys[i] = string(b)
-		}
-		sort.Strings(keys)
-		return keys
-	}
-	return strip(v)
 }
