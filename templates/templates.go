@@ -9,5 +9,5 @@ import "embed"
 // FS holds the templates, one file per output: openrpc.json.tmpl,
 // client.ts.tmpl and reference.md.tmpl.
 //
-//go:embed *.tmpl
+//go:embed *.tmpl client_runtime.ts
 var FS embed.FS

@@ -6,6 +6,9 @@
 #   - every example's and golden case's TypeScript client compiles with
 #     tsc --strict --noEmit, against the ES2022 library alone (no DOM, no Node
 #     types: the clients depend on nothing);
+#   - internal/probe, served over HTTP, sees the calls its TypeScript client
+#     aborts or times out cancelled, and the client's headers, batches and
+#     errors work (test/probe.test.ts);
 #   - examples/calculator, served over HTTP, answers rpc.discover with its
 #     committed OpenRPC document, and the generated TypeScript client calls
 #     every method of it (test/calculator.test.ts, compiled with tsc).
@@ -17,65 +20,83 @@ cd "$(dirname "$0")"
 repo=$(cd ../.. && pwd)
 
 tmp=$(mktemp -d)
-server_pid=""
+server_pids=()
 cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
+	for pid in "${server_pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+
+# serve NAME PROGRAM ARGS... starts PROGRAM, which logs
+# "serving JSON-RPC over HTTP" addr=HOST:PORT to stderr once it listens, and
+# sets addr to that address.
+serve() {
+	local name=$1
+	shift
+	: >"$tmp/$name.log"
+	"$@" 2>"$tmp/$name.log" &
+	server_pids+=($!)
+	addr=""
+	for _ in $(seq 1 100); do
+		addr=$(sed -n 's/.*"serving JSON-RPC over HTTP" addr=\([^ ]*\).*/\1/p' "$tmp/$name.log")
+		[ -n "$addr" ] && break
+		if ! kill -0 "${server_pids[-1]}" 2>/dev/null; then
+			cat "$tmp/$name.log" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
+	if [ -z "$addr" ]; then
+		echo "$name did not start:" >&2
+		cat "$tmp/$name.log" >&2
+		exit 1
+	fi
+	echo "$name serving on $addr"
+}
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
 	npm ci --no-audit --no-fund
 fi
 tsc=node_modules/.bin/tsc
+# Every strictness flag tsc has, on top of --strict.
+strict=(--strict --exactOptionalPropertyTypes --noUncheckedIndexedAccess --noPropertyAccessFromIndexSignature
+	--noImplicitOverride --noImplicitReturns --noFallthroughCasesInSwitch --noUnusedLocals --noUnusedParameters)
 
-echo "== tsc --strict --noEmit: the examples' TypeScript clients"
+echo "== tsc --strict (and every other strictness flag) --noEmit: the examples' TypeScript clients"
 shopt -s nullglob
-clients=("$repo"/examples/*/*_client.ts)
+clients=("$repo"/examples/*/*_client.ts "$repo"/internal/*/*_client.ts)
 if [ ${#clients[@]} -eq 0 ]; then
 	echo "no examples/*/*_client.ts found" >&2
 	exit 1
 fi
 for f in "${clients[@]}"; do
 	echo "${f#"$repo"/}"
-	"$tsc" --ignoreConfig --strict --noEmit --target es2022 --lib es2022 --types "" "$f"
+	"$tsc" --ignoreConfig "${strict[@]}" --noEmit --target es2022 --lib es2022 --types "" "$f"
 done
 
-echo "== tsc --strict --noEmit: the golden cases' TypeScript clients"
+echo "== tsc --strict (and every other strictness flag) --noEmit: the golden cases' TypeScript clients"
 node test/extract-golden.mjs "$tmp/golden" >"$tmp/golden.list"
 while read -r f; do
 	echo "${f#"$tmp"/golden/}"
-	"$tsc" --ignoreConfig --strict --noEmit --target es2022 --lib es2022 --types "" "$f"
+	"$tsc" --ignoreConfig "${strict[@]}" --noEmit --target es2022 --lib es2022 --types "" "$f"
 done <"$tmp/golden.list"
 
-echo "== build examples/calculator and serve it over HTTP"
-(cd "$repo" && go build -o "$tmp/calculator" ./examples/calculator)
-"$tmp/calculator" --http 127.0.0.1:0 2>"$tmp/server.log" &
-server_pid=$!
-addr=""
-for _ in $(seq 1 100); do
-	addr=$(sed -n 's/.*"serving JSON-RPC over HTTP" addr=\([^ ]*\).*/\1/p' "$tmp/server.log")
-	[ -n "$addr" ] && break
-	if ! kill -0 "$server_pid" 2>/dev/null; then
-		cat "$tmp/server.log" >&2
-		exit 1
-	fi
-	sleep 0.1
-done
-if [ -z "$addr" ]; then
-	echo "the calculator did not start:" >&2
-	cat "$tmp/server.log" >&2
-	exit 1
-fi
-echo "serving on $addr"
+echo "== build examples/calculator and internal/probe, and serve them over HTTP"
+(cd "$repo" && go build -o "$tmp/calculator" ./examples/calculator && go build -o "$tmp/probe" ./internal/probe/cmd/probe)
+serve calculator "$tmp/calculator" --http 127.0.0.1:0
+calculator_addr=$addr
+serve probe "$tmp/probe" --http 127.0.0.1:0
+probe_addr=$addr
 
 echo "== compile the client test (tsc --strict)"
 "$tsc" -p tsconfig.json --outDir "$tmp/build"
 echo '{"type": "module"}' >"$tmp/build/package.json"
 
 echo "== node --test"
-CALCULATOR_URL="http://$addr" CALCULATOR_OPENRPC="$repo/examples/calculator/calculator.openrpc.json" \
-	node --test --test-reporter=spec test/openrpc.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js"
+CALCULATOR_URL="http://$calculator_addr" CALCULATOR_OPENRPC="$repo/examples/calculator/calculator.openrpc.json" \
+	PROBE_URL="http://$probe_addr" \
+	node --test --test-reporter=spec test/openrpc.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js" \
+	"$tmp/build/interop/tsclient/test/probe.test.js"

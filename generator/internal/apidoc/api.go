@@ -122,7 +122,7 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 
 	c := newComponents(sg)
 	// The TypeScript client declares these names itself.
-	c.reserve("RPCError", "ErrorCode", "Fetch", "ClientOptions", "JSONRPCClient")
+	c.reserve(tsRuntimeNames...)
 	for _, s := range services {
 		c.reserve(s.Name + "Client")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
+	"github.com/rpcgen/rpcgen/templates"
 )
 
 // renderTypeScript writes a TypeScript module (templates/client.ts.tmpl)
@@ -25,8 +26,25 @@ func renderTypeScript(api *apiDoc) ([]byte, error) {
 		"method":     tsMethod,
 		"clientDoc":  tsClientDoc,
 		"hasMethods": func(s *apiService) bool { return len(s.Methods) > 0 },
+		"runtime":    tsRuntime,
 	}
 	return render("client.ts.tmpl", funcs, api)
+}
+
+// tsRuntime is the client's JSON-RPC part, templates/client_runtime.ts,
+// the same in every file.
+func tsRuntime() (string, error) {
+	b, err := templates.FS.ReadFile("client_runtime.ts")
+	return string(b), err
+}
+
+// tsRuntimeNames are the names client_runtime.ts declares at the top
+// level: no component may take one.
+var tsRuntimeNames = []string{
+	"JSONRPCRequest", "JSONRPCErrorObject", "JSONRPCResponse", "AbortSignalLike", "ExchangeOptions",
+	"Transport", "RPCError", "TransportError", "CancelledError", "TimeoutError", "ErrorCode",
+	"ErrorClasses", "Fetch", "HTTPOptions", "HTTPTransport", "ClientOptions", "CallOptions",
+	"BatchOptions", "BatchEntry", "batches", "Batch", "JSONRPCClient", "globals", "isObject", "describe",
 }
 
 // tsDoc renders text as a JSDoc comment indented by indent, "" for no text.
@@ -249,6 +267,8 @@ var tsReserved = map[string]bool{
 	"package": true, "private": true, "protected": true, "public": true, "return": true,
 	"static": true, "super": true, "switch": true, "this": true, "throw": true, "true": true,
 	"try": true, "typeof": true, "var": true, "void": true, "while": true, "with": true, "yield": true,
+	// The name of the generated methods' own last parameter.
+	"options": true,
 }
 
 // tsName makes a Go param name usable as a TypeScript parameter name.
@@ -345,10 +365,14 @@ func tsMethodText(m *apiMethod, args []string, params string) string {
 	if len(tags) > 0 {
 		doc = append(doc, strings.Join(tags, "\n"))
 	}
-	callArgs := tsLiteral(m.Name)
+	args = append(args, "options?: CallOptions")
+	callArgs := tsLiteral(m.Name) + ", "
 	if params != "" {
-		callArgs += ", " + params
+		callArgs += params
+	} else {
+		callArgs += "undefined"
 	}
+	callArgs += ", options"
 	var b strings.Builder
 	b.WriteString(tsDoc(strings.Join(doc, "\n\n"), "  "))
 	b.WriteString("  async " + tsMethodName(m.GoName) + "(" + strings.Join(args, ", ") + "): Promise<" + result + "> {\n")

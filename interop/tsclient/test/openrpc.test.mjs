@@ -11,16 +11,19 @@ import { validateOpenRPCDocument } from "@open-rpc/schema-utils-js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 
-// The examples' documents: examples/*/*.openrpc.json.
+// The committed documents: examples/*/*.openrpc.json and
+// internal/*/*.openrpc.json.
 function exampleDocs() {
   const docs = [];
-  const root = join(repo, "examples");
-  for (const dir of readdirSync(root, { withFileTypes: true })) {
-    if (!dir.isDirectory()) continue;
-    for (const f of readdirSync(join(root, dir.name))) {
-      if (f.endsWith(".openrpc.json")) {
-        const path = join("examples", dir.name, f);
-        docs.push({ name: path, doc: JSON.parse(readFileSync(join(repo, path), "utf8")) });
+  for (const top of ["examples", "internal"]) {
+    const root = join(repo, top);
+    for (const dir of readdirSync(root, { withFileTypes: true })) {
+      if (!dir.isDirectory()) continue;
+      for (const f of readdirSync(join(root, dir.name))) {
+        if (f.endsWith(".openrpc.json")) {
+          const path = join(top, dir.name, f);
+          docs.push({ name: path, doc: JSON.parse(readFileSync(join(repo, path), "utf8")) });
+        }
       }
     }
   }

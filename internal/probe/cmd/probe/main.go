@@ -1,0 +1,42 @@
+// Command probe serves package probe's service over JSON-RPC on HTTP for the
+// tests of clients in other languages (interop/tsclient). It listens on the
+// address of --http (port 0 picks a free one), logs the address it got to
+// stderr as `"serving JSON-RPC over HTTP" addr=HOST:PORT`, and serves until
+// interrupted.
+package main
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+
+	"github.com/rpcgen/rpcgen/internal/probe"
+	"github.com/rpcgen/rpcgen/runtime/rpchttp"
+)
+
+func main() {
+	addr := flag.String("http", "127.0.0.1:0", "address to serve JSON-RPC over HTTP on")
+	flag.Parse()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		logger.Error("listen", "err", err)
+		os.Exit(1)
+	}
+	srv := &http.Server{Handler: probe.WithHeaders(rpchttp.NewHandler(probe.NewProbeHandler(&probe.Impl{}), rpchttp.Options{}))}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	logger.Info("serving JSON-RPC over HTTP", "addr", ln.Addr().String())
+	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+		logger.Error("serve", "err", err)
+		os.Exit(1)
+	}
+}
