@@ -194,13 +194,13 @@ const (
 
 // JSON Schemas (draft 2020-12) of the Spec tools' arguments and results.
 const (
-	specSubtractInputSchema    = `{"type":"object","properties":{"minuend":{"type":"integer"},"subtrahend":{"type":"integer"}},"additionalProperties":false,"required":["minuend","subtrahend"]}`
-	specSubtractOutputSchema   = `{"type":"object","properties":{"result":{"type":"integer"}},"additionalProperties":false,"required":["result"]}`
-	specSumInputSchema         = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"additionalProperties":false,"required":["a","b","c"]}`
+	specSubtractInputSchema    = `{"type":"object","properties":{"minuend":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807},"subtrahend":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["minuend","subtrahend"]}`
+	specSubtractOutputSchema   = `{"type":"object","properties":{"result":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["result"]}`
+	specSumInputSchema         = `{"type":"object","properties":{"a":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807},"c":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b","c"]}`
 	specSumOutputSchema        = specSubtractOutputSchema
-	specNotifyHelloInputSchema = `{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false,"required":["n"]}`
+	specNotifyHelloInputSchema = `{"type":"object","properties":{"n":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["n"]}`
 	specNotifySumInputSchema   = specSumInputSchema
-	specUpdateInputSchema      = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"},"d":{"type":"integer"},"e":{"type":"integer"}},"additionalProperties":false,"required":["a","b","c","d","e"]}`
+	specUpdateInputSchema      = `{"type":"object","properties":{"a":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807},"c":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807},"d":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807},"e":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b","c","d","e"]}`
 	specGetDataInputSchema     = `{"type":"object","additionalProperties":false}`
 	specGetDataOutputSchema    = `{"type":"object","properties":{"result":{"anyOf":[{"type":"array","items":{}},{"type":"null"}]}},"additionalProperties":false,"required":["result"]}`
 )

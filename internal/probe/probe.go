@@ -8,6 +8,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"sync"
 	"time"
@@ -30,6 +31,10 @@ type Probe interface {
 	// b: the second addend.
 	Add(ctx context.Context, a, b int) (int, error)
 
+	// Increment returns n plus one. Its value travels as a string, so it
+	// keeps every digit in JavaScript, beyond 2^53.
+	Increment(ctx context.Context, n Big) (Big, error)
+
 	// Header returns the value of the HTTP header name of this call, "" when
 	// it has none.
 	//
@@ -51,6 +56,12 @@ type Probe interface {
 	//
 	// tag: the Hold call's tag.
 	Released(ctx context.Context, tag string) (string, error)
+}
+
+// Big is an int64 written as a JSON string.
+type Big struct {
+	// Value is an int64, in quotes.
+	Value int64 `json:"value,string"`
 }
 
 // Impl implements Probe. Its zero value is ready to use.
@@ -91,6 +102,14 @@ func (p *Impl) Echo(ctx context.Context, text string) (string, error) { return t
 
 // Add implements Probe.
 func (p *Impl) Add(ctx context.Context, a, b int) (int, error) { return a + b, nil }
+
+// Increment implements Probe.
+func (p *Impl) Increment(ctx context.Context, n Big) (Big, error) {
+	if n.Value == math.MaxInt64 {
+		return Big{}, errors.New("the value is the largest int64")
+	}
+	return Big{Value: n.Value + 1}, nil
+}
 
 type headerKey struct{}
 

@@ -5,6 +5,19 @@
 // with fetch, or through any Transport.
 
 /**
+ * Big is an int64 written as a JSON string.
+ */
+export interface Big {
+  /**
+   * Value is an int64, in quotes.
+   *
+   * An integer as a decimal string, so that values beyond 2^53 keep every
+   * digit; BigInt(value) reads it.
+   */
+  value: string;
+}
+
+/**
  * ProbeClient calls the methods of the Probe service.
  *
  * Probe answers the calls of a client under test.
@@ -37,6 +50,14 @@ export class ProbeClient {
    */
   async add(a: number, b: number, options?: CallOptions): Promise<number> {
     return this.#rpc.call<number>("add", { a, b }, options);
+  }
+
+  /**
+   * Increment returns n plus one. Its value travels as a string, so it keeps
+   * every digit in JavaScript, beyond 2^53.
+   */
+  async increment(n: Big, options?: CallOptions): Promise<Big> {
+    return this.#rpc.call<Big>("increment", n, options);
   }
 
   /**

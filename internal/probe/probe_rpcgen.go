@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV2
+const _ = runtime.SupportsGeneratedV3
 
 // Method names of the Probe service, as they appear on the wire.
 const (
@@ -20,6 +20,8 @@ const (
 	ProbeEchoMethod = "echo"
 	// ProbeAddMethod is the JSON-RPC method name of Probe.Add.
 	ProbeAddMethod = "add"
+	// ProbeIncrementMethod is the JSON-RPC method name of Probe.Increment.
+	ProbeIncrementMethod = "increment"
 	// ProbeHeaderMethod is the JSON-RPC method name of Probe.Header.
 	ProbeHeaderMethod = "header"
 	// ProbeHoldMethod is the JSON-RPC method name of Probe.Hold.
@@ -57,6 +59,14 @@ func (c *ProbeClient) Echo(ctx context.Context, text string) (string, error) {
 // It calls the remote method "add".
 func (c *ProbeClient) Add(ctx context.Context, a int, b int) (int, error) {
 	return runtime.Call[int](ctx, c.caller, ProbeAddMethod, &probeAddParams{A: a, B: b})
+}
+
+// Increment returns n plus one. Its value travels as a string, so it
+// keeps every digit in JavaScript, beyond 2^53.
+//
+// It calls the remote method "increment".
+func (c *ProbeClient) Increment(ctx context.Context, n Big) (Big, error) {
+	return runtime.Call[Big](ctx, c.caller, ProbeIncrementMethod, n)
 }
 
 // Header returns the value of the HTTP header name of this call, "" when
@@ -109,6 +119,8 @@ func (h probeHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 		return h.serveEcho(ctx, req.Params)
 	case ProbeAddMethod:
 		return h.serveAdd(ctx, req.Params)
+	case ProbeIncrementMethod:
+		return h.serveIncrement(ctx, req.Params)
 	case ProbeHeaderMethod:
 		return h.serveHeader(ctx, req.Params)
 	case ProbeHoldMethod:
@@ -145,6 +157,15 @@ func (h probeHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 		return nil, err
 	}
 	return runtime.Result(h.impl.Add(ctx, p.A, p.B))
+}
+
+// serveIncrement decodes the params of Probe.Increment, calls it and encodes its result.
+func (h probeHandler) serveIncrement(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p Big
+	if err := decodeProbeIncrementParams(params, &p); err != nil {
+		return nil, err
+	}
+	return runtime.Result(h.impl.Increment(ctx, p))
 }
 
 // serveHeader decodes the params of Probe.Header, calls it and encodes its result.
@@ -189,6 +210,8 @@ const (
 	ProbeEchoTool = "echo"
 	// ProbeAddTool is the MCP tool name of Probe.Add.
 	ProbeAddTool = "add"
+	// ProbeIncrementTool is the MCP tool name of Probe.Increment.
+	ProbeIncrementTool = "increment"
 	// ProbeHeaderTool is the MCP tool name of Probe.Header.
 	ProbeHeaderTool = "header"
 	// ProbeHoldTool is the MCP tool name of Probe.Hold.
@@ -201,16 +224,18 @@ const (
 
 // JSON Schemas (draft 2020-12) of the Probe tools' arguments and results.
 const (
-	probeEchoInputSchema      = `{"type":"object","properties":{"text":{"description":"any text.","type":"string"}},"additionalProperties":false,"required":["text"]}`
-	probeEchoOutputSchema     = `{"type":"object","properties":{"result":{"type":"string"}},"additionalProperties":false,"required":["result"]}`
-	probeAddInputSchema       = `{"type":"object","properties":{"a":{"description":"the first addend.","type":"integer"},"b":{"description":"the second addend.","type":"integer"}},"additionalProperties":false,"required":["a","b"]}`
-	probeAddOutputSchema      = `{"type":"object","properties":{"result":{"type":"integer"}},"additionalProperties":false,"required":["result"]}`
-	probeHeaderInputSchema    = `{"type":"object","properties":{"name":{"description":"a header name, in any case.","type":"string"}},"additionalProperties":false,"required":["name"]}`
-	probeHeaderOutputSchema   = probeEchoOutputSchema
-	probeHoldInputSchema      = `{"type":"object","properties":{"tag":{"description":"names the call for Held and Released.","type":"string"}},"additionalProperties":false,"required":["tag"]}`
-	probeHeldInputSchema      = `{"type":"object","properties":{"tag":{"description":"the Hold call's tag.","type":"string"}},"additionalProperties":false,"required":["tag"]}`
-	probeReleasedInputSchema  = probeHeldInputSchema
-	probeReleasedOutputSchema = probeEchoOutputSchema
+	probeEchoInputSchema       = `{"type":"object","properties":{"text":{"description":"any text.","type":"string"}},"additionalProperties":false,"required":["text"]}`
+	probeEchoOutputSchema      = `{"type":"object","properties":{"result":{"type":"string"}},"additionalProperties":false,"required":["result"]}`
+	probeAddInputSchema        = `{"type":"object","properties":{"a":{"description":"the first addend.","type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"description":"the second addend.","type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
+	probeAddOutputSchema       = `{"type":"object","properties":{"result":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["result"]}`
+	probeIncrementInputSchema  = `{"description":"Big is an int64 written as a JSON string.","type":"object","properties":{"value":{"description":"Value is an int64, in quotes.","type":"string","format":"int64","pattern":"^-?(0|[1-9][0-9]*)$"}},"additionalProperties":false,"required":["value"]}`
+	probeIncrementOutputSchema = probeIncrementInputSchema
+	probeHeaderInputSchema     = `{"type":"object","properties":{"name":{"description":"a header name, in any case.","type":"string"}},"additionalProperties":false,"required":["name"]}`
+	probeHeaderOutputSchema    = probeEchoOutputSchema
+	probeHoldInputSchema       = `{"type":"object","properties":{"tag":{"description":"names the call for Held and Released.","type":"string"}},"additionalProperties":false,"required":["tag"]}`
+	probeHeldInputSchema       = `{"type":"object","properties":{"tag":{"description":"the Hold call's tag.","type":"string"}},"additionalProperties":false,"required":["tag"]}`
+	probeReleasedInputSchema   = probeHeldInputSchema
+	probeReleasedOutputSchema  = probeEchoOutputSchema
 )
 
 // ProbeTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
@@ -231,6 +256,12 @@ func ProbeTools(impl Probe) []mcp.Tool {
 		InputSchema:  json.RawMessage(probeAddInputSchema),
 		OutputSchema: json.RawMessage(probeAddOutputSchema),
 		Handler:      mcp.WrapResult(h.serveAdd),
+	}, {
+		Name:         ProbeIncrementTool,
+		Description:  "Increment returns n plus one. Its value travels as a string, so it\nkeeps every digit in JavaScript, beyond 2^53.",
+		InputSchema:  json.RawMessage(probeIncrementInputSchema),
+		OutputSchema: json.RawMessage(probeIncrementOutputSchema),
+		Handler:      h.serveIncrement,
 	}, {
 		Name:         ProbeHeaderTool,
 		Description:  "Header returns the value of the HTTP header name of this call, \"\" when\nit has none.",
@@ -258,7 +289,8 @@ func ProbeTools(impl Probe) []mcp.Tool {
 
 // ProbeMCPClient calls the Probe tools of an MCP server through tools/call.
 // It implements Probe: results are decoded from the tools' structured content,
-// and a tool's error result becomes a *mcp.ToolError.
+// and a tool's error result becomes the *runtime.Error the server sent with
+// it, as over JSON-RPC.
 type ProbeMCPClient struct {
 	caller mcp.ToolCaller
 }
@@ -285,6 +317,14 @@ func (c *ProbeMCPClient) Add(ctx context.Context, a int, b int) (int, error) {
 	return mcp.CallToolWrapped[int](ctx, c.caller, ProbeAddTool, &probeAddParams{A: a, B: b})
 }
 
+// Increment returns n plus one. Its value travels as a string, so it
+// keeps every digit in JavaScript, beyond 2^53.
+//
+// It calls the MCP tool "increment".
+func (c *ProbeMCPClient) Increment(ctx context.Context, n Big) (Big, error) {
+	return mcp.CallTool[Big](ctx, c.caller, ProbeIncrementTool, n)
+}
+
 // Header returns the value of the HTTP header name of this call, "" when
 // it has none.
 //
@@ -297,14 +337,14 @@ func (c *ProbeMCPClient) Header(ctx context.Context, name string) (string, error
 //
 // It calls the MCP tool "hold".
 func (c *ProbeMCPClient) Hold(ctx context.Context, tag string) error {
-	return c.caller.CallTool(ctx, ProbeHoldTool, &probeHoldParams{Tag: tag}, nil)
+	return mcp.CallToolNoResult(ctx, c.caller, ProbeHoldTool, &probeHoldParams{Tag: tag})
 }
 
 // Held returns once a Hold call with tag is running on the server.
 //
 // It calls the MCP tool "held".
 func (c *ProbeMCPClient) Held(ctx context.Context, tag string) error {
-	return c.caller.CallTool(ctx, ProbeHeldTool, &probeHeldParams{Tag: tag}, nil)
+	return mcp.CallToolNoResult(ctx, c.caller, ProbeHeldTool, &probeHeldParams{Tag: tag})
 }
 
 // Released returns once the Hold call with tag has ended, with why its
@@ -380,6 +420,42 @@ func decodeProbeAddParams(raw []byte, p *probeAddParams) error {
 		d.MissingField("b")
 	}
 	return d.Finish()
+}
+
+// decodeProbeIncrementParams decodes the params of Probe.Increment into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeProbeIncrementParams(raw []byte, p *Big) error {
+	d := runtime.NewDecoder(raw)
+	d.StructParams()
+	readBig(&d, p)
+	return d.Finish()
+}
+
+// bigFields lists the fields of Big.
+var bigFields = runtime.NewFields("value")
+
+// readBig reads an object into p, a Big, validating it as it goes.
+func readBig(d *runtime.Decoder, p *Big) {
+	if !d.Object() {
+		return
+	}
+	var hasValue bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "value":
+			hasValue = true
+			if d.OpenQuoted() {
+				p.Value = d.Int64()
+				d.CloseQuoted()
+			}
+		default:
+			d.UnknownField(key, bigFields)
+		}
+	}
+	if !hasValue {
+		d.MissingField("value")
+	}
 }
 
 // probeHeaderParams is the params object of Probe.Header.
@@ -504,4 +580,4 @@ func decodeProbeReleasedParams(raw []byte, p *probeReleasedParams) error {
 
 // probeOpenRPC is the OpenRPC document of this file's services, compact, which
 // the dispatchers answer rpc.discover with.
-const probeOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Probe","description":"Probe answers the calls of a client under test.","version":"1.0.0"},"methods":[{"name":"echo","description":"Echo returns text as it came.","paramStructure":"either","params":[{"name":"text","description":"any text.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"add","description":"Add returns a + b.","paramStructure":"either","params":[{"name":"a","description":"the first addend.","required":true,"schema":{"type":"integer"}},{"name":"b","description":"the second addend.","required":true,"schema":{"type":"integer"}}],"result":{"name":"result","schema":{"type":"integer"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"header","description":"Header returns the value of the HTTP header name of this call, \"\" when it has none.","paramStructure":"either","params":[{"name":"name","description":"a header name, in any case.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"hold","description":"Hold runs until the call is cancelled, and fails after a minute.","paramStructure":"either","params":[{"name":"tag","description":"names the call for Held and Released.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"null"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"held","description":"Held returns once a Hold call with tag is running on the server.","paramStructure":"either","params":[{"name":"tag","description":"the Hold call's tag.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"null"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"released","description":"Released returns once the Hold call with tag has ended, with why its context ended (\"context canceled\" when the client gave up on it).","paramStructure":"either","params":[{"name":"tag","description":"the Hold call's tag.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"}}}}`
+const probeOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Probe","description":"Probe answers the calls of a client under test.","version":"1.0.0"},"methods":[{"name":"echo","description":"Echo returns text as it came.","paramStructure":"either","params":[{"name":"text","description":"any text.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"add","description":"Add returns a + b.","paramStructure":"either","params":[{"name":"a","description":"the first addend.","required":true,"schema":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}},{"name":"b","description":"the second addend.","required":true,"schema":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}}],"result":{"name":"result","schema":{"type":"integer","format":"int64","minimum":-9223372036854775808,"maximum":9223372036854775807}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"increment","description":"Increment returns n plus one. Its value travels as a string, so it keeps every digit in JavaScript, beyond 2^53.","paramStructure":"by-name","params":[{"name":"value","description":"Value is an int64, in quotes.","required":true,"schema":{"type":"string","format":"int64","pattern":"^-?(0|[1-9][0-9]*)$"}}],"result":{"name":"result","schema":{"$ref":"#/components/schemas/Big"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"header","description":"Header returns the value of the HTTP header name of this call, \"\" when it has none.","paramStructure":"either","params":[{"name":"name","description":"a header name, in any case.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"hold","description":"Hold runs until the call is cancelled, and fails after a minute.","paramStructure":"either","params":[{"name":"tag","description":"names the call for Held and Released.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"null"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"held","description":"Held returns once a Hold call with tag is running on the server.","paramStructure":"either","params":[{"name":"tag","description":"the Hold call's tag.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"null"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"released","description":"Released returns once the Hold call with tag has ended, with why its context ended (\"context canceled\" when the client gave up on it).","paramStructure":"either","params":[{"name":"tag","description":"the Hold call's tag.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"Big":{"description":"Big is an int64 written as a JSON string.","type":"object","properties":{"value":{"description":"Value is an int64, in quotes.","type":"string","format":"int64","pattern":"^-?(0|[1-9][0-9]*)$"}},"additionalProperties":false,"required":["value"]}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"}}}}`

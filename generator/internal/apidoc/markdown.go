@@ -113,6 +113,10 @@ func mdType(s *jsonschema.Schema) string {
 		case s.ContentEncoding != "":
 			return "string (" + s.ContentEncoding + ")"
 		}
+	case "integer":
+		if s.Format != "" {
+			return "integer (" + s.Format + ")"
+		}
 	case "array":
 		if len(s.PrefixItems) > 0 {
 			return "array"
@@ -124,6 +128,20 @@ func mdType(s *jsonschema.Schema) string {
 		}
 	}
 	return s.Type
+}
+
+// fullRange reports whether s bounds an integer by exactly the range its
+// format names, which the type column already says ("integer (int64)").
+func fullRange(s *jsonschema.Schema) bool {
+	switch {
+	case s.Type != "integer":
+		return false
+	case s.Format == "int64":
+		return s.Minimum == "-9223372036854775808" && s.Maximum == "9223372036854775807"
+	case s.Format == "int32":
+		return s.Minimum == "-2147483648" && s.Maximum == "2147483647"
+	}
+	return false
 }
 
 // mdConstraints lists the validation keywords of s a reader should know.
@@ -142,9 +160,11 @@ func mdConstraints(s *jsonschema.Schema) string {
 			c = append(c, name+" "+strconv.FormatUint(*v, 10))
 		}
 	}
-	num("minimum", s.Minimum)
+	if !fullRange(s) {
+		num("minimum", s.Minimum)
+		num("maximum", s.Maximum)
+	}
 	num("exclusiveMinimum", s.ExclusiveMinimum)
-	num("maximum", s.Maximum)
 	num("exclusiveMaximum", s.ExclusiveMaximum)
 	num("multipleOf", s.MultipleOf)
 	count("minLength", s.MinLength)

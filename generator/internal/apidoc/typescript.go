@@ -10,6 +10,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
+	"github.com/rpcgen/rpcgen/generator/internal/schema"
 	"github.com/rpcgen/rpcgen/templates"
 )
 
@@ -217,6 +218,8 @@ func formatNote(s *jsonschema.Schema) string {
 		return `A date as an RFC 3339 full-date string, e.g. "2026-01-02".`
 	case s.ContentEncoding == "base64":
 		return "Bytes as a base64 string."
+	case s.Type == "string" && (s.Pattern == schema.IntPattern || s.Pattern == schema.UintPattern):
+		return "An integer as a decimal string, so that values beyond 2^53 keep every digit; BigInt(value) reads it."
 	}
 	return ""
 }

@@ -132,6 +132,8 @@ func (g *Builder) buildNamedBody(n *types.Named, c BuildCtx) *jsonschema.Schema 
 	s := g.own(g.underlying(n.Underlying(), c)) // a pointer type's may be shared
 	if vals, _ := g.EnumOf(n); len(vals) > 0 && s.Type != "" {
 		s.Enum = vals
+		// The values say more than the Go type's range.
+		s.Format, s.Minimum, s.Maximum = "", "", ""
 	}
 	s.Description = WithEnumNotes(model.OneLine(g.Docs.doc(docType, n.Obj().Pos())), g.EnumNotes(n))
 	return s
@@ -206,12 +208,32 @@ func IsByte(t types.Type) bool {
 	return ok && b.Kind() == types.Uint8 && !model.Implements(t, "MarshalJSON") && !model.Implements(t, "MarshalText")
 }
 
-// intBounds are the ranges of the sized integer kinds; 64-bit ones and int,
-// uint are left without a maximum (a JSON number beyond 2^53 is lossy anyway).
-var intBounds = map[types.BasicKind][2]string{
-	types.Int8: {"-128", "127"}, types.Int16: {"-32768", "32767"}, types.Int32: {"-2147483648", "2147483647"},
-	types.Uint8: {"0", "255"}, types.Uint16: {"0", "65535"}, types.Uint32: {"0", "4294967295"},
-	types.Uint: {"0", ""}, types.Uint64: {"0", ""}, types.Uintptr: {"0", ""},
+// intRange is the range and format of an integer kind: its minimum and
+// maximum as JSON numbers, and the format a reader knows it by ("int32",
+// "int64"; OpenAPI's names, which ajv-formats checks), "" for none. int and
+// uint are 64 bits wide on every 64-bit platform, and are stated so.
+type intRange struct{ min, max, format string }
+
+var intRanges = map[types.BasicKind]intRange{
+	types.Int8: {"-128", "127", ""}, types.Int16: {"-32768", "32767", ""},
+	types.Int32: {"-2147483648", "2147483647", "int32"},
+	types.Int:   {"-9223372036854775808", "9223372036854775807", "int64"},
+	types.Int64: {"-9223372036854775808", "9223372036854775807", "int64"},
+	types.Uint8: {"0", "255", ""}, types.Uint16: {"0", "65535", ""}, types.Uint32: {"0", "4294967295", ""},
+	types.Uint: {"0", "18446744073709551615", ""}, types.Uint64: {"0", "18446744073709551615", ""},
+	types.Uintptr: {"0", "18446744073709551615", ""},
+}
+
+// IntRange returns the minimum, maximum and format of an integer type's
+// values, as basic states them; ok is false for a type that is not an
+// integer.
+func IntRange(t types.Type) (min, max, format string, ok bool) {
+	b, isBasic := t.Underlying().(*types.Basic)
+	if !isBasic {
+		return "", "", "", false
+	}
+	r, ok := intRanges[b.Kind()]
+	return r.min, r.max, r.format, ok
 }
 
 func (g *Builder) basic(t *types.Basic, c BuildCtx) *jsonschema.Schema {
@@ -224,11 +246,8 @@ func (g *Builder) basic(t *types.Basic, c BuildCtx) *jsonschema.Schema {
 	case info&types.IsString != 0:
 		return &jsonschema.Schema{Type: "string"}
 	case info&types.IsInteger != 0:
-		s := &jsonschema.Schema{Type: "integer"}
-		if b, ok := intBounds[t.Kind()]; ok {
-			s.Minimum, s.Maximum = json.Number(b[0]), json.Number(b[1])
-		}
-		return s
+		r := intRanges[t.Kind()]
+		return &jsonschema.Schema{Type: "integer", Format: r.format, Minimum: json.Number(r.min), Maximum: json.Number(r.max)}
 	case info&types.IsFloat != 0:
 		return &jsonschema.Schema{Type: "number"}
 	case info&types.IsComplex != 0:
@@ -267,7 +286,7 @@ func (g *Builder) field(f Field, parent BuildCtx) *jsonschema.Schema {
 	}
 	var s *jsonschema.Schema
 	if f.String && !isStringKind(f.Type) {
-		s = &jsonschema.Schema{Type: "string"} // ",string": a number or bool in quotes
+		s = quotedSchema(f.Type) // ",string": a number or bool in quotes
 	} else {
 		s = g.own(g.build(f.Type, c))
 	}
@@ -281,6 +300,30 @@ func (g *Builder) field(f Field, parent BuildCtx) *jsonschema.Schema {
 	}
 	return s
 }
+
+// quotedSchema is the schema of a ",string" field of type t, not a string:
+// a string, holding an integer's digits where t is an integer (so a reader
+// can tell that the value is one, and keep every digit beyond 2^53).
+func quotedSchema(t types.Type) *jsonschema.Schema {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	min, _, format, ok := IntRange(t)
+	switch {
+	case !ok:
+		return &jsonschema.Schema{Type: "string"}
+	case min == "0":
+		return &jsonschema.Schema{Type: "string", Pattern: UintPattern}
+	}
+	return &jsonschema.Schema{Type: "string", Format: format, Pattern: IntPattern}
+}
+
+// IntPattern and UintPattern are the patterns of an integer written as a
+// string (a ",string" field): a JSON integer's digits, signed or not.
+const (
+	IntPattern  = `^-?(0|[1-9][0-9]*)$`
+	UintPattern = `^(0|[1-9][0-9]*)$`
+)
 
 func isStringKind(t types.Type) bool {
 	if p, ok := types.Unalias(t).(*types.Pointer); ok {

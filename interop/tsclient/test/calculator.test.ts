@@ -86,6 +86,19 @@ test("params that fail validation are an RPCError naming the member", async () =
   });
 });
 
+test("an integer outside the int64 range the document states is refused with a message", async () => {
+  // 2 ** 64 is an integer to JavaScript, and JSON.stringify writes all its
+  // digits; the server's decoder refuses it before Add runs.
+  await assert.rejects(calc.add(2 ** 64, 1), (err: unknown) => {
+    assert.ok(err instanceof RPCError, `got ${String(err)}`);
+    assert.equal(err.code, ErrorCode.InvalidParams);
+    assert.match(err.message, /"a": expected an integer between -9223372036854775808 and 9223372036854775807/);
+    return true;
+  });
+  // Within 2^53 a number is exact both ways.
+  assert.equal(await calc.add(2 ** 53 - 1, -1), 2 ** 53 - 2);
+});
+
 test("an unknown method is an RPCError with code MethodNotFound", async () => {
   const rpc = new JSONRPCClient(url);
   await assert.rejects(rpc.call("calculator.nope"), (err: unknown) => {

@@ -151,3 +151,14 @@ test("a Transport of one's own carries the calls", async () => {
   assert.equal(await client.echo("through mine"), "through mine");
   assert.deepEqual(seen, ["echo"]);
 });
+
+test("an int64 with a ,string tag travels as a string and keeps every digit beyond 2^53", async () => {
+  const n = 2n ** 53n + 1n; // not a JavaScript number
+  const got = await probe.increment({ value: n.toString() });
+  assert.equal(typeof got.value, "string");
+  assert.equal(BigInt(got.value), n + 1n);
+  await assert.rejects(probe.increment({ value: "9223372036854775808" }), (err: unknown) => {
+    assert.ok(err instanceof RPCError && err.code === ErrorCode.InvalidParams, `got ${String(err)}`);
+    return true;
+  });
+});
