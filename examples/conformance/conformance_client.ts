@@ -5,6 +5,18 @@
 // with fetch, or through any Transport.
 
 /**
+ * A content block, as MCP tool results and prompt messages carry them; type
+ * says which kind: text, an image, audio, a link to a resource, or an embedded
+ * resource.
+ */
+export type Content = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+/**
+ * The contents of a resource: text, or a blob of bytes in base64.
+ */
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+
+/**
  * person is the argument object of json_schema_2020_12_tool, and the contact
  * details to reach them by: a phone number when ContactMethod is "phone", else
  * an email address (which person.schema.json says, and the generated decoder
@@ -57,22 +69,11 @@ export interface record {
 }
 
 /**
- * PromptMessage is one message of a prompt: a role ("user" or "assistant") and
- * one content block (text, image, audio, resource link or embedded resource).
+ * One message of a prompt: who says it, and one content block.
  */
 export interface PromptMessage {
-  role: string;
-  /**
-   * Content is one content block of a tool result. Type says which of the other
-   * fields are set: "text" (Text), "image" and "audio" (Data, base64, and
-   * MIMEType), "resource_link" (URI, Name, and optionally Title, Description,
-   * MIMEType, Size), "resource" (Resource, an embedded resource). Annotations
-   * and Meta are raw JSON objects, nil when absent. Build blocks with
-   * TextContent, ImageContent, AudioContent, EmbeddedText, EmbeddedBlob and
-   * ResourceLink; a tool method returning Content, []Content or *CallToolResult
-   * returns them to the client as they are.
-   */
-  content: unknown;
+  role: "user" | "assistant";
+  content: Content;
 }
 
 /**
@@ -88,6 +89,149 @@ export interface Completion {
    * HasMore says there are more matches than Values holds.
    */
   hasMore?: boolean;
+}
+
+/**
+ * Text.
+ */
+export interface TextContent {
+  type: "text";
+  text: string;
+  /**
+   * Hints for the client on how to use the block.
+   */
+  annotations?: Annotations;
+  /**
+   * MCP's _meta: metadata for the protocol and its extensions.
+   */
+  _meta?: { [key: string]: unknown };
+}
+
+/**
+ * Hints for the client on how to use the block.
+ */
+export interface Annotations {
+  audience?: ("user" | "assistant")[];
+  priority?: number;
+  /**
+   * A date and time as an RFC 3339 string, e.g. "2026-01-02T15:04:05Z"; new
+   * Date(value) reads it.
+   */
+  lastModified?: string;
+}
+
+/**
+ * An image, base64-encoded.
+ */
+export interface ImageContent {
+  type: "image";
+  /**
+   * Bytes as a base64 string.
+   */
+  data: string;
+  /**
+   * The image's MIME type, such as image/png.
+   */
+  mimeType: string;
+  /**
+   * Hints for the client on how to use the block.
+   */
+  annotations?: Annotations;
+  /**
+   * MCP's _meta: metadata for the protocol and its extensions.
+   */
+  _meta?: { [key: string]: unknown };
+}
+
+/**
+ * Audio, base64-encoded (MCP 2025-03-26 and later; older clients get a text
+ * block describing it).
+ */
+export interface AudioContent {
+  type: "audio";
+  /**
+   * Bytes as a base64 string.
+   */
+  data: string;
+  /**
+   * The audio's MIME type, such as audio/wav.
+   */
+  mimeType: string;
+  /**
+   * Hints for the client on how to use the block.
+   */
+  annotations?: Annotations;
+  /**
+   * MCP's _meta: metadata for the protocol and its extensions.
+   */
+  _meta?: { [key: string]: unknown };
+}
+
+/**
+ * A link to a resource the client may read or subscribe to (MCP 2025-06-18 and
+ * later; older clients get a text block naming it).
+ */
+export interface ResourceLink {
+  type: "resource_link";
+  uri: string;
+  /**
+   * Identifies the resource to people and models.
+   */
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /**
+   * The resource's size in bytes.
+   */
+  size?: number;
+  /**
+   * Hints for the client on how to use the block.
+   */
+  annotations?: Annotations;
+  /**
+   * MCP's _meta: metadata for the protocol and its extensions.
+   */
+  _meta?: { [key: string]: unknown };
+}
+
+/**
+ * A resource's contents, embedded.
+ */
+export interface EmbeddedResource {
+  type: "resource";
+  resource: ResourceContents;
+  /**
+   * Hints for the client on how to use the block.
+   */
+  annotations?: Annotations;
+  /**
+   * MCP's _meta: metadata for the protocol and its extensions.
+   */
+  _meta?: { [key: string]: unknown };
+}
+
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  /**
+   * MCP's _meta: metadata for the protocol and its extensions.
+   */
+  _meta?: { [key: string]: unknown };
+}
+
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  /**
+   * Bytes as a base64 string.
+   */
+  blob: string;
+  /**
+   * MCP's _meta: metadata for the protocol and its extensions.
+   */
+  _meta?: { [key: string]: unknown };
 }
 
 /**
@@ -116,59 +260,59 @@ export class ConformanceClient {
   /**
    * SimpleText returns a simple text response.
    */
-  async simpleText(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.simpleText", undefined, options);
+  async simpleText(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.simpleText", undefined, options);
   }
 
   /**
    * Image returns a PNG image: one red pixel.
    */
-  async image(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.image", undefined, options);
+  async image(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.image", undefined, options);
   }
 
   /**
    * Audio returns a short WAV sound.
    */
-  async audio(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.audio", undefined, options);
+  async audio(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.audio", undefined, options);
   }
 
   /**
    * EmbeddedResource returns a text resource embedded in the result.
    */
-  async embeddedResource(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.embeddedResource", undefined, options);
+  async embeddedResource(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.embeddedResource", undefined, options);
   }
 
   /**
    * MultipleContentTypes returns text, an image and an embedded resource.
    */
-  async multipleContentTypes(options?: CallOptions): Promise<unknown[] | null> {
-    return this.#rpc.call<unknown[] | null>("conformance.multipleContentTypes", undefined, options);
+  async multipleContentTypes(options?: CallOptions): Promise<Content[] | null> {
+    return this.#rpc.call<Content[] | null>("conformance.multipleContentTypes", undefined, options);
   }
 
   /**
    * ErrorHandling always fails, so the client sees a tool error result.
    */
-  async errorHandling(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.errorHandling", undefined, options);
+  async errorHandling(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.errorHandling", undefined, options);
   }
 
   /**
    * WithProgress reports progress 0, 50 and 100 of 100, about 50 ms apart, when
    * the caller asks for progress.
    */
-  async withProgress(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.withProgress", undefined, options);
+  async withProgress(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.withProgress", undefined, options);
   }
 
   /**
    * WithLogging sends three log messages at level info, about 50 ms apart,
    * while it runs.
    */
-  async withLogging(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.withLogging", undefined, options);
+  async withLogging(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.withLogging", undefined, options);
   }
 
   /**
@@ -177,16 +321,16 @@ export class ConformanceClient {
    * "$schema", "$defs" with an "$anchor", "$ref", "allOf" of "anyOf",
    * "if"/"then"/"else", and additionalProperties false.
    */
-  async jsonSchema(p: person, options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.jsonSchema", p, options);
+  async jsonSchema(p: person, options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.jsonSchema", p, options);
   }
 
   /**
    * Reconnection closes the HTTP stream carrying its call, then answers: the
    * client gets the answer by reconnecting (SSE polling).
    */
-  async reconnection(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.reconnection", undefined, options);
+  async reconnection(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.reconnection", undefined, options);
   }
 
   /**
@@ -195,8 +339,8 @@ export class ConformanceClient {
    *
    * @param prompt what to ask the model.
    */
-  async sampling(prompt: string, options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.sampling", { prompt }, options);
+  async sampling(prompt: string, options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.sampling", { prompt }, options);
   }
 
   /**
@@ -205,16 +349,16 @@ export class ConformanceClient {
    *
    * @param message what to tell the user.
    */
-  async elicitation(message: string, options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.elicitation", { message }, options);
+  async elicitation(message: string, options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.elicitation", { message }, options);
   }
 
   /**
    * ElicitationDefaults asks the user for a form whose fields all have default
    * values: a string, an integer, a number, an enum and a boolean (SEP-1034).
    */
-  async elicitationDefaults(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.elicitationDefaults", undefined, options);
+  async elicitationDefaults(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.elicitationDefaults", undefined, options);
   }
 
   /**
@@ -222,16 +366,16 @@ export class ConformanceClient {
    * field: untitled and titled single-select, the legacy enumNames form,
    * untitled and titled multi-select (SEP-1330).
    */
-  async elicitationEnums(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.elicitationEnums", undefined, options);
+  async elicitationEnums(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.elicitationEnums", undefined, options);
   }
 
   /**
    * TouchWatchedResource changes test://watched-resource: every client
    * subscribed to it is told (notifications/resources/updated).
    */
-  async touchWatchedResource(options?: CallOptions): Promise<unknown> {
-    return this.#rpc.call<unknown>("conformance.touchWatchedResource", undefined, options);
+  async touchWatchedResource(options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.touchWatchedResource", undefined, options);
   }
 
   /**

@@ -5,6 +5,7 @@
 package apidoc
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -32,7 +33,11 @@ type apiDoc struct {
 	// StructParams methods: the TypeScript client's methods take them whole,
 	// where the other outputs list their members as the params.
 	TSComponents []*apiComponent
-	Discover     bool // the dispatcher answers rpc.discover
+	// TSNamed are the parts of the components' schemas that the TypeScript
+	// client declares as types of their own, named by their titles: the
+	// variants of an MCP content block, say (schema.MCPTitles).
+	TSNamed  []*apiComponent
+	Discover bool // the dispatcher answers rpc.discover
 }
 
 // apiService is one interface.
@@ -123,6 +128,7 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 	c := newComponents(sg)
 	// The TypeScript client declares these names itself.
 	c.reserve(tsRuntimeNames...)
+	c.reserve(slices.Sorted(maps.Keys(schema.MCPTitles))...)
 	for _, s := range services {
 		c.reserve(s.Name + "Client")
 	}
@@ -147,6 +153,7 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 	}
 	doc.Components = c.used(false)
 	doc.TSComponents = c.used(true)
+	doc.TSNamed = tsNamedParts(doc.TSComponents)
 	return doc
 }
 
@@ -210,4 +217,37 @@ func apiMethodOf(sg *schema.Builder, c *components, m *model.Method) *apiMethod 
 // only an error.
 func (m *apiMethod) resultIsNull() bool {
 	return m.Result != nil && m.Result.Type == "null"
+}
+
+// tsNamedParts finds the subschemas of comps whose titles are in
+// schema.MCPTitles, each title once, in the order met.
+func tsNamedParts(comps []*apiComponent) []*apiComponent {
+	var out []*apiComponent
+	seen := map[string]bool{}
+	var walk func(s *jsonschema.Schema)
+	walk = func(s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		if schema.MCPTitles[s.Title] && !seen[s.Title] {
+			seen[s.Title] = true
+			out = append(out, &apiComponent{Name: s.Title, Schema: s})
+		}
+		for _, l := range [][]*jsonschema.Schema{s.OneOf, s.AnyOf, s.AllOf, s.PrefixItems} {
+			for _, x := range l {
+				walk(x)
+			}
+		}
+		walk(s.Items)
+		walk(s.AdditionalProperties)
+		if s.Properties != nil {
+			for p := s.Properties.Oldest(); p != nil; p = p.Next() {
+				walk(p.Value)
+			}
+		}
+	}
+	for _, c := range comps {
+		walk(c.Schema)
+	}
+	return out
 }

@@ -61,6 +61,17 @@ func newComponents(sg *schema.Builder) *components {
 func (c *components) collect(t types.Type, output bool) {
 	switch t := types.Unalias(t).(type) {
 	case *types.Named:
+		if schema.HasMCPSchema(t) {
+			k := schema.DefKey{TypeKey: schema.TypeKey(t), Output: output}
+			if !c.seen[k] {
+				c.seen[k] = true
+				c.cands = append(c.cands, candidate{t, output})
+				for _, part := range schema.MCPParts(t) {
+					c.collect(part, output)
+				}
+			}
+			return
+		}
 		if c.sg.Special(t, schema.BuildCtx{}) != nil {
 			return
 		}
@@ -104,7 +115,10 @@ func (c *components) index() {
 	var modes []bool
 	for _, cd := range c.cands {
 		// children changes it; the builder shares what it hands out.
-		body := schema.Clone(c.sg.NamedBody(cd.n, schema.BuildCtx{Output: cd.output, Path: cd.n.Obj().Name(), Pos: c.sg.Position(cd.n.Obj().Pos())}))
+		body := c.sg.Special(cd.n, schema.BuildCtx{}) // a copy
+		if body == nil {
+			body = schema.Clone(c.sg.NamedBody(cd.n, schema.BuildCtx{Output: cd.output, Path: cd.n.Obj().Name(), Pos: c.sg.Position(cd.n.Obj().Pos())}))
+		}
 		text := canonicalSchema(body)
 		k := schema.DefKey{TypeKey: schema.TypeKey(cd.n), Output: cd.output}
 		if comp := c.byText[text]; comp != nil {

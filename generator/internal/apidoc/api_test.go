@@ -60,7 +60,7 @@ func TestTypeScriptTypes(t *testing.T) {
 			"{\n  name: string;\n  \"x-y\"?: number;\n}"},
 	}
 	for _, tt := range tests {
-		if got := tsType(tt.s, ""); got != tt.want {
+		if got := (&tsRenderer{}).tsType(tt.s, ""); got != tt.want {
 			t.Errorf("tsType(%s) = %q, want %q", marshalSchemaOrNil(tt.s), got, tt.want)
 		}
 	}

@@ -30,6 +30,7 @@ func renderMarkdown(api *apiDoc) ([]byte, error) {
 		"constraints": mdConstraints,
 		"fields":      mdFields,
 		"isObject":    func(s *jsonschema.Schema) bool { return s.Properties != nil && s.Properties.Len() > 0 },
+		"variants":    mdVariants,
 		"request":     md.request,
 		"response":    md.response,
 		"methods":     apiMethods,
@@ -183,6 +184,18 @@ func mdConstraints(s *jsonschema.Schema) string {
 		return ""
 	}
 	return strings.Join(c, ", ")
+}
+
+// mdVariants returns the variants of a union whose every variant is a
+// titled object (an MCP content block's), nil for any other schema: each
+// gets a table of its own.
+func mdVariants(s *jsonschema.Schema) []*jsonschema.Schema {
+	for _, v := range s.OneOf {
+		if v.Title == "" || v.Properties == nil {
+			return nil
+		}
+	}
+	return s.OneOf
 }
 
 // mdField is one row of a type's fields table.

@@ -21,15 +21,26 @@ import (
 // not required is optional, an enum is a union of literals, a nullable
 // result member is "T | null", and a date-time is a string, documented so.
 func renderTypeScript(api *apiDoc) ([]byte, error) {
+	r := &tsRenderer{named: map[string]bool{}}
+	for _, n := range api.TSNamed {
+		r.named[n.Name] = true
+	}
 	funcs := template.FuncMap{
 		"doc":        tsDoc,
-		"decl":       tsDecl,
-		"method":     tsMethod,
+		"decl":       r.decl,
+		"method":     r.method,
 		"clientDoc":  tsClientDoc,
 		"hasMethods": func(s *apiService) bool { return len(s.Methods) > 0 },
 		"runtime":    tsRuntime,
 	}
 	return render("client.ts.tmpl", funcs, api)
+}
+
+// tsRenderer writes TypeScript types. named are the titles of the schemas
+// declared as types of their own (apiDoc.TSNamed), which a schema with that
+// title is written as.
+type tsRenderer struct {
+	named map[string]bool
 }
 
 // tsRuntime is the client's JSON-RPC part, templates/client_runtime.ts,
@@ -94,18 +105,20 @@ func wrapWords(text string, width int) []string {
 
 // tsDecl declares the component c: an interface for an object with
 // members, a type alias for anything else.
-func tsDecl(c *apiComponent) string {
+func (r *tsRenderer) decl(c *apiComponent) string {
 	s := c.Schema
 	doc := tsDoc(withNote(s.Description, formatNote(s)), "")
 	if s.Type == "object" && s.Properties != nil && s.Properties.Len() > 0 {
-		return doc + "export interface " + c.Name + " " + tsObject(s, "") + "\n"
+		return doc + "export interface " + c.Name + " " + r.tsObject(s, "") + "\n"
 	}
-	return doc + "export type " + c.Name + " = " + tsType(s, "") + ";\n"
+	body := *s
+	body.Title = "" // a named schema's own declaration spells it out
+	return doc + "export type " + c.Name + " = " + r.tsType(&body, "") + ";\n"
 }
 
 // tsType is the TypeScript type of a value s describes; indent is the
 // indentation of the line it starts on, for object members.
-func tsType(s *jsonschema.Schema, indent string) string {
+func (r *tsRenderer) tsType(s *jsonschema.Schema, indent string) string {
 	switch {
 	case s == nil || s == jsonschema.TrueSchema:
 		return "unknown"
@@ -113,10 +126,12 @@ func tsType(s *jsonschema.Schema, indent string) string {
 		return "never"
 	case s.Ref != "":
 		return strings.TrimPrefix(s.Ref, "#/components/schemas/")
+	case s.Title != "" && r.named[s.Title]:
+		return s.Title
 	case len(s.AnyOf) > 0:
-		return tsUnion(s.AnyOf, indent)
+		return r.tsUnion(s.AnyOf, indent)
 	case len(s.OneOf) > 0:
-		return tsUnion(s.OneOf, indent)
+		return r.tsUnion(s.OneOf, indent)
 	case len(s.Enum) > 0:
 		lits := make([]string, len(s.Enum))
 		for i, v := range s.Enum {
@@ -139,25 +154,25 @@ func tsType(s *jsonschema.Schema, indent string) string {
 		if len(s.PrefixItems) > 0 {
 			elems := make([]string, len(s.PrefixItems))
 			for i, x := range s.PrefixItems {
-				elems[i] = tsType(x, indent)
+				elems[i] = r.tsType(x, indent)
 			}
 			return "[" + strings.Join(elems, ", ") + "]"
 		}
-		elem := tsType(s.Items, indent)
+		elem := r.tsType(s.Items, indent)
 		if strings.Contains(elem, " | ") && !strings.HasPrefix(elem, "{") {
 			elem = "(" + elem + ")"
 		}
 		return elem + "[]"
 	case "object":
-		return tsObject(s, indent)
+		return r.tsObject(s, indent)
 	}
 	return "unknown"
 }
 
-func tsUnion(list []*jsonschema.Schema, indent string) string {
+func (r *tsRenderer) tsUnion(list []*jsonschema.Schema, indent string) string {
 	var parts []string
 	for _, x := range list {
-		if t := tsType(x, indent); !slices.Contains(parts, t) {
+		if t := r.tsType(x, indent); !slices.Contains(parts, t) {
 			parts = append(parts, t)
 		}
 	}
@@ -166,7 +181,7 @@ func tsUnion(list []*jsonschema.Schema, indent string) string {
 
 // tsObject is an object type: its members, one a line, or an index
 // signature for a map.
-func tsObject(s *jsonschema.Schema, indent string) string {
+func (r *tsRenderer) tsObject(s *jsonschema.Schema, indent string) string {
 	extra := s.AdditionalProperties
 	if s.Properties == nil || s.Properties.Len() == 0 {
 		switch {
@@ -175,7 +190,7 @@ func tsObject(s *jsonschema.Schema, indent string) string {
 		case extra == nil:
 			return "{ [key: string]: unknown }"
 		}
-		return "{ [key: string]: " + tsType(extra, indent) + " }"
+		return "{ [key: string]: " + r.tsType(extra, indent) + " }"
 	}
 	inner := indent + "  "
 	var b strings.Builder
@@ -186,7 +201,7 @@ func tsObject(s *jsonschema.Schema, indent string) string {
 		if !slices.Contains(s.Required, p.Key) {
 			b.WriteByte('?')
 		}
-		b.WriteString(": " + tsType(p.Value, inner) + ";\n")
+		b.WriteString(": " + r.tsType(p.Value, inner) + ";\n")
 	}
 	if extra != nil && extra != jsonschema.FalseSchema {
 		b.WriteString(inner + "[key: string]: unknown;\n")
@@ -303,13 +318,13 @@ func tsClientDoc(s *apiService) string {
 }
 
 // tsMethod writes the client method of m, indented for a class body.
-func tsMethod(m *apiMethod) string {
+func (r *tsRenderer) method(m *apiMethod) string {
 	var args, members []string
 	switch {
 	case m.StructParams:
 		name := tsName(m.StructArg)
-		args = append(args, name+": "+tsType(m.ParamsType, "  "))
-		return tsMethodText(m, args, name)
+		args = append(args, name+": "+r.tsType(m.ParamsType, "  "))
+		return r.methodText(m, args, name)
 	default:
 		// A param may be left out ("?") only when every one after it may.
 		optionalFrom := len(m.Params)
@@ -318,7 +333,7 @@ func tsMethod(m *apiMethod) string {
 		}
 		for i, p := range m.Params {
 			name := tsName(p.GoName)
-			t := tsType(p.Schema, "  ")
+			t := r.tsType(p.Schema, "  ")
 			switch {
 			case i >= optionalFrom:
 				args = append(args, name+"?: "+t)
@@ -338,12 +353,12 @@ func tsMethod(m *apiMethod) string {
 	if len(members) > 0 {
 		params = "{ " + strings.Join(members, ", ") + " }"
 	}
-	return tsMethodText(m, args, params)
+	return r.methodText(m, args, params)
 }
 
 // tsMethodText writes the method of m taking args and sending params (a
 // TypeScript expression, "" for none).
-func tsMethodText(m *apiMethod, args []string, params string) string {
+func (r *tsRenderer) methodText(m *apiMethod, args []string, params string) string {
 	var doc, tags []string
 	if m.Description != "" {
 		doc = append(doc, m.Description)
@@ -359,7 +374,7 @@ func tsMethodText(m *apiMethod, args []string, params string) string {
 		call = "notify"
 		doc = append(doc, "A notification: the server answers nothing, not even an error.")
 	case !m.resultIsNull():
-		result = tsType(m.Result, "  ")
+		result = r.tsType(m.Result, "  ")
 		call = "call<" + result + ">"
 	}
 	if note := formatNote(m.Result); note != "" && !m.Notification {

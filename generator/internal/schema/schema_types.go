@@ -63,6 +63,8 @@ func (g *Builder) Special(n *types.Named, c BuildCtx) *jsonschema.Schema {
 func (g *Builder) buildSpecial(n *types.Named) *jsonschema.Schema {
 	var s *jsonschema.Schema
 	switch path, name := model.PkgPath(n), n.Obj().Name(); {
+	case path == model.MCPPath && mcpSchemaNames[name]:
+		return mcpSchema(name) // described there
 	case path == "time" && name == "Time":
 		s = &jsonschema.Schema{Type: "string", Format: "date-time"}
 	case path == "encoding/json" && name == "Number":
