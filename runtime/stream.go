@@ -108,15 +108,30 @@ func Stream[T any](ctx context.Context, c Caller, method string, params any) ite
 	}
 }
 
+// AppendStreamItem appends to buf the notification that carries item, one item
+// of the stream of request id, and returns the extended slice.
+func AppendStreamItem(buf []byte, id ID, item json.RawMessage) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","method":"$/stream","params":{"id":`...)
+	if id.IsZero() {
+		buf = append(buf, nullID...)
+	} else {
+		buf = append(buf, id.raw...)
+	}
+	buf = append(buf, `,"item":`...)
+	buf = append(buf, item...)
+	return append(buf, "}}"...)
+}
+
 // StreamSink receives the items of a stream that a handler serves, for a
 // transport that carries them its own way (package rpchttp as Server-Sent
 // Events, package mcp as progress notifications); a Conn needs none.
 type StreamSink interface {
-	// Item sends one item, encoded as JSON; raw is valid only during the call.
-	// It blocks while the peer has no room for it, which is what slows the
-	// producer, and returns an error when the stream cannot go on (the peer went
-	// away, ctx ended); the handler's loop then stops.
-	Item(ctx context.Context, raw json.RawMessage) error
+	// Item sends one item of the stream of request id, encoded as JSON; raw is
+	// valid only during the call. It blocks while the peer has no room for it,
+	// which is what slows the producer, and returns an error when the stream
+	// cannot go on (the peer went away, ctx ended); the handler's loop then
+	// stops.
+	Item(ctx context.Context, id ID, raw json.RawMessage) error
 }
 
 type sinkKey struct{}
@@ -143,6 +158,7 @@ const MaxCollectedStream = DefaultMaxMessageSize
 //	return runtime.ServeStream(ctx, h.impl.Watch(ctx, p.Topic))
 func ServeStream[T any](ctx context.Context, seq iter.Seq2[T, error]) (json.RawMessage, error) {
 	sink, _ := ctx.Value(sinkKey{}).(StreamSink)
+	id := RequestIDFromContext(ctx)
 	var col *collector
 	if sink == nil {
 		in := incomingFrom(ctx)
@@ -168,7 +184,7 @@ func ServeStream[T any](ctx context.Context, seq iter.Seq2[T, error]) (json.RawM
 		if err := e.value(v); err != nil {
 			return nil, fmt.Errorf("encode stream item: %w", err)
 		}
-		if err := sink.Item(ctx, e.buf.Bytes()); err != nil {
+		if err := sink.Item(ctx, id, e.buf.Bytes()); err != nil {
 			return nil, err
 		}
 	}
@@ -181,7 +197,7 @@ func ServeStream[T any](ctx context.Context, seq iter.Seq2[T, error]) (json.RawM
 // collector gathers a stream's items into one JSON array.
 type collector struct{ buf []byte }
 
-func (c *collector) Item(_ context.Context, raw json.RawMessage) error {
+func (c *collector) Item(_ context.Context, _ ID, raw json.RawMessage) error {
 	if len(c.buf)+len(raw)+2 > MaxCollectedStream {
 		return NewError(CodeServerError, fmt.Sprintf("stream too long for one response (over %d bytes): read it as a stream", MaxCollectedStream))
 	}
@@ -190,4 +206,20 @@ func (c *collector) Item(_ context.Context, raw json.RawMessage) error {
 	}
 	c.buf = append(c.buf, raw...)
 	return nil
+}
+
+// ParseStreamItem reports whether msg is a stream item notification (see
+// StreamItemMethod) and returns the request id it names and the item, which
+// share msg's memory: for transports that receive messages some other way, such
+// as in Server-Sent Events.
+func ParseStreamItem(msg []byte) (id ID, item json.RawMessage, ok bool) {
+	var m message
+	if !m.parse(msg) || m.id != nil || string(m.method) != `"`+StreamItemMethod+`"` {
+		return ID{}, nil, false
+	}
+	rawID, item := streamParams(m.params, "item")
+	if rawID == nil || item == nil {
+		return ID{}, nil, false
+	}
+	return ID{raw: string(rawID)}, item, true
 }

@@ -61,7 +61,7 @@ func (c *Conn) closeServerStream(ss *serverStream) {
 
 // Item waits for a credit (when the client grants them), then writes the item's
 // notification.
-func (ss *serverStream) Item(ctx context.Context, raw json.RawMessage) error {
+func (ss *serverStream) Item(ctx context.Context, id ID, raw json.RawMessage) error {
 	for ss.counted {
 		ss.mu.Lock()
 		if ss.credits > 0 {
@@ -77,11 +77,7 @@ func (ss *serverStream) Item(ctx context.Context, raw json.RawMessage) error {
 		}
 	}
 	buf := getBuffer()
-	buf.b = append(buf.b, `{"jsonrpc":"2.0","method":"$/stream","params":{"id":`...)
-	buf.b = append(buf.b, ss.id...)
-	buf.b = append(buf.b, `,"item":`...)
-	buf.b = append(buf.b, raw...)
-	buf.b = append(buf.b, "}}"...)
+	buf.b = AppendStreamItem(buf.b, id, raw)
 	err := ss.c.write(ctx, buf.b)
 	buf.free()
 	return err

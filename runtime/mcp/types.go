@@ -96,6 +96,9 @@ type ProgressNotification struct {
 	Total float64 `json:"total,omitempty"`
 	// Message describes the current step, if the server gave one.
 	Message string `json:"message,omitempty"`
+	// Meta is the notification's _meta, if any: a stream tool's item, under
+	// StreamItemMeta.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // LogMessage is the payload of notifications/message.

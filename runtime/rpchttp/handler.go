@@ -129,7 +129,17 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	buf := bufferPool.Get().(*[]byte)
 	defer putBuffer(buf)
-	*buf = h.proc.Process(r.Context(), body, (*buf)[:0])
+	ctx := r.Context()
+	var sink *sseSink
+	if acceptsEventStream(r) {
+		// A stream method answers with an event stream (see stream.go).
+		sink = newSSESink(w)
+		ctx = runtime.WithStreamSink(ctx, sink)
+	}
+	*buf = h.proc.Process(ctx, body, (*buf)[:0])
+	if sink != nil && sink.finish(*buf) {
+		return
+	}
 	if len(*buf) == 0 {
 		w.WriteHeader(http.StatusNoContent)
 		return
