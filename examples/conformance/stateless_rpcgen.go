@@ -13,7 +13,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV3
+const _ = runtime.SupportsGeneratedV4
 
 // Method names of the Stateless service, as they appear on the wire.
 const (
@@ -67,67 +67,75 @@ func NewStatelessClient(c runtime.Caller) *StatelessClient {
 // InputElicitation asks the user's name (key "user_name") and greets
 // them.
 //
-// It calls the remote method "stateless.inputElicitation".
+// It calls the remote method "stateless.inputElicitation", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputElicitation(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputElicitationMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputElicitationMethod, nil)
 }
 
 // InputSampling asks the client's model for the capital of France (key
 // "capital_question") and returns its answer.
 //
-// It calls the remote method "stateless.inputSampling".
+// It calls the remote method "stateless.inputSampling", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputSampling(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputSamplingMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputSamplingMethod, nil)
 }
 
 // InputListRoots asks the client for its roots (key "client_roots") and
 // lists them.
 //
-// It calls the remote method "stateless.inputListRoots".
+// It calls the remote method "stateless.inputListRoots", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputListRoots(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputListRootsMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputListRootsMethod, nil)
 }
 
 // InputRequestState asks the user to confirm (key "confirm") and says
 // "state-ok" when the answer came with the requestState the server
 // issued for this call, verified.
 //
-// It calls the remote method "stateless.inputRequestState".
+// It calls the remote method "stateless.inputRequestState", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputRequestState(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputRequestStateMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputRequestStateMethod, nil)
 }
 
 // InputMultiple asks three things in one round: the user's name
 // ("user_name"), a greeting from the model ("greeting") and the
 // client's roots ("client_roots").
 //
-// It calls the remote method "stateless.inputMultiple".
+// It calls the remote method "stateless.inputMultiple", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputMultiple(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputMultipleMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputMultipleMethod, nil)
 }
 
 // InputMultiRound asks the user's name ("step1"), and once it has it,
 // their favourite colour ("step2"): two rounds.
 //
-// It calls the remote method "stateless.inputMultiRound".
+// It calls the remote method "stateless.inputMultiRound", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputMultiRound(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputMultiRoundMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputMultiRoundMethod, nil)
 }
 
 // InputTamperedState asks the user to confirm ("confirm"); a retry
 // whose requestState was altered is refused before it runs.
 //
-// It calls the remote method "stateless.inputTamperedState".
+// It calls the remote method "stateless.inputTamperedState", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputTamperedState(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputTamperedStateMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputTamperedStateMethod, nil)
 }
 
 // InputCapabilities asks the user (elicitation) and the model (sampling)
 // for a word, each only when the client declared the capability.
 //
-// It calls the remote method "stateless.inputCapabilities".
+// It calls the remote method "stateless.inputCapabilities", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputCapabilities(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessInputCapabilitiesMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputCapabilitiesMethod, nil)
 }
 
 // InputPrompt is a prompt that asks the user what context it should use
@@ -141,27 +149,30 @@ func (c *StatelessClient) InputPrompt(ctx context.Context) (string, error) {
 // MissingCapability asks the client's model a question, so a client
 // that did not declare sampling gets error -32021 naming it.
 //
-// It calls the remote method "stateless.missingCapability".
+// It calls the remote method "stateless.missingCapability", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) MissingCapability(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessMissingCapabilityMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessMissingCapabilityMethod, nil)
 }
 
 // StreamingElicitation reports progress while it works, then asks the
 // user for a word: in 2026-07-28 the question is the result
 // (input_required), never a request of the server's own.
 //
-// It calls the remote method "stateless.streamingElicitation".
+// It calls the remote method "stateless.streamingElicitation", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) StreamingElicitation(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessStreamingElicitationMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessStreamingElicitationMethod, nil)
 }
 
 // Logging logs two messages at level info; they reach only a client
 // that asked for logging (in 2026-07-28, a logLevel in the request's
 // _meta).
 //
-// It calls the remote method "stateless.logging".
+// It calls the remote method "stateless.logging", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) Logging(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessLoggingMethod, nil)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessLoggingMethod, nil)
 }
 
 // Forecast gives the weather of a region. Its region and days arguments
@@ -170,9 +181,10 @@ func (c *StatelessClient) Logging(ctx context.Context) (mcp.Content, error) {
 // route on them without reading the body; the server checks that each
 // header agrees with the body.
 //
-// It calls the remote method "stateless.forecast".
+// It calls the remote method "stateless.forecast", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) Forecast(ctx context.Context, q forecastQuery) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessForecastMethod, q)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessForecastMethod, q)
 }
 
 // TriggerToolChange adds a tool, so the client hears

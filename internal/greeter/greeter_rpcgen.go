@@ -13,7 +13,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV3
+const _ = runtime.SupportsGeneratedV4
 
 // Method names of the Greeter service, as they appear on the wire.
 const (
@@ -42,9 +42,10 @@ func NewGreeterClient(c runtime.Caller) *GreeterClient {
 
 // Greet returns a greeting for name.
 //
-// It calls the remote method "greeter.greet".
+// It calls the remote method "greeter.greet", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
 func (c *GreeterClient) Greet(ctx context.Context, name string) (Greeting, error) {
-	return runtime.Call[Greeting](ctx, c.caller, GreeterGreetMethod, &greeterGreetParams{Name: name})
+	return runtime.CallIdempotent[Greeting](ctx, c.caller, GreeterGreetMethod, &greeterGreetParams{Name: name})
 }
 
 // Motto is the greeter's motto.

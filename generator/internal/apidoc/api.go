@@ -62,6 +62,11 @@ type apiMethod struct {
 	// Result is the schema of the JSON-RPC result; nil for a notification.
 	// A method that returns only an error answers null.
 	Result *jsonschema.Schema
+	// Stream is the schema of a stream method's items (then Result is their
+	// array, what a client that reads no stream gets); nil for other methods.
+	Stream *jsonschema.Schema
+	// Idempotent says a client may retry a call lost with its connection.
+	Idempotent bool
 	// Errors are the JSON-RPC errors the generated dispatcher itself may
 	// answer with (the implementation may add its own codes).
 	Errors []apiError
@@ -201,10 +206,16 @@ func apiMethodOf(sg *schema.Builder, c *components, m *model.Method) *apiMethod 
 		}
 	}
 	if !m.Notification {
+		am.Idempotent = m.Idempotent
 		if m.Result != nil {
 			r := schema.Clone(sg.ResultSchema(m))
 			r.Definitions = nil // they are components now
 			am.Result = c.refs(r, true)
+			if m.Stream {
+				am.Stream = am.Result
+				am.Result = &jsonschema.Schema{Type: "array", Items: am.Stream,
+					Description: "The items, as one array, for a client that reads no stream (see x-rpcgen-stream)"}
+			}
 		} else {
 			am.Result = &jsonschema.Schema{Type: "null"}
 		}

@@ -245,6 +245,11 @@ func (r *mdRenderer) response(m *apiMethod) string {
 	if m.Notification {
 		return ""
 	}
+	if m.Stream != nil {
+		item := orderedJSON{{"id", 1}, {"item", r.example(m.Stream, 0)}}
+		return indentJSON(orderedJSON{{"jsonrpc", "2.0"}, {"method", "$/stream"}, {"params", item}}) + "\n" +
+			indentJSON(orderedJSON{{"jsonrpc", "2.0"}, {"id", 1}, {"result", nil}})
+	}
 	return indentJSON(orderedJSON{{"jsonrpc", "2.0"}, {"id", 1}, {"result", r.example(m.Result, 0)}})
 }
 

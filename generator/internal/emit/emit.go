@@ -76,7 +76,7 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 
 	f.Comment("This file needs a runtime that supports what rpcgen generates; an older or")
 	f.Comment("newer runtime makes this line a compile error rather than a subtle bug.")
-	f.Const().Id("_").Op("=").Qual(runtimePath, "SupportsGeneratedV3")
+	f.Const().Id("_").Op("=").Qual(runtimePath, supportsGenerated(services))
 
 	for _, s := range services {
 		g.service(s)
@@ -346,4 +346,18 @@ func packageNames(services []*model.Service) map[string]bool {
 		}
 	}
 	return names
+}
+
+// supportsGenerated names the runtime constant the file references: the
+// newest only where the file calls what it brought (streams, idempotent
+// calls), so that other files build with the runtime they always did.
+func supportsGenerated(services []*model.Service) string {
+	for _, s := range services {
+		for _, m := range s.Methods {
+			if m.Stream || m.Idempotent && !m.Notification {
+				return "SupportsGeneratedV4"
+			}
+		}
+	}
+	return "SupportsGeneratedV3"
 }

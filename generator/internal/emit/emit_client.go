@@ -41,12 +41,17 @@ type signature struct {
 	ctx     jen.Code              // the context to call with
 	wire    func(string) jen.Code // the params value, given the params struct's name
 	zero    jen.Code              // the zero result, nil when there is none
+	item    jen.Code              // a stream's item type; nil for other methods
 	args    []string              // the names of the params after the context
 	scope   *scope                // hands out names for the body's locals
 }
 
-// ret returns from the method with err (and the zero result).
+// ret returns from the method with err (and the zero result); a stream
+// method returns a sequence of err alone.
 func (s *signature) ret(err jen.Code) jen.Code {
+	if s.item != nil {
+		return jen.Return(jen.Qual(runtimePath, "StreamError").Types(s.item).Call(err))
+	}
 	if s.zero == nil {
 		return jen.Return(err)
 	}
@@ -83,7 +88,11 @@ func (g *emitter) clientSignature(m *model.Method) *signature {
 			}
 		})
 	}
-	if m.Result != nil {
+	switch {
+	case m.Stream:
+		sig.item = g.typeExpr(m.Result)
+		sig.results = jen.Qual("iter", "Seq2").Types(g.typeExpr(m.Result), jen.Error())
+	case m.Result != nil:
 		sig.results = jen.Parens(jen.List(g.typeExpr(m.Result), jen.Error()))
 		sig.zero = g.zeroValue(m.Result)
 	}
@@ -101,15 +110,28 @@ func (g *emitter) clientMethod(s *model.Service, m *model.Method, names *service
 	switch {
 	case m.Notification:
 		body = append(body, jen.Return(caller.Dot("Notify").Call(sig.ctx, constant, wire)))
+	case m.Stream:
+		body = append(body, jen.Return(jen.Qual(runtimePath, "Stream").Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, constant, wire)))
+	case m.Result == nil && m.Idempotent:
+		body = append(body,
+			jen.List(jen.Id("_"), jen.Err()).Op(":=").Qual(runtimePath, "CallIdempotent").Types(jen.Struct()).Call(sig.ctx, caller, constant, wire),
+			jen.Return(jen.Err()))
 	case m.Result == nil:
 		body = append(body, jen.Return(caller.Dot("Call").Call(sig.ctx, constant, wire, jen.Nil())))
+	case m.Idempotent:
+		body = append(body, jen.Return(jen.Qual(runtimePath, "CallIdempotent").Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, constant, wire)))
 	default:
 		body = append(body, jen.Return(jen.Qual(runtimePath, "Call").Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, constant, wire)))
 	}
 
 	what := fmt.Sprintf("calls the remote method %q.", m.RPCName)
-	if m.Notification {
+	switch {
+	case m.Notification:
 		what = fmt.Sprintf("sends the notification %q and returns once it is\nwritten: the server never answers.", m.RPCName)
+	case m.Stream:
+		what = fmt.Sprintf("calls the remote stream method %q: each range over the\nresult is one call, whose items come as they are sent; breaking out of\nthe loop ends the call on the server.", m.RPCName)
+	case m.Idempotent:
+		what = fmt.Sprintf("calls the remote method %q, which is idempotent: a\ncaller that reconnects (runtime.Redialer) may retry it.", m.RPCName)
 	}
 	f.Line()
 	comment(f, methodDoc(m, what))

@@ -90,6 +90,9 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 			field("Annotations", a)
 		}
 		handler := jen.Id("h").Dot(names.serve(m))
+		if m.Stream {
+			handler = jen.Qual(model.MCPPath, "StreamTool").Call(handler)
+		}
 		if sc.wrapped {
 			handler = jen.Qual(model.MCPPath, "WrapResult").Call(handler)
 		}
@@ -186,6 +189,8 @@ func (g *emitter) mcpClientMethod(s *model.Service, m *model.Method, names *serv
 	caller := jen.Id("c").Dot(names.field)
 	var body []jen.Code
 	switch {
+	case m.Stream:
+		body = append(body, jen.Return(jen.Qual(model.MCPPath, "CallToolStream").Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)))))
 	case m.Content != model.ContentNone:
 		body = contentCall(m, sig, sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)))
 	case m.Notification:
@@ -213,7 +218,18 @@ func (n *serviceNames) outputSchema(m *model.Method) string {
 
 // toolDescription is the tool's description: the method's doc comment,
 // which reads well to a model as it is.
-func toolDescription(m *model.Method) string { return strings.TrimSpace(m.Doc) }
+func toolDescription(m *model.Method) string {
+	desc := strings.TrimSpace(m.Doc)
+	if m.Stream {
+		// What a host shows is the final result; say what it holds.
+		desc += fmt.Sprintf("\n\nThe tool streams its results: each item is reported as progress while it runs, and the result lists them (the first %d of a longer stream, with \"truncated\" set).", mcpStreamResultItems)
+	}
+	return desc
+}
+
+// mcpStreamResultItems is mcp.StreamResultItems: the items a stream tool's
+// result holds.
+const mcpStreamResultItems = 100
 
 // schemaConst is the value of the schema constant name: the schema itself,
 // or the constant that already holds the same text. Tools sharing a type

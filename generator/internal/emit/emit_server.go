@@ -91,7 +91,9 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	}
 
 	call := jen.Id("h").Dot("impl").Dot(m.Name).Call(args...)
-	if m.Result == nil {
+	if m.Stream {
+		body = append(body, jen.Return(jen.Qual(runtimePath, "ServeStream").Call(jen.Id("ctx"), call)))
+	} else if m.Result == nil {
 		body = append(body, jen.Return(jen.Nil(), call))
 	} else if m.Content == model.ContentNone {
 		body = append(body, jen.Return(jen.Qual(runtimePath, "Result").Call(call)))
@@ -104,7 +106,9 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	}
 
 	what := "decodes the params of %s.%s, calls it and encodes its result."
-	if m.Result == nil {
+	if m.Stream {
+		what = "decodes the params of %s.%s, calls it and serves its stream."
+	} else if m.Result == nil {
 		what = "decodes the params of %s.%s and calls it."
 	}
 	g.file.Line()

@@ -184,6 +184,8 @@ func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.
 		errs.At(fn.Pos(), "method %s is a notification, so it has no result; return only error", fn.Name())
 	}
 	buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
+	checkStream(m, dirs, errs)
+	methodIdempotent(m, dirs["method"], errs)
 	idx.stated.attach(m)
 	if len(errs.List) > before || check.invalid {
 		return nil
@@ -250,10 +252,18 @@ func methodParams(pkg *packages.Package, m *Method, fn *types.Func, check *typeC
 func methodResult(pkg *packages.Package, m *Method, fn *types.Func, dirs map[string]*Directive, check *typeChecker, errs *diag.Collector) {
 	results := fn.Signature().Results()
 	switch {
+	case results.Len() == 1 && isStream(results.At(0).Type()):
+		item := streamItem(results.At(0).Type())
+		if reason := check.check(item); reason != "" {
+			errs.At(fn.Pos(), "method %s: stream item: %s", fn.Name(), reason)
+		}
+		m.Result, m.Stream = item, true
 	case results.Len() == 0:
 		errs.At(fn.Pos(), "method %s must return error or (T, error): a remote call can always fail", fn.Name())
+	case results.Len() == 2 && isStream(results.At(0).Type()):
+		errs.At(fn.Pos(), "method %s: a stream returns iter.Seq2[T, error] alone: its errors, a failure to start included, come as the sequence's last pair", fn.Name())
 	case !isError(results.At(results.Len() - 1).Type()):
-		errs.At(fn.Pos(), "method %s: the last result must be error, got %s", fn.Name(), types.TypeString(results.At(results.Len()-1).Type(), types.RelativeTo(pkg.Types)))
+		errs.At(fn.Pos(), "method %s: the last result must be error, got %s (a stream returns iter.Seq2[T, error] alone)", fn.Name(), types.TypeString(results.At(results.Len()-1).Type(), types.RelativeTo(pkg.Types)))
 	case results.Len() > 2:
 		errs.At(fn.Pos(), "method %s returns %d results; want error or (T, error)", fn.Name(), results.Len())
 	case results.Len() == 2:

@@ -47,7 +47,7 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"schema":  {"dialect": boolArg, "defs": boolArg},
 	},
 	"method": {
-		"method": {"name": valueArg, "notification": flagArg},
+		"method": {"name": valueArg, "notification": flagArg, "idempotent": flagArg},
 		"tool": {
 			"name": valueArg, "title": valueArg, "skip": flagArg,
 			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,

@@ -37,8 +37,15 @@ type Method struct {
 	Context      string         // name of the context.Context param, "" when the method has none
 	Params       []*Param       // params after the context, in order
 	StructParams bool           // the single param is a struct (or pointer to one) and is the params object itself
-	Result       types.Type     // nil when the method returns only an error
+	Result       types.Type     // nil when the method returns only an error; a stream's item type
 	Notification bool           // sent without an id; the server never answers
+	// Stream says the method returns iter.Seq2[Result, error]: its result is a
+	// stream of Result items (see stream.go).
+	Stream bool
+	// Idempotent says a call may run more than once with the effect of once,
+	// so a client may retry one lost with its connection: from
+	// //rpcgen:method idempotent, or a tool hint readonly or idempotent.
+	Idempotent bool
 	Tool         *Tool          // the method as an MCP tool; nil when skipped
 	// Content says the result is MCP tool content (mcp.Content,
 	// []mcp.Content or *mcp.CallToolResult) rather than data; see content.go.
@@ -91,8 +98,13 @@ func (s *Service) String() string {
 		for _, p := range m.Params {
 			fmt.Fprintf(&b, " %s:%s", p.JSONKey, types.TypeString(p.Type, nil))
 		}
-		if m.Result != nil {
+		if m.Stream {
+			fmt.Fprintf(&b, " -> stream of %s", types.TypeString(m.Result, nil))
+		} else if m.Result != nil {
 			fmt.Fprintf(&b, " -> %s", types.TypeString(m.Result, nil))
+		}
+		if m.Idempotent {
+			b.WriteString(" idempotent")
 		}
 		b.WriteByte('\n')
 	}

@@ -78,7 +78,7 @@ func (s *statedSchemas) attach(m *Method) {
 		m.StatedInput = s.of(m.Params[0].Type)
 		roots = append(roots, m.Params[0].Type)
 	}
-	if m.Result != nil && m.Content == ContentNone && m.Resource == nil && m.Prompt == nil && m.Completer == nil {
+	if m.Result != nil && !m.Stream && m.Content == ContentNone && m.Resource == nil && m.Prompt == nil && m.Completer == nil {
 		m.StatedOutput = s.of(m.Result)
 		roots = append(roots, m.Result)
 	}

@@ -190,6 +190,9 @@ func (g *Builder) OutputSchema(m *model.Method) (s *jsonschema.Schema, wrapped b
 		return g.defsGen().OutputSchema(m)
 	}
 	c := BuildCtx{Output: true, Path: m.Name + " result", Pos: m.Pos}
+	if m.Stream {
+		return rooted(m, g.rootDefs(streamToolResult(g.value(m.Result, c)), true)), false
+	}
 	if s := g.rootBody(m.Result, c); s.Type == "object" {
 		return rooted(m, g.rootDefs(g.own(s), true)), false
 	}
@@ -204,8 +207,25 @@ func (g *Builder) OutputSchema(m *model.Method) (s *jsonschema.Schema, wrapped b
 	return rooted(m, g.rootDefs(s, true)), true
 }
 
+// streamToolResult is the schema of a stream tool's result (mcp.StreamTool)
+// whose items have the schema item.
+func streamToolResult(item *jsonschema.Schema) *jsonschema.Schema {
+	props := jsonschema.NewProperties()
+	props.Set("count", &jsonschema.Schema{Type: "integer", Description: "How many items the stream produced."})
+	props.Set("items", &jsonschema.Schema{Type: "array", Items: item, Description: "The items, or the first of them when truncated."})
+	props.Set("truncated", &jsonschema.Schema{Type: "boolean", Description: "Whether items holds fewer than count."})
+	props.Set("note", &jsonschema.Schema{Type: "string", Description: "When truncated, what the result leaves out."})
+	return &jsonschema.Schema{
+		Type:                 "object",
+		Properties:           props,
+		Required:             []string{"count", "items", "truncated"},
+		AdditionalProperties: jsonschema.FalseSchema,
+	}
+}
+
 // ResultSchema returns the schema of m's JSON-RPC result, unwrapped; nil when
-// m has no result. A nil-able result (pointer, slice, map) may be null.
+// m has no result. A nil-able result (pointer, slice, map) may be null. For a
+// stream it is the schema of one item.
 func (g *Builder) ResultSchema(m *model.Method) *jsonschema.Schema {
 	if m.Result == nil {
 		return nil

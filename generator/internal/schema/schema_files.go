@@ -60,7 +60,10 @@ func Files(g *Builder, services []*model.Service, dir string) map[string][]byte 
 	for _, svc := range services {
 		for _, m := range svc.Methods {
 			add(m, "params", g.InputSchema(m), m.StatedInput)
-			if m.Result != nil {
+			switch {
+			case m.Stream:
+				add(m, "item", g.ResultSchema(m), m.StatedOutput)
+			case m.Result != nil:
 				add(m, "result", g.ResultSchema(m), m.StatedOutput)
 			}
 		}
