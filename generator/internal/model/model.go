@@ -46,7 +46,7 @@ type Method struct {
 	// so a client may retry one lost with its connection: from
 	// //rpcgen:method idempotent, or a tool hint readonly or idempotent.
 	Idempotent bool
-	Tool         *Tool          // the method as an MCP tool; nil when skipped
+	Tool       *Tool // the method as an MCP tool; nil when skipped
 	// Content says the result is MCP tool content (mcp.Content,
 	// []mcp.Content or *mcp.CallToolResult) rather than data; see content.go.
 	Content ContentKind
