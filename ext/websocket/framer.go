@@ -1,0 +1,181 @@
+// Package websocket carries JSON-RPC 2.0 over WebSocket, on
+// github.com/coder/websocket: NewHandler serves a runtime.Handler (a generated
+// dispatcher) to WebSocket clients, and Dial connects a generated client to
+// such a server, reconnecting with backoff. Each connection is a
+// runtime.Conn, so either side may call the other and typed streams work as
+// over a socket. One JSON-RPC message, or one batch, travels per text frame.
+//
+// It is a module of its own so that programs that do not use WebSocket do not
+// download its library.
+package websocket
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// Defaults of Options and DialOptions.
+const (
+	// DefaultPingInterval is how often an idle connection is pinged.
+	DefaultPingInterval = 30 * time.Second
+	// DefaultPingTimeout is how long a pong may take before the peer counts
+	// as gone (a half-open connection) and the connection is closed.
+	DefaultPingTimeout = 15 * time.Second
+	// DefaultWriteTimeout bounds each frame's write: a peer that stops
+	// reading is disconnected.
+	DefaultWriteTimeout = 30 * time.Second
+)
+
+// hardLimitFactor sets the frame size beyond which the connection is closed
+// (status 1009) instead of the frame being skipped: a frame up to
+// MaxMessageSize·hardLimitFactor is read and discarded, and answered with an
+// error, as the stream framers do.
+const hardLimitFactor = 16
+
+// framer is a runtime.Framer over one WebSocket connection.
+type framer struct {
+	ws      *websocket.Conn
+	max     int
+	write   time.Duration
+	scratch bytes.Buffer
+	// cut is why the connection was closed on our side (a ping that got no
+	// pong, a write that timed out): ReadMessage reports it instead of the
+	// library's "failed to read frame header: EOF".
+	cut atomic.Pointer[error]
+}
+
+func newFramer(ws *websocket.Conn, maxSize int, write time.Duration) *framer {
+	if maxSize <= 0 {
+		maxSize = runtime.DefaultMaxMessageSize
+	}
+	if write == 0 {
+		write = DefaultWriteTimeout
+	}
+	ws.SetReadLimit(int64(maxSize) * hardLimitFactor)
+	return &framer{ws: ws, max: maxSize, write: write}
+}
+
+var errBinary = &runtime.FrameError{Reason: "a binary frame: JSON-RPC messages travel in text frames"}
+
+// ReadMessage implements runtime.Framer: one text frame is one message. A
+// binary frame is skipped and reported as a *runtime.FrameError, one over the
+// size limit as runtime.ErrMessageTooLarge; both are answered and the
+// connection goes on.
+func (f *framer) ReadMessage() ([]byte, error) {
+	typ, r, err := f.ws.Reader(context.Background())
+	if err != nil {
+		return nil, f.readErr(err)
+	}
+	if typ != websocket.MessageText {
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			return nil, f.readErr(err)
+		}
+		return nil, errBinary
+	}
+	f.scratch.Reset()
+	n, err := f.scratch.ReadFrom(io.LimitReader(r, int64(f.max)+1))
+	if err != nil {
+		return nil, f.readErr(err)
+	}
+	if n > int64(f.max) {
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			return nil, f.readErr(err)
+		}
+		return nil, runtime.ErrMessageTooLarge
+	}
+	msg := bytes.Clone(f.scratch.Bytes())
+	if f.scratch.Cap() > 64<<10 {
+		f.scratch = bytes.Buffer{} // one large message does not pin its buffer
+	}
+	return msg, nil
+}
+
+func (f *framer) readErr(err error) error {
+	if cut := f.cut.Load(); cut != nil {
+		return *cut
+	}
+	switch websocket.CloseStatus(err) {
+	case websocket.StatusNormalClosure, websocket.StatusGoingAway:
+		return io.EOF
+	case websocket.StatusMessageTooBig:
+		return fmt.Errorf("websocket: a frame over %d bytes; the connection was closed (1009): %w", f.max*hardLimitFactor, err)
+	}
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("websocket: %w", err)
+}
+
+// WriteMessage implements runtime.Framer: msg goes out as one text frame,
+// within the write timeout.
+func (f *framer) WriteMessage(msg []byte) error {
+	ctx := context.Background()
+	if f.write > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.write)
+		defer cancel()
+	}
+	err := f.ws.Write(ctx, websocket.MessageText, msg)
+	if err != nil && ctx.Err() != nil {
+		f.cutOff(fmt.Errorf("websocket: a write took over %v, so the peer is not reading; disconnected", f.write))
+	}
+	return err
+}
+
+// cutOff closes the connection of a peer that stopped answering, without
+// waiting for a close handshake it would not answer; the reader then reports
+// reason.
+func (f *framer) cutOff(reason error) {
+	f.cut.CompareAndSwap(nil, &reason)
+	f.ws.CloseNow()
+}
+
+// Close implements runtime.Framer.
+// A failure to close (the peer already gone) is not reported: the
+// connection is closed either way.
+func (f *framer) Close() error {
+	f.ws.Close(websocket.StatusNormalClosure, "")
+	return nil
+}
+
+// keepAlive pings the peer every interval; a ping without a pong within
+// timeout closes the connection. It returns when done is closed.
+func (f *framer) keepAlive(done <-chan struct{}, interval, timeout time.Duration) {
+	if interval == 0 {
+		interval = DefaultPingInterval
+	}
+	if timeout == 0 {
+		timeout = DefaultPingTimeout
+	}
+	if interval < 0 {
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		err := f.ws.Ping(ctx)
+		expired := ctx.Err() != nil
+		cancel()
+		if err != nil {
+			if expired {
+				f.cutOff(fmt.Errorf("websocket: no pong within %v of a ping: the peer is gone (a half-open connection)", timeout))
+			}
+			return
+		}
+	}
+}
