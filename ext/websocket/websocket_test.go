@@ -177,6 +177,7 @@ func TestStreamCancelledMidway(t *testing.T) {
 	}
 	<-stopped
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	n = 0
 	var last error
 	for _, err := range runtime.Stream[int](ctx, c, "count", []int{-1}) {
