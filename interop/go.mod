@@ -4,9 +4,14 @@ go 1.26.0
 
 require (
 	github.com/google/jsonschema-go v0.4.3
+	github.com/gorilla/websocket v1.5.3
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/rpcgen/rpcgen/ext/websocket v0.0.0-00010101000000-000000000000
+	github.com/sourcegraph/jsonrpc2 v0.2.3
 )
+
+require github.com/coder/websocket v1.8.15 // indirect
 
 require (
 	github.com/google/uuid v1.6.0 // indirect
@@ -24,3 +29,5 @@ require (
 )
 
 replace github.com/rpcgen/rpcgen => ../
+
+replace github.com/rpcgen/rpcgen/ext/websocket => ../ext/websocket
