@@ -91,8 +91,9 @@ func TestGenCacheGolden(t *testing.T) {
 			}
 
 			srcSet := &load.Sources{}
-			out := filepath.Join(cfg.Dir, cmp.Or(cfg.Output, naming.OutputName(cfg.Interfaces[0])))
-			pkg, typeErrs, err := load.LoadSources(cfg.Dir, out, nil, srcSet, nil)
+			_, first0 := load.SplitQualified(cfg.Interfaces[0])
+			out := filepath.Join(cfg.Dir, cmp.Or(cfg.Output, naming.OutputName(first0)))
+			pkg, typeErrs, err := load.LoadSources(cfg.Dir, out, nil, srcSet, nil, foreignOf(cfg.Interfaces)...)
 			if err != nil {
 				t.Fatal(err)
 			}

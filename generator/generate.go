@@ -18,9 +18,12 @@ package generator
 import (
 	"errors"
 	"fmt"
+	"go/token"
 	"maps"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/rpcgen/rpcgen/generator/internal/apidoc"
 	"github.com/rpcgen/rpcgen/generator/internal/cache"
@@ -59,6 +62,12 @@ type Config struct {
 	// APIVersion is the API version the OpenRPC document and the reference
 	// state; "" is "0.0.0".
 	APIVersion string
+	// Warn, when not nil, is told of each problem that does not stop
+	// generation, such as a tool without a description; its message
+	// starts with "warning:".
+	Warn func(*Error)
+	// Strict makes warnings errors: Generate then fails with them.
+	Strict bool
 }
 
 // Generate loads the package, checks the interfaces, and returns the
@@ -80,7 +89,19 @@ func generate(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]by
 	if list, ok := err.(diag.List); ok {
 		err = errorList(list)
 	}
-	return files, err
+	if err != nil {
+		return files, err
+	}
+	warnings := takeWarnings(files)
+	if cfg.Strict && len(warnings) > 0 {
+		return nil, errorList(warnings)
+	}
+	if cfg.Warn != nil {
+		for _, w := range warnings {
+			cfg.Warn((*Error)(w))
+		}
+	}
+	return files, nil
 }
 
 // run is the pipeline: load, the output cache's lookup, the model, the
@@ -100,10 +121,19 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 	}
 	out := cfg.Output
 	if out == "" {
-		out = naming.OutputName(cfg.Interfaces[0])
+		_, first := load.SplitQualified(cfg.Interfaces[0])
+		out = naming.OutputName(first)
 	}
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(dir, out)
+	}
+	if filepath.Dir(out) != dir {
+		// A Go package is one directory: a file elsewhere is another package's.
+		shown := out
+		if rel, err := filepath.Rel(dir, out); err == nil {
+			shown = filepath.ToSlash(rel)
+		}
+		return nil, fmt.Errorf("the output %s is not in the directory of the package it is generated for (%s): a Go package is one directory, so the file would belong to no package that can compile it. To generate into another package for an interface of this one, run rpcgen in that package and name the interface by its import path: rpcgen example.com/mod/pkg.Interface", shown, filepath.Base(dir))
 	}
 
 	seen := map[string]bool{}
@@ -117,7 +147,7 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 	if layer != nil {
 		srcs = &load.Sources{}
 	}
-	pkg, typeErrs, err := load.LoadSources(dir, out, cfg.BuildTags, srcs, layer.ListStore())
+	pkg, typeErrs, err := load.LoadSources(dir, out, cfg.BuildTags, srcs, layer.ListStore(), foreignOf(cfg.Interfaces)...)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +156,14 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 			return files, nil
 		}
 	}
-	services, err := model.Build(pkg, cfg.Interfaces, typeErrs)
+	inputs := layer.Inputs()
+	services, warnings, err := model.BuildWith(pkg, cfg.Interfaces, typeErrs, model.Options{
+		ReadFile: func(name string) ([]byte, error) {
+			src, err := os.ReadFile(name)
+			inputs.ReadFile(name, src, err) // another package's source the model read: its docs and directives
+			return src, err
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -157,8 +194,57 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 	if err != nil {
 		return map[string][]byte{out: src}, err
 	}
+	putWarnings(files, warnings)
 	layer.Store(files)
 	return files, nil
+}
+
+// foreignOf is the package parts of the qualified names among interfaces.
+func foreignOf(interfaces []string) []string {
+	var foreign []string
+	for _, name := range interfaces {
+		if q, _ := load.SplitQualified(name); q != "" {
+			foreign = append(foreign, q)
+		}
+	}
+	return foreign
+}
+
+// warningsFile is the name under which run keeps the warnings among the
+// files, so that the output cache keeps them with the outputs and a run
+// answered from it warns as the first did. It is not a path: generate
+// takes it out.
+const warningsFile = "\x00warnings"
+
+func putWarnings(files map[string][]byte, warnings diag.List) {
+	if len(warnings) == 0 {
+		return
+	}
+	var b []byte
+	for _, w := range warnings {
+		b = fmt.Appendf(b, "%s\x00%d\x00%d\x00%s\n", w.Pos.Filename, w.Pos.Line, w.Pos.Column, strings.ReplaceAll(w.Msg, "\n", " "))
+	}
+	files[warningsFile] = b
+}
+
+// takeWarnings removes the warnings from files and returns them.
+func takeWarnings(files map[string][]byte) diag.List {
+	b, ok := files[warningsFile]
+	if !ok {
+		return nil
+	}
+	delete(files, warningsFile)
+	var out diag.List
+	for line := range strings.SplitSeq(strings.TrimSuffix(string(b), "\n"), "\n") {
+		f := strings.SplitN(line, "\x00", 4)
+		if len(f) != 4 {
+			continue
+		}
+		l, _ := strconv.Atoi(f[1])
+		c, _ := strconv.Atoi(f[2])
+		out = append(out, &diag.Error{Pos: token.Position{Filename: f[0], Line: l, Column: c}, Msg: f[3]})
+	}
+	return out
 }
 
 // settingsOf is what the output cache's key takes of cfg, with dir and out
@@ -166,4 +252,6 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 func settingsOf(cfg Config, dir, out string) cache.Settings {
 	return cache.Settings{Dir: dir, Out: out, Interfaces: cfg.Interfaces, BuildTags: cfg.BuildTags,
 		Options: []string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover)}}
+	// Strict and Warn are not among them: the entry keeps the warnings, and
+	// generate judges them on every run.
 }

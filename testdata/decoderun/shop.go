@@ -53,20 +53,21 @@ type Base struct {
 // Item is what the shop sells.
 type Item struct {
 	*Base
-	Name  string            `json:"name" jsonschema:"minLength=1,maxLength=10"`
-	Price float64           `json:"price" jsonschema:"minimum=0,multipleOf=0.01"`
-	Stock int16             `json:"stock,omitempty" jsonschema:"maximum=1000"`
-	Count int64             `json:"count,string,omitempty"`
-	Level Level             `json:"level,omitempty"`
-	Tags  []string          `json:"tags,omitempty" jsonschema:"maxItems=3,uniqueItems=true"`
-	Attrs map[string]string `json:"attrs,omitempty" jsonschema:"maxProperties=2"`
-	Added time.Time         `json:"added,omitzero"`
-	Extra json.RawMessage   `json:"extra,omitempty"`
-	Blob  []byte            `json:"blob,omitempty"`
-	Any   any               `json:"any,omitempty"`
-	Size  [2]int            `json:"size,omitzero"`
-	Where *Point            `json:"where,omitempty"`
-	Wait  Duration          `json:"wait,omitempty"`
+	Name   string            `json:"name" jsonschema:"minLength=1,maxLength=10"`
+	Price  float64           `json:"price" jsonschema:"minimum=0,multipleOf=0.01"`
+	Stock  int16             `json:"stock,omitempty" jsonschema:"maximum=1000"`
+	Count  int64             `json:"count,string,omitempty"`
+	Level  Level             `json:"level,omitempty"`
+	Tags   []string          `json:"tags,omitempty" jsonschema:"maxItems=3,uniqueItems=true"`
+	Attrs  map[string]string `json:"attrs,omitempty" jsonschema:"maxProperties=2"`
+	Stock2 map[Kind]int      `json:"stockByKind,omitempty"`
+	Added  time.Time         `json:"added,omitzero"`
+	Extra  json.RawMessage   `json:"extra,omitempty"`
+	Blob   []byte            `json:"blob,omitempty"`
+	Any    any               `json:"any,omitempty"`
+	Size   [2]int            `json:"size,omitzero"`
+	Where  *Point            `json:"where,omitempty"`
+	Wait   Duration          `json:"wait,omitempty"`
 }
 
 // Duration decodes itself from a string such as "1m30s".

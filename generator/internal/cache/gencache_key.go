@@ -110,6 +110,22 @@ func Key(cacheDir string, set Settings, pkg *packages.Package, srcs *load.Source
 			d.typ(obj.Type())
 		}
 	}
+	// An interface of another package the package need not mention: its
+	// type, as loaded, is a root too (its docs and directives are in the
+	// files the model logged).
+	for _, name := range set.Interfaces {
+		q, typeName := load.SplitQualified(name)
+		if q == "" {
+			continue
+		}
+		w.str("foreign " + name)
+		if p, err := load.Foreign(pkg, q); err == nil {
+			if obj := p.Scope().Lookup(typeName); obj != nil {
+				w.str(obj.Pkg().Path())
+				d.typ(obj.Type())
+			}
+		}
+	}
 	d.drain()
 	return w.sum(), true
 }

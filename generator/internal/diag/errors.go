@@ -45,7 +45,7 @@ func (l List) Format(dir string) string {
 		if pos.IsValid() {
 			fmt.Fprintf(&b, "%s: %s\n", pos, e.Msg)
 		} else {
-			fmt.Fprintf(&b, "%s\n", e.Msg)
+			fmt.Fprintf(&b, "rpcgen: %s\n", e.Msg)
 		}
 	}
 	return b.String()

@@ -19,7 +19,7 @@ func (g *emitter) client(s *model.Service, names *serviceNames) {
 	f.Type().Id(names.client).Struct(jen.Id(names.field).Qual(runtimePath, "Caller"))
 
 	f.Line()
-	f.Var().Id("_").Id(s.Name).Op("=").Parens(jen.Op("*").Id(names.client)).Parens(jen.Nil())
+	f.Var().Id("_").Add(g.typeExpr(s.Type)).Op("=").Parens(jen.Op("*").Id(names.client)).Parens(jen.Nil())
 
 	f.Line()
 	f.Commentf("New%s returns a %s that calls through c: a *runtime.Conn", names.client, s.Name)

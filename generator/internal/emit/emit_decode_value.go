@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"go/types"
 	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/invopop/jsonschema"
@@ -149,6 +150,9 @@ func (de *decodeEmitter) mapValue(sc *decodeScope, t types.Type, u *types.Map, s
 	if _, ok := types.Unalias(u.Key()).(*types.Basic); !ok {
 		k = jen.Add(de.typeExpr(u.Key())).Call(jen.Id(key))
 	}
+	if s != nil && s.PropertyNames != nil && len(s.PropertyNames.Enum) > 0 {
+		body = append(keyEnumCheck(key, s.PropertyNames.Enum), body...)
+	}
 	body = append(body, tg.val().Index(k).Op("=").Add(v))
 	code := []jen.Code{jen.If(dcall("Null")).Block(tg.val().Op("=").Nil()).Else().If(dcall("Object")).Block(
 		tg.val().Op("=").Add(de.typeExpr(t)).Values(),
@@ -183,4 +187,22 @@ func local(base string, depth int) string {
 		return base
 	}
 	return base + strconv.Itoa(depth)
+}
+
+// keyEnumCheck checks that the key of a map keyed by an enum is one of the
+// enum's values, naming the key it got.
+func keyEnumCheck(key string, enum []any) []jen.Code {
+	var cases []jen.Code
+	var shown []string
+	for _, v := range enum {
+		if v, ok := v.(string); ok {
+			cases = append(cases, jen.Lit(v))
+			shown = append(shown, strconv.Quote(v))
+		}
+	}
+	msg := jen.Lit("key ").Op("+").Qual("strconv", "Quote").Call(jen.String().Call(jen.Id(key))).Op("+").Lit(": must be one of " + strings.Join(shown, ", "))
+	return []jen.Code{jen.Switch(jen.String().Call(jen.Id(key))).Block(
+		jen.Case(cases...),
+		jen.Default().Block(dcall("Fail", msg)),
+	)}
 }

@@ -119,7 +119,7 @@ func (g *emitter) features(s *model.Service, names *serviceNames, hasTools bool)
 
 // featureList writes func <Svc><suffix>(impl <Svc>) []mcp.<typ>.
 func (g *emitter) featureList(s *model.Service, names *serviceNames, suffix, typ string, methods []*model.Method, literal func(*model.Method, *serviceNames) jen.Code) {
-	g.file.Func().Id(s.Name+suffix).Params(jen.Id("impl").Id(s.Name)).Index().Qual(model.MCPPath, typ).Block(
+	g.file.Func().Id(s.Name+suffix).Params(jen.Id("impl").Add(g.typeExpr(s.Type))).Index().Qual(model.MCPPath, typ).Block(
 		jen.Id("h").Op(":=").Id(names.handler).Values(jen.Id("impl")),
 		jen.Return(jen.Index().Qual(model.MCPPath, typ).ValuesFunc(func(list *jen.Group) {
 			for _, m := range methods {
@@ -212,7 +212,7 @@ func (g *emitter) register(s *model.Service, feats *serviceFeatures, hasTools bo
 	add := func(method, list string) jen.Code {
 		return jen.Id("srv").Dot(method).Call(jen.Id(s.Name + list).Call(jen.Id("impl")).Op("..."))
 	}
-	f.Func().Id("Register"+s.Name).Params(jen.Id("srv").Op("*").Qual(model.MCPPath, "Server"), jen.Id("impl").Id(s.Name)).BlockFunc(func(b *jen.Group) {
+	f.Func().Id("Register"+s.Name).Params(jen.Id("srv").Op("*").Qual(model.MCPPath, "Server"), jen.Id("impl").Add(g.typeExpr(s.Type))).BlockFunc(func(b *jen.Group) {
 		if hasTools {
 			b.Add(add("AddTools", "Tools"))
 		}

@@ -61,7 +61,7 @@ func (g *emitter) toolDecls(s *model.Service, names *serviceNames, tools []*mode
 	f.Comment("Arguments are decoded and validated against the tool's input schema by")
 	f.Comment("generated code; a call that fails validation gets an error result that")
 	f.Comment("names the field, so the model can correct it.")
-	f.Func().Id(names.tools).Params(jen.Id("impl").Id(s.Name)).Index().Qual(model.MCPPath, "Tool").Block(
+	f.Func().Id(names.tools).Params(jen.Id("impl").Add(g.typeExpr(s.Type))).Index().Qual(model.MCPPath, "Tool").Block(
 		jen.Id("h").Op(":=").Id(names.handler).Values(jen.Id("impl")),
 		jen.Return(jen.Index().Qual(model.MCPPath, "Tool").ValuesFunc(func(list *jen.Group) {
 			for _, m := range tools {
@@ -152,7 +152,7 @@ func (g *emitter) mcpClient(s *model.Service, names *serviceNames) {
 	f.Type().Id(names.mcpClient).Struct(jen.Id(names.field).Qual(model.MCPPath, caller))
 
 	f.Line()
-	f.Var().Id("_").Id(s.Name).Op("=").Parens(jen.Op("*").Id(names.mcpClient)).Parens(jen.Nil())
+	f.Var().Id("_").Add(g.typeExpr(s.Type)).Op("=").Parens(jen.Op("*").Id(names.mcpClient)).Parens(jen.Nil())
 
 	f.Line()
 	f.Commentf("New%s returns a %s that calls tools through c, usually an", names.mcpClient, s.Name)

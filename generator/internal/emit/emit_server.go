@@ -12,7 +12,7 @@ import (
 // name with a switch and decodes params straight into typed values.
 func (g *emitter) handler(s *model.Service, names *serviceNames) {
 	f := g.file
-	impl := jen.Id("impl").Id(s.Name)
+	impl := jen.Id("impl").Add(g.typeExpr(s.Type))
 
 	f.Line()
 	f.Commentf("New%sHandler returns a runtime.Handler that serves impl: it routes each", s.Name)
@@ -25,7 +25,7 @@ func (g *emitter) handler(s *model.Service, names *serviceNames) {
 
 	f.Line()
 	f.Commentf("%s dispatches JSON-RPC requests to a %s.", names.handler, s.Name)
-	f.Type().Id(names.handler).Struct(jen.Id("impl").Id(s.Name))
+	f.Type().Id(names.handler).Struct(jen.Id("impl").Add(g.typeExpr(s.Type)))
 
 	recv := jen.Id("h").Id(names.handler)
 	f.Line()

@@ -44,15 +44,27 @@ func Load(dir, outPath string, buildTags []string) (*packages.Package, diag.List
 // bytes of every file it parsed (the output file as the empty file it reads),
 // and keeping what go list says of the package's files in lists when not
 // nil (see listcache.go).
-func LoadSources(dir, outPath string, buildTags []string, srcs *Sources, lists ListStore) (*packages.Package, diag.List, error) {
+//
+// foreign are the package parts of qualified interface names (see
+// SplitQualified): those that are not the package's imports are loaded
+// from export data with them, at the same time, into the package's
+// Imports, where Foreign finds them. Their doc comments and directives are
+// read from their source by the model, which parses only the files that
+// declare the interfaces.
+func LoadSources(dir, outPath string, buildTags []string, srcs *Sources, lists ListStore, foreign ...string) (*packages.Package, diag.List, error) {
 	_, pkgName, _ := readHead(token.NewFileSet(), outPath)
 	parse := parseKeeping(outPath, pkgName, srcs)
-	pkg, ok := loadSplit(dir, outPath, buildTags, lists, parse)
+	pkg, ok := loadSplit(dir, outPath, buildTags, lists, parse, foreign)
 	if !ok {
 		srcs.reset()
 		var err error
 		if pkg, err = loadWhole(dir, buildTags, parse); err != nil {
 			return nil, nil, err
+		}
+		if pkg.Types != nil {
+			if err := loadForeign(pkg, pkg.Fset, dir, tagFlags(buildTags), toLoad(foreign, importsOf(pkg.Syntax))); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	// go list reports a compile failure once more as a list error; prefer
@@ -85,10 +97,7 @@ func loadWhole(dir string, buildTags []string, parse func(*token.FileSet, string
 	// ParseFile, not an Overlay: with one, go/packages type-checks every
 	// dependency from source instead of reading export data, several times
 	// slower.
-	cfg := &packages.Config{Mode: loadMode, Dir: dir, Tests: false, ParseFile: parse}
-	if len(buildTags) > 0 {
-		cfg.BuildFlags = []string{"-tags=" + strings.Join(buildTags, ",")}
-	}
+	cfg := &packages.Config{Mode: loadMode, Dir: dir, Tests: false, ParseFile: parse, BuildFlags: tagFlags(buildTags)}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {
 		return nil, fmt.Errorf("load package in %s: %w", dir, err)
@@ -98,6 +107,14 @@ func loadWhole(dir string, buildTags []string, parse func(*token.FileSet, string
 		return nil, fmt.Errorf("load package in %s: found %d packages, want 1 (run 'go list' there to see why)", dir, len(pkgs))
 	}
 	return pkgs[0], nil
+}
+
+// tagFlags are the go command's flags for buildTags.
+func tagFlags(buildTags []string) []string {
+	if len(buildTags) == 0 {
+		return nil
+	}
+	return []string{"-tags=" + strings.Join(buildTags, ",")}
 }
 
 // parseKeeping is a packages.Config.ParseFile that parses every file as

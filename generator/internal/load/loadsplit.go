@@ -48,7 +48,7 @@ import (
 // for a module with many requirements, whose module graph go list -find
 // loads. The list cache (listcache.go) answers for it unless the package's
 // file set, build constraints, module or go command changed.
-func loadSplit(dir, outPath string, buildTags []string, lists ListStore, parse func(*token.FileSet, string, []byte) (*ast.File, error)) (*packages.Package, bool) {
+func loadSplit(dir, outPath string, buildTags []string, lists ListStore, parse func(*token.FileSet, string, []byte) (*ast.File, error), foreign []string) (*packages.Package, bool) {
 	if !goListDecides() {
 		return nil, false
 	}
@@ -57,14 +57,13 @@ func loadSplit(dir, outPath string, buildTags []string, lists ListStore, parse f
 		return nil, false
 	}
 	listKey, listed, outFile := cachedListing(dir, buildTags, files, lists)
+	extra := toLoad(foreign, imports)
+	imports = append(imports, extra...)
 	if len(imports) == 0 {
 		// The load gives the sizes of types too.
 		imports = []string{"unsafe"}
 	}
-	var flags []string
-	if len(buildTags) > 0 {
-		flags = []string{"-tags=" + strings.Join(buildTags, ",")}
-	}
+	flags := tagFlags(buildTags)
 	fset := token.NewFileSet()
 	var (
 		wg          sync.WaitGroup
@@ -108,6 +107,7 @@ func loadSplit(dir, outPath string, buildTags []string, lists ListStore, parse f
 	if !typeCheck(pkg, fset, syntax, deps, root.goVersion) {
 		return nil, false
 	}
+	keepForeign(pkg, deps, extra)
 	return pkg, true
 }
 

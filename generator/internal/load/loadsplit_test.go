@@ -27,7 +27,7 @@ func loadBoth(t *testing.T, dir, out string, tags []string) (split, whole *packa
 	if f, err := parser.ParseFile(token.NewFileSet(), out, nil, parser.PackageClauseOnly); err == nil {
 		pkgName = f.Name.Name
 	}
-	split, _ = loadSplit(dir, out, tags, nil, parseKeeping(out, pkgName, nil))
+	split, _ = loadSplit(dir, out, tags, nil, parseKeeping(out, pkgName, nil), nil)
 	whole, err := loadWhole(dir, tags, parseKeeping(out, pkgName, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestListCache(t *testing.T) {
 		}
 		before := listRuns.Load()
 		_, pkgName, _ := readHead(token.NewFileSet(), out)
-		s, _ := loadSplit(dir, out, nil, cache, parseKeeping(out, pkgName, nil))
+		s, _ := loadSplit(dir, out, nil, cache, parseKeeping(out, pkgName, nil), nil)
 		if hit := listRuns.Load() == before; hit != step.hit {
 			t.Errorf("%s: answered from the list cache: %v, want %v", step.name, hit, step.hit)
 		}
@@ -344,7 +344,7 @@ func TestLoadPackagesDriver(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			os.Remove(marker)
 			c.env()
-			if s, _ := loadSplit(dir, out, nil, nil, parseKeeping(out, "", nil)); s != nil {
+			if s, _ := loadSplit(dir, out, nil, nil, parseKeeping(out, "", nil), nil); s != nil {
 				t.Fatal("loadSplit loaded the package past the driver")
 			}
 			pkg, _, err := Load(dir, out, nil)
@@ -357,7 +357,7 @@ func TestLoadPackagesDriver(t *testing.T) {
 		})
 	}
 	t.Setenv("GOPACKAGESDRIVER", "off")
-	if s, _ := loadSplit(dir, out, nil, nil, parseKeeping(out, "", nil)); s == nil {
+	if s, _ := loadSplit(dir, out, nil, nil, parseKeeping(out, "", nil), nil); s == nil {
 		t.Error("with GOPACKAGESDRIVER=off, loadSplit declined")
 	}
 }

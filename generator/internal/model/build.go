@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"os"
 	"slices"
 	"strings"
 
@@ -14,100 +15,131 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 )
 
-// syntaxIndex finds the declarations behind go/types objects, for their doc
-// comments and directives.
-type syntaxIndex struct {
-	typeDocs   map[token.Pos]*ast.CommentGroup // type name position -> doc
-	methodDocs map[token.Pos]*ast.CommentGroup // interface method name position -> doc
-	stated     *statedSchemas
+// Options are the settings of BuildWith.
+type Options struct {
+	// ReadFile reads a source file of another package whose doc comments
+	// and directives the model needs (os.ReadFile when nil), so that a
+	// caller can record what the output depends on.
+	ReadFile func(name string) ([]byte, error)
 }
 
-func indexSyntax(files []*ast.File) *syntaxIndex {
-	idx := &syntaxIndex{typeDocs: map[token.Pos]*ast.CommentGroup{}, methodDocs: map[token.Pos]*ast.CommentGroup{}}
-	for _, f := range files {
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				ts := spec.(*ast.TypeSpec)
-				doc := ts.Doc
-				if doc == nil && !gd.Lparen.IsValid() {
-					doc = gd.Doc
-				}
-				idx.typeDocs[ts.Name.Pos()] = doc
-				it, ok := ts.Type.(*ast.InterfaceType)
-				if !ok || it.Methods == nil {
-					continue
-				}
-				for _, field := range it.Methods.List {
-					for _, name := range field.Names {
-						idx.methodDocs[name.Pos()] = field.Doc
-					}
-				}
-			}
-		}
-	}
-	return idx
+// builder holds what building the services of one run shares.
+type builder struct {
+	pkg      *packages.Package
+	idx      *sourceIndex
+	errs     *diag.Collector
+	warnings *diag.Collector
+	stated   *statedSchemas
+	// declared caches the directives of each interface declaration met.
+	declared map[*types.TypeName]*declDirectives
+}
+
+// declDirectives are the directives of one interface (or alias)
+// declaration: its own, and those it gives methods by name.
+type declDirectives struct {
+	own     map[string]*Directive
+	methods methodDirectives
+	doc     string
 }
 
 // Build turns the named interfaces of pkg into the model. typeErrs
 // are the package's type errors: reported only when a type the services use
 // could not be resolved, as they then explain why.
 func Build(pkg *packages.Package, names []string, typeErrs diag.List) ([]*Service, error) {
-	errs := &diag.Collector{Fset: pkg.Fset}
-	idx := indexSyntax(pkg.Syntax)
-	idx.stated = &statedSchemas{pkg: pkg, idx: idx, errs: errs}
+	services, _, err := BuildWith(pkg, names, typeErrs, Options{})
+	return services, err
+}
+
+// BuildWith is Build, also returning warnings: problems that do not stop
+// generation, such as a tool without a description.
+func BuildWith(pkg *packages.Package, names []string, typeErrs diag.List, opts Options) ([]*Service, diag.List, error) {
+	read := opts.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	b := &builder{
+		pkg:      pkg,
+		idx:      newSourceIndex(pkg.Fset, pkg.Syntax, read),
+		errs:     &diag.Collector{Fset: pkg.Fset},
+		warnings: &diag.Collector{Fset: pkg.Fset},
+		declared: map[*types.TypeName]*declDirectives{},
+	}
+	b.stated = &statedSchemas{pkg: pkg, idx: b.idx, errs: b.errs}
 	var services []*Service
 	for _, name := range names {
-		if s := buildService(pkg, idx, name, errs); s != nil {
+		if s := b.buildService(name); s != nil {
 			services = append(services, s)
 		}
 	}
-	checkToolNames(services, errs)
-	checkFeatureNames(services, errs)
-	if errs.InvalidTypes {
-		errs.List = append(errs.List, typeErrs...)
+	checkToolNames(services, b.errs)
+	checkFeatureNames(services, b.errs)
+	if b.errs.InvalidTypes {
+		b.errs.List = append(b.errs.List, typeErrs...)
 	}
-	if err := errs.Err(); err != nil {
-		return nil, err
+	if err := b.errs.Err(); err != nil {
+		return nil, nil, err
 	}
-	return services, nil
+	_ = b.warnings.Err() // sorts them
+	return services, b.warnings.List, nil
 }
 
-func buildService(pkg *packages.Package, idx *syntaxIndex, name string, errs *diag.Collector) *Service {
-	obj := pkg.Types.Scope().Lookup(name)
-	if obj == nil {
-		errs.List = append(errs.List, &diag.Error{Msg: fmt.Sprintf("no type %s in package %s (%s)", name, pkg.Name, pkg.PkgPath)})
+// directivesOf returns the directives of the declaration obj, read once.
+func (b *builder) directivesOf(obj *types.TypeName) *declDirectives {
+	if d, ok := b.declared[obj]; ok {
+		return d
+	}
+	dd := &declDirectives{}
+	if decl := b.idx.typeDecl(obj); decl != nil {
+		var methods []string
+		if it, ok := obj.Type().Underlying().(*types.Interface); ok {
+			for i := range it.NumMethods() {
+				methods = append(methods, it.Method(i).Name())
+			}
+		}
+		dd.own, dd.methods = parseDirectives(decl.doc, "interface", methods, b.errs)
+		dd.doc = DocText(decl.doc)
+	}
+	b.declared[obj] = dd
+	return dd
+}
+
+func (b *builder) buildService(name string) *Service {
+	pkg, errs := b.pkg, b.errs
+	tn := b.lookupInterface(name)
+	if tn == nil {
 		return nil
 	}
-	tn, ok := obj.(*types.TypeName)
-	if !ok {
-		errs.At(obj.Pos(), "%s is a %s, not an interface type", name, objectKind(obj))
-		return nil
-	}
+	obj := tn
 	named, _ := types.Unalias(tn.Type()).(*types.Named)
 	iface, ok := tn.Type().Underlying().(*types.Interface)
 	if !ok {
 		errs.At(obj.Pos(), "%s is not an interface type (its underlying type is %s)", name, tn.Type().Underlying())
 		return nil
 	}
-	if named != nil && named.TypeParams().Len() > 0 {
-		errs.At(obj.Pos(), "%s is a generic interface; instantiate it in a named interface type (type %sOfT interface{ %s[T] })", name, name, name)
+	if named != nil && named.TypeParams().Len() > 0 && named.TypeArgs().Len() == 0 {
+		errs.At(obj.Pos(), "%s is a generic interface; generate for an instance of it, named by an alias or an interface that embeds it: type Item%s = %s[Item], or type Item%s interface{ %s[Item] }", name, tn.Name(), tn.Name(), tn.Name(), tn.Name())
 		return nil
 	}
 	if !iface.IsMethodSet() {
 		errs.At(obj.Pos(), "%s is a constraint interface (it has type terms), not a service", name)
 		return nil
 	}
-	doc := idx.typeDocs[obj.Pos()]
-	dirs := ParseDirectives(doc, "interface", errs)
 	s := &Service{
-		Name:    name,
-		RPCName: naming.LowerCamel(name),
-		Doc:     DocText(doc),
+		Name:    tn.Name(),
+		RPCName: naming.LowerCamel(tn.Name()),
+		Type:    tn.Type(),
 		Pos:     pkg.Fset.Position(obj.Pos()),
+	}
+	// The directives along the chain, the outer over the inner; the doc is
+	// the outermost one there is.
+	chain := serviceChain(tn)
+	dirs := map[string]*Directive{}
+	for i := len(chain) - 1; i >= 0; i-- {
+		dd := b.directivesOf(chain[i])
+		dirs = mergeAll(dirs, dd.own)
+		if s.Doc == "" || dd.doc != "" {
+			s.Doc = dd.doc
+		}
 	}
 	if v, pos, ok := dirs["service"].value("name"); ok {
 		if strings.ContainsFunc(v, isSpaceOrControl) || strings.HasPrefix(v, "rpc.") || v == "rpc" {
@@ -141,12 +173,12 @@ func buildService(pkg *packages.Package, idx *syntaxIndex, name string, errs *di
 	})
 	seen := map[string]*Method{}
 	for _, fn := range funcs {
-		m := buildMethod(pkg, idx, s, fn, errs)
+		m := b.buildMethod(s, tn, fn)
 		if m == nil {
 			continue
 		}
 		if prev, dup := seen[m.RPCName]; dup {
-			errs.At(fn.Pos(), "method %s: JSON-RPC name %q is already used by %s", fn.Name(), m.RPCName, prev.Name)
+			errs.AtPosition(m.Pos, "method %s: JSON-RPC name %q is already used by %s", fn.Name(), m.RPCName, prev.Name)
 			continue
 		}
 		seen[m.RPCName] = m
@@ -156,41 +188,108 @@ func buildService(pkg *packages.Package, idx *syntaxIndex, name string, errs *di
 	return s
 }
 
-func buildMethod(pkg *packages.Package, idx *syntaxIndex, s *Service, fn *types.Func, errs *diag.Collector) *Method {
-	doc := idx.methodDocs[fn.Pos()]
-	dirs := ParseDirectives(doc, "method", errs)
+// methodDirectives returns the directives of fn as a method of the service
+// declared by svc: fn's own, then, key by key, those that the declarations
+// on the way from svc to fn give it by name, the outer over the inner.
+func (b *builder) methodDirectives(path []link, fn *types.Func, decl *methodDecl) map[string]*Directive {
+	var doc *ast.CommentGroup
+	if decl != nil {
+		doc = decl.doc
+	}
+	dirs := ParseDirectives(doc, "method", b.errs)
+	for i := len(path) - 1; i >= 0; i-- {
+		dirs = mergeAll(dirs, b.directivesOf(path[i].obj).methods[fn.Name()])
+	}
+	return dirs
+}
+
+func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *Method {
+	pkg, errs := b.pkg, b.errs
+	before := len(errs.List)
+	path := methodPath(svc.Type(), fn)
+	decl := b.idx.method(fn)
+	pos := fn.Pos()
+	if decl != nil {
+		pos = decl.name.Pos() // export data has no columns
+	}
+	if upos, ok := b.userPos(path, fn); ok {
+		defer b.redirect(before, fn, upos)
+		defer func() { b.redirectWarnings(fn, upos) }()
+	}
+	dirs := b.methodDirectives(path, fn, decl)
 	m := &Method{
 		Name:    fn.Name(),
 		RPCName: naming.LowerCamel(fn.Name()),
-		Doc:     DocText(doc),
-		Pos:     pkg.Fset.Position(fn.Pos()),
+		Pos:     pkg.Fset.Position(pos),
+	}
+	if decl != nil {
+		m.Doc = DocText(decl.doc)
 	}
 	if s.RPCName != "" {
 		m.RPCName = s.RPCName + "." + m.RPCName
 	}
+	if !fn.Exported() && fn.Pkg() != pkg.Types {
+		errs.At(pos, "method %s is not exported, so no type outside package %s can implement %s", fn.Name(), fn.Pkg().Name(), s.Name)
+		return nil
+	}
 	methodName(m, dirs["method"], errs)
-	if _, _, ok := dirs["method"].value("notification"); ok {
+	if f := dirs["method"].flag("notification"); f != nil && *f {
 		m.Notification = true
 	}
 	m.Tool = buildTool(s, fn, dirs["tool"], errs)
 	m.Schema = readSchemaOptions(dirs["schema"], s.Schema)
-	before := len(errs.List)
 	check := typeChecker{target: pkg.Types}
 	defer func() { errs.InvalidTypes = errs.InvalidTypes || check.invalid }()
 
 	methodParams(pkg, m, fn, &check, errs)
+	if v, _, ok := dirs["method"].value("description"); ok {
+		m.Doc = strings.TrimSpace(v)
+	}
 	methodResult(pkg, m, fn, dirs, &check, errs)
 	if m.Notification && m.Result != nil {
-		errs.At(fn.Pos(), "method %s is a notification, so it has no result; return only error", fn.Name())
+		errs.At(pos, "method %s is a notification, so it has no result; return only error", fn.Name())
 	}
 	buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
 	checkStream(m, dirs, errs)
 	methodIdempotent(m, dirs["method"], errs)
-	idx.stated.attach(m)
+	b.stated.attach(m)
 	if len(errs.List) > before || check.invalid {
 		return nil
 	}
+	b.warnUndocumented(m, pos)
 	return m
+}
+
+// warnUndocumented warns of a method that becomes an MCP tool, resource or
+// prompt without a description: a model chooses tools by what their
+// descriptions say.
+func (b *builder) warnUndocumented(m *Method, pos token.Pos) {
+	if m.Doc != "" {
+		return
+	}
+	what := ""
+	switch {
+	case m.Tool != nil:
+		what = "its MCP tool " + m.Tool.Name
+	case m.Resource != nil:
+		what = "its MCP resource " + m.Resource.Name
+	case m.Prompt != nil:
+		what = "its MCP prompt " + m.Prompt.Name
+	default:
+		return
+	}
+	b.warnings.At(pos, "warning: method %s has no doc comment, so %s has no description, which a model needs to choose it; write one, or set it with //rpcgen:method %s description=\"...\" on an interface that embeds this one", m.Name, what, m.Name)
+}
+
+// redirectWarnings is redirect for the warnings about fn.
+func (b *builder) redirectWarnings(fn *types.Func, pos token.Pos) {
+	from := b.pkg.Fset.Position(fn.Pos()).Filename
+	at := b.pkg.Fset.Position(pos)
+	for _, w := range b.warnings.List {
+		if w.Pos.Filename == from {
+			w.Pos = at
+		}
+	}
 }
 
 // methodName applies a //rpcgen:method name=..., which replaces the
@@ -223,6 +322,9 @@ func methodParams(pkg *packages.Package, m *Method, fn *types.Func, check *typeC
 				continue
 			}
 			m.Context = v.Name()
+			if m.Context == "" {
+				m.Context = "_" // unnamed, yet there: the client must take it too
+			}
 			continue
 		}
 		if sig.Variadic() && i == params.Len()-1 {
@@ -286,7 +388,7 @@ func buildTool(s *Service, fn *types.Func, d *Directive, errs *diag.Collector) *
 	if d != nil {
 		pos = d.Pos
 	}
-	if _, _, skip := d.value("skip"); skip {
+	if skip := d.flag("skip"); skip != nil && *skip {
 		if len(d.Args) > 1 {
 			errs.At(pos, "method %s: //rpcgen:tool skip takes no other keys", method)
 		}

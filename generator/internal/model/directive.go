@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/rpcgen/rpcgen/generator/internal/diag"
+	"github.com/rpcgen/rpcgen/internal/suggest"
 )
 
 // Directive is one parsed //rpcgen:NAME line.
@@ -47,9 +48,9 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"schema":  {"dialect": boolArg, "defs": boolArg},
 	},
 	"method": {
-		"method": {"name": valueArg, "notification": flagArg, "idempotent": flagArg},
+		"method": {"name": valueArg, "notification": boolArg, "idempotent": flagArg, "description": valueArg},
 		"tool": {
-			"name": valueArg, "title": valueArg, "skip": flagArg,
+			"name": valueArg, "title": valueArg, "skip": boolArg,
 			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,
 		},
 		"schema":   {"dialect": boolArg, "defs": boolArg},
@@ -66,51 +67,135 @@ var knownDirectives = map[string]map[string]directiveSpec{
 // malformed ones, ones that do not belong at place ("interface", "method",
 // or "type" for another type's declaration), unknown keys, and repeats.
 func ParseDirectives(doc *ast.CommentGroup, place string, errs *diag.Collector) map[string]*Directive {
+	out, _ := parseDirectives(doc, place, nil, errs)
+	return out
+}
+
+// methodDirectives are the directives an interface's doc comment gives its
+// methods (//rpcgen:tool Delete destructive), by method name and then by
+// directive name.
+type methodDirectives map[string]map[string]*Directive
+
+// parseDirectives is ParseDirectives, and on an interface (methods not nil)
+// it also reads the directives that name one of its methods by their first
+// word, an exported method name: //rpcgen:tool Delete destructive. Such a
+// directive takes a method's directives and keys. A name that is not in
+// methods is reported with the nearest one.
+func parseDirectives(doc *ast.CommentGroup, place string, methods []string, errs *diag.Collector) (map[string]*Directive, methodDirectives) {
 	out := map[string]*Directive{}
+	var byMethod methodDirectives
 	if doc == nil {
-		return out
+		return out, nil
 	}
-	allowed := knownDirectives[place]
 	for _, c := range doc.List {
 		d, ok := ast.ParseDirective(c.Slash, c.Text)
 		if !ok || d.Tool != "rpcgen" {
 			continue
 		}
-		spec, ok := allowed[d.Name]
-		if !ok {
-			errs.At(d.Slash, "unknown directive //rpcgen:%s on %s (allowed here: %s)", d.Name, place, keysOf(allowed, "//rpcgen:"))
-			continue
-		}
-		if _, dup := out[d.Name]; dup {
-			errs.At(d.Slash, "duplicate directive //rpcgen:%s", d.Name)
-			continue
-		}
 		args, err := splitDirectiveArgs(d.Args, d.ArgsPos)
-		if err != nil {
+		if _, known := knownDirectives[place][d.Name]; err != nil && (known || methods != nil) {
 			errs.At(d.ArgsPos, "//rpcgen:%s: %v", d.Name, err)
 			continue
 		}
-		seen := map[string]bool{}
-		valid := args[:0]
-		for _, a := range args {
-			kind, known := spec[a.Key]
-			switch {
-			case !known:
-				errs.At(a.Pos, "//rpcgen:%s: unknown key %q (valid: %s)", d.Name, a.Key, keysOf(spec, ""))
-			case seen[a.Key]:
-				errs.At(a.Pos, "//rpcgen:%s: key %q given twice", d.Name, a.Key)
-			case kind == valueArg && !a.HasValue:
-				errs.At(a.Pos, "//rpcgen:%s: key %q needs a value (%s=...)", d.Name, a.Key, a.Key)
-			case kind == flagArg && a.HasValue:
-				errs.At(a.Pos, "//rpcgen:%s: key %q takes no value", d.Name, a.Key)
-			case kind == boolArg && a.HasValue && a.Value != "true" && a.Value != "false":
-				errs.At(a.Pos, "//rpcgen:%s: key %q takes true or false, not %q", d.Name, a.Key, a.Value)
-			default:
-				valid = append(valid, a)
+		into, at := out, place
+		if methods != nil && len(args) > 0 && isMethodName(args[0]) {
+			name := args[0]
+			args = args[1:]
+			if !slices.Contains(methods, name.Key) {
+				errs.At(name.Pos, "//rpcgen:%s %s: the interface has no method %s%s", d.Name, name.Key, name.Key, suggest.DidYouMean(name.Key, methods))
+				continue
 			}
-			seen[a.Key] = true
+			if byMethod == nil {
+				byMethod = methodDirectives{}
+			}
+			if byMethod[name.Key] == nil {
+				byMethod[name.Key] = map[string]*Directive{}
+			}
+			into, at = byMethod[name.Key], "method"
 		}
-		out[d.Name] = &Directive{Name: d.Name, Pos: d.Slash, Args: valid}
+		spec, ok := knownDirectives[at][d.Name]
+		if !ok {
+			errs.At(d.Slash, "unknown directive //rpcgen:%s on %s (allowed here: %s)", d.Name, at, keysOf(knownDirectives[at], "//rpcgen:"))
+			continue
+		}
+		if _, dup := into[d.Name]; dup {
+			errs.At(d.Slash, "duplicate directive //rpcgen:%s", d.Name)
+			continue
+		}
+		into[d.Name] = &Directive{Name: d.Name, Pos: d.Slash, Args: checkArgs(d.Name, args, spec, errs)}
+	}
+	return out, byMethod
+}
+
+// isMethodName reports whether a directive's first argument names a method:
+// a bare word that starts with an upper-case letter, as exported names do
+// and directive keys never do.
+func isMethodName(a directiveArg) bool {
+	return !a.HasValue && a.Key != "" && a.Key[0] >= 'A' && a.Key[0] <= 'Z'
+}
+
+// checkArgs reports the arguments of //rpcgen:name that spec does not
+// accept and returns the others.
+func checkArgs(name string, args []directiveArg, spec directiveSpec, errs *diag.Collector) []directiveArg {
+	seen := map[string]bool{}
+	valid := args[:0]
+	for _, a := range args {
+		kind, known := spec[a.Key]
+		switch {
+		case !known:
+			errs.At(a.Pos, "//rpcgen:%s: unknown key %q (valid: %s)", name, a.Key, keysOf(spec, ""))
+		case seen[a.Key]:
+			errs.At(a.Pos, "//rpcgen:%s: key %q given twice", name, a.Key)
+		case kind == valueArg && !a.HasValue:
+			errs.At(a.Pos, "//rpcgen:%s: key %q needs a value (%s=...)", name, a.Key, a.Key)
+		case kind == flagArg && a.HasValue:
+			errs.At(a.Pos, "//rpcgen:%s: key %q takes no value", name, a.Key)
+		case kind == boolArg && a.HasValue && a.Value != "true" && a.Value != "false":
+			errs.At(a.Pos, "//rpcgen:%s: key %q takes true or false, not %q", name, a.Key, a.Value)
+		default:
+			valid = append(valid, a)
+		}
+		seen[a.Key] = true
+	}
+	return valid
+}
+
+// merge returns d with the keys of over set over its own: what a
+// directive naming a method says overrides, key by key, what the method's
+// own directive says. skip (and notification) given as false removes the
+// key; skip given as true leaves only skip, as a skipped tool has no other
+// keys. Either may be nil.
+func merge(d, over *Directive) *Directive {
+	if over == nil {
+		return d
+	}
+	if d == nil {
+		return over
+	}
+	if v, _, ok := over.value("skip"); ok && v != "false" {
+		return over
+	}
+	m := &Directive{Name: d.Name, Pos: over.Pos}
+	for _, a := range d.Args {
+		if _, _, given := over.value(a.Key); !given {
+			m.Args = append(m.Args, a)
+		}
+	}
+	m.Args = append(m.Args, over.Args...)
+	return m
+}
+
+// mergeAll is merge for every directive of over.
+func mergeAll(dirs map[string]*Directive, over map[string]*Directive) map[string]*Directive {
+	if len(over) == 0 {
+		return dirs
+	}
+	out := make(map[string]*Directive, len(dirs)+len(over))
+	for k, d := range dirs {
+		out[k] = d
+	}
+	for k, d := range over {
+		out[k] = merge(out[k], d)
 	}
 	return out
 }

@@ -133,7 +133,7 @@ func buildFeature(m *Method, dirs map[string]*Directive, errs *diag.Collector, q
 		return
 	}
 	if t := dirs["tool"]; t != nil {
-		if _, _, skip := t.value("skip"); !skip {
+		if skip := t.flag("skip"); skip == nil || !*skip {
 			errs.At(t.Pos, "method %s: a //rpcgen:%s method is not an MCP tool; remove //rpcgen:tool", m.Name, d.Name)
 		}
 	}

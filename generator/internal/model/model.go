@@ -17,7 +17,10 @@ import (
 
 // Service is one Go interface turned into a JSON-RPC service.
 type Service struct {
-	Name    string         // Go interface name, e.g. "Calculator"
+	Name string // Go interface name, e.g. "Calculator"; generated names start with it
+	// Type is the interface as the generated code names it: a named
+	// interface of the package or of another one, or an alias.
+	Type    types.Type
 	RPCName string         // service part of method names, e.g. "calculator"
 	Doc     string         // doc comment text without directives
 	Pos     token.Position // position of the interface name
@@ -34,7 +37,7 @@ type Method struct {
 	RPCName      string         // full JSON-RPC method name, e.g. "calculator.add"
 	Doc          string         // doc comment text without directives
 	Pos          token.Position // position of the method name
-	Context      string         // name of the context.Context param, "" when the method has none
+	Context      string         // name of the context.Context param ("_" when unnamed), "" when the method has none
 	Params       []*Param       // params after the context, in order
 	StructParams bool           // the single param is a struct (or pointer to one) and is the params object itself
 	Result       types.Type     // nil when the method returns only an error; a stream's item type

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"go/ast"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -28,7 +29,7 @@ type StatedSchema struct {
 // reading each type's directives once.
 type statedSchemas struct {
 	pkg   *packages.Package
-	idx   *syntaxIndex
+	idx   *sourceIndex
 	errs  *diag.Collector
 	found map[*types.TypeName]*StatedSchema // nil answers included
 }
@@ -50,7 +51,11 @@ func (s *statedSchemas) of(t types.Type) *StatedSchema {
 		return st
 	}
 	var st *StatedSchema
-	d := ParseDirectives(s.idx.typeDocs[obj.Pos()], "type", s.errs)["schema"]
+	var doc *ast.CommentGroup
+	if decl := s.idx.typeDecl(obj); decl != nil {
+		doc = decl.doc
+	}
+	d := ParseDirectives(doc, "type", s.errs)["schema"]
 	if v, pos, ok := d.value("file"); ok {
 		switch {
 		case v == "":

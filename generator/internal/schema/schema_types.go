@@ -164,12 +164,23 @@ func (g *Builder) underlying(t types.Type, c BuildCtx) *jsonschema.Schema {
 		key := types.Unalias(t.Key())
 		kb, _ := key.Underlying().(*types.Basic)
 		switch {
-		case kb != nil && kb.Info()&types.IsString != 0:
 		case model.Implements(key, "MarshalText"):
-		case kb != nil && kb.Info()&types.IsUnsigned != 0:
-			s.PropertyNames = &jsonschema.Schema{Pattern: "^[0-9]+$"}
+		case kb != nil && kb.Info()&types.IsString != 0:
+			if values, _ := g.EnumOf(key); len(values) > 0 {
+				s.PropertyNames = &jsonschema.Schema{Enum: values} // a map keyed by an enum
+			}
 		case kb != nil && kb.Info()&types.IsInteger != 0:
-			s.PropertyNames = &jsonschema.Schema{Pattern: "^-?[0-9]+$"}
+			if values, _ := g.EnumOf(key); len(values) > 0 {
+				keys := make([]any, len(values))
+				for i, v := range values {
+					keys[i] = fmt.Sprint(v) // an object's keys are strings: "1", not 1
+				}
+				s.PropertyNames = &jsonschema.Schema{Enum: keys}
+			} else if kb.Info()&types.IsUnsigned != 0 {
+				s.PropertyNames = &jsonschema.Schema{Pattern: "^[0-9]+$"}
+			} else {
+				s.PropertyNames = &jsonschema.Schema{Pattern: "^-?[0-9]+$"}
+			}
 		default:
 			g.unsupported(c, t, "JSON object keys are strings")
 		}
