@@ -1,12 +1,16 @@
 package rpctest
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // An in-memory network for tests that run in a testing/synctest bubble
@@ -76,4 +80,67 @@ func NewPipeServer(t *testing.T, h http.Handler, configure func(*http.Server)) *
 	ts.Client().Transport.(*http.Transport).DialContext = l.dial
 	t.Cleanup(ts.Close)
 	return ts
+}
+
+// Stalled is what a connection of StallBodies got: the answer's status and body,
+// whether the server then closed the connection, and how long after the start the
+// answer came; Err is set when the exchange itself failed.
+type Stalled struct {
+	Status int
+	Body   string
+	Closed bool
+	After  time.Duration
+	Err    error
+}
+
+// StallBodies opens n connections through dial, writes on each request (a request
+// line and headers announcing a longer body, then the start of that body) and then
+// nothing more, as a client sending its body slowly, and reports what each got. In a
+// synctest bubble over NewPipeServer, the server's deadlines pass in virtual time.
+func StallBodies(dial func(ctx context.Context, network, addr string) (net.Conn, error), n int, request string) []Stalled {
+	start := time.Now()
+	results := make(chan Stalled, n)
+	for range n {
+		go func() {
+			c, err := dial(context.Background(), "tcp", "")
+			if err != nil {
+				results <- Stalled{Err: err}
+				return
+			}
+			defer c.Close()
+			if _, err := io.WriteString(c, request); err != nil {
+				results <- Stalled{Err: err}
+				return
+			}
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				results <- Stalled{Err: err}
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			_, eof := br.ReadByte() // the server closes the connection
+			results <- Stalled{Status: resp.StatusCode, Body: string(b), Closed: eof == io.EOF, After: time.Since(start)}
+		}()
+	}
+	out := make([]Stalled, n)
+	for i := range out {
+		out[i] = <-results
+	}
+	return out
+}
+
+// WantCutAt fails the test unless every stalled connection got 408 with a JSON-RPC
+// Invalid Request error and was closed, deadline after the start (within a second).
+func WantCutAt(t testing.TB, stalled []Stalled, deadline time.Duration) {
+	t.Helper()
+	for _, r := range stalled {
+		if r.Err != nil || r.Status != http.StatusRequestTimeout || !strings.Contains(r.Body, `"code":-32600`) || !r.Closed {
+			t.Fatalf("a stalled body: %+v", r)
+		}
+		if r.After < deadline || r.After > deadline+time.Second {
+			t.Fatalf("a stalled body was cut after %v, want %v", r.After, deadline)
+		}
+	}
 }

@@ -1,13 +1,9 @@
 package rpchttp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -29,44 +25,8 @@ func TestSlowBodies(t *testing.T) {
 		})
 		ts := rpctest.NewPipeServer(t, rpchttp.NewHandler(h, rpchttp.Options{}), nil)
 		dial := ts.Client().Transport.(*http.Transport).DialContext
-		const conns = 2000
-		start := time.Now()
-		errs := make(chan error, conns)
-		for range conns {
-			go func() {
-				c, err := dial(context.Background(), "tcp", "")
-				if err != nil {
-					errs <- err
-					return
-				}
-				defer c.Close()
-				fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
-				br := bufio.NewReader(c)
-				resp, err := http.ReadResponse(br, nil)
-				if err != nil {
-					errs <- err
-					return
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				_, eof := br.ReadByte()
-				switch at := time.Since(start); {
-				case resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), `"code":-32600`):
-					errs <- fmt.Errorf("a stalled body: %d %s", resp.StatusCode, b)
-				case eof != io.EOF:
-					errs <- fmt.Errorf("the connection of a stalled body stays open")
-				case at < 30*time.Second || at > 31*time.Second:
-					errs <- fmt.Errorf("a stalled body cut after %v, want 30s", at)
-				default:
-					errs <- nil
-				}
-			}()
-		}
-		for range conns {
-			if err := <-errs; err != nil {
-				t.Fatal(err)
-			}
-		}
+		head := "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\""
+		rpctest.WantCutAt(t, rpctest.StallBodies(dial, 2000, head), 30*time.Second)
 		client := rpchttp.NewClient(ts.URL)
 		client.Client = ts.Client()
 		var got string

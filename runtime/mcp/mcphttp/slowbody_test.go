@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,46 +33,10 @@ func TestSlowBodies(t *testing.T) {
 		ts := rpctest.NewPipeServer(t, h, nil)
 		dial := ts.Client().Transport.(*http.Transport).DialContext
 
-		const conns = 2000
-		start := time.Now()
-		type result struct {
-			status int
-			body   string
-			closed bool
-			at     time.Duration
-		}
-		results := make(chan result, conns)
-		for range conns {
-			go func() {
-				c, err := dial(context.Background(), "tcp", "")
-				if err != nil {
-					results <- result{status: -1, body: err.Error()}
-					return
-				}
-				defer c.Close()
-				body := modernCall(1, "minute", `{}`)
-				fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:10])
-				br := bufio.NewReader(c)
-				resp, err := http.ReadResponse(br, nil)
-				if err != nil {
-					results <- result{status: -1, body: err.Error()}
-					return
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				_, err = br.ReadByte() // the server closes the connection
-				results <- result{resp.StatusCode, string(b), err == io.EOF, time.Since(start)}
-			}()
-		}
-		for range conns {
-			r := <-results
-			if r.status != http.StatusRequestTimeout || !strings.Contains(r.body, `"code":-32600`) || !r.closed {
-				t.Fatalf("a stalled body: %d %q, connection closed %v", r.status, r.body, r.closed)
-			}
-			if r.at < 30*time.Second || r.at > 31*time.Second {
-				t.Fatalf("a stalled body was cut after %v, want 30s", r.at)
-			}
-		}
+		body := modernCall(1, "minute", `{}`)
+		head := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"+
+			"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:10])
+		rpctest.WantCutAt(t, rpctest.StallBodies(dial, 2000, head), 30*time.Second)
 
 		// In time, and a call longer than the deadline.
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(modernCall(2, "minute", `{}`)))
