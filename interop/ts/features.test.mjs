@@ -11,7 +11,7 @@ import {
   CreateMessageRequestSchema, ElicitRequestSchema, McpError, ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-import { checkStrict, connect, connectHTTP, featuresServerCommand, note, textOf } from './harness.mjs';
+import { checkStrict, closeClient, connect, connectHTTP, featuresServerCommand, note, textOf } from './harness.mjs';
 
 /** JSON for failure messages, cut short. */
 const brief = (v) => { const j = JSON.stringify(v); return j.length > 200 ? `${j.slice(0, 190)}...(${j.length} chars)` : j; };
@@ -56,14 +56,16 @@ for (const kind of ['stdio', 'streamable-http']) describe(`TypeScript SDK client
       : await connectHTTP(featuresServerCommand(true), kind, opts);
   });
   after(async () => {
-    checkStrict(s, `${kind}, before the client closes`);
-    await s?.client.close();
+    let failure; // judged once the client and the server are stopped
+    try {
+      await closeClient(s, kind);
+    } catch (err) {
+      failure = err;
+    }
     const exit = await s?.stop?.();
     if (s?.stderr) note(`server stderr (${kind}):\n${s.stderr}`);
+    if (failure) throw failure;
     if (exit) assert.deepEqual(exit, { code: 0, signal: null }, 'the HTTP server exits cleanly on SIGTERM');
-    // Closing aborts the client's own requests and streams, which the SDK
-    // reports as AbortErrors: those are its doing.
-    if (s) s.errors = s.errors.filter((e) => !/AbortError|operation was aborted/.test(String(e?.stack ?? e)));
     checkStrict(s, `${kind}, after the client closed`);
   });
 

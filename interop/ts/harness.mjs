@@ -57,10 +57,31 @@ export function note(text) {
 export function checkStrict(session, what) {
   if (!strict) return;
   const errors = (session?.errors ?? []).splice(0);
-  const unexplained = errors.filter((e) => !sdkOwnProgressError(session, e)).map((e) => String(e?.stack ?? e));
+  const unexplained = errors.filter((e) => !sdkOwnProgressError(session, e) && !closeAbort(session, e))
+    .map((e) => String(e?.stack ?? e));
   assert.deepEqual(unexplained, [], `${what}: errors the SDK reported to onerror`);
   assert.deepEqual(warnings.splice(0), [], `${what}: warnings printed`);
 }
+
+/**
+ * Closes the session's client, judging strictly what came before; the
+ * AbortErrors the close itself causes (it aborts the client's own requests
+ * and streams) are the client's doing and are dropped.
+ */
+export async function closeClient(session, what) {
+  let verdict; // thrown once the client is closed, so that nothing is left running
+  try {
+    checkStrict(session, `${what}, before the client closes`);
+  } catch (err) {
+    verdict = err;
+  }
+  if (session) session.closed = true; // from here on, AbortErrors are the close's
+  await session?.client.close();
+  if (verdict) throw verdict;
+}
+
+/** Whether err is an abort the client's own close caused. */
+const closeAbort = (session, err) => session?.closed && /AbortError|operation was aborted/.test(String(err?.stack ?? err));
 
 /** ms after a cancellation during which the server may still send progress. */
 export const GRACE = 100;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-  checkStrict, connect, connectHTTP, httpServerCommand, metaSchemaErrors, GRACE, newAjv, note, serverCommand, sleep, textOf,
+  checkStrict, closeClient, connect, connectHTTP, httpServerCommand, metaSchemaErrors, GRACE, newAjv, note, serverCommand, sleep, textOf,
   wireFor,
 } from './harness.mjs';
 
@@ -28,14 +28,16 @@ for (const kind of ['stdio', 'streamable-http', 'sse']) describe(`TypeScript SDK
     s = kind === 'stdio' ? await connect(serverCommand()) : await connectHTTP(httpServerCommand(), kind);
   });
   after(async () => {
-    checkStrict(s, `${kind}, before the client closes`);
-    await s?.client.close();
+    let failure; // judged once the client and the server are stopped
+    try {
+      await closeClient(s, kind);
+    } catch (err) {
+      failure = err;
+    }
     const exit = await s?.stop?.();
     if (s?.stderr) note(`server stderr (${kind}):\n${s.stderr}`);
+    if (failure) throw failure;
     if (exit) assert.deepEqual(exit, { code: 0, signal: null }, 'the HTTP server exits cleanly on SIGTERM');
-    // Closing aborts the client's own requests and streams, which the SDK
-    // reports as AbortErrors: those are its doing.
-    if (s) s.errors = s.errors.filter((e) => !/AbortError|operation was aborted/.test(String(e?.stack ?? e)));
     checkStrict(s, `${kind}, after the client closed`);
   });
 
@@ -272,8 +274,7 @@ for (const kind of ['stdio', 'streamable-http', 'sse']) describe(`TypeScript SDK
       assert.equal(s.endpoints.length, 1, `one endpoint event: ${JSON.stringify(s.endpoints)}`);
       const endpoint = new URL(s.endpoints[0], s.url);
       assert.match(endpoint.search, /[?&]sessionId=[^&]+/);
-      checkStrict(s, 'sse, before the client closes');
-      await s.client.close();
+      await closeClient(s, 'sse');
       let res;
       let body;
       for (const deadline = performance.now() + 5000; performance.now() < deadline;) {
