@@ -50,6 +50,11 @@ type Conn struct {
 	srv    server
 
 	wsem chan struct{} // serializes writes; a channel so a waiting Call can give up on ctx
+	// Stream items buffered by writeSoon and not yet flushed (under wsem), and
+	// the flusher that sends them.
+	unflushed bool
+	flushOnce sync.Once
+	flushReq  chan struct{}
 
 	mu      sync.Mutex
 	closed  bool  // no new calls: Close was called or the reader ended

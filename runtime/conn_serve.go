@@ -207,6 +207,7 @@ func (c *Conn) write(ctx context.Context, msg []byte) error {
 		return ctx.Err()
 	}
 	err := c.f.WriteMessage(msg)
+	c.unflushed = false // the framer flushed what writeSoon buffered too
 	<-c.wsem
 	return err
 }

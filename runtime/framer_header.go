@@ -284,11 +284,27 @@ func clip(b []byte) []byte {
 }
 
 func (f *headerFramer) WriteMessage(msg []byte) error {
+	if err := f.bufferMessage(msg); err != nil {
+		return err
+	}
+	return f.flush()
+}
+
+// bufferMessage writes msg, framed, into the buffer; what does not fit goes
+// out at once.
+func (f *headerFramer) bufferMessage(msg []byte) error {
 	f.hdr = append(f.hdr[:0], "Content-Length: "...)
 	f.hdr = strconv.AppendInt(f.hdr, int64(len(msg)), 10)
 	f.hdr = append(f.hdr, "\r\n\r\n"...)
 	f.w.Write(f.hdr)
-	f.w.Write(msg)
+	if _, err := f.w.Write(msg); err != nil {
+		return fmt.Errorf("write message: %w", err)
+	}
+	return nil
+}
+
+// flush sends what is buffered.
+func (f *headerFramer) flush() error {
 	if err := f.w.Flush(); err != nil {
 		return fmt.Errorf("write message: %w", err)
 	}

@@ -98,6 +98,14 @@ func (f *lineFramer) skipLine() error {
 var errLineBreak = errors.New("message contains a line break and is not valid JSON")
 
 func (f *lineFramer) WriteMessage(msg []byte) error {
+	if err := f.bufferMessage(msg); err != nil {
+		return err
+	}
+	return f.flush()
+}
+
+// bufferMessage writes msg into the buffer; what does not fit goes out at once.
+func (f *lineFramer) bufferMessage(msg []byte) error {
 	if bytes.IndexByte(msg, '\n') >= 0 || bytes.IndexByte(msg, '\r') >= 0 {
 		// Pretty-printed JSON would split the frame; valid JSON only has line breaks
 		// between tokens, so compacting it removes them.
@@ -108,7 +116,14 @@ func (f *lineFramer) WriteMessage(msg []byte) error {
 		msg = f.flat.Bytes()
 	}
 	f.w.Write(msg)
-	f.w.WriteByte('\n')
+	if err := f.w.WriteByte('\n'); err != nil {
+		return fmt.Errorf("write message: %w", err)
+	}
+	return nil
+}
+
+// flush sends what is buffered.
+func (f *lineFramer) flush() error {
 	if err := f.w.Flush(); err != nil {
 		return fmt.Errorf("write message: %w", err)
 	}

@@ -78,7 +78,7 @@ func (ss *serverStream) Item(ctx context.Context, id ID, raw json.RawMessage) er
 	}
 	buf := getBuffer()
 	buf.b = AppendStreamItem(buf.b, id, raw)
-	err := ss.c.write(ctx, buf.b)
+	err := ss.c.writeSoon(ctx, buf.b)
 	buf.free()
 	return err
 }
@@ -174,4 +174,68 @@ func (c *Conn) forgetEarly(id []byte) {
 	delete(c.st.early, string(id))
 	c.st.nearly.Store(int32(len(c.st.early)))
 	c.st.mu.Unlock()
+}
+
+// bufferedFramer is a framer (the line and header framers) that can buffer a
+// message and send it later with whatever followed it.
+type bufferedFramer interface {
+	bufferMessage(msg []byte) error
+	flush() error
+}
+
+// writeSoon writes msg without waiting for it to reach the peer: it goes into
+// the framer's buffer, and a flusher goroutine sends the buffer as soon as it
+// can. A producer that is faster than the writes so has its items batched
+// into few writes (one syscall for many items), while a slow one still gets
+// each item out at once. A full buffer is written on the spot, so a peer that
+// reads slowly still slows the producer. Framers that cannot buffer write
+// msg at once.
+func (c *Conn) writeSoon(ctx context.Context, msg []byte) error {
+	bf, ok := c.f.(bufferedFramer)
+	if !ok {
+		return c.write(ctx, msg)
+	}
+	select {
+	case c.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	err := bf.bufferMessage(msg)
+	c.unflushed = true
+	<-c.wsem
+	if err != nil {
+		return err
+	}
+	c.flushOnce.Do(func() {
+		c.flushReq = make(chan struct{}, 1)
+		go c.flusher(bf)
+	})
+	select {
+	case c.flushReq <- struct{}{}:
+	default: // a flush is already due
+	}
+	return nil
+}
+
+// flusher sends what writeSoon buffered, until the connection closes.
+func (c *Conn) flusher(bf bufferedFramer) {
+	for {
+		select {
+		case <-c.flushReq:
+		case <-c.closing:
+			return
+		}
+		select {
+		case c.wsem <- struct{}{}:
+		case <-c.closing:
+			return
+		}
+		if c.unflushed {
+			c.unflushed = false
+			if err := bf.flush(); err != nil {
+				c.logger.Debug("jsonrpc: flush stream items", "err", err)
+			}
+		}
+		<-c.wsem
+	}
 }
