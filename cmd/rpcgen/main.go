@@ -68,6 +68,7 @@ type options struct {
 	apiVer  string
 	check   bool
 	noCache bool
+	strict  bool
 	version bool
 	help    bool
 }
@@ -87,7 +88,8 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.apiVer, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale")
 	fs.BoolVar(&o.noCache, "no-cache", false, "generate and format afresh instead of reusing the output, the formatting or the package's file list of an earlier run with the same inputs (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
-	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVar(&o.strict, "strict", false, "treat warnings (such as a method without a doc comment, whose tool then has no description) as errors")
+	fs.BoolVar(&o.version, "version", false, "print the version (module version and VCS revision) and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
 	fs.Usage = func() { usage(fs, stderr) }
 	return fs
@@ -131,6 +133,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpcgen: %v\n", err)
 		return exitUsage
 	}
+	if err := rejectUnknownLong(fs, args); err != nil {
+		fmt.Fprintf(stderr, "rpcgen: %v\nRun 'rpcgen --help' for usage.\n", err)
+		return exitUsage
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
@@ -151,7 +157,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	cache := generator.Cache{Dir: cacheDir(o.noCache), Map: true} // the outputs are written and the process exits
+	cwd, _ := os.Getwd()
 	files, err := cache.Generate(generator.Config{
+		Strict: o.strict,
+		Warn: func(w *generator.Error) {
+			fmt.Fprint(stderr, generator.ErrorList{w}.Format(cwd))
+		},
 		Dir:        o.dir,
 		Interfaces: fs.Args(),
 		Output:     o.out,
@@ -166,8 +177,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var list generator.ErrorList
 		if errors.As(err, &list) {
-			cwd, _ := os.Getwd()
 			fmt.Fprint(stderr, list.Format(cwd))
+			if o.strict && strictOnly(list) {
+				fmt.Fprint(stderr, "rpcgen: --strict makes these warnings errors\n")
+			}
 		} else {
 			fmt.Fprintf(stderr, "rpcgen: %v\n", err)
 		}
@@ -203,7 +216,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return exitFail
 			}
 			name := displayPath(path)
-			fmt.Fprintf(stderr, "rpcgen: %s is stale; run go generate\n", name)
+			if have == nil && err != nil {
+				fmt.Fprintf(stderr, "rpcgen: %s is missing; run go generate\n", name)
+			} else {
+				fmt.Fprintf(stderr, "rpcgen: %s is stale; run go generate\n", name)
+			}
 			fmt.Fprint(stdout, diff.Unified("a/"+name, "b/"+name, string(have), string(want)))
 			status = exitFail
 			continue
@@ -255,22 +272,14 @@ func cacheDir(off bool) string {
 	return generator.DefaultCacheDir()
 }
 
-// rejectSingleDashLong catches "-out x.go": pflag would read it as the
-// shorthand -o with the value "ut", silently writing the wrong file.
-func rejectSingleDashLong(fs *pflag.FlagSet, args []string) error {
-	for _, a := range args {
-		if a == "--" {
-			return nil
-		}
-		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
-			continue
-		}
-		name, _, _ := strings.Cut(a[1:], "=")
-		if fs.Lookup(name) != nil {
-			return fmt.Errorf("flag %s has a single dash; did you mean --%s?", a, a[1:])
+// strictOnly reports whether every problem in list is a warning.
+func strictOnly(list generator.ErrorList) bool {
+	for _, e := range list {
+		if !strings.HasPrefix(e.Msg, "warning:") {
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
 // displayPath shows path relative to the working directory when it lies below it.
@@ -281,25 +290,4 @@ func displayPath(path string) string {
 		}
 	}
 	return path
-}
-
-// version reports the module version rpcgen was built from: its own when
-// installed with go install, the dependency's when run with go tool.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	if bi.Main.Path == modulePath {
-		return bi.Main.Version
-	}
-	for _, dep := range bi.Deps {
-		if dep.Path == modulePath {
-			if dep.Replace != nil {
-				return dep.Version + " (replaced by " + dep.Replace.Path + ")"
-			}
-			return dep.Version
-		}
-	}
-	return "(devel)"
 }

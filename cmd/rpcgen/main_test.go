@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// positioned matches a message that starts with file:line:col:.
+var positioned = regexp.MustCompile(`^[^:\s]+\.go:\d+:\d+: `)
 
 // newPackage writes a small module with one interface and returns its directory.
 func newPackage(t *testing.T, src string) string {
@@ -84,9 +87,9 @@ func TestCheck(t *testing.T) {
 	dir := newPackage(t, calcSrc)
 	out := filepath.Join(dir, "calculator_rpcgen.go")
 
-	// Missing output is stale.
+	// Missing output is missing, and fails.
 	code, stdout, stderr := runIn(t, dir, "--check", "Calculator")
-	if code != exitFail || !strings.Contains(stderr, "calculator_rpcgen.go is stale") {
+	if code != exitFail || stderr != "rpcgen: calculator_rpcgen.go is missing; run go generate\n" {
 		t.Fatalf("missing output: exit %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {
@@ -125,9 +128,13 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"-out", "x.go", "Calculator"}, exitUsage, "did you mean --out?"},
 		{[]string{"-check", "Calculator"}, exitUsage, "did you mean --check?"},
-		{[]string{"--nope", "Calculator"}, exitUsage, "unknown flag: --nope"},
+		{[]string{"--nope", "Calculator"}, exitUsage, "rpcgen: unknown flag: --nope\n"},
+		{[]string{"--ot", "x.go", "Calculator"}, exitUsage, "rpcgen: unknown flag: --ot (did you mean --out?)\n"},
+		{[]string{"--shema-dir=s", "Calculator"}, exitUsage, "rpcgen: unknown flag: --shema-dir (did you mean --schema-dir?)\n"},
 		{nil, exitUsage, "name at least one interface"},
-		{[]string{"Nope"}, exitFail, "no type Nope in package calc"},
+		{[]string{"Nope"}, exitFail, "rpcgen: no type Nope in package calc (example.com/calc). Its interfaces: Calculator\n"},
+		{[]string{"Calculater"}, exitFail, "rpcgen: no type Calculater in package calc (example.com/calc); did you mean Calculator? Its interfaces: Calculator\n"},
+		{[]string{"example.com/nowhere.Calculator"}, exitFail, "rpcgen: example.com/nowhere.Calculator: package example.com/nowhere:"},
 	}
 	dir := newPackage(t, calcSrc)
 	for _, tt := range tests {
@@ -135,6 +142,11 @@ func TestUsageErrors(t *testing.T) {
 			code, _, stderr := runIn(t, dir, tt.args...)
 			if code != tt.code || !strings.Contains(stderr, tt.wantStderr) {
 				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, tt.code, tt.wantStderr)
+			}
+			for line := range strings.SplitSeq(strings.TrimSuffix(stderr, "\n"), "\n") {
+				if !strings.HasPrefix(line, "rpcgen: ") && !positioned.MatchString(line) && !strings.HasPrefix(line, "Run 'rpcgen --help'") {
+					t.Errorf("message %q starts with neither rpcgen: nor file:line:col:", line)
+				}
 			}
 		})
 	}
@@ -168,46 +180,4 @@ func TestHelpAndVersion(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(stdout, "rpcgen ") {
 		t.Fatalf("version: exit %d, %q", code, stdout)
 	}
-}
-
-// TestGoToolFlow follows the README in a fresh user module: rpcgen is a tool
-// of the module (as "go get -tool" records it; here the requirement points at
-// this repository), a //go:generate line runs "go tool rpcgen", and the
-// package with the generated file builds and vets.
-func TestGoToolFlow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds rpcgen in a fresh module")
-	}
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := newPackage(t, strings.Replace(calcSrc, "//go:generate rpcgen Calculator", "//go:generate go tool rpcgen Calculator", 1))
-	write(t, filepath.Join(dir, "go.mod"), "module example.com/calc\n\ngo 1.26.0\n\n"+
-		"require github.com/rpcgen/rpcgen v0.0.0\n\n"+
-		"replace github.com/rpcgen/rpcgen => "+repo+"\n\n"+
-		"tool github.com/rpcgen/rpcgen/cmd/rpcgen\n")
-	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(dir, "go.sum"), string(sum))
-	goCmd := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		// The module proxy is used only for what this repository's own build has
-		// not already put in the module cache.
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	goCmd("mod", "tidy") // records rpcgen's dependencies, as "go get -tool" would
-	goCmd("generate", "./...")
-	if _, err := os.Stat(filepath.Join(dir, "calculator_rpcgen.go")); err != nil {
-		t.Fatalf("go generate wrote nothing: %v", err)
-	}
-	goCmd("vet", "./...")
-	goCmd("tool", "rpcgen", "--check", "Calculator")
 }

@@ -24,7 +24,9 @@ func (b *builder) lookupInterface(name string) *types.TypeName {
 	if q != "" {
 		p, err := load.Foreign(b.pkg, q)
 		if err != nil {
-			b.errs.List = append(b.errs.List, &diag.Error{Msg: fmt.Sprintf("%s: %v", name, err)})
+			// go list's own words can run over lines; one message is one line.
+			msg := strings.Join(strings.Fields(err.Error()), " ")
+			b.errs.List = append(b.errs.List, &diag.Error{Msg: fmt.Sprintf("%s: %s", name, msg)})
 			return nil
 		}
 		scope, where = p.Scope(), fmt.Sprintf("package %s (%s)", p.Name(), p.Path())
@@ -33,13 +35,12 @@ func (b *builder) lookupInterface(name string) *types.TypeName {
 	if obj == nil {
 		names := interfaceNames(scope, q != "")
 		msg := fmt.Sprintf("no type %s in %s", typeName, where)
-		switch {
+		switch near, ok := suggest.Nearest(typeName, names); {
 		case len(names) == 0:
 			msg += ", which declares no interfaces"
+		case ok:
+			msg += fmt.Sprintf("; did you mean %s? Its interfaces: %s", qualify(q, near), strings.Join(names, ", "))
 		default:
-			if near, ok := suggest.Nearest(typeName, names); ok {
-				msg += fmt.Sprintf("; did you mean %s?", qualify(q, near))
-			}
 			msg += fmt.Sprintf(". Its interfaces: %s", strings.Join(names, ", "))
 		}
 		b.errs.List = append(b.errs.List, &diag.Error{Msg: msg})
