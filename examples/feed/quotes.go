@@ -8,6 +8,8 @@ import (
 	"context"
 	"iter"
 	"time"
+
+	"github.com/rpcgen/rpcgen/runtime"
 )
 
 //go:generate go tool rpcgen --ts web/quotes_client.ts --docs quotes_api.md --openrpc quotes.openrpc.json Quotes
@@ -63,6 +65,10 @@ func (m *Market) Price(ctx context.Context, symbol string) (Quote, error) {
 // (yield returns false) or cancels.
 func (m *Market) Watch(ctx context.Context, symbol string, count int) iter.Seq2[Quote, error] {
 	return func(yield func(Quote, error) bool) {
+		if count < 0 {
+			yield(Quote{}, runtime.InvalidParams("count %d: want 0 (no end) or more", count))
+			return
+		}
 		var tick <-chan time.Time
 		if m.Tick > 0 {
 			t := time.NewTicker(m.Tick)

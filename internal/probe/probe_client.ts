@@ -147,9 +147,12 @@ export interface ExchangeOptions {
   /**
    * Receives the messages the server sends for this exchange before its
    * answer: notifications tied to the call, such as a stream's items. A
-   * transport that cannot carry them never calls it.
+   * transport that cannot carry them never calls it. A promise it returns
+   * says when the message was taken: a transport with flow control (a
+   * stream's credits over WebSocket, reading the body over HTTP) lets the
+   * server send more only as these settle.
    */
-  onMessage?: ((message: JSONRPCRequest) => void) | undefined;
+  onMessage?: ((message: JSONRPCRequest) => void | Promise<void>) | undefined;
 }
 
 /**
@@ -263,7 +266,20 @@ export type ErrorClasses = Readonly<Record<number, new (message: string, data: u
 export type Fetch = (
   url: string,
   init: { method: string; headers: Record<string, string>; body: string; signal?: any },
-) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
+) => Promise<{ ok: boolean; status: number; text(): Promise<string>; headers?: HeadersLike; body?: BodyLike | null }>;
+
+/** The part of a response's Headers the client reads. */
+export interface HeadersLike {
+  get(name: string): string | null;
+}
+
+/** The part of a response's body stream the client reads: a stream's events. */
+export interface BodyLike {
+  getReader(): {
+    read(): Promise<{ done: boolean; value?: Uint8Array | undefined }>;
+    cancel(reason?: unknown): Promise<void>;
+  };
+}
 
 /** HTTPOptions configure an HTTPTransport. */
 export interface HTTPOptions {
@@ -283,6 +299,10 @@ export class HTTPTransport implements Transport {
   readonly #fetch: Fetch;
   readonly #headers: Record<string, string>;
 
+  #stream(message: JSONRPCRequest, headers: Record<string, string>, options: ExchangeOptions): Promise<JSONRPCResponse | undefined> {
+    return streamExchange(this.#fetch, this.url, message, headers, options);
+  }
+
   constructor(url: string, options: HTTPOptions = {}) {
     const f = options.fetch ?? globals.fetch;
     if (typeof f !== "function") {
@@ -298,6 +318,9 @@ export class HTTPTransport implements Transport {
     options: ExchangeOptions,
   ): Promise<JSONRPCResponse | JSONRPCResponse[] | undefined> {
     const headers = { ...this.#headers, ...options.headers, "Content-Type": "application/json" };
+    if (options.onMessage && !Array.isArray(message) && message.id !== undefined) {
+      return this.#stream(message, headers, options);
+    }
     let status = 0;
     let text: string;
     try {
@@ -322,6 +345,257 @@ export class HTTPTransport implements Transport {
     } catch (err) {
       throw new TransportError(`HTTP status ${status}, not JSON: ${text.slice(0, 200)}`, { status, cause: err });
     }
+  }
+}
+
+/**
+ * streamExchange POSTs a stream method's request accepting an event stream:
+ * each event is a message, the stream's items and then the response. The
+ * next event is read only once onMessage's promise settles, so a caller that
+ * takes items slowly slows the server. A server that answers with JSON (an
+ * array result, say) is read as exchange reads it.
+ */
+async function streamExchange(
+  f: Fetch,
+  url: string,
+  message: JSONRPCRequest,
+  headers: Record<string, string>,
+  options: ExchangeOptions,
+): Promise<JSONRPCResponse | undefined> {
+  let status = 0;
+  try {
+    const init = { method: "POST", headers: { ...headers, Accept: "text/event-stream, application/json" }, body: JSON.stringify(message), signal: options.signal };
+    const res = await f(url, init);
+    status = res.status;
+    const type = res.headers?.get("content-type") ?? "";
+    if (!res.ok || !type.startsWith("text/event-stream") || !res.body) {
+      const text = await res.text();
+      if (text.trim() === "") {
+        throw new TransportError(`HTTP status ${status}`, { status });
+      }
+      return JSON.parse(text) as JSONRPCResponse;
+    }
+    const reader = res.body.getReader();
+    for await (const data of sseData(reader)) {
+      const m = JSON.parse(data) as JSONRPCRequest & JSONRPCResponse;
+      if (typeof m.method === "string") {
+        await options.onMessage?.(m);
+      } else if (m.id === message.id) {
+        await reader.cancel().catch(() => {});
+        return m;
+      }
+    }
+    throw new TransportError(`POST ${url}: the event stream ended before its response`, { status });
+  } catch (err) {
+    if (err instanceof TransportError) {
+      throw err;
+    }
+    throw new TransportError(`POST ${url}: ${describe(err)}`, { status: status || undefined, cause: err });
+  }
+}
+
+/** sseData yields the data of each event of a Server-Sent Events body. */
+async function* sseData(reader: ReturnType<BodyLike["getReader"]>): AsyncGenerator<string, void, undefined> {
+  const TD = globals.TextDecoder;
+  if (!TD) {
+    throw new Error("there is no global TextDecoder");
+  }
+  const decoder = new TD();
+  let text = "";
+  let data: string[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    text += done ? decoder.decode() : decoder.decode(value, { stream: true });
+    let nl: number;
+    while ((nl = text.search(/\r\n|\r|\n/)) >= 0) {
+      const line = text.slice(0, nl);
+      text = text.slice(nl + (text.startsWith("\r\n", nl) ? 2 : 1));
+      if (line === "") {
+        if (data.length > 0) yield data.join("\n");
+        data = [];
+      } else if (line.startsWith("data:")) {
+        data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+      }
+    }
+    if (done) {
+      return;
+    }
+  }
+}
+
+/** The part of the WebSocket API the client uses; browsers' and Node's WebSocket have it. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: { code?: number; reason?: string }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
+
+/** A WebSocket constructor: globalThis.WebSocket, or one from a library. */
+export type WebSocketClass = new (url: string) => WebSocketLike;
+
+/** WebSocketOptions configure a WebSocketTransport. */
+export interface WebSocketOptions {
+  /**
+   * The WebSocket class; globalThis.WebSocket when absent (browsers, Node 22,
+   * Node 20 with --experimental-websocket).
+   */
+  WebSocket?: WebSocketClass | undefined;
+  /** Items a stream's server may send ahead of what the caller took (default 128). */
+  window?: number | undefined;
+}
+
+// A call waiting for its response on a WebSocket.
+interface WSPending {
+  resolve: (response: JSONRPCResponse) => void;
+  reject: (err: Error) => void;
+  onMessage?: ((message: JSONRPCRequest) => void | Promise<void>) | undefined;
+  taken: number; // a stream's items taken since its last credit
+}
+
+/**
+ * WebSocketTransport carries the client's messages over one WebSocket to an
+ * rpcgen server (ext/websocket) or any JSON-RPC server that takes one
+ * message or batch per text frame. It connects at the first exchange, and
+ * again at the next one after the connection dropped; a call in flight when
+ * it drops rejects with a TransportError (it may or may not have run).
+ * Streams get flow control: the server may send window items ahead, and more
+ * as the caller takes them ($/stream.credit). An aborted call or stream is
+ * cancelled on the server ($/stream.cancel).
+ */
+export class WebSocketTransport implements Transport {
+  readonly url: string;
+  readonly #class: WebSocketClass;
+  readonly #window: number;
+  #socket: Promise<WebSocketLike> | undefined;
+  readonly #pending = new Map<number | string, WSPending>();
+
+  constructor(url: string, options: WebSocketOptions = {}) {
+    const c = options.WebSocket ?? globals.WebSocket;
+    if (typeof c !== "function") {
+      throw new Error("WebSocketTransport: there is no global WebSocket; pass options.WebSocket");
+    }
+    this.url = url;
+    this.#class = c;
+    this.#window = Math.max(2, options.window ?? 128);
+  }
+
+  #connect(): Promise<WebSocketLike> {
+    if (this.#socket) {
+      return this.#socket;
+    }
+    const socket = new Promise<WebSocketLike>((resolve, reject) => {
+      const ws = new this.#class(this.url);
+      ws.onopen = () => resolve(ws);
+      ws.onerror = () => reject(new TransportError(`WebSocket ${this.url}: cannot connect`));
+      ws.onmessage = (ev) => this.#receive(ws, ev.data);
+      ws.onclose = (ev) => {
+        this.#socket = undefined;
+        reject(new TransportError(`WebSocket ${this.url}: closed while connecting`));
+        const err = new TransportError(`WebSocket ${this.url}: the connection closed (${ev.code ?? "no code"}${ev.reason ? ": " + ev.reason : ""}) with the call in flight; it may or may not have run`);
+        for (const p of this.#pending.values()) p.reject(err);
+        this.#pending.clear();
+      };
+    });
+    this.#socket = socket;
+    socket.catch(() => {
+      if (this.#socket === socket) this.#socket = undefined;
+    });
+    return socket;
+  }
+
+  #receive(ws: WebSocketLike, data: unknown): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(String(data));
+    } catch {
+      return;
+    }
+    for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
+      if (!isObject(m)) continue;
+      if (typeof m["method"] === "string") {
+        const params = m["params"];
+        const p = isObject(params) ? this.#pending.get(params["id"]) : undefined;
+        if (m["id"] !== undefined) {
+          // A request of the server's: this client serves none.
+          ws.send(JSON.stringify({ jsonrpc: "2.0", id: m["id"], error: { code: ErrorCode.MethodNotFound, message: "Method not found" } }));
+        } else if (p?.onMessage && isObject(params)) {
+          this.#deliver(ws, params["id"], p, m as JSONRPCRequest);
+        }
+        continue;
+      }
+      const p = this.#pending.get(m["id"]);
+      if (p) {
+        this.#pending.delete(m["id"]);
+        p.resolve(m as JSONRPCResponse);
+      }
+    }
+  }
+
+  // deliver hands a stream's item to its caller and grants the server more
+  // once half the window has been taken.
+  #deliver(ws: WebSocketLike, id: unknown, p: WSPending, m: JSONRPCRequest): void {
+    const took = () => {
+      if (++p.taken >= this.#window / 2 && this.#pending.get(id as number | string) === p) {
+        ws.send(JSON.stringify({ jsonrpc: "2.0", method: "$/stream.credit", params: { id, n: p.taken } }));
+        p.taken = 0;
+      }
+    };
+    Promise.resolve(p.onMessage?.(m)).then(took, took);
+  }
+
+  async exchange(
+    message: JSONRPCRequest | JSONRPCRequest[],
+    options: ExchangeOptions,
+  ): Promise<JSONRPCResponse | JSONRPCResponse[] | undefined> {
+    const ws = await this.#connect();
+    const list = Array.isArray(message) ? message : [message];
+    const ids = list.flatMap((m) => (m.id === undefined ? [] : [m.id]));
+    const stream = !Array.isArray(message) && message.id !== undefined && options.onMessage !== undefined;
+    const answers = ids.map(
+      (id) =>
+        new Promise<JSONRPCResponse>((resolve, reject) => {
+          this.#pending.set(id, { resolve, reject, onMessage: stream ? options.onMessage : undefined, taken: 0 });
+        }),
+    );
+    const onAbort = () => {
+      for (const id of ids) {
+        const p = this.#pending.get(id);
+        if (p) {
+          this.#pending.delete(id);
+          ws.send(JSON.stringify({ jsonrpc: "2.0", method: "$/stream.cancel", params: { id } }));
+          p.reject(new TransportError("cancelled"));
+        }
+      }
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (stream) {
+        ws.send(JSON.stringify({ jsonrpc: "2.0", method: "$/stream.credit", params: { id: ids[0], n: this.#window } }));
+      }
+      ws.send(JSON.stringify(message));
+      if (ids.length === 0) {
+        return undefined;
+      }
+      const responses = await Promise.all(answers);
+      return Array.isArray(message) ? responses : responses[0];
+    } catch (err) {
+      for (const id of ids) this.#pending.delete(id);
+      if (err instanceof TransportError) throw err;
+      throw new TransportError(`WebSocket ${this.url}: ${describe(err)}`, { cause: err });
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** close closes the connection; calls in flight reject. */
+  close(): void {
+    const socket = this.#socket;
+    this.#socket = undefined;
+    socket?.then((ws) => ws.close(1000), () => {});
   }
 }
 
@@ -458,21 +732,85 @@ export class JSONRPCClient {
     const response = options.batch
       ? await this.#batched(options.batch, message)
       : await this.exchange(message, options, method);
-    if (!isObject(response) || Array.isArray(response)) {
-      throw new TransportError(`${method}: the server sent no response object`);
+    return resultOf<R>(response, id, method, errors);
+  }
+
+  /**
+   * stream calls a stream method and yields its items as they arrive, one
+   * per turn of a for await loop. Breaking out of the loop, the signal or the
+   * timeout ends the call, and the server stops producing. An error response
+   * is thrown (as call throws it) after the items that came before it; a
+   * server that answers with the items as one array yields those.
+   */
+  async *stream<T>(method: string, params?: unknown, options: CallOptions = {}, errors?: ErrorClasses): AsyncGenerator<T, void, undefined> {
+    if (options.batch) {
+      throw new Error(`${method}: a stream cannot be batched`);
     }
-    const { error } = response;
-    if (error !== undefined) {
-      if (!isObject(error) || typeof error.code !== "number" || typeof error.message !== "string") {
-        throw new TransportError(`${method}: the server sent a malformed error object`);
+    const id = this.#nextID++;
+    const controller = globals.AbortController ? new globals.AbortController() : undefined;
+    const outer = options.signal;
+    const onOuter = () => controller?.abort(outer?.reason);
+    outer?.addEventListener("abort", onOuter, { once: true });
+    const queue: { item: T; taken: () => void }[] = [];
+    let wake: (() => void) | undefined;
+    const wakeUp = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    let streamed = false;
+    const onMessage = (m: JSONRPCRequest): Promise<void> | undefined => {
+      const p = m.params;
+      if (m.method !== "$/stream" || !isObject(p) || p["id"] !== id) {
+        return undefined;
       }
-      const cls = errors?.[error.code];
-      throw cls ? new cls(error.message, error.data) : new RPCError(error.code, error.message, error.data);
+      streamed = true;
+      return new Promise<void>((taken) => {
+        queue.push({ item: p["item"] as T, taken });
+        wakeUp();
+      });
+    };
+    let outcome: { response?: JSONRPCResponse | JSONRPCResponse[] | undefined; error?: unknown } | undefined;
+    const message: JSONRPCRequest = { jsonrpc: "2.0", id, method, params };
+    const exchanged = this.exchange(message, { ...options, signal: controller?.signal ?? outer, onMessage }, method).then(
+      (response) => {
+        outcome = { response };
+        wakeUp();
+      },
+      (error: unknown) => {
+        outcome = { error };
+        wakeUp();
+      },
+    );
+    let ended = false;
+    try {
+      for (;;) {
+        const next = queue.shift();
+        if (next !== undefined) {
+          next.taken();
+          yield next.item;
+          continue;
+        }
+        if (outcome !== undefined) {
+          break;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      ended = true;
+      if ("error" in outcome) {
+        throw outcome.error;
+      }
+      const result = resultOf<unknown>(outcome.response, id, method, errors);
+      if (!streamed && Array.isArray(result)) {
+        yield* result as T[];
+      }
+    } finally {
+      outer?.removeEventListener("abort", onOuter);
+      if (!ended) {
+        controller?.abort(new CancelledError(`${method}: the caller stopped reading the stream`));
+      }
+      await exchanged;
     }
-    if (response.id !== id) {
-      throw new TransportError(`${method}: the response is not for request ${id}`);
-    }
-    return response.result as R;
   }
 
   /** notify sends a notification: the server answers nothing, not even an error. */
@@ -554,9 +892,39 @@ export class JSONRPCClient {
 const globals = globalThis as unknown as {
   fetch?: unknown;
   AbortController?: new () => { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
+  TextDecoder?: new () => { decode(input?: Uint8Array, options?: { stream?: boolean }): string };
+  WebSocket?: WebSocketClass;
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 };
+
+/**
+ * resultOf returns the result of response, the answer to request id of
+ * method, or throws its error as an RPCError (the class errors names for its
+ * code, if it does), or a TransportError when it is not a response to id.
+ */
+function resultOf<R>(
+  response: JSONRPCResponse | JSONRPCResponse[] | undefined,
+  id: number,
+  method: string,
+  errors: ErrorClasses | undefined,
+): R {
+  if (!isObject(response) || Array.isArray(response)) {
+    throw new TransportError(`${method}: the server sent no response object`);
+  }
+  const { error } = response;
+  if (error !== undefined) {
+    if (!isObject(error) || typeof error.code !== "number" || typeof error.message !== "string") {
+      throw new TransportError(`${method}: the server sent a malformed error object`);
+    }
+    const cls = errors?.[error.code];
+    throw cls ? new cls(error.message, error.data) : new RPCError(error.code, error.message, error.data);
+  }
+  if (response.id !== id) {
+    throw new TransportError(`${method}: the response is not for request ${id}`);
+  }
+  return response.result as R;
+}
 
 function isObject(v: unknown): v is Record<string, any> {
   return typeof v === "object" && v !== null;

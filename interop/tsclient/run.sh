@@ -67,7 +67,7 @@ strict=(--strict --exactOptionalPropertyTypes --noUncheckedIndexedAccess --noPro
 
 echo "== tsc --strict (and every other strictness flag) --noEmit: the examples' TypeScript clients"
 shopt -s nullglob
-clients=("$repo"/examples/*/*_client.ts "$repo"/internal/*/*_client.ts)
+clients=("$repo"/examples/*/*_client.ts "$repo"/examples/*/web/*_client.ts "$repo"/internal/*/*_client.ts)
 if [ ${#clients[@]} -eq 0 ]; then
 	echo "no examples/*/*_client.ts found" >&2
 	exit 1
@@ -91,12 +91,23 @@ calculator_addr=$addr
 serve probe "$tmp/probe" --http 127.0.0.1:0
 probe_addr=$addr
 
+echo "== build examples/feed (its own module): the quotes service on a Unix socket, the gateway over HTTP and WebSocket"
+(cd "$repo/examples/feed" && go build -o "$tmp/quotes" ./cmd/quotes && go build -o "$tmp/gateway" ./cmd/gateway)
+"$tmp/quotes" --socket "$tmp/quotes.sock" --tick 0 2>"$tmp/quotes.log" &
+server_pids+=($!)
+for _ in $(seq 1 100); do [ -S "$tmp/quotes.sock" ] && break; sleep 0.1; done
+serve gateway "$tmp/gateway" --socket "$tmp/quotes.sock" --http 127.0.0.1:0
+feed_addr=$addr
+
 echo "== compile the client test (tsc --strict)"
 "$tsc" -p tsconfig.json --outDir "$tmp/build"
 echo '{"type": "module"}' >"$tmp/build/package.json"
 
 echo "== node --test"
+# Node 20 has WebSocket behind a flag; later releases have it on.
+ws_flag=""
+node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || ws_flag=--experimental-websocket
 CALCULATOR_URL="http://$calculator_addr" CALCULATOR_OPENRPC="$repo/examples/calculator/calculator.openrpc.json" \
-	PROBE_URL="http://$probe_addr" \
-	node --test --test-reporter=spec test/openrpc.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js" \
-	"$tmp/build/interop/tsclient/test/probe.test.js"
+	PROBE_URL="http://$probe_addr" FEED_URL="http://$feed_addr" \
+	node $ws_flag --test --test-reporter=spec test/openrpc.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js" \
+	"$tmp/build/interop/tsclient/test/probe.test.js" "$tmp/build/interop/tsclient/test/feed.test.js"

@@ -392,6 +392,15 @@ func (r *tsRenderer) methodText(m *apiMethod, args []string, params string) stri
 	}
 	callArgs += ", options"
 	var b strings.Builder
+	if m.Stream != nil {
+		// A stream method: an async iterable of its items (JSONRPCClient.stream).
+		item := r.tsType(m.Stream, "  ")
+		doc = append(doc[:len(doc):len(doc)], "A stream: iterate over it with for await; each turn takes one item, and breaking out of the loop ends the call on the server.")
+		b.WriteString(tsDoc(strings.Join(doc, "\n\n"), "  "))
+		b.WriteString("  " + tsMethodName(m.GoName) + "(" + strings.Join(args, ", ") + "): AsyncGenerator<" + item + ", void, undefined> {\n")
+		b.WriteString("    return this.#rpc.stream<" + item + ">(" + callArgs + ");\n  }\n")
+		return b.String()
+	}
 	b.WriteString(tsDoc(strings.Join(doc, "\n\n"), "  "))
 	b.WriteString("  async " + tsMethodName(m.GoName) + "(" + strings.Join(args, ", ") + "): Promise<" + result + "> {\n")
 	if result == "void" && call != "notify" {
