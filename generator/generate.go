@@ -68,6 +68,20 @@ type Config struct {
 	Warn func(*Error)
 	// Strict makes warnings errors: Generate then fails with them.
 	Strict bool
+	// Servers are the URLs the services are served at, for the OpenRPC
+	// document's servers and the reference; each must be absolute.
+	Servers []string
+	// License (a name, such as an SPDX identifier) and LicenseURL, Contact,
+	// ContactEmail and ContactURL go into the OpenRPC document's info and
+	// the reference when not "".
+	License, LicenseURL, Contact, ContactEmail, ContactURL string
+}
+
+// apiOptions are cfg's settings of the outputs that are not Go.
+func apiOptions(cfg Config) apidoc.Options {
+	return apidoc.Options{OpenRPC: cfg.OpenRPC, TypeScript: cfg.TypeScript, Docs: cfg.Docs, APIVersion: cfg.APIVersion,
+		NoDiscover: cfg.NoDiscover, Servers: cfg.Servers, License: cfg.License, LicenseURL: cfg.LicenseURL,
+		Contact: cfg.Contact, ContactEmail: cfg.ContactEmail, ContactURL: cfg.ContactURL}
 }
 
 // Generate loads the package, checks the interfaces, and returns the
@@ -136,6 +150,9 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 		return nil, fmt.Errorf("the output %s is not in the directory of the package it is generated for (%s): a Go package is one directory, so the file would belong to no package that can compile it. To generate into another package for an interface of this one, run rpcgen in that package and name the interface by its import path: rpcgen example.com/mod/pkg.Interface", shown, filepath.Base(dir))
 	}
 
+	if err := apiOptions(cfg).Check(); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, name := range cfg.Interfaces {
 		if seen[name] {
@@ -174,7 +191,7 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 	var apiOut map[string][]byte
 	var discover []byte
 	if cfg.OpenRPC != "" || cfg.TypeScript != "" || cfg.Docs != "" {
-		if apiOut, discover, err = apidoc.Files(pkg, sg.Docs, services, apidoc.Options{OpenRPC: cfg.OpenRPC, TypeScript: cfg.TypeScript, Docs: cfg.Docs, APIVersion: cfg.APIVersion, NoDiscover: cfg.NoDiscover}, dir); err != nil {
+		if apiOut, discover, err = apidoc.Files(pkg, sg.Docs, services, apiOptions(cfg), dir); err != nil {
 			return nil, err
 		}
 	}
@@ -251,7 +268,8 @@ func takeWarnings(files map[string][]byte) diag.List {
 // its package directory and Go output as Generate resolved them.
 func settingsOf(cfg Config, dir, out string) cache.Settings {
 	return cache.Settings{Dir: dir, Out: out, Interfaces: cfg.Interfaces, BuildTags: cfg.BuildTags,
-		Options: []string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover)}}
+		Options: append([]string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover),
+			cfg.License, cfg.LicenseURL, cfg.Contact, cfg.ContactEmail, cfg.ContactURL, strconv.Itoa(len(cfg.Servers))}, cfg.Servers...)}
 	// Strict and Warn are not among them: the entry keeps the warnings, and
 	// generate judges them on every run.
 }

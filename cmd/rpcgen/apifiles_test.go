@@ -42,7 +42,7 @@ func TestAPIFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(ts), "async add(a: number, b: number): Promise<number>") {
+	if !strings.Contains(string(ts), "async add(a: number, b: number, options?: CallOptions): Promise<number>") {
 		t.Errorf("TypeScript client has no add method:\n%s", ts)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "API.md"))
@@ -85,5 +85,44 @@ func TestAPIFiles(t *testing.T) {
 	}
 	if strings.Contains(string(src), "rpc.discover") {
 		t.Error("--no-discover: the dispatcher still answers rpc.discover")
+	}
+}
+
+// TestInfoFlags checks --server, --license, --license-url, --contact,
+// --contact-email and --contact-url: they reach the OpenRPC document's
+// servers and info, and a server that is not an absolute URL is refused.
+func TestInfoFlags(t *testing.T) {
+	dir := newPackage(t, calcSrc)
+	args := []string{"--openrpc", "calc.openrpc.json", "--server", "https://calc.example.com/rpc", "--server", "http://127.0.0.1:8080",
+		"--license", "MIT", "--license-url", "https://opensource.org/license/mit", "--contact", "Calc Team",
+		"--contact-email", "calc@example.com", "--contact-url", "https://example.com/calc", "Calculator"}
+	if code, _, stderr := runIn(t, dir, args...); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc, err := os.ReadFile(filepath.Join(dir, "calc.openrpc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Info struct {
+			License struct{ Name, URL string }
+			Contact struct{ Name, Email, URL string }
+		}
+		Servers []struct{ URL string }
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Info.License.Name != "MIT" || d.Info.License.URL != "https://opensource.org/license/mit" ||
+		d.Info.Contact.Name != "Calc Team" || d.Info.Contact.Email != "calc@example.com" || d.Info.Contact.URL != "https://example.com/calc" ||
+		len(d.Servers) != 2 || d.Servers[0].URL != "https://calc.example.com/rpc" || d.Servers[1].URL != "http://127.0.0.1:8080" {
+		t.Errorf("OpenRPC document:\n%s", doc)
+	}
+
+	for _, bad := range [][]string{{"--server", "calc.example.com"}, {"--contact-email", "not an address"}, {"--license-url", "/license"}} {
+		code, _, stderr := runIn(t, dir, append(append([]string{"--openrpc", "calc.openrpc.json"}, bad...), "Calculator")...)
+		if code == exitOK || !strings.Contains(stderr, bad[1]) {
+			t.Errorf("%v: exit %d, stderr %q; want a failure naming %q", bad, code, stderr, bad[1])
+		}
 	}
 }

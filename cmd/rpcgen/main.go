@@ -66,6 +66,9 @@ type options struct {
 	docs    string
 	noDisc  bool
 	apiVer  string
+	servers []string
+	license [2]string // name, URL
+	contact [3]string // name, email, URL
 	check   bool
 	noCache bool
 	strict  bool
@@ -86,6 +89,12 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.docs, "docs", "", "also write a Markdown reference of the services to this file, relative to the package directory")
 	fs.BoolVar(&o.noDisc, "no-discover", false, "with --openrpc, do not answer rpc.discover")
 	fs.StringVar(&o.apiVer, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")
+	fs.StringArrayVar(&o.servers, "server", nil, "a URL the services are served at, for the OpenRPC document's servers and the reference (repeatable)")
+	fs.StringVar(&o.license[0], "license", "", "the API's license, e.g. an SPDX identifier, for the OpenRPC document's info and the reference")
+	fs.StringVar(&o.license[1], "license-url", "", "the URL of the API's license")
+	fs.StringVar(&o.contact[0], "contact", "", "who to contact about the API: a name")
+	fs.StringVar(&o.contact[1], "contact-email", "", "who to contact about the API: an email address")
+	fs.StringVar(&o.contact[2], "contact-url", "", "who to contact about the API: a URL")
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale")
 	fs.BoolVar(&o.noCache, "no-cache", false, "generate and format afresh instead of reusing the output, the formatting or the package's file list of an earlier run with the same inputs (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
 	fs.BoolVar(&o.strict, "strict", false, "treat warnings (such as a method without a doc comment, whose tool then has no description) as errors")
@@ -173,6 +182,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Docs:       o.docs,
 		NoDiscover: o.noDisc,
 		APIVersion: o.apiVer,
+		Servers:    o.servers,
+		License:    o.license[0], LicenseURL: o.license[1],
+		Contact: o.contact[0], ContactEmail: o.contact[1], ContactURL: o.contact[2],
 	})
 	if err != nil {
 		var list generator.ErrorList

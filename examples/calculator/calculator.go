@@ -13,21 +13,35 @@ import (
 // Calculator does arithmetic and keeps one number in memory.
 type Calculator interface {
 	// Add returns a + b.
+	//
+	// a: the first addend.
+	// b: the second addend.
+	// result: the sum.
 	Add(ctx context.Context, a, b int) (int, error)
 	// Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.
+	//
+	// a: the dividend.
+	// b: the divisor.
+	// result: the quotient.
 	Divide(ctx context.Context, a, b float64) (float64, error)
 	// Stats summarizes a list of numbers.
 	Stats(ctx context.Context, req StatsRequest) (Stats, error)
 	// Remember stores value in memory. It is a notification: the caller
 	// does not wait for an answer.
+	//
+	// value: the number to keep.
+	//
 	//rpcgen:method notification
 	Remember(ctx context.Context, value float64) error
 	// Recall returns the value in memory.
+	//
+	// result: the value Remember stored last, 0 before the first.
 	Recall(ctx context.Context) (float64, error)
 }
 
 // StatsRequest is the params object of Stats.
 type StatsRequest struct {
+	// Numbers are the numbers to summarize; there must be at least one.
 	Numbers []float64 `json:"numbers"`
 	// Round, if above zero, rounds the results to this many decimals.
 	Round int `json:"round,omitempty"`
@@ -35,11 +49,11 @@ type StatsRequest struct {
 
 // Stats summarizes numbers.
 type Stats struct {
-	Count int     `json:"count"`
-	Sum   float64 `json:"sum"`
-	Mean  float64 `json:"mean"`
-	Min   float64 `json:"min"`
-	Max   float64 `json:"max"`
+	Count int     `json:"count"` // how many numbers there are
+	Sum   float64 `json:"sum"`   // their sum
+	Mean  float64 `json:"mean"`  // their arithmetic mean
+	Min   float64 `json:"min"`   // the smallest
+	Max   float64 `json:"max"`   // the largest
 }
 
 // CodeDivisionByZero is the JSON-RPC error code Divide fails with. It lies

@@ -8,6 +8,9 @@
  * StatsRequest is the params object of Stats.
  */
 export interface StatsRequest {
+  /**
+   * Numbers are the numbers to summarize; there must be at least one.
+   */
   numbers: number[];
   /**
    * Round, if above zero, rounds the results to this many decimals.
@@ -19,10 +22,25 @@ export interface StatsRequest {
  * Stats summarizes numbers.
  */
 export interface Stats {
+  /**
+   * how many numbers there are
+   */
   count: number;
+  /**
+   * their sum
+   */
   sum: number;
+  /**
+   * their arithmetic mean
+   */
   mean: number;
+  /**
+   * the smallest
+   */
   min: number;
+  /**
+   * the largest
+   */
   max: number;
 }
 
@@ -44,6 +62,10 @@ export class CalculatorClient {
 
   /**
    * Add returns a + b.
+   *
+   * @param a the first addend.
+   * @param b the second addend.
+   * @returns the sum.
    */
   async add(a: number, b: number, options?: CallOptions): Promise<number> {
     return this.#rpc.call<number>("calculator.add", { a, b }, options);
@@ -51,6 +73,10 @@ export class CalculatorClient {
 
   /**
    * Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.
+   *
+   * @param a the dividend.
+   * @param b the divisor.
+   * @returns the quotient.
    */
   async divide(a: number, b: number, options?: CallOptions): Promise<number> {
     return this.#rpc.call<number>("calculator.divide", { a, b }, options);
@@ -68,6 +94,8 @@ export class CalculatorClient {
    * wait for an answer.
    *
    * A notification: the server answers nothing, not even an error.
+   *
+   * @param value the number to keep.
    */
   async remember(value: number, options?: CallOptions): Promise<void> {
     return this.#rpc.notify("calculator.remember", { value }, options);
@@ -75,6 +103,8 @@ export class CalculatorClient {
 
   /**
    * Recall returns the value in memory.
+   *
+   * @returns the value Remember stored last, 0 before the first.
    */
   async recall(options?: CallOptions): Promise<number> {
     return this.#rpc.call<number>("calculator.recall", undefined, options);

@@ -9,6 +9,9 @@
 #   - internal/probe, served over HTTP, sees the calls its TypeScript client
 #     aborts or times out cancelled, and the client's headers, batches and
 #     errors work (test/probe.test.ts);
+#   - @open-rpc/generator writes a TypeScript client for internal/probe's
+#     committed document (bare method names), which compiles and calls the
+#     probe server (openrpcgen/call.test.cjs);
 #   - examples/calculator, served over HTTP, answers rpc.discover with its
 #     committed OpenRPC document, and the generated TypeScript client calls
 #     every method of it (test/calculator.test.ts, compiled with tsc).
@@ -57,9 +60,11 @@ serve() {
 	echo "$name serving on $addr"
 }
 
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-	npm ci --no-audit --no-fund
-fi
+for d in . openrpcgen; do
+	if [ ! -f $d/node_modules/.package-lock.json ] || [ $d/package-lock.json -nt $d/node_modules/.package-lock.json ]; then
+		(cd $d && npm ci --no-audit --no-fund)
+	fi
+done
 tsc=node_modules/.bin/tsc
 # Every strictness flag tsc has, on top of --strict.
 strict=(--strict --exactOptionalPropertyTypes --noUncheckedIndexedAccess --noPropertyAccessFromIndexSignature
@@ -99,6 +104,19 @@ for _ in $(seq 1 100); do [ -S "$tmp/quotes.sock" ] && break; sleep 0.1; done
 serve gateway "$tmp/gateway" --socket "$tmp/quotes.sock" --http 127.0.0.1:0
 feed_addr=$addr
 
+echo "== @open-rpc/generator: a TypeScript client for internal/probe's document (bare method names), compiled"
+printf '{"openrpcDocument": "%s", "outDir": "%s", "components": [{"type": "client", "language": "typescript", "name": "probe-client"}]}\n' \
+	"$repo/internal/probe/probe.openrpc.json" "$tmp/openrpcgen" >"$tmp/openrpcgen.json"
+node_modules/.bin/open-rpc-generator generate -c "$tmp/openrpcgen.json" >"$tmp/openrpcgen.log" 2>&1 || {
+	cat "$tmp/openrpcgen.log" >&2
+	exit 1
+}
+generated="$tmp/openrpcgen/client/typescript"
+# The generated project's dependencies, as its package.json names them, are
+# installed (pinned) in openrpcgen/; it compiles with its own tsconfig.json.
+ln -s "$PWD/openrpcgen/node_modules" "$generated/node_modules"
+(cd "$generated" && node_modules/.bin/tsc -p tsconfig.json)
+
 echo "== compile the client test (tsc --strict)"
 "$tsc" -p tsconfig.json --outDir "$tmp/build"
 echo '{"type": "module"}' >"$tmp/build/package.json"
@@ -111,3 +129,7 @@ CALCULATOR_URL="http://$calculator_addr" CALCULATOR_OPENRPC="$repo/examples/calc
 	PROBE_URL="http://$probe_addr" FEED_URL="http://$feed_addr" \
 	node $ws_flag --test --test-reporter=spec test/openrpc.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js" \
 	"$tmp/build/interop/tsclient/test/probe.test.js" "$tmp/build/interop/tsclient/test/feed.test.js"
+
+echo "== node --test: the @open-rpc/generator client calls internal/probe"
+PROBE_URL="http://$probe_addr" OPENRPCGEN_CLIENT="$generated/build/index.js" \
+	node --test --test-reporter=spec openrpcgen/call.test.cjs

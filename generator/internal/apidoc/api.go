@@ -5,6 +5,7 @@
 package apidoc
 
 import (
+	"go/doc"
 	"maps"
 	"slices"
 	"strings"
@@ -27,8 +28,11 @@ type apiDoc struct {
 	Title       string // the service names, e.g. "Calculator"
 	Description string // the services' doc comments
 	Version     string // the API's version (apiOptions.APIVersion)
-	Services    []*apiService
-	Components  []*apiComponent // in order of first use
+	// Servers, License, ... are Options' settings of the same names.
+	Servers                                                []string
+	License, LicenseURL, Contact, ContactEmail, ContactURL string
+	Services                                               []*apiService
+	Components                                             []*apiComponent // in order of first use
 	// TSComponents adds to Components the structs that are the params of
 	// StructParams methods: the TypeScript client's methods take them whole,
 	// where the other outputs list their members as the params.
@@ -51,6 +55,7 @@ type apiService struct {
 type apiMethod struct {
 	GoName       string // e.g. "Add"
 	Name         string // JSON-RPC name, e.g. "calculator.add"
+	Summary      string // the first sentence of Description
 	Description  string
 	Params       []*apiParam
 	StructParams bool // the params are one struct's members, sent by name only
@@ -67,6 +72,11 @@ type apiMethod struct {
 	Stream *jsonschema.Schema
 	// Idempotent says a client may retry a call lost with its connection.
 	Idempotent bool
+	// ResultDescription describes the result: ResultDoc, else the result
+	// type's description; "" for none.
+	ResultDescription string
+	// ResultDoc is the doc comment's "result:" line, "" for none.
+	ResultDoc string
 	// Errors are the JSON-RPC errors the generated dispatcher itself may
 	// answer with (the implementation may add its own codes).
 	Errors []apiError
@@ -116,7 +126,9 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 	if docs != nil {
 		sg.Docs = docs
 	}
-	doc := &apiDoc{Version: cfg.APIVersion, Discover: cfg.OpenRPC != "" && !cfg.NoDiscover}
+	doc := &apiDoc{Version: cfg.APIVersion, Discover: cfg.OpenRPC != "" && !cfg.NoDiscover,
+		Servers: cfg.Servers, License: cfg.License, LicenseURL: cfg.LicenseURL,
+		Contact: cfg.Contact, ContactEmail: cfg.ContactEmail, ContactURL: cfg.ContactURL}
 	if doc.Version == "" {
 		doc.Version = "0.0.0"
 	}
@@ -174,6 +186,7 @@ func apiMethodOf(sg *schema.Builder, c *components, m *model.Method) *apiMethod 
 		GoName:       m.Name,
 		Name:         m.RPCName,
 		Description:  model.OneLine(m.Doc),
+		Summary:      summary(m.Doc),
 		StructParams: m.StructParams,
 		Notification: m.Notification,
 	}
@@ -210,6 +223,11 @@ func apiMethodOf(sg *schema.Builder, c *components, m *model.Method) *apiMethod 
 		if m.Result != nil {
 			r := schema.Clone(sg.ResultSchema(m))
 			r.Definitions = nil // they are components now
+			am.ResultDoc = model.OneLine(m.ResultDoc)
+			am.ResultDescription = am.ResultDoc
+			if am.ResultDescription == "" {
+				am.ResultDescription = firstParagraph(r.Description)
+			}
 			am.Result = c.refs(r, true)
 			if m.Stream {
 				am.Stream = am.Result
@@ -261,4 +279,15 @@ func tsNamedParts(comps []*apiComponent) []*apiComponent {
 		walk(c.Schema)
 	}
 	return out
+}
+
+// summary is the first sentence of a doc comment, as go/doc finds it.
+func summary(text string) string {
+	return new(doc.Package).Synopsis(text)
+}
+
+// firstParagraph is text up to its first blank line.
+func firstParagraph(text string) string {
+	p, _, _ := strings.Cut(text, "\n\n")
+	return p
 }

@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/rpcgen/rpcgen/generator/internal/schema"
 )
 
 // renderMarkdown writes the reference page of api (templates/
@@ -115,8 +117,8 @@ func mdType(s *jsonschema.Schema) string {
 			return "string (" + s.ContentEncoding + ")"
 		}
 	case "integer":
-		if s.Format != "" {
-			return "integer (" + s.Format + ")"
+		if name := schema.IntRangeName(string(s.Minimum), string(s.Maximum)); name != "" {
+			return "integer (" + name + ")"
 		}
 	case "array":
 		if len(s.PrefixItems) > 0 {
@@ -131,18 +133,10 @@ func mdType(s *jsonschema.Schema) string {
 	return s.Type
 }
 
-// fullRange reports whether s bounds an integer by exactly the range its
-// format names, which the type column already says ("integer (int64)").
+// fullRange reports whether s bounds an integer by exactly the range of a
+// Go integer type, which the type column already names ("integer (int64)").
 func fullRange(s *jsonschema.Schema) bool {
-	switch {
-	case s.Type != "integer":
-		return false
-	case s.Format == "int64":
-		return s.Minimum == "-9223372036854775808" && s.Maximum == "9223372036854775807"
-	case s.Format == "int32":
-		return s.Minimum == "-2147483648" && s.Maximum == "2147483647"
-	}
-	return false
+	return s.Type == "integer" && schema.IntRangeName(string(s.Minimum), string(s.Maximum)) != ""
 }
 
 // mdConstraints lists the validation keywords of s a reader should know.

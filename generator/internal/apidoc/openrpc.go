@@ -25,6 +25,7 @@ func renderOpenRPC(api *apiDoc) ([]byte, error) {
 		"schema":  func(s *jsonschema.Schema) string { return string(schema.Marshal(s)) },
 		"methods": apiMethods,
 		"errors":  apiErrors,
+		"titled":  titled,
 	}
 	raw, err := render("openrpc.json.tmpl", funcs, api)
 	if err != nil {
@@ -36,4 +37,16 @@ func renderOpenRPC(api *apiDoc) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// titled is c's schema with its name as its title, as OpenRPC readers (and
+// generators naming types after titles) expect of a component; a schema's
+// own title stays.
+func titled(c *apiComponent) *jsonschema.Schema {
+	if c.Schema.Title != "" {
+		return c.Schema
+	}
+	s := *c.Schema
+	s.Title = c.Name
+	return &s
 }

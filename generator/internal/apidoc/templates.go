@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/mail"
+	"net/url"
 	"path/filepath"
 	"text/template"
 
@@ -19,6 +21,43 @@ type Options struct {
 	OpenRPC, TypeScript, Docs string // paths, relative to the package directory unless absolute; "" is none
 	APIVersion                string
 	NoDiscover                bool
+	// Servers are the URLs the services are served at.
+	Servers []string
+	// License, LicenseURL, Contact, ContactEmail and ContactURL are the
+	// info the OpenRPC document and the reference state, "" for none.
+	License, LicenseURL, Contact, ContactEmail, ContactURL string
+}
+
+// Check reports a setting the outputs cannot state: a server, license or
+// contact URL that is not an absolute URL, or an email address that is not
+// one.
+func (o Options) Check() error {
+	for _, u := range o.Servers {
+		if err := absoluteURL("server", u); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct{ what, v string }{{"license URL", o.LicenseURL}, {"contact URL", o.ContactURL}} {
+		if f.v != "" {
+			if err := absoluteURL(f.what, f.v); err != nil {
+				return err
+			}
+		}
+	}
+	if o.ContactEmail != "" {
+		if a, err := mail.ParseAddress(o.ContactEmail); err != nil || a.Address != o.ContactEmail {
+			return fmt.Errorf("contact email %q is not an email address", o.ContactEmail)
+		}
+	}
+	return nil
+}
+
+func absoluteURL(what, v string) error {
+	u, err := url.Parse(v)
+	if err != nil || !u.IsAbs() || u.Host == "" && u.Opaque == "" {
+		return fmt.Errorf("%s %q is not an absolute URL", what, v)
+	}
+	return nil
 }
 
 // Files renders the outputs that are not Go, each from its template in

@@ -377,8 +377,10 @@ func (r *tsRenderer) methodText(m *apiMethod, args []string, params string) stri
 		result = r.tsType(m.Result, "  ")
 		call = "call<" + result + ">"
 	}
-	if note := formatNote(m.Result); note != "" && !m.Notification {
-		tags = append(tags, "@returns "+note)
+	if !m.Notification {
+		if ret := withNote(m.ResultDoc, formatNote(m.Result)); ret != "" {
+			tags = append(tags, "@returns "+strings.ReplaceAll(ret, "\n\n", " "))
+		}
 	}
 	if len(tags) > 0 {
 		doc = append(doc, strings.Join(tags, "\n"))

@@ -53,6 +53,18 @@ func Extract(t *testing.T, ar *txtar.Archive, dir string) Case {
 					cfg.Docs = f
 				} else if v, ok := strings.CutPrefix(word, "--api-version="); ok {
 					cfg.APIVersion = v
+				} else if v, ok := strings.CutPrefix(word, "--server="); ok {
+					cfg.Servers = append(cfg.Servers, v)
+				} else if v, ok := strings.CutPrefix(word, "--license="); ok {
+					cfg.License = v
+				} else if v, ok := strings.CutPrefix(word, "--license-url="); ok {
+					cfg.LicenseURL = v
+				} else if v, ok := strings.CutPrefix(word, "--contact="); ok {
+					cfg.Contact = strings.ReplaceAll(v, "_", " ")
+				} else if v, ok := strings.CutPrefix(word, "--contact-email="); ok {
+					cfg.ContactEmail = v
+				} else if v, ok := strings.CutPrefix(word, "--contact-url="); ok {
+					cfg.ContactURL = v
 				} else if word == "--no-discover" {
 					cfg.NoDiscover = true
 				} else if word != OnlySchemasWord && word != OnlyAPIWord {
@@ -119,6 +131,11 @@ type Case struct {
 	Interfaces, BuildTags                                    []string
 	Output, SchemaDir, OpenRPC, TypeScript, Docs, APIVersion string
 	NoDiscover                                               bool
+	// Servers, License, ...: --server=, --license=, --license-url=,
+	// --contact= (an underscore standing for a space), --contact-email=,
+	// --contact-url=.
+	Servers                                                []string
+	License, LicenseURL, Contact, ContactEmail, ContactURL string
 }
 
 // RepoRoot is the root of this repository: the directory above the

@@ -242,10 +242,11 @@ func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *
 	defer func() { errs.InvalidTypes = errs.InvalidTypes || check.invalid }()
 
 	methodParams(pkg, m, fn, &check, errs)
+	methodResult(pkg, m, fn, dirs, &check, errs)
+	m.Doc, m.ResultDoc = splitDocs(m.Doc, m)
 	if v, _, ok := dirs["method"].value("description"); ok {
 		m.Doc = strings.TrimSpace(v)
 	}
-	methodResult(pkg, m, fn, dirs, &check, errs)
 	if m.Notification && m.Result != nil {
 		errs.At(pos, "method %s is a notification, so it has no result; return only error", fn.Name())
 	}

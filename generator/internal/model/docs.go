@@ -2,6 +2,7 @@ package model
 
 import (
 	"go/ast"
+	"slices"
 	"strings"
 )
 
@@ -66,6 +67,28 @@ func SplitParamDocs(doc string, params []*Param) string {
 		out = append(out, line)
 	}
 	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// splitDocs takes the description lines of m's params (unless they are a
+// struct's fields, which their own docs describe) and of its result out of
+// its doc comment, and returns the rest and the result's: a method that
+// returns a value and has no param of that name reads "result: text" as
+// SplitParamDocs reads a param's line.
+func splitDocs(doc string, m *Method) (rest, result string) {
+	var params []*Param
+	if !m.StructParams {
+		params = m.Params
+	}
+	var r *Param
+	if m.Result != nil && !slices.ContainsFunc(m.Params, func(p *Param) bool { return p.Name == "result" || p.JSONKey == "result" }) {
+		r = &Param{Name: "result", JSONKey: "result"}
+		params = append(slices.Clip(params), r)
+	}
+	rest = SplitParamDocs(doc, params)
+	if r != nil {
+		result = r.Doc
+	}
+	return rest, result
 }
 
 // paramLine recognises "name: text" (after optional indentation and a "- "

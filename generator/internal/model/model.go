@@ -41,7 +41,10 @@ type Method struct {
 	Params       []*Param       // params after the context, in order
 	StructParams bool           // the single param is a struct (or pointer to one) and is the params object itself
 	Result       types.Type     // nil when the method returns only an error; a stream's item type
-	Notification bool           // sent without an id; the server never answers
+	// ResultDoc describes the result, from a "result: text" paragraph line
+	// of the doc comment (see splitDocs); "" when there is none.
+	ResultDoc    string
+	Notification bool // sent without an id; the server never answers
 	// Stream says the method returns iter.Seq2[Result, error]: its result is a
 	// stream of Result items (see stream.go).
 	Stream bool

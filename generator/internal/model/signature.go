@@ -65,7 +65,6 @@ func methodParams(pkg *packages.Package, m *Method, fn *types.Func, check *typeC
 			break
 		}
 	}
-	m.Doc = SplitParamDocs(m.Doc, m.Params)
 }
 
 // methodResult reads fn's results into m: error, or (T, error).

@@ -135,7 +135,7 @@ func (g *Builder) buildNamedBody(n *types.Named, c BuildCtx) *jsonschema.Schema 
 	if vals, _ := g.EnumOf(n); len(vals) > 0 && s.Type != "" {
 		s.Enum = vals
 		// The values say more than the Go type's range.
-		s.Format, s.Minimum, s.Maximum = "", "", ""
+		s.Minimum, s.Maximum = "", ""
 	}
 	s.Description = WithEnumNotes(model.OneLine(g.Docs.doc(docType, n.Obj().Pos())), g.EnumNotes(n))
 	return s
@@ -221,32 +221,44 @@ func IsByte(t types.Type) bool {
 	return ok && b.Kind() == types.Uint8 && !model.Implements(t, "MarshalJSON") && !model.Implements(t, "MarshalText")
 }
 
-// intRange is the range and format of an integer kind: its minimum and
-// maximum as JSON numbers, and the format a reader knows it by ("int32",
-// "int64"; OpenAPI's names, which ajv-formats checks), "" for none. int and
-// uint are 64 bits wide on every 64-bit platform, and are stated so.
-type intRange struct{ min, max, format string }
+// intRange is the range of an integer kind, its minimum and maximum as
+// JSON numbers, and its name. int and uint are 64 bits wide on every 64-bit
+// platform, and are stated so. The schemas state the range alone, without
+// a "format" such as OpenAPI's "int64": JSON Schema only annotates with
+// one, and ajv 6 (which the TypeScript client of @open-rpc/generator checks
+// params with) throws on a format it does not know.
+type intRange struct{ min, max, name string }
 
 var intRanges = map[types.BasicKind]intRange{
-	types.Int8: {"-128", "127", ""}, types.Int16: {"-32768", "32767", ""},
+	types.Int8: {"-128", "127", "int8"}, types.Int16: {"-32768", "32767", "int16"},
 	types.Int32: {"-2147483648", "2147483647", "int32"},
 	types.Int:   {"-9223372036854775808", "9223372036854775807", "int64"},
 	types.Int64: {"-9223372036854775808", "9223372036854775807", "int64"},
-	types.Uint8: {"0", "255", ""}, types.Uint16: {"0", "65535", ""}, types.Uint32: {"0", "4294967295", ""},
-	types.Uint: {"0", "18446744073709551615", ""}, types.Uint64: {"0", "18446744073709551615", ""},
-	types.Uintptr: {"0", "18446744073709551615", ""},
+	types.Uint8: {"0", "255", "uint8"}, types.Uint16: {"0", "65535", "uint16"}, types.Uint32: {"0", "4294967295", "uint32"},
+	types.Uint: {"0", "18446744073709551615", "uint64"}, types.Uint64: {"0", "18446744073709551615", "uint64"},
+	types.Uintptr: {"0", "18446744073709551615", "uint64"},
 }
 
-// IntRange returns the minimum, maximum and format of an integer type's
-// values, as basic states them; ok is false for a type that is not an
-// integer.
-func IntRange(t types.Type) (min, max, format string, ok bool) {
+// IntRangeName names the integer type whose range is exactly min..max
+// ("int64", "uint8"), "" when none is.
+func IntRangeName(min, max string) string {
+	for _, r := range intRanges {
+		if r.min == min && r.max == max {
+			return r.name
+		}
+	}
+	return ""
+}
+
+// IntRange returns the minimum and maximum of an integer type's values, as
+// basic states them; ok is false for a type that is not an integer.
+func IntRange(t types.Type) (min, max string, ok bool) {
 	b, isBasic := t.Underlying().(*types.Basic)
 	if !isBasic {
-		return "", "", "", false
+		return "", "", false
 	}
 	r, ok := intRanges[b.Kind()]
-	return r.min, r.max, r.format, ok
+	return r.min, r.max, ok
 }
 
 func (g *Builder) basic(t *types.Basic, c BuildCtx) *jsonschema.Schema {
@@ -260,7 +272,7 @@ func (g *Builder) basic(t *types.Basic, c BuildCtx) *jsonschema.Schema {
 		return &jsonschema.Schema{Type: "string"}
 	case info&types.IsInteger != 0:
 		r := intRanges[t.Kind()]
-		return &jsonschema.Schema{Type: "integer", Format: r.format, Minimum: json.Number(r.min), Maximum: json.Number(r.max)}
+		return &jsonschema.Schema{Type: "integer", Minimum: json.Number(r.min), Maximum: json.Number(r.max)}
 	case info&types.IsFloat != 0:
 		return &jsonschema.Schema{Type: "number"}
 	case info&types.IsComplex != 0:
@@ -321,14 +333,14 @@ func quotedSchema(t types.Type) *jsonschema.Schema {
 	if p, ok := types.Unalias(t).(*types.Pointer); ok {
 		t = p.Elem()
 	}
-	min, _, format, ok := IntRange(t)
+	min, _, ok := IntRange(t)
 	switch {
 	case !ok:
 		return &jsonschema.Schema{Type: "string"}
 	case min == "0":
 		return &jsonschema.Schema{Type: "string", Pattern: UintPattern}
 	}
-	return &jsonschema.Schema{Type: "string", Format: format, Pattern: IntPattern}
+	return &jsonschema.Schema{Type: "string", Pattern: IntPattern}
 }
 
 // IntPattern and UintPattern are the patterns of an integer written as a
