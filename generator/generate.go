@@ -141,14 +141,6 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(dir, out)
 	}
-	if filepath.Dir(out) != dir {
-		// A Go package is one directory: a file elsewhere is another package's.
-		shown := out
-		if rel, err := filepath.Rel(dir, out); err == nil {
-			shown = filepath.ToSlash(rel)
-		}
-		return nil, fmt.Errorf("the output %s is not in the directory of the package it is generated for (%s): a Go package is one directory, so the file would belong to no package that can compile it. To generate into another package for an interface of this one, run rpcgen in that package and name the interface by its import path: rpcgen example.com/mod/pkg.Interface", shown, filepath.Base(dir))
-	}
 
 	if err := apiOptions(cfg).Check(); err != nil {
 		return nil, err
@@ -166,6 +158,9 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 	}
 	pkg, typeErrs, err := load.LoadSources(dir, out, cfg.BuildTags, srcs, layer.ListStore(), foreignOf(cfg.Interfaces)...)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkOutputDir(pkg.Fset, dir, out, pkg.Name); err != nil {
 		return nil, err
 	}
 	if len(typeErrs) == 0 {
