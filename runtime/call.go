@@ -104,18 +104,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		pendingPool.Put(p)
 		return fmt.Errorf("call %s: %w", method, NotSent(err))
 	}
-	e := getEncoder()
-	err = e.request(id, method, params)
-	if err == nil {
-		err = c.write(ctx, e.buf.Bytes())
-		if err != nil && ctx.Err() == nil {
-			err = fmt.Errorf("call %s: %w", method, writeFailed(err))
-		}
-	} else {
-		err = fmt.Errorf("encode params of %s: %w", method, err)
-	}
-	e.free()
-	if err != nil {
+	if err = c.sendRequest(ctx, id, method, params, nil); err != nil {
 		if c.unregister(id) {
 			pendingPool.Put(p)
 		}
@@ -151,6 +140,27 @@ func (c *Conn) cancelled(n int64) {
 			c.opts.OnCancel(c, id)
 		}
 	}()
+}
+
+// sendRequest writes the request id for method, after the message first
+// appends when first is set (a stream's credit); the error says what failed.
+func (c *Conn) sendRequest(ctx context.Context, id int64, method string, params any, first func() error) error {
+	e := getEncoder()
+	defer e.free()
+	if err := e.request(id, method, params); err != nil {
+		return fmt.Errorf("encode params of %s: %w", method, err)
+	}
+	var err error
+	if first != nil {
+		err = first()
+	}
+	if err == nil {
+		err = c.write(ctx, e.buf.Bytes())
+	}
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("call %s: %w", method, writeFailed(err))
+	}
+	return err
 }
 
 // writeFailed is the error of a request whose write failed: the framers write

@@ -56,20 +56,7 @@ func (c *Conn) CallStream(ctx context.Context, method string, params any) (ItemS
 	c.st.reading[id] = cs
 	c.st.mu.Unlock()
 
-	e := getEncoder()
-	err = e.request(id, method, params)
-	if err == nil {
-		err = c.writeCredit(ctx, id, window)
-		if err == nil {
-			err = c.write(ctx, e.buf.Bytes())
-		}
-		if err != nil && ctx.Err() == nil {
-			err = fmt.Errorf("call %s: %w", method, writeFailed(err))
-		}
-	} else {
-		err = fmt.Errorf("encode params of %s: %w", method, err)
-	}
-	e.free()
+	err = c.sendRequest(ctx, id, method, params, func() error { return c.writeCredit(ctx, id, window) })
 	if err != nil {
 		cs.forget()
 		return nil, err

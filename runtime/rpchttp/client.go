@@ -34,8 +34,8 @@ func NewClient(url string) *Client { return &Client{URL: url} }
 // maxResponseSize bounds how much of a response body the client reads.
 const maxResponseSize = 64 << 20
 
-// post sends body and returns the response body (nil for 204) or a transport error.
-func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
+// do POSTs body, accepting accept, with the client's headers.
+func (c *Client) do(ctx context.Context, body []byte, accept string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -44,12 +44,17 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	hc := c.Client
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	resp, err := hc.Do(req)
+	return hc.Do(req)
+}
+
+// post sends body and returns the response body (nil for 204) or a transport error.
+func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
+	resp, err := c.do(ctx, body, "application/json")
 	if err != nil {
 		return nil, err
 	}

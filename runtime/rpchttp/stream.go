@@ -1,7 +1,6 @@
 package rpchttp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -116,21 +115,7 @@ func (c *Client) CallStream(ctx context.Context, method string, params any) (run
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	for k, v := range c.Header {
-		req.Header[k] = v
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream, application/json")
-	hc := c.Client
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.do(ctx, body, "text/event-stream, application/json")
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("call %s: %w", method, runtime.NotSent(err))
