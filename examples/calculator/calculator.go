@@ -18,11 +18,13 @@ type Calculator interface {
 	// b: the second addend.
 	// result: the sum.
 	Add(ctx context.Context, a, b int) (int, error)
-	// Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.
+	// Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.
 	//
 	// a: the dividend.
 	// b: the divisor.
 	// result: the quotient.
+	//
+	//rpcgen:method errors=ErrDivisionByZero
 	Divide(ctx context.Context, a, b float64) (float64, error)
 	// Stats summarizes a list of numbers.
 	Stats(ctx context.Context, req StatsRequest) (Stats, error)
@@ -60,6 +62,17 @@ type Stats struct {
 // outside the range -32768..-32000 that JSON-RPC reserves.
 const CodeDivisionByZero = 1001
 
+// ErrDivisionByZero is the error Divide fails with when b is 0; its data
+// holds the dividend. Declared once, it is what Divide returns and what the
+// OpenRPC document, the TypeScript client and the MCP tool describe.
+var ErrDivisionByZero = runtime.DefineError[DivisionByZero](CodeDivisionByZero, "division by zero")
+
+// DivisionByZero is the data of ErrDivisionByZero.
+type DivisionByZero struct {
+	// Dividend is the a of the failed call.
+	Dividend float64 `json:"dividend"`
+}
+
 // calculator is the local implementation.
 type calculator struct {
 	mu     sync.Mutex
@@ -70,7 +83,7 @@ func (c *calculator) Add(ctx context.Context, a, b int) (int, error) { return a 
 
 func (c *calculator) Divide(ctx context.Context, a, b float64) (float64, error) {
 	if b == 0 {
-		return 0, runtime.NewError(CodeDivisionByZero, "division by zero").WithData(map[string]float64{"dividend": a})
+		return 0, ErrDivisionByZero.With(DivisionByZero{Dividend: a})
 	}
 	return a / b, nil
 }

@@ -45,6 +45,16 @@ export interface Stats {
 }
 
 /**
+ * DivisionByZero is the data of ErrDivisionByZero.
+ */
+export interface DivisionByZero {
+  /**
+   * Dividend is the a of the failed call.
+   */
+  dividend: number;
+}
+
+/**
  * CalculatorClient calls the methods of the Calculator service.
  *
  * Calculator does arithmetic and keeps one number in memory.
@@ -72,14 +82,16 @@ export class CalculatorClient {
   }
 
   /**
-   * Divide returns a / b. Dividing by zero fails with CodeDivisionByZero.
+   * Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.
    *
    * @param a the dividend.
    * @param b the divisor.
    * @returns the quotient.
+   *
+   * @throws DivisionByZeroError division by zero (code 1001)
    */
   async divide(a: number, b: number, options?: CallOptions): Promise<number> {
-    return this.#rpc.call<number>("calculator.divide", { a, b }, options);
+    return this.#rpc.call<number>("calculator.divide", { a, b }, options, { 1001: DivisionByZeroError });
   }
 
   /**
@@ -944,4 +956,21 @@ function isObject(v: unknown): v is Record<string, any> {
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * ErrDivisionByZero is the error Divide fails with when b is 0; its data holds
+ * the dividend. Declared once, it is what Divide returns and what the OpenRPC
+ * document, the TypeScript client and the MCP tool describe.
+ *
+ * Code 1001, "division by zero": thrown by the methods that declare it.
+ */
+export class DivisionByZeroError extends RPCError {
+  static readonly code = 1001;
+  declare readonly data: DivisionByZero;
+
+  constructor(message: string, data?: unknown) {
+    super(1001, message, data);
+    this.name = "DivisionByZeroError";
+  }
 }

@@ -90,11 +90,11 @@ func demo(ctx context.Context, calc Calculator, where string) error {
 	fmt.Printf("  Divide(10, 4)             = %g\n", q)
 
 	_, err = calc.Divide(ctx, 1, 0)
-	var rpcErr *runtime.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != CodeDivisionByZero {
-		return fmt.Errorf("Divide(1, 0): want a division-by-zero error, got %v", err)
+	data, ok := ErrDivisionByZero.DataOf(err) // errors.Is(err, ErrDivisionByZero) too
+	if !ok {
+		return fmt.Errorf("Divide(1, 0): want ErrDivisionByZero, got %v", err)
 	}
-	fmt.Printf("  Divide(1, 0)              : error %d %q, data %s\n", rpcErr.Code, rpcErr.Message, rpcErr.Data)
+	fmt.Printf("  Divide(1, 0)              : %v, dividend %g\n", err, data.Dividend)
 
 	st, err := calc.Stats(ctx, StatsRequest{Numbers: []float64{3, 1, 4, 1, 5, 9, 2, 6}, Round: 2})
 	if err != nil {

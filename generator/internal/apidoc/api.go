@@ -100,9 +100,14 @@ type apiComponent struct {
 // apiError is an error a method may answer with.
 type apiError struct {
 	Key     string // name under the OpenRPC document's components/errors
-	Code    int
+	Code    int64
 	Message string
 	Doc     string
+	// Data is the schema of a declared error's data, nil for none; Class
+	// is a declared error's TypeScript class, "" for the others.
+	Data     *jsonschema.Schema
+	Class    string
+	declared *model.DeclaredError
 }
 
 // The errors every method's dispatcher may answer with.
@@ -110,7 +115,7 @@ var (
 	errInvalidParams = apiError{Key: "InvalidParams", Code: -32602, Message: "Invalid params",
 		Doc: "The params do not fit the method: a missing, unknown or mistyped member, or a value out of bounds. The message names the member."}
 	errServer = apiError{Key: "ServerError", Code: -32000, Message: "Server error",
-		Doc: "The implementation failed; the message is its error's text. An implementation may also answer with codes, messages and data of its own."}
+		Doc: "The implementation failed with an error it does not declare; the message is the error's text."}
 )
 
 // componentRef is the "$ref" of the component named name.
@@ -159,12 +164,19 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 			}
 		}
 	}
+	errs := newDeclaredErrors(sg, c)
+	errs.collect(services)
 	c.index()
+	errs.build()
 
 	for _, s := range services {
 		as := &apiService{Name: s.Name, Description: model.OneLine(s.Doc)}
 		for _, m := range s.Methods {
-			as.Methods = append(as.Methods, apiMethodOf(sg, c, m))
+			am := apiMethodOf(sg, c, m)
+			if !m.Notification {
+				am.Errors = errs.of(m)
+			}
+			as.Methods = append(as.Methods, am)
 		}
 		doc.Services = append(doc.Services, as)
 	}
@@ -237,7 +249,6 @@ func apiMethodOf(sg *schema.Builder, c *components, m *model.Method) *apiMethod 
 		} else {
 			am.Result = &jsonschema.Schema{Type: "null"}
 		}
-		am.Errors = []apiError{errInvalidParams, errServer}
 	}
 	return am
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -32,6 +33,8 @@ func renderTypeScript(api *apiDoc) ([]byte, error) {
 		"clientDoc":  tsClientDoc,
 		"hasMethods": func(s *apiService) bool { return len(s.Methods) > 0 },
 		"runtime":    tsRuntime,
+		"errorClass": r.errorClass,
+		"errorList":  apiErrors,
 	}
 	return render("client.ts.tmpl", funcs, api)
 }
@@ -51,13 +54,23 @@ func tsRuntime() (string, error) {
 }
 
 // tsRuntimeNames are the names client_runtime.ts declares at the top
-// level: no component may take one.
-var tsRuntimeNames = []string{
-	"JSONRPCRequest", "JSONRPCErrorObject", "JSONRPCResponse", "AbortSignalLike", "ExchangeOptions",
-	"Transport", "RPCError", "TransportError", "CancelledError", "TimeoutError", "ErrorCode",
-	"ErrorClasses", "Fetch", "HTTPOptions", "HTTPTransport", "ClientOptions", "CallOptions",
-	"BatchOptions", "BatchEntry", "batches", "Batch", "JSONRPCClient", "globals", "isObject", "describe",
-}
+// level, read from it: no component or error class may take one.
+var tsRuntimeNames, tsRuntimeSet = func() ([]string, map[string]bool) {
+	src, err := templates.FS.ReadFile("client_runtime.ts")
+	if err != nil {
+		panic(err) // embedded
+	}
+	re := regexp.MustCompile(`(?m)^(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|type|const|let|var|function|enum)\s+([A-Za-z_$][\w$]*)`)
+	set := map[string]bool{}
+	var names []string
+	for _, m := range re.FindAllSubmatch(src, -1) {
+		if n := string(m[1]); !set[n] {
+			set[n] = true
+			names = append(names, n)
+		}
+	}
+	return names, set
+}()
 
 // tsDoc renders text as a JSDoc comment indented by indent, "" for no text.
 func tsDoc(text, indent string) string {
@@ -394,6 +407,16 @@ func (r *tsRenderer) methodText(m *apiMethod, args []string, params string) stri
 	}
 	callArgs += ", options"
 	var b strings.Builder
+	if classes := tsErrorClasses(m); classes != "" && call != "notify" {
+		callArgs += ", " + classes
+		var throws []string
+		for _, e := range m.Errors {
+			if e.Class != "" {
+				throws = append(throws, "@throws "+e.Class+" "+e.Message+" (code "+strconv.FormatInt(e.Code, 10)+")")
+			}
+		}
+		doc = append(doc, strings.Join(throws, "\n"))
+	}
 	if m.Stream != nil {
 		// A stream method: an async iterable of its items (JSONRPCClient.stream).
 		item := r.tsType(m.Stream, "  ")
@@ -411,5 +434,42 @@ func (r *tsRenderer) methodText(m *apiMethod, args []string, params string) stri
 		b.WriteString("    return this.#rpc." + call + "(" + callArgs + ");\n")
 	}
 	b.WriteString("  }\n")
+	return b.String()
+}
+
+// tsErrorClasses is the ErrorClasses literal of m's declared errors, "" when
+// it declares none: { 1001: DivisionByZeroError }.
+func tsErrorClasses(m *apiMethod) string {
+	var entries []string
+	for _, e := range m.Errors {
+		if e.Class != "" {
+			key := strconv.FormatInt(e.Code, 10)
+			if e.Code < 0 {
+				key = "[" + key + "]" // a negative number is a key only when computed
+			}
+			entries = append(entries, key+": "+e.Class)
+		}
+	}
+	if len(entries) == 0 {
+		return ""
+	}
+	return "{ " + strings.Join(entries, ", ") + " }"
+}
+
+// errorClass declares the class a declared error is thrown as: an RPCError
+// whose data is typed, and whose code is its static code.
+func (r *tsRenderer) errorClass(e apiError) string {
+	var b strings.Builder
+	doc := e.Doc
+	doc = withNote(doc, "Code "+strconv.FormatInt(e.Code, 10)+", "+tsLiteral(e.Message)+": thrown by the methods that declare it.")
+	b.WriteString(tsDoc(doc, ""))
+	b.WriteString("export class " + e.Class + " extends RPCError {\n")
+	b.WriteString("  static readonly code = " + strconv.FormatInt(e.Code, 10) + ";\n")
+	if e.Data != nil {
+		b.WriteString("  declare readonly data: " + r.tsType(e.Data, "  ") + ";\n")
+	}
+	b.WriteString("\n  constructor(message: string, data?: unknown) {\n")
+	b.WriteString("    super(" + strconv.FormatInt(e.Code, 10) + ", message, data);\n")
+	b.WriteString("    this.name = " + tsLiteral(e.Class) + ";\n  }\n}\n")
 	return b.String()
 }

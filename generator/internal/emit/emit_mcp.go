@@ -224,6 +224,16 @@ func toolDescription(m *model.Method) string {
 		// What a host shows is the final result; say what it holds.
 		desc += fmt.Sprintf("\n\nThe tool streams its results: each item is reported as progress while it runs, and the result lists them (the first %d of a longer stream, with \"truncated\" set).", mcpStreamResultItems)
 	}
+	if len(m.Errors) > 0 {
+		// A model that knows how a call can fail can avoid it, or explain it.
+		desc += "\n\nIt may fail with:"
+		for _, e := range m.Errors {
+			desc += fmt.Sprintf("\n- %s (code %d): %q", e.Name, e.Code, e.Message)
+			if doc := model.OneLine(e.Doc); doc != "" {
+				desc += ". " + strings.ReplaceAll(doc, "\n\n", " ")
+			}
+		}
+	}
 	return desc
 }
 

@@ -32,6 +32,9 @@ type builder struct {
 	stated   *statedSchemas
 	// declared caches the directives of each interface declaration met.
 	declared map[*types.TypeName]*declDirectives
+	// errorDecls caches the declared errors by variable name (nil for a
+	// name that declares none).
+	errorDecls map[string]*DeclaredError
 }
 
 // declDirectives are the directives of one interface (or alias)
@@ -154,6 +157,7 @@ func (b *builder) buildService(name string) *Service {
 		s.ToolPrefix = v
 	}
 	s.Schema = readSchemaOptions(dirs["schema"], SchemaOptions{})
+	s.Errors = b.declaredErrors(dirs["service"])
 	if iface.NumMethods() == 0 {
 		errs.At(obj.Pos(), "interface %s has no methods", name)
 		return nil
@@ -253,6 +257,7 @@ func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *
 	buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
 	checkStream(m, dirs, errs)
 	methodIdempotent(m, dirs["method"], errs)
+	methodErrors(m, s.Errors, b.declaredErrors(dirs["method"]), pos, errs)
 	b.stated.attach(m)
 	if len(errs.List) > before || check.invalid {
 		return nil

@@ -44,11 +44,11 @@ type directiveSpec map[string]argKind
 // knownDirectives maps where a directive may stand to the directives allowed there.
 var knownDirectives = map[string]map[string]directiveSpec{
 	"interface": {
-		"service": {"name": valueArg, "toolprefix": valueArg},
+		"service": {"name": valueArg, "toolprefix": valueArg, "errors": valueArg},
 		"schema":  {"dialect": boolArg, "defs": boolArg},
 	},
 	"method": {
-		"method": {"name": valueArg, "notification": boolArg, "idempotent": flagArg, "description": valueArg},
+		"method": {"name": valueArg, "notification": boolArg, "idempotent": flagArg, "description": valueArg, "errors": valueArg},
 		"tool": {
 			"name": valueArg, "title": valueArg, "skip": boolArg,
 			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,

@@ -29,6 +29,9 @@ type Service struct {
 	ToolPrefix string
 	// Schema holds the //rpcgen:schema options its methods start from.
 	Schema SchemaOptions
+	// Errors are the errors every method of the service may fail with
+	// (//rpcgen:service errors=...).
+	Errors []*DeclaredError
 }
 
 // Method is one interface method.
@@ -53,6 +56,9 @@ type Method struct {
 	// //rpcgen:method idempotent, or a tool hint readonly or idempotent.
 	Idempotent bool
 	Tool       *Tool // the method as an MCP tool; nil when skipped
+	// Errors are the application errors the method declares it may fail
+	// with: its service's and its own (//rpcgen:method errors=...).
+	Errors []*DeclaredError
 	// Content says the result is MCP tool content (mcp.Content,
 	// []mcp.Content or *mcp.CallToolResult) rather than data; see content.go.
 	Content ContentKind

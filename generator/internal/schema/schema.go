@@ -241,6 +241,14 @@ func (g *Builder) ResultSchema(m *model.Method) *jsonschema.Schema {
 	return rooted(m, g.rootDefs(g.own(s), true))
 }
 
+// TypeSchema returns the schema of a value of type t at a root (output
+// says a value written by Go, which may be null where Go writes null),
+// with the "$defs" it refers to; what, at pos, names it in errors.
+func (g *Builder) TypeSchema(t types.Type, output bool, what string, pos token.Position) *jsonschema.Schema {
+	c := BuildCtx{Output: output, Path: what, Pos: pos}
+	return g.rootDefs(g.own(g.rootBody(t, c)), output)
+}
+
 // rootBody is the schema of t at a root: t's own body even when t is a
 // recursive type (a root "$ref" would not say "type":"object").
 func (g *Builder) rootBody(t types.Type, c BuildCtx) *jsonschema.Schema {

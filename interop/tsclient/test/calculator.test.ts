@@ -8,6 +8,8 @@ import { test } from "node:test";
 
 import {
   CalculatorClient,
+  type DivisionByZero,
+  DivisionByZeroError,
   ErrorCode,
   JSONRPCClient,
   RPCError,
@@ -32,15 +34,22 @@ test("divide returns the quotient", async () => {
   assert.equal(await calc.divide(10, 4), 2.5);
 });
 
-test("divide by zero throws the implementation's error as an RPCError", async () => {
+test("divide by zero throws the declared error's class, an RPCError with typed data", async () => {
   const err = await calc.divide(1, 0).then(
     () => assert.fail("divide(1, 0) resolved"),
     (e: unknown) => e,
   );
-  assert.ok(err instanceof RPCError, `got ${String(err)}`);
+  assert.ok(err instanceof DivisionByZeroError, `got ${String(err)}`);
+  assert.ok(err instanceof RPCError);
+  assert.equal(err.name, "DivisionByZeroError");
   assert.equal(err.code, codeDivisionByZero);
+  assert.equal(DivisionByZeroError.code, codeDivisionByZero);
   assert.equal(err.message, "division by zero");
-  assert.deepEqual(err.data, { dividend: 1 });
+  const data: DivisionByZero = err.data; // typed: no cast
+  assert.deepEqual(data, { dividend: 1 });
+  // Called by name, without the method's error classes, it is a plain RPCError.
+  const other = await new JSONRPCClient(url).call("calculator.divide", { a: 1, b: 0 }).catch((e: unknown) => e);
+  assert.ok(other instanceof RPCError && !(other instanceof DivisionByZeroError));
 });
 
 test("stats takes its params object whole and returns a typed result", async () => {
