@@ -17,6 +17,9 @@ type Calculator interface {
 	// a: the first addend.
 	// b: the second addend.
 	// result: the sum.
+	//
+	//rpcgen:example name=small params={"a":2,"b":3} result=5
+	//rpcgen:example name="by position" params=[-7,7] result=0
 	Add(ctx context.Context, a, b int) (int, error)
 	// Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.
 	//
@@ -25,8 +28,13 @@ type Calculator interface {
 	// result: the quotient.
 	//
 	//rpcgen:method errors=ErrDivisionByZero
+	//rpcgen:example name=quarter params={"a":10,"b":4} result=2.5
+	//rpcgen:example name="by zero" params={"a":1,"b":0} error=ErrDivisionByZero data={"dividend":1}
 	Divide(ctx context.Context, a, b float64) (float64, error)
 	// Stats summarizes a list of numbers.
+	//
+	//rpcgen:example name=rounded params=`{"numbers":[3,1,4,1,5,9,2,6],"round":2}` result=`{"count":8,"sum":31,"mean":3.88,"min":1,"max":9}`
+	//rpcgen:example name=one params={"numbers":[0]} result={"count":1,"sum":0,"mean":0,"min":0,"max":0}
 	Stats(ctx context.Context, req StatsRequest) (Stats, error)
 	// Remember stores value in memory. It is a notification: the caller
 	// does not wait for an answer.

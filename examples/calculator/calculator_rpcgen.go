@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV3
+const _ = runtime.SupportsGeneratedV5
 
 // Method names of the Calculator service, as they appear on the wire.
 const (
@@ -280,6 +280,49 @@ func (c *CalculatorMCPClient) Recall(ctx context.Context) (float64, error) {
 	return mcp.CallToolWrapped[float64](ctx, c.caller, CalculatorRecallTool, nil)
 }
 
+// CalculatorExamples are the explicit examples of the Calculator methods (//rpcgen:example),
+// as the OpenRPC document and the reference show them. A test runs them against
+// the implementation:
+//
+//	if err := runtime.CheckExamples(ctx, NewCalculatorHandler(impl), CalculatorExamples); err != nil {
+//		t.Error(err)
+//	}
+var CalculatorExamples = []runtime.Example{{
+	Method: CalculatorAddMethod,
+	Name:   "small",
+	Params: json.RawMessage(`{"a":2,"b":3}`),
+	Result: json.RawMessage(`5`),
+}, {
+	Method: CalculatorAddMethod,
+	Name:   "by position",
+	Params: json.RawMessage(`[-7,7]`),
+	Result: json.RawMessage(`0`),
+}, {
+	Method: CalculatorDivideMethod,
+	Name:   "quarter",
+	Params: json.RawMessage(`{"a":10,"b":4}`),
+	Result: json.RawMessage(`2.5`),
+}, {
+	Error: &runtime.Error{
+		Code:    ErrDivisionByZero.Code,
+		Data:    json.RawMessage(`{"dividend":1}`),
+		Message: ErrDivisionByZero.Message,
+	},
+	Method: CalculatorDivideMethod,
+	Name:   "by zero",
+	Params: json.RawMessage(`{"a":1,"b":0}`),
+}, {
+	Method: CalculatorStatsMethod,
+	Name:   "rounded",
+	Params: json.RawMessage(`{"numbers":[3,1,4,1,5,9,2,6],"round":2}`),
+	Result: json.RawMessage(`{"count":8,"sum":31,"mean":3.88,"min":1,"max":9}`),
+}, {
+	Method: CalculatorStatsMethod,
+	Name:   "one",
+	Params: json.RawMessage(`{"numbers":[0]}`),
+	Result: json.RawMessage(`{"count":1,"sum":0,"mean":0,"min":0,"max":0}`),
+}}
+
 // calculatorAddParams is the params object of Calculator.Add.
 type calculatorAddParams struct {
 	A int `json:"a"`
@@ -428,4 +471,4 @@ func decodeCalculatorRememberParams(raw []byte, p *calculatorRememberParams) err
 
 // calculatorOpenRPC is the OpenRPC document of this file's services, compact, which
 // the dispatchers answer rpc.discover with.
-const calculatorOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Calculator","description":"Calculator does arithmetic and keeps one number in memory.","version":"1.0.0"},"methods":[{"name":"calculator.add","summary":"Add returns a + b.","description":"Add returns a + b.","paramStructure":"either","params":[{"name":"a","description":"the first addend.","required":true,"schema":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},{"name":"b","description":"the second addend.","required":true,"schema":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}}],"result":{"name":"result","description":"the sum.","schema":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"calculator.divide","summary":"Divide returns a / b.","description":"Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.","paramStructure":"either","params":[{"name":"a","description":"the dividend.","required":true,"schema":{"type":"number"}},{"name":"b","description":"the divisor.","required":true,"schema":{"type":"number"}}],"result":{"name":"result","description":"the quotient.","schema":{"type":"number"}},"errors":[{"$ref":"#/components/errors/DivisionByZero"},{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"calculator.stats","summary":"Stats summarizes a list of numbers.","description":"Stats summarizes a list of numbers.","paramStructure":"by-name","params":[{"name":"numbers","description":"Numbers are the numbers to summarize; there must be at least one.","required":true,"schema":{"type":"array","items":{"type":"number"}}},{"name":"round","description":"Round, if above zero, rounds the results to this many decimals.","schema":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}}],"result":{"name":"result","description":"Stats summarizes numbers.","schema":{"$ref":"#/components/schemas/Stats"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"calculator.remember","summary":"Remember stores value in memory.","description":"Remember stores value in memory. It is a notification: the caller does not wait for an answer.","paramStructure":"either","params":[{"name":"value","description":"the number to keep.","required":true,"schema":{"type":"number"}}]},{"name":"calculator.recall","summary":"Recall returns the value in memory.","description":"Recall returns the value in memory.","params":[],"result":{"name":"result","description":"the value Remember stored last, 0 before the first.","schema":{"type":"number"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"Stats":{"title":"Stats","description":"Stats summarizes numbers.","type":"object","properties":{"count":{"description":"how many numbers there are","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"sum":{"description":"their sum","type":"number"},"mean":{"description":"their arithmetic mean","type":"number"},"min":{"description":"the smallest","type":"number"},"max":{"description":"the largest","type":"number"}},"additionalProperties":false,"required":["count","sum","mean","min","max"]},"DivisionByZero":{"title":"DivisionByZero","description":"DivisionByZero is the data of ErrDivisionByZero.","type":"object","properties":{"dividend":{"description":"Dividend is the a of the failed call.","type":"number"}},"additionalProperties":false,"required":["dividend"]}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"},"DivisionByZero":{"code":1001,"message":"division by zero","data":{"$ref":"#/components/schemas/DivisionByZero"}}}}}`
+const calculatorOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Calculator","description":"Calculator does arithmetic and keeps one number in memory.","version":"1.0.0"},"methods":[{"name":"calculator.add","summary":"Add returns a + b.","description":"Add returns a + b.","paramStructure":"either","params":[{"name":"a","description":"the first addend.","required":true,"schema":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},{"name":"b","description":"the second addend.","required":true,"schema":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}}],"result":{"name":"result","description":"the sum.","schema":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"examples":[{"name":"small","params":[{"name":"a","value":2},{"name":"b","value":3}],"result":{"name":"result","value":5}},{"name":"by position","params":[{"name":"a","value":-7},{"name":"b","value":7}],"result":{"name":"result","value":0}}],"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"calculator.divide","summary":"Divide returns a / b.","description":"Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.","paramStructure":"either","params":[{"name":"a","description":"the dividend.","required":true,"schema":{"type":"number"}},{"name":"b","description":"the divisor.","required":true,"schema":{"type":"number"}}],"result":{"name":"result","description":"the quotient.","schema":{"type":"number"}},"examples":[{"name":"quarter","params":[{"name":"a","value":10},{"name":"b","value":4}],"result":{"name":"result","value":2.5}},{"name":"by zero","params":[{"name":"a","value":1},{"name":"b","value":0}],"x-error":{"code":1001,"message":"division by zero","data":{"dividend":1}}}],"errors":[{"$ref":"#/components/errors/DivisionByZero"},{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"calculator.stats","summary":"Stats summarizes a list of numbers.","description":"Stats summarizes a list of numbers.","paramStructure":"by-name","params":[{"name":"numbers","description":"Numbers are the numbers to summarize; there must be at least one.","required":true,"schema":{"type":"array","items":{"type":"number"}}},{"name":"round","description":"Round, if above zero, rounds the results to this many decimals.","schema":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}}],"result":{"name":"result","description":"Stats summarizes numbers.","schema":{"$ref":"#/components/schemas/Stats"}},"examples":[{"name":"rounded","params":[{"name":"numbers","value":[3,1,4,1,5,9,2,6]},{"name":"round","value":2}],"result":{"name":"result","value":{"count":8,"sum":31,"mean":3.88,"min":1,"max":9}}},{"name":"one","params":[{"name":"numbers","value":[0]}],"result":{"name":"result","value":{"count":1,"sum":0,"mean":0,"min":0,"max":0}}}],"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"calculator.remember","summary":"Remember stores value in memory.","description":"Remember stores value in memory. It is a notification: the caller does not wait for an answer.","paramStructure":"either","params":[{"name":"value","description":"the number to keep.","required":true,"schema":{"type":"number"}}]},{"name":"calculator.recall","summary":"Recall returns the value in memory.","description":"Recall returns the value in memory.","params":[],"result":{"name":"result","description":"the value Remember stored last, 0 before the first.","schema":{"type":"number"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"Stats":{"title":"Stats","description":"Stats summarizes numbers.","type":"object","properties":{"count":{"description":"how many numbers there are","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"sum":{"description":"their sum","type":"number"},"mean":{"description":"their arithmetic mean","type":"number"},"min":{"description":"the smallest","type":"number"},"max":{"description":"the largest","type":"number"}},"additionalProperties":false,"required":["count","sum","mean","min","max"]},"DivisionByZero":{"title":"DivisionByZero","description":"DivisionByZero is the data of ErrDivisionByZero.","type":"object","properties":{"dividend":{"description":"Dividend is the a of the failed call.","type":"number"}},"additionalProperties":false,"required":["dividend"]}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"},"DivisionByZero":{"code":1001,"message":"division by zero","data":{"$ref":"#/components/schemas/DivisionByZero"}}}}}`

@@ -80,6 +80,8 @@ type apiMethod struct {
 	// Errors are the JSON-RPC errors the generated dispatcher itself may
 	// answer with (the implementation may add its own codes).
 	Errors []apiError
+	// Examples are the method's explicit examples.
+	Examples []apiExample
 }
 
 // apiParam is one member of a method's params object.
@@ -176,6 +178,7 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 			if !m.Notification {
 				am.Errors = errs.of(m)
 			}
+			am.Examples = examplesOf(m, am, errs)
 			as.Methods = append(as.Methods, am)
 		}
 		doc.Services = append(doc.Services, as)

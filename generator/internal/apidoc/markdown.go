@@ -25,18 +25,19 @@ func renderMarkdown(api *apiDoc) ([]byte, error) {
 		md.components[c.Name] = c.Schema
 	}
 	funcs := template.FuncMap{
-		"anchor":      mdAnchor,
-		"type":        mdType,
-		"cell":        mdCell,
-		"text":        mdText,
-		"constraints": mdConstraints,
-		"fields":      mdFields,
-		"isObject":    func(s *jsonschema.Schema) bool { return s.Properties != nil && s.Properties.Len() > 0 },
-		"variants":    mdVariants,
-		"request":     md.request,
-		"response":    md.response,
-		"methods":     apiMethods,
-		"errors":      apiErrors,
+		"anchor":          mdAnchor,
+		"type":            mdType,
+		"cell":            mdCell,
+		"text":            mdText,
+		"constraints":     mdConstraints,
+		"fields":          mdFields,
+		"isObject":        func(s *jsonschema.Schema) bool { return s.Properties != nil && s.Properties.Len() > 0 },
+		"variants":        mdVariants,
+		"request":         md.request,
+		"exampleRequest":  exampleRequest,
+		"exampleResponse": exampleResponse,
+		"methods":         apiMethods,
+		"errors":          apiErrors,
 	}
 	out, err := render("reference.md.tmpl", funcs, api)
 	if err != nil {
@@ -217,7 +218,9 @@ type mdRenderer struct {
 	components map[string]*jsonschema.Schema
 }
 
-// request is an example request of m, indented JSON.
+// request is a request of m made from its schemas, indented JSON; "" when
+// what it makes up fails the schemas (a pattern it did not follow, say), as
+// the reference shows no request the server would refuse.
 func (r *mdRenderer) request(m *apiMethod) string {
 	msg := orderedJSON{{"jsonrpc", "2.0"}}
 	if !m.Notification {
@@ -227,24 +230,28 @@ func (r *mdRenderer) request(m *apiMethod) string {
 	if len(m.Params) > 0 {
 		params := orderedJSON{}
 		for _, p := range m.Params {
-			params = append(params, jsonMember{p.Name, r.example(p.Schema, 0)})
+			v := r.example(p.Schema, 0)
+			if !r.valid(normalJSON(v), p.Schema, 0) {
+				return ""
+			}
+			params = append(params, jsonMember{p.Name, v})
 		}
 		msg = append(msg, jsonMember{"params", params})
 	}
 	return indentJSON(msg)
 }
 
-// response is an example response of m, "" for a notification.
-func (r *mdRenderer) response(m *apiMethod) string {
-	if m.Notification {
-		return ""
+// exampleRequest is the request of m's explicit example x, indented JSON.
+func exampleRequest(m *apiMethod, x apiExample) string {
+	return indentJSON(orderedJSON{{"jsonrpc", "2.0"}, {"id", 1}, {"method", m.Name}, {"params", x.Params}})
+}
+
+// exampleResponse is the response of an explicit example, indented JSON.
+func exampleResponse(x apiExample) string {
+	if x.Error != nil {
+		return indentJSON(orderedJSON{{"jsonrpc", "2.0"}, {"id", 1}, {"error", x.Error}})
 	}
-	if m.Stream != nil {
-		item := orderedJSON{{"id", 1}, {"item", r.example(m.Stream, 0)}}
-		return indentJSON(orderedJSON{{"jsonrpc", "2.0"}, {"method", "$/stream"}, {"params", item}}) + "\n" +
-			indentJSON(orderedJSON{{"jsonrpc", "2.0"}, {"id", 1}, {"result", nil}})
-	}
-	return indentJSON(orderedJSON{{"jsonrpc", "2.0"}, {"id", 1}, {"result", r.example(m.Result, 0)}})
+	return indentJSON(orderedJSON{{"jsonrpc", "2.0"}, {"id", 1}, {"result", x.Result}})
 }
 
 // example makes up a value s accepts: its first example, default, enum

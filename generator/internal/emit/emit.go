@@ -213,6 +213,7 @@ func (g *emitter) service(s *model.Service) {
 	g.client(s, names)
 	g.handler(s, names)
 	g.tools(s, names)
+	g.examples(s, names)
 	for _, m := range s.Methods {
 		if len(m.Params) > 0 && !m.StructParams {
 			g.paramsStruct(s, m, names)
@@ -352,6 +353,13 @@ func packageNames(services []*model.Service) map[string]bool {
 // newest only where the file calls what it brought (streams, idempotent
 // calls), so that other files build with the runtime they always did.
 func supportsGenerated(services []*model.Service) string {
+	for _, s := range services {
+		for _, m := range s.Methods {
+			if len(m.Examples) > 0 {
+				return "SupportsGeneratedV5"
+			}
+		}
+	}
 	for _, s := range services {
 		for _, m := range s.Methods {
 			if m.Stream || m.Idempotent && !m.Notification {

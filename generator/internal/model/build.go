@@ -258,6 +258,7 @@ func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *
 	checkStream(m, dirs, errs)
 	methodIdempotent(m, dirs["method"], errs)
 	methodErrors(m, s.Errors, b.declaredErrors(dirs["method"]), pos, errs)
+	methodExamples(m, dirs["example"], pkg.Fset, errs)
 	b.stated.attach(m)
 	if len(errs.List) > before || check.invalid {
 		return nil

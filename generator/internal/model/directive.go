@@ -18,7 +18,13 @@ type Directive struct {
 	Name string
 	Pos  token.Pos
 	Args []directiveArg
+	// Next is the next line of a directive that may be given more than
+	// once (repeatable), nil after the last.
+	Next *Directive
 }
+
+// repeatable are the directives a doc comment may hold more than once.
+var repeatable = map[string]bool{"example": true}
 
 // directiveArg is a bare flag ("notification") or a key=value pair
 // ("name=notes", `title="Add a note"`).
@@ -57,6 +63,7 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"resource": {"uri": valueArg, "mime": valueArg, "name": valueArg, "title": valueArg},
 		"prompt":   {"name": valueArg, "title": valueArg},
 		"complete": {"prompt": valueArg, "resource": valueArg, "arg": valueArg},
+		"example":  {"name": valueArg, "params": valueArg, "result": valueArg, "error": valueArg, "data": valueArg},
 	},
 	"type": {
 		"schema": {"file": valueArg},
@@ -118,11 +125,19 @@ func parseDirectives(doc *ast.CommentGroup, place string, methods []string, errs
 			errs.At(d.Slash, "unknown directive //rpcgen:%s on %s (allowed here: %s)", d.Name, at, keysOf(knownDirectives[at], "//rpcgen:"))
 			continue
 		}
-		if _, dup := into[d.Name]; dup {
-			errs.At(d.Slash, "duplicate directive //rpcgen:%s", d.Name)
+		nd := &Directive{Name: d.Name, Pos: d.Slash, Args: checkArgs(d.Name, args, spec, errs)}
+		if prev, dup := into[d.Name]; dup {
+			if !repeatable[d.Name] {
+				errs.At(d.Slash, "duplicate directive //rpcgen:%s", d.Name)
+				continue
+			}
+			for prev.Next != nil {
+				prev = prev.Next
+			}
+			prev.Next = nd
 			continue
 		}
-		into[d.Name] = &Directive{Name: d.Name, Pos: d.Slash, Args: checkArgs(d.Name, args, spec, errs)}
+		into[d.Name] = nd
 	}
 	return out, byMethod
 }

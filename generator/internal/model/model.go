@@ -59,6 +59,8 @@ type Method struct {
 	// Errors are the application errors the method declares it may fail
 	// with: its service's and its own (//rpcgen:method errors=...).
 	Errors []*DeclaredError
+	// Examples are the method's explicit examples (//rpcgen:example).
+	Examples []*Example
 	// Content says the result is MCP tool content (mcp.Content,
 	// []mcp.Content or *mcp.CallToolResult) rather than data; see content.go.
 	Content ContentKind
