@@ -32,7 +32,7 @@ func (ss *Session) serveLegacy(ctx context.Context, method string, p *reqParams)
 	}
 	switch method {
 	case "tools/list":
-		return ss.srv.listTools(st.v, p.cursor)
+		return ss.srv.listTools(ctx, st.v, p.cursor)
 	case "tools/call":
 		return ss.callTool(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
 	case "resources/list":

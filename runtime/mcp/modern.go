@@ -47,7 +47,7 @@ func (ss *Session) serveModern(ctx context.Context, req *runtime.Request, p *req
 	case "server/discover":
 		return ss.srv.encodedFor(ss.srv.reg.Load(), ver20260728).handshake, nil
 	case "tools/list":
-		return ss.srv.listTools(ver20260728, p.cursor)
+		return ss.srv.listTools(ctx, ver20260728, p.cursor)
 	case "resources/list":
 		return ss.srv.listResources(ver20260728, p.cursor)
 	case "resources/templates/list":

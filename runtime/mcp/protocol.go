@@ -83,6 +83,12 @@ type Tool struct {
 	// Annotations are hints about the tool's behaviour; nil leaves every
 	// hint at the protocol's default.
 	Annotations *ToolAnnotations
+	// Scopes are the OAuth scopes a caller's access token must grant to call
+	// the tool (//rpcgen:tool scopes=notes.write). They are checked before
+	// the handler runs whenever the request carries a Grant (over HTTP with
+	// mcphttp.Auth: a token lacking one gets 403 insufficient_scope naming
+	// them); a server without authorization (stdio) runs every tool.
+	Scopes []string
 	// Handler runs the tool.
 	Handler ToolHandler
 	// Content says that Handler returns a whole tools/call result, an object

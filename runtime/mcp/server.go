@@ -163,6 +163,11 @@ func (s *Server) AddTools(tools ...Tool) {
 		if t.Handler == nil {
 			panic(fmt.Sprintf("mcp: tool %q has no Handler", t.Name))
 		}
+		for _, sc := range t.Scopes {
+			if !ValidScope(sc) {
+				panic(fmt.Sprintf("mcp: tool %q: invalid scope %q (RFC 6749 §3.3: printable ASCII but space, \" and \\)", t.Name, sc))
+			}
+		}
 		batch[t.Name] = true
 	}
 	added := make([]*Tool, len(tools))

@@ -205,9 +205,28 @@ func marshal(v any) []byte {
 
 // encodePages pre-encodes the tools/list results of revision v, one per page.
 func (s *Server) encodePages(tools []*Tool, v ver) [][]byte {
-	return s.encodeList("tools", cursorPrefix, len(tools), v, func(b []byte, i int) []byte {
+	return s.encodeToolList(tools, v, false)
+}
+
+// encodeToolList encodes the tools/list results of revision v listing
+// tools; private marks them cacheScope "private" in 2026-07-28 (a list that
+// depends on the caller).
+func (s *Server) encodeToolList(tools []*Tool, v ver, private bool) [][]byte {
+	pages := s.encodeList("tools", cursorPrefix, len(tools), v, func(b []byte, i int) []byte {
 		return appendTool(b, tools[i], v)
 	})
+	if private && v.modern() && s.opts.CacheScope != "private" {
+		for i, p := range pages {
+			pages[i] = bytes.Replace(p, s.cacheFields, s.privateCacheFields(), 1)
+		}
+	}
+	return pages
+}
+
+// privateCacheFields returns cacheFields with cacheScope "private".
+func (s *Server) privateCacheFields() []byte {
+	b := strconv.AppendInt([]byte(`,"ttlMs":`), s.opts.ListTTL.Milliseconds(), 10)
+	return append(b, `,"cacheScope":"private"`...)
 }
 
 // encodeList pre-encodes the results of a paginated list method of revision

@@ -13,8 +13,14 @@ import (
 var errInvalidCursor = &runtime.Error{Code: runtime.CodeInvalidParams, Message: "invalid params: invalid cursor"}
 
 // listTools returns the pre-encoded tools/list page the cursor points at.
-func (s *Server) listTools(v ver, cursor []byte) (json.RawMessage, error) {
+func (s *Server) listTools(ctx context.Context, v ver, cursor []byte) (json.RawMessage, error) {
 	r := s.reg.Load()
+	if tools := visibleTools(r.tools, GrantFromContext(ctx)); tools != nil {
+		// A list of the caller's own: encoded for this request, and private
+		// to it in 2026-07-28.
+		pages := s.encodeToolList(tools, v, true)
+		return listPage(pages, cursorPrefix, s.opts.PageSize, len(tools), cursor)
+	}
 	return listPage(s.encodedFor(r, v).pages, cursorPrefix, s.opts.PageSize, len(r.tools), cursor)
 }
 
@@ -44,6 +50,11 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 	t, err := ss.srv.lookup(p.name)
 	if err != nil {
 		return nil, err
+	}
+	if g := GrantFromContext(ctx); g != nil {
+		if missing := MissingScopes(t.Scopes, g.Scopes); missing != nil {
+			return nil, errInsufficientScope(t.Name, missing)
+		}
 	}
 	args := p.arguments
 	if string(args) == "null" {

@@ -89,6 +89,13 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 		if a := annotations(m.Tool); a != nil {
 			field("Annotations", a)
 		}
+		if len(m.Tool.Scopes) > 0 {
+			field("Scopes", jen.Index().String().ValuesFunc(func(g *jen.Group) {
+				for _, sc := range m.Tool.Scopes {
+					g.Lit(sc)
+				}
+			}))
+		}
 		handler := jen.Id("h").Dot(names.serve(m))
 		if m.Stream {
 			handler = jen.Qual(model.MCPPath, "StreamTool").Call(handler)

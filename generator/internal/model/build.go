@@ -156,6 +156,7 @@ func (b *builder) buildService(name string) *Service {
 		}
 		s.ToolPrefix = v
 	}
+	s.Scopes = parseScopes(dirs["service"], nil, errs)
 	s.Schema = readSchemaOptions(dirs["schema"], SchemaOptions{})
 	s.Errors = b.declaredErrors(dirs["service"])
 	if iface.NumMethods() == 0 {

@@ -50,7 +50,7 @@ type directiveSpec map[string]argKind
 // knownDirectives maps where a directive may stand to the directives allowed there.
 var knownDirectives = map[string]map[string]directiveSpec{
 	"interface": {
-		"service": {"name": valueArg, "toolprefix": valueArg, "errors": valueArg},
+		"service": {"name": valueArg, "toolprefix": valueArg, "errors": valueArg, "scopes": valueArg},
 		"schema":  {"dialect": boolArg, "defs": boolArg},
 	},
 	"method": {
@@ -58,6 +58,7 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"tool": {
 			"name": valueArg, "title": valueArg, "skip": boolArg,
 			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,
+			"scopes": valueArg,
 		},
 		"schema":   {"dialect": boolArg, "defs": boolArg},
 		"resource": {"uri": valueArg, "mime": valueArg, "name": valueArg, "title": valueArg},

@@ -27,6 +27,9 @@ type Service struct {
 	Methods []*Method      // in source order
 	// ToolPrefix is put before every MCP tool name of the service, e.g. "notes_".
 	ToolPrefix string
+	// Scopes are the OAuth scopes every tool of the service requires
+	// (//rpcgen:service scopes=notes.read), before each tool's own.
+	Scopes []string
 	// Schema holds the //rpcgen:schema options its methods start from.
 	Schema SchemaOptions
 	// Errors are the errors every method of the service may fail with
@@ -84,6 +87,10 @@ type Tool struct {
 	Title string // display name, "" when not given
 	// Hints of the tool's behaviour; nil leaves the protocol default.
 	ReadOnly, Destructive, Idempotent, OpenWorld *bool
+	// Scopes are the OAuth scopes a caller's token must grant to call the
+	// tool: the service's and then those of //rpcgen:tool scopes=..., each
+	// once.
+	Scopes []string
 }
 
 // Param is one method parameter (other than the context).

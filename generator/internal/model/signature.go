@@ -127,6 +127,7 @@ func buildTool(s *Service, fn *types.Func, d *Directive, errs *diag.Collector) *
 		errs.At(pos, "method %s: tool name %q is not a valid MCP tool name; set one with //rpcgen:tool name=...", method, t.Name)
 	}
 	t.Title, _, _ = d.value("title")
+	t.Scopes = parseScopes(d, s.Scopes, errs)
 	if t.ReadOnly != nil && *t.ReadOnly && t.Destructive != nil && *t.Destructive {
 		errs.At(pos, "method %s: a tool cannot be both readonly and destructive", method)
 	}

@@ -37,6 +37,10 @@ type Auth struct {
 	// with error="insufficient_scope". They are named in the scope parameter
 	// of the challenges, so a client knows what to ask for.
 	Scopes []string
+	// HideTools leaves out of tools/list the tools whose Scopes
+	// (mcp.Tool.Scopes, //rpcgen:tool scopes=...) the caller's token lacks.
+	// Calling such a tool gets 403 insufficient_scope either way.
+	HideTools bool
 }
 
 // TokenInfo is what a verified bearer token grants. A tool reads it with
@@ -88,12 +92,15 @@ func TokenInfoFromContext(ctx context.Context) *TokenInfo {
 // withTokenInfo returns ctx carrying ti, and its subject as the principal
 // of the MCP calls made with it (mcp.WithPrincipal: the state of a
 // 2026-07-28 input_required result is bound to it); ctx itself when ti is
-// nil.
-func withTokenInfo(ctx context.Context, ti *TokenInfo) context.Context {
+// nil. The token's scopes become the mcp.Grant that tools' Scopes are
+// checked against; hideTools is Auth.HideTools.
+func withTokenInfo(ctx context.Context, ti *TokenInfo, hideTools bool) context.Context {
 	if ti == nil {
 		return ctx
 	}
-	return mcp.WithPrincipal(context.WithValue(ctx, tokenInfoKey{}, ti), ti.Subject)
+	ctx = context.WithValue(ctx, tokenInfoKey{}, ti)
+	ctx = mcp.WithGrant(ctx, &mcp.Grant{Scopes: ti.Scopes, HideTools: hideTools})
+	return mcp.WithPrincipal(ctx, ti.Subject)
 }
 
 // tokenSubject returns the subject of the token r was authenticated with, or
@@ -147,7 +154,7 @@ func (a *Auth) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reque
 			return nil, false
 		}
 	}
-	return r.WithContext(withTokenInfo(r.Context(), ti)), true
+	return r.WithContext(withTokenInfo(r.Context(), ti, a.HideTools)), true
 }
 
 // bearerToken returns the token of an "Authorization: Bearer <token>" header

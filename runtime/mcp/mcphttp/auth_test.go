@@ -137,10 +137,10 @@ func TestTokenInfoFromContext(t *testing.T) {
 		t.Error("a bare context has a TokenInfo")
 	}
 	ti := &TokenInfo{Subject: "s"}
-	if got := TokenInfoFromContext(withTokenInfo(context.Background(), ti)); got != ti {
+	if got := TokenInfoFromContext(withTokenInfo(context.Background(), ti, false)); got != ti {
 		t.Errorf("got %v, want %v", got, ti)
 	}
-	if ctx := context.Background(); withTokenInfo(ctx, nil) != ctx {
+	if ctx := context.Background(); withTokenInfo(ctx, nil, false) != ctx {
 		t.Error("withTokenInfo(ctx, nil) is not ctx")
 	}
 }

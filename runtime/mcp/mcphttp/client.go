@@ -26,6 +26,11 @@ type ClientOptions struct {
 	// own protocol headers (Accept, Content-Type, MCP-Protocol-Version,
 	// Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID) take precedence.
 	Header http.Header
+	// Authorizer, when set, gives every request its credentials and answers
+	// the server's 401 and 403 challenges, logging in when needed (see
+	// Authorizer; module ext/oauth has the OAuth 2.1 one). An Authorization
+	// header it sets replaces one in Header.
+	Authorizer Authorizer
 	// Transport selects the transport: "" tries Streamable HTTP and then the
 	// 2024-11-05 HTTP+SSE transport (see Connect), "streamable" and "sse"
 	// use only the one named.
@@ -71,15 +76,20 @@ func Connect(ctx context.Context, rawURL string, opts *ClientOptions) (*mcp.Clie
 	cfg := newClientConfig(&o)
 	switch o.Transport {
 	case "streamable":
-		return mcp.ConnectTransport(ctx, newStreamable(rawURL, cfg), o.MCP)
+		return cfg.authorized(ctx, func() (*mcp.Client, error) {
+			return mcp.ConnectTransport(ctx, newStreamable(rawURL, cfg), o.MCP)
+		})
 	case "sse":
-		return clientConnectSSE(ctx, rawURL, cfg, o.MCP)
+		return cfg.authorized(ctx, func() (*mcp.Client, error) { return clientConnectSSE(ctx, rawURL, cfg, o.MCP) })
 	case "":
 	default:
 		return nil, fmt.Errorf("mcphttp: unknown transport %q (want \"\", \"streamable\" or \"sse\")", o.Transport)
 	}
-	t := newStreamable(rawURL, cfg)
-	c, err := mcp.ConnectTransport(ctx, t, o.MCP)
+	var t *streamable
+	c, err := cfg.authorized(ctx, func() (*mcp.Client, error) {
+		t = newStreamable(rawURL, cfg)
+		return mcp.ConnectTransport(ctx, t, o.MCP)
+	})
 	if err == nil {
 		return c, nil
 	}
@@ -87,7 +97,7 @@ func Connect(ctx context.Context, rawURL string, opts *ClientOptions) (*mcp.Clie
 		return nil, err
 	}
 	cfg.logger.Debug("mcphttp: Streamable HTTP refused; trying HTTP+SSE", "url", rawURL, "err", err)
-	c, sseErr := clientConnectSSE(ctx, rawURL, cfg, o.MCP)
+	c, sseErr := cfg.authorized(ctx, func() (*mcp.Client, error) { return clientConnectSSE(ctx, rawURL, cfg, o.MCP) })
 	if sseErr != nil {
 		return nil, fmt.Errorf("mcphttp: connect to %s: Streamable HTTP: %v; HTTP+SSE: %w", rawURL, err, sseErr)
 	}
@@ -120,11 +130,12 @@ type clientConfig struct {
 	client *http.Client
 	owned  bool // client is ours: Close closes its idle connections
 	header http.Header
+	auth   Authorizer
 	logger *slog.Logger
 }
 
 func newClientConfig(o *ClientOptions) *clientConfig {
-	cfg := &clientConfig{client: o.HTTPClient, header: o.Header, logger: o.MCP.Logger}
+	cfg := &clientConfig{client: o.HTTPClient, header: o.Header, auth: o.Authorizer, logger: o.MCP.Logger}
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)
 	}

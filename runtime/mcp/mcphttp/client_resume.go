@@ -125,7 +125,7 @@ func (t *streamable) resume(ctx context.Context, lastID string, s clientSession)
 		h[hdrLastEventID] = []string{lastID}
 	}
 	clientSetHeaders(h, &clientMessage{}, s)
-	resp, err := t.cfg.client.Do(req)
+	resp, err := t.cfg.do(req, false)
 	if err != nil {
 		return nil, false, err
 	}

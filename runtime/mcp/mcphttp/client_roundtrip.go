@@ -47,7 +47,7 @@ func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *cli
 	if m.version != "" && m.method == "tools/call" {
 		t.setParamHeaders(req.Header, m)
 	}
-	resp, err := t.cfg.client.Do(req)
+	resp, err := t.cfg.do(req, m.method == "initialize" || m.method == "server/discover")
 	if err == nil {
 		var reply []byte
 		reply, err = t.response(rctx, id, m, s, legacy, resp, incoming)

@@ -93,7 +93,7 @@ func clientDialSSE(ctx context.Context, rawURL string, cfg *clientConfig) (*sseT
 	}
 	req := cfg.newRequest(t.closeCtx, http.MethodGet, u, nil, 0)
 	req.Header[hdrAccept] = valEventStream
-	resp, err := cfg.client.Do(req)
+	resp, err := cfg.do(req, true)
 	if err != nil {
 		return fail(err)
 	}
@@ -187,7 +187,7 @@ func (t *sseTransport) post(ctx context.Context, id int64, msg []byte) (reply []
 	body := &clientBody{msg: msg}
 	defer body.detach()
 	req := t.cfg.newRequest(ctx, http.MethodPost, t.endpoint, body, len(msg))
-	resp, err := t.cfg.client.Do(req)
+	resp, err := t.cfg.do(req, false)
 	if err != nil {
 		return nil, fmt.Errorf("mcphttp: post to %s: %w", t.endpoint.Path, err)
 	}

@@ -246,7 +246,7 @@ func (t *streamable) post(ctx context.Context, msg []byte, m *clientMessage, s c
 	req := t.cfg.newRequest(ctx, http.MethodPost, t.u, body, len(msg))
 	req.Header[hdrAccept] = clientAcceptBoth
 	clientSetHeaders(req.Header, m, s)
-	resp, err := t.cfg.client.Do(req)
+	resp, err := t.cfg.do(req, false)
 	if err != nil {
 		return fmt.Errorf("mcphttp: send %s: %w", what, err)
 	}
@@ -286,7 +286,7 @@ func (t *streamable) Close() error {
 	defer stop()
 	req := t.cfg.newRequest(ctx, http.MethodDelete, t.u, nil, 0)
 	clientSetHeaders(req.Header, &clientMessage{}, s)
-	resp, err := t.cfg.client.Do(req)
+	resp, err := t.cfg.do(req, false)
 	if err != nil {
 		return fmt.Errorf("mcphttp: end the session: %w", err)
 	}

@@ -173,6 +173,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeShuttingDown(w)
 		return
 	}
+	if !h.toolScopes(w, r, body, &env) {
+		return
+	}
 	if sid != "" {
 		if s := h.sessionOf(r, sid); s != nil {
 			s.servePOST(w, r, body, &env)

@@ -31,6 +31,13 @@ func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID 
 		writeError(w, http.StatusBadRequest, id, code, msg)
 		return
 	}
+	if !response {
+		var env envelope
+		env.parseBody(body)
+		if !l.h.toolScopes(w, r, body, &env) {
+			return
+		}
+	}
 	if response {
 		// The client's answer to a request the session sent it: handed at
 		// once to the call waiting for it, even during a shutdown, which
@@ -71,7 +78,7 @@ func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID 
 	}
 	// The call runs for the session's life, not the POST's, which ends now;
 	// it sees this POST's token.
-	ctx := withTokenInfo(sess.ctx, TokenInfoFromContext(r.Context()))
+	ctx := withTokenInfo(sess.ctx, TokenInfoFromContext(r.Context()), l.h.opts.Auth != nil && l.h.opts.Auth.HideTools)
 	go func() {
 		defer done()
 		defer l.endCall(sess)
