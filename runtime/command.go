@@ -26,6 +26,9 @@ func DialCommand(ctx context.Context, cmd *exec.Cmd, opts Options) (*Conn, error
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: %w", err)
 	}
+	if opts.Transport == "" {
+		opts.Transport = TransportPipe
+	}
 	c := newConn(child, opts)
 	c.afterClose = func() error {
 		if err := child.Wait(c.done); err != nil {

@@ -122,7 +122,7 @@ func newConn(f Framer, opts Options) *Conn {
 	c.base, c.cancelBase = context.WithCancel(context.Background())
 	c.tr.missed = c.cancelQueued
 	c.srv = server{
-		handler:    opts.Handler,
+		handler:    handlerOf(opts),
 		maxDepth:   opts.MaxDepth,
 		noBatches:  opts.NoBatches,
 		allowBatch: opts.AllowBatch,
@@ -132,6 +132,7 @@ func newConn(f Framer, opts Options) *Conn {
 
 		trustResults: opts.TrustResults,
 		strictIDs:    opts.StrictIDs,
+		transport:    opts.Transport,
 	}
 	return c
 }

@@ -146,7 +146,7 @@ func (c *Conn) cancelQueued(id string) bool {
 // request may then be refused as busy that could have waited, never the reverse.
 func (c *Conn) callingBack(ctx context.Context) *incoming {
 	in := incomingFrom(ctx)
-	if in == nil || in.conn != c {
+	if in == nil || in.srv.conn != c {
 		return nil
 	}
 	c.qmu.Lock()

@@ -26,7 +26,7 @@ func (f HandlerFunc) ServeRPC(ctx context.Context, req *Request) (json.RawMessag
 type incoming struct {
 	context.Context
 	cancel context.CancelFunc // nil when untracked (no CancelMethod in a Processor)
-	conn   *Conn
+	srv    *server            // the server serving it; srv.conn is its Conn, nil in a Processor
 	req    Request
 	calls  int // its Calls and Batches to the peer under way; under conn.qmu
 }
@@ -51,7 +51,7 @@ func incomingFrom(ctx context.Context) *incoming {
 // handler.
 func ConnFromContext(ctx context.Context) *Conn {
 	if in := incomingFrom(ctx); in != nil {
-		return in.conn
+		return in.srv.conn
 	}
 	return nil
 }

@@ -6,6 +6,14 @@ import "log/slog"
 type Options struct {
 	// Handler serves incoming requests; nil answers every request with Method not found.
 	Handler Handler
+	// Middleware wraps Handler, the first outermost (see Middleware and Chain):
+	// for logging, metrics, tracing or a policy around every request. None
+	// costs nothing.
+	Middleware []Middleware
+	// Transport names the network transport the connection runs over, for
+	// middleware (TransportFromContext): TransportPipe, TransportTCP,
+	// TransportUnix. ServeStdio and DialCommand default it to TransportPipe.
+	Transport string
 	// MaxInflight bounds the incoming requests handled at once (default 64). Requests
 	// and notifications beyond it wait in a queue, and start in the order they arrived
 	// as handlers finish; when the queue is full too the connection stops reading,

@@ -29,6 +29,7 @@ type server struct {
 	dropResponses bool
 	trustResults  bool // skip checking that results are valid JSON
 	strictIDs     bool // only string and integer ids (Options.StrictIDs)
+	transport     string
 }
 
 // message holds the raw top-level members of one JSON-RPC message; nil means absent.
@@ -242,7 +243,7 @@ func (s *server) serveBatch(ctx context.Context, msg, buf []byte) []byte {
 // serve runs the handler for the admitted request or notification m and appends its
 // response, if any, to buf. ctx is the parent of the handler's context.
 func (s *server) serve(ctx context.Context, m *message, buf []byte) []byte {
-	in := &incoming{conn: s.conn}
+	in := &incoming{srv: s}
 	if m.id != nil {
 		in.req.ID = ID{raw: string(m.id)}
 	}

@@ -20,7 +20,7 @@ type Processor struct {
 func NewProcessor(opts Options) *Processor {
 	opts = opts.withDefaults()
 	p := &Processor{srv: server{
-		handler:    opts.Handler,
+		handler:    handlerOf(opts),
 		maxDepth:   opts.MaxDepth,
 		noBatches:  opts.NoBatches,
 		allowBatch: opts.AllowBatch,
@@ -29,6 +29,7 @@ func NewProcessor(opts Options) *Processor {
 		dropResponses: !opts.RejectResponses,
 		trustResults:  opts.TrustResults,
 		strictIDs:     opts.StrictIDs,
+		transport:     opts.Transport,
 	}}
 	if opts.CancelMethod != "" {
 		p.srv.tr = newTracker(opts)

@@ -58,6 +58,18 @@ func NewRedialer(dial DialFunc, opts RedialOptions) *Redialer {
 	return &Redialer{dial: dial, opts: opts, log: log}
 }
 
+// Transport returns the network transport of the live connection, or "" while
+// there is none.
+func (r *Redialer) Transport() string {
+	r.mu.Lock()
+	c := r.conn
+	r.mu.Unlock()
+	if c == nil {
+		return ""
+	}
+	return c.Transport()
+}
+
 // errRedialerClosed is what calls get after Close.
 var errRedialerClosed = fmt.Errorf("redialer: %w", ErrClosed)
 

@@ -39,6 +39,9 @@ func serve(ctx context.Context, c *Conn) error {
 // stdin is left behind, since a read on a terminal or pipe cannot be interrupted; it
 // ends with the process.
 func ServeStdio(ctx context.Context, opts Options) error {
+	if opts.Transport == "" {
+		opts.Transport = TransportPipe
+	}
 	f := NewFramer(opts.Framing, io.Reader(stdinReader{}), os.Stdout, opts.MaxMessageSize)
 	c := newConn(f, opts)
 	c.detached = true

@@ -165,9 +165,9 @@ func ServeStream[T any](ctx context.Context, seq iter.Seq2[T, error]) (json.RawM
 		switch {
 		case in != nil && in.req.ID.IsZero():
 			return nil, nil // a notification: nobody would see the items
-		case in != nil && in.conn != nil:
-			ss := in.conn.openServerStream(in.req.ID.raw)
-			defer in.conn.closeServerStream(ss)
+		case in != nil && in.srv.conn != nil:
+			ss := in.srv.conn.openServerStream(in.req.ID.raw)
+			defer in.srv.conn.closeServerStream(ss)
 			sink = ss
 		default:
 			col = &collector{buf: []byte{'['}}

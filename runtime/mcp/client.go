@@ -67,6 +67,9 @@ type ClientOptions struct {
 	// ProbeTimeout bounds the dual-era probe: a server that has not answered
 	// server/discover by then is taken for a legacy one (default 2s).
 	ProbeTimeout time.Duration
+	// Middleware wraps every request and notification the client sends, the
+	// first outermost (see ClientMiddleware). None costs nothing.
+	Middleware []ClientMiddleware
 }
 
 // DefaultProbeTimeout is the ProbeTimeout used when none is given.
@@ -90,6 +93,8 @@ type Client struct {
 	listen  listener       // the subscriptions/listen stream (2026-07-28)
 
 	notifying chan struct{} // a slot per NotifyTool call running
+
+	chain ClientHandler // the middleware chain; nil without
 
 	metaMu   sync.Mutex
 	logLevel string
@@ -142,6 +147,7 @@ func newClient(opts ClientOptions) *Client {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{opts: opts, logger: logger, notifying: make(chan struct{}, notifyLimit)}
+	c.chain = c.clientChain(opts.Middleware)
 	c.serving.init()
 	return c
 }

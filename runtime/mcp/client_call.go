@@ -11,9 +11,32 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
-// roundTrip sends the request the buffer holds and returns its reply. The
-// buffer is released once the message is out.
-func (c *Client) roundTrip(ctx context.Context, id int64, cb *clientBuf, onProgress func(ProgressNotification)) (clientReply, error) {
+// roundTrip ends the request the buffer holds (its _meta, with the progress
+// token when not 0), sends it through the middleware and returns its reply.
+// The buffer is released once the message is out.
+func (c *Client) roundTrip(ctx context.Context, id int64, cb *clientBuf, token int64, onProgress func(ProgressNotification)) (clientReply, error) {
+	if c.chain != nil {
+		return c.intercept(ctx, id, cb, token, onProgress)
+	}
+	cb.end(c.requestMeta(), token)
+	return c.exchange(ctx, id, cb, onProgress)
+}
+
+// send ends the notification the buffer holds, sends it through the
+// middleware and releases the buffer.
+func (c *Client) send(ctx context.Context, cb *clientBuf) error {
+	if c.chain != nil {
+		_, err := c.intercept(ctx, 0, cb, 0, nil)
+		return err
+	}
+	defer cb.free()
+	cb.end(c.requestMeta(), 0)
+	return c.t.send(ctx, cb.b.Bytes())
+}
+
+// exchange sends the complete request the buffer holds and returns its
+// reply, releasing the buffer once the message is out.
+func (c *Client) exchange(ctx context.Context, id int64, cb *clientBuf, onProgress func(ProgressNotification)) (clientReply, error) {
 	r, err := c.t.roundTrip(ctx, id, cb.b.Bytes(), onProgress)
 	cb.free()
 	if err != nil {
@@ -49,8 +72,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 			return fmt.Errorf("mcp: encode params of %s: %w", method, err)
 		}
 	}
-	cb.end(c.requestMeta(), 0)
-	r, err := c.roundTrip(ctx, id, cb, nil)
+	r, err := c.roundTrip(ctx, id, cb, 0, nil)
 	if err != nil {
 		return err
 	}
@@ -85,10 +107,8 @@ func (cb *clientBuf) members(v any) error {
 // notify sends a notification with no params beyond the modern _meta.
 func (c *Client) notify(ctx context.Context, method string) error {
 	cb := clientGetBuf()
-	defer cb.free()
 	cb.begin(0, method)
-	cb.end(c.requestMeta(), 0)
-	return c.t.send(ctx, cb.b.Bytes())
+	return c.send(ctx, cb)
 }
 
 // checkResultType rejects a modern result that is not complete; a missing

@@ -18,6 +18,10 @@ import (
 type clientBuf struct {
 	b   bytes.Buffer
 	enc *json.Encoder
+	// method and params are what begin wrote: the method, and where the
+	// params' members start in b.
+	method string
+	params int
 }
 
 var clientBufPool = sync.Pool{New: func() any {
@@ -57,6 +61,7 @@ func (cb *clientBuf) begin(id int64, method string) {
 	cb.b.WriteString(`"method":`)
 	cb.str(method)
 	cb.b.WriteString(`,"params":{`)
+	cb.method, cb.params = method, cb.b.Len()
 }
 
 // field appends the key of a params member, after a comma unless it is the first.

@@ -329,8 +329,7 @@ func (c *Client) callWithInput(ctx context.Context, method, target string, write
 		if onProgress != nil {
 			token = id
 		}
-		cb.end(c.requestMeta(), token)
-		r, err := c.roundTrip(ctx, id, cb, onProgress)
+		r, err := c.roundTrip(ctx, id, cb, token, onProgress)
 		if err != nil {
 			return nil, err
 		}

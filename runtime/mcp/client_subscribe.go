@@ -96,9 +96,8 @@ func (c *Client) openListen(ctx context.Context, uris []string) (context.CancelF
 	cb.begin(id, "subscriptions/listen")
 	cb.field("notifications")
 	cb.b.Write(fb)
-	cb.end(c.requestMeta(), 0)
 	go func() {
-		_, err := c.roundTrip(lctx, id, cb, nil)
+		_, err := c.roundTrip(lctx, id, cb, 0, nil)
 		if err == nil {
 			err = errors.New("mcp: the server ended the subscription")
 		}

@@ -64,6 +64,9 @@ type callCtx struct {
 
 	notify func([]byte)  // where notifications go in process (Handle) ...
 	conn   *runtime.Conn // ... or on a stream (Serve)
+	// observe sees each notification sent (ObserveNotifications); nil when
+	// no method middleware asked.
+	observe Observer
 
 	// What the call asks the client for (input.go, mrtr.go).
 	method string // the request's method
@@ -108,6 +111,9 @@ func (cc *callCtx) finish() (cancelled bool) {
 // send writes a notification for the call; cc.mu must be held, and the call
 // must be neither done nor cancelled.
 func (cc *callCtx) send(method string, params []byte) {
+	if cc.observe != nil {
+		cc.observe(method, params)
+	}
 	if cc.notify != nil {
 		msg := make([]byte, 0, len(params)+len(method)+40)
 		msg = append(msg, `{"jsonrpc":"2.0","method":"`...)

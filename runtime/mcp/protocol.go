@@ -106,7 +106,8 @@ type Tool struct {
 // when the client sent none. The result is the structured result, a JSON
 // object, or nil when the tool returns none. An error becomes a result with
 // isError set, so the model sees what went wrong and can correct its call;
-// only a *runtime.Error with CodeMissingClientCapability is a protocol error.
+// only a *runtime.Error with CodeMissingClientCapability, or a ProtocolError,
+// is a protocol error.
 type ToolHandler func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must treat them

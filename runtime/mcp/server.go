@@ -46,6 +46,16 @@ type ServerOptions struct {
 	StateKeys [][]byte
 	// StateTTL is how long a requestState stays valid (default 5 minutes).
 	StateTTL time.Duration
+	// Middleware wraps the handling of every request and notification of
+	// every session, on every transport, the first outermost (see
+	// runtime.Middleware; SessionFromContext finds the session, and
+	// ObserveNotifications the notifications sent for the request). A panic
+	// in one is an Internal error (-32603) for that request. None costs
+	// nothing.
+	Middleware []runtime.Middleware
+	// ToolMiddleware wraps every tool call, the first outermost (see
+	// ToolMiddleware).
+	ToolMiddleware []ToolMiddleware
 }
 
 // Server serves tools over MCP in both eras: an initialize selects a legacy
@@ -69,6 +79,9 @@ type Server struct {
 	hub hub // the sessions and listen streams notifications go to (subscribe.go)
 
 	state *stateSealer // seals 2026-07-28 requestState (seal.go)
+
+	tools    ToolCallHandler // the tool middleware chain; nil without
+	observed bool            // method middleware may observe notifications
 }
 
 // encoded holds a registry's results as one revision sends them.
@@ -137,6 +150,8 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.state = newStateSealer(s.opts.StateKeys, s.opts.StateTTL)
+	s.tools = toolChain(s.opts.ToolMiddleware)
+	s.observed = len(s.opts.Middleware) > 0
 	s.hub.ended = make(chan struct{})
 	s.encodeFixed()
 	s.reg.Store(newRegistry())
@@ -217,7 +232,7 @@ func compactSchema(tool, field string, schema json.RawMessage) json.RawMessage {
 // an in-process client (Handle) or a transport of your own.
 func (s *Server) NewSession() *Session {
 	ss := &Session{srv: s, logger: s.logger}
-	ss.handler = runtime.HandlerFunc(ss.serveRPC)
+	ss.handler = ss.sessionHandler()
 	ss.proc = runtime.NewProcessor(ss.options())
 	return ss
 }

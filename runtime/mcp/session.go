@@ -22,6 +22,7 @@ type Session struct {
 	logger  *slog.Logger
 	handler runtime.Handler
 	proc    *runtime.Processor
+	id      sessionID // set by the transport (SetID)
 
 	initMu sync.Mutex // serializes initialize
 	state  atomic.Pointer[legacyState]

@@ -74,6 +74,9 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 		return r, nil
 	}
 	if err != nil {
+		if pe := asProtocolError(err); pe != nil {
+			return nil, pe
+		}
 		re := toolError(err)
 		if re.Code == CodeMissingClientCapability {
 			return nil, re
@@ -95,6 +98,10 @@ func (ss *Session) run(cc *callCtx, t *Tool, args json.RawMessage) (res json.Raw
 			res, err = nil, internalToolError(t.Name)
 		}
 	}()
+	if ss.srv.tools != nil {
+		return ss.srv.tools(cc, &ToolCall{Tool: t, Arguments: args, Principal: principalFrom(cc), Session: ss,
+			ProtocolVersion: verNames[cc.v], RequestID: runtime.RequestIDFromContext(cc)})
+	}
 	return t.Handler(cc, args)
 }
 

@@ -65,6 +65,14 @@ type clientAdapter struct {
 	closed bool
 }
 
+// sessionID returns the transport's session id, when it has one.
+func (a *clientAdapter) sessionID() string {
+	if s, ok := a.t.(interface{ SessionID() string }); ok {
+		return s.SessionID()
+	}
+	return ""
+}
+
 func newClientAdapter(c *Client, t ClientTransport) *clientAdapter {
 	a := &clientAdapter{c: c, t: t}
 	a.routes = a.route

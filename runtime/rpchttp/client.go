@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -40,9 +42,7 @@ func (c *Client) do(ctx context.Context, body []byte, accept string) (*http.Resp
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range c.Header {
-		req.Header[k] = v
-	}
+	c.setHeaders(ctx, req)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", accept)
 	hc := c.Client
@@ -56,7 +56,7 @@ func (c *Client) do(ctx context.Context, body []byte, accept string) (*http.Resp
 func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 	resp, err := c.do(ctx, body, "application/json")
 	if err != nil {
-		return nil, err
+		return nil, classify(ctx, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseSize))
@@ -75,8 +75,41 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("http status %s", resp.Status)
+	err = fmt.Errorf("http status %s", resp.Status)
+	switch resp.StatusCode {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		// A proxy's answer: the server may or may not have run the call.
+		err = fmt.Errorf("%w: %w", runtime.ErrConnectionLost, err)
+	}
+	return nil, err
 }
+
+// setHeaders adds c.Header and the headers of runtime.WithCallHeaders to req.
+func (c *Client) setHeaders(ctx context.Context, req *http.Request) {
+	for k, v := range c.Header {
+		req.Header[k] = v
+	}
+	for k, v := range runtime.CallHeadersFromContext(ctx) {
+		req.Header[http.CanonicalHeaderKey(k)] = v
+	}
+}
+
+// classify marks a failed exchange for retries (runtime.Retryable): a request
+// whose connection could not be made was not sent; one that failed later may
+// or may not have reached the server.
+func classify(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return runtime.NotSent(err)
+	}
+	return fmt.Errorf("%w: %w", runtime.ErrConnectionLost, err)
+}
+
+// Transport returns runtime.TransportTCP: HTTP runs over TCP.
+func (c *Client) Transport() string { return runtime.TransportTCP }
 
 // Call POSTs a request for method and decodes the result into result (discarded when
 // nil). An error response is returned as a *runtime.Error.

@@ -46,6 +46,9 @@ type Options struct {
 	// Default 30 seconds; negative: none (an http.Server's ReadTimeout, when
 	// shorter, still applies).
 	BodyReadTimeout time.Duration
+	// Middleware wraps the handler, the first outermost (see
+	// runtime.Middleware); TransportFromContext says runtime.TransportTCP.
+	Middleware []runtime.Middleware
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -85,6 +88,8 @@ func NewHandler(h runtime.Handler, opts Options) http.Handler {
 	return &handler{
 		proc: runtime.NewProcessor(runtime.Options{
 			Handler:         h,
+			Middleware:      opts.Middleware,
+			Transport:       runtime.TransportTCP,
 			MaxMessageSize:  maxSize,
 			MaxDepth:        opts.MaxDepth,
 			NoBatches:       opts.NoBatches,

@@ -75,7 +75,11 @@ func Dialer(network, address string, opts *DialOptions) runtime.DialFunc {
 			return nil, fmt.Errorf("rpcnet: %w", err)
 		}
 		sock := newSocket(nc, o.WriteTimeout, 0)
-		c := runtime.NewConn(runtime.NewFramer(o.Options.Framing, sock, sock, o.Options.MaxMessageSize), o.Options)
+		copts := o.Options
+		if copts.Transport == "" {
+			copts.Transport = transportOf(network)
+		}
+		c := runtime.NewConn(runtime.NewFramer(copts.Framing, sock, sock, copts.MaxMessageSize), copts)
 		sock.conn.Store(c)
 		return c, nil
 	}

@@ -144,7 +144,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		return
 	}
 	sock := newSocket(nc, s.WriteTimeout, s.IdleTimeout)
-	c := runtime.NewConn(runtime.NewFramer(s.Options.Framing, sock, sock, s.Options.MaxMessageSize), s.withLogger())
+	c := runtime.NewConn(runtime.NewFramer(s.Options.Framing, sock, sock, s.Options.MaxMessageSize), s.withLogger(nc.LocalAddr().Network()))
 	sock.conn.Store(c)
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
@@ -169,10 +169,24 @@ func (s *Server) serveConn(nc net.Conn) {
 	}()
 }
 
-func (s *Server) withLogger() runtime.Options {
+func (s *Server) withLogger(network string) runtime.Options {
 	o := s.Options
 	o.Logger = s.logger()
+	if o.Transport == "" {
+		o.Transport = transportOf(network)
+	}
 	return o
+}
+
+// transportOf names the network of a net.Addr as runtime.Options.Transport does.
+func transportOf(network string) string {
+	switch network {
+	case "unix", "unixpacket", "unixgram":
+		return runtime.TransportUnix
+	case "tcp", "tcp4", "tcp6":
+		return runtime.TransportTCP
+	}
+	return network
 }
 
 // refuse writes msg to a connection over the limit, then closes it.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -100,9 +101,13 @@ func (b *clientBody) detach() {
 // newRequest builds a request to u with the configured headers; body may be
 // nil.
 func (cfg *clientConfig) newRequest(ctx context.Context, method string, u *url.URL, body *clientBody, n int) *http.Request {
-	h := make(http.Header, len(cfg.header)+6)
+	extra := runtime.CallHeadersFromContext(ctx) // client middleware's
+	h := make(http.Header, len(cfg.header)+len(extra)+6)
 	for k, v := range cfg.header {
 		h[k] = v
+	}
+	for k, v := range extra {
+		h[http.CanonicalHeaderKey(k)] = v
 	}
 	req := &http.Request{
 		Method:     method,

@@ -297,3 +297,14 @@ func (t *streamable) Close() error {
 	}
 	return fmt.Errorf("mcphttp: end the session: HTTP %s", clientStatus(resp))
 }
+
+// SessionID returns the legacy session's Mcp-Session-Id, or "" when there is
+// none (mcp.ClientRequest.SessionID reads it).
+func (t *streamable) SessionID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.sess.id) == 0 {
+		return ""
+	}
+	return t.sess.id[0]
+}

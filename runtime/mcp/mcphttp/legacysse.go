@@ -115,6 +115,7 @@ func (l *sseLegacy) serveGET(w http.ResponseWriter, r *http.Request) {
 	// Messages unrelated to a request (resources/updated, list_changed) go
 	// on the stream too.
 	sess.ss.SetOutbound(sess.send)
+	sess.ss.SetID(sess.id)
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()

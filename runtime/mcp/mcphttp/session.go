@@ -77,6 +77,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	s := &session{h: h, id: newSessionID(), subject: tokenSubject(r), ss: ss, polling: ss.ProtocolVersion() >= mcp.Version20251125}
+	ss.SetID(s.id)
 	s.last.Store(time.Now().UnixNano())
 	// Messages unrelated to a request (resources/updated, list_changed) go
 	// on the standalone stream, or wait in the store for it.

@@ -1,0 +1,167 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
+)
+
+// ClientRequest is one request or notification a Client sends, as client
+// middleware (ClientOptions.Middleware) sees it: encoded, but for the _meta
+// members the client adds, so middleware may add its own (SetMeta: trace
+// context, say).
+type ClientRequest struct {
+	Method string
+	ID     runtime.ID      // the zero ID for a notification
+	Params json.RawMessage // the params object, without the client's _meta members
+	// ProtocolVersion is the revision the client speaks (during the
+	// handshake: the one it asks for, or "" while it probes).
+	ProtocolVersion string
+	// SessionID is the transport's session id (mcphttp's Mcp-Session-Id) when
+	// it has one.
+	SessionID string
+	// OnNotification, when middleware sets it, hears the progress
+	// notifications the server sends for this request (which it sends only to
+	// a call that asked for progress, such as CallToolRaw with OnProgress).
+	OnNotification func(method string, params json.RawMessage)
+
+	meta       []byte // members SetMeta added
+	prefix     []byte // the message up to the end of params' members
+	id         int64
+	token      int64
+	onProgress func(ProgressNotification)
+}
+
+// SetMeta adds the member key: value to the request's params._meta, such as
+// "traceparent" (SEP-414). A key the client itself sends is not replaced.
+func (r *ClientRequest) SetMeta(key, value string) {
+	if len(r.meta) > 0 {
+		r.meta = append(r.meta, ',')
+	}
+	r.meta = runtime.AppendJSONString(r.meta, key)
+	r.meta = append(r.meta, ':')
+	r.meta = runtime.AppendJSONString(r.meta, value)
+}
+
+// Target returns the name a tools/call or prompts/get names, the uri of a
+// resources/read, subscribe or unsubscribe, or "".
+func (r *ClientRequest) Target() string {
+	key := "name"
+	switch r.Method {
+	case "tools/call", "prompts/get":
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		key = "uri"
+	default:
+		return ""
+	}
+	var s string
+	if v := member(r.Params, key); v != nil && json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// Arguments returns the raw arguments of a tools/call (or prompts/get), or nil.
+func (r *ClientRequest) Arguments() json.RawMessage { return member(r.Params, "arguments") }
+
+// member returns the raw value of obj's member key, or nil.
+func member(obj []byte, key string) json.RawMessage {
+	var found []byte
+	wire.Members(obj, func(k, v []byte) {
+		if string(k) == key {
+			found = v
+		}
+	})
+	return found
+}
+
+// ClientHandler sends one request and returns its result (nil for a
+// notification): the next step of a client middleware chain. An error
+// response is a *runtime.Error.
+type ClientHandler func(ctx context.Context, req *ClientRequest) (json.RawMessage, error)
+
+// ClientMiddleware wraps every request and notification a Client sends (the
+// handshake's included), for logging, metrics, tracing or headers
+// (runtime.WithCallHeaders reaches mcphttp's requests). It may call next more
+// than once (a retry); the request keeps its id. A tools/call's result is the
+// whole CallToolResult, isError included (ResultIsError).
+type ClientMiddleware func(next ClientHandler) ClientHandler
+
+// ResultIsError reports whether a tools/call result has isError set.
+func ResultIsError(result json.RawMessage) bool {
+	v := member(result, "isError")
+	return string(v) == "true"
+}
+
+// clientChain builds c's middleware chain, or nil when it has none.
+func (c *Client) clientChain(mws []ClientMiddleware) ClientHandler {
+	if len(mws) == 0 {
+		return nil
+	}
+	h := ClientHandler(c.sendRequest)
+	for i := len(mws) - 1; i >= 0; i-- {
+		if mws[i] != nil {
+			h = mws[i](h)
+		}
+	}
+	return h
+}
+
+// intercept runs the request cb holds (id 0: a notification) through the
+// middleware; cb is released.
+func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token int64, onProgress func(ProgressNotification)) (clientReply, error) {
+	req := &ClientRequest{
+		Method:          cb.method,
+		ProtocolVersion: c.version,
+		prefix:          append([]byte(nil), cb.b.Bytes()...),
+		id:              id,
+		token:           token,
+		onProgress:      onProgress,
+	}
+	start := cb.params
+	cb.free()
+	if id != 0 {
+		req.ID = runtime.Int64ID(id)
+	}
+	params := make([]byte, 0, len(req.prefix)-start+2)
+	params = append(params, '{')
+	params = append(params, req.prefix[start:]...)
+	req.Params = append(params, '}')
+	if s, ok := c.t.(interface{ sessionID() string }); ok {
+		req.SessionID = s.sessionID()
+	}
+	res, err := c.chain(ctx, req)
+	return clientReply{result: res}, err
+}
+
+// sendRequest is the end of the chain: the request itself.
+func (c *Client) sendRequest(ctx context.Context, req *ClientRequest) (json.RawMessage, error) {
+	cb := clientGetBuf()
+	cb.b.Write(req.prefix)
+	meta := c.requestMeta()
+	if len(req.meta) > 0 {
+		if len(meta) > 0 {
+			meta = append(append(append([]byte(nil), meta...), ','), req.meta...)
+		} else {
+			meta = req.meta
+		}
+	}
+	cb.end(meta, req.token)
+	if req.id == 0 {
+		defer cb.free()
+		return nil, c.t.send(ctx, cb.b.Bytes())
+	}
+	onProgress := req.onProgress
+	if observe := req.OnNotification; observe != nil && onProgress != nil {
+		onProgress = func(pn ProgressNotification) {
+			if raw, err := json.Marshal(pn); err == nil {
+				observe("notifications/progress", raw)
+			}
+			req.onProgress(pn)
+		}
+	}
+	r, err := c.exchange(ctx, req.id, cb, onProgress)
+	return r.result, err
+}
