@@ -11,17 +11,21 @@ require (
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 )
 
-require github.com/coder/websocket v1.8.15 // indirect
+require (
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+)
 
 require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
+	github.com/rpcgen/rpcgen/ext/oauth v0.0.0-00010101000000-000000000000
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/oauth2 v0.38.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
@@ -31,3 +35,5 @@ require (
 replace github.com/rpcgen/rpcgen => ../
 
 replace github.com/rpcgen/rpcgen/ext/websocket => ../ext/websocket
+
+replace github.com/rpcgen/rpcgen/ext/oauth => ../ext/oauth

@@ -16,7 +16,8 @@
 // library's own behaviour; this program only chooses what to call.
 //
 // It exits 0 when every step worked, 1 with the error on stderr otherwise, and
-// 2 for a scenario it does not know (the OAuth ones, for instance).
+// 2 for a scenario it does not know. The OAuth scenarios (auth/*) are in
+// auth.go.
 package main
 
 import (
@@ -80,6 +81,7 @@ type host struct {
 	url, version string
 	logger       *slog.Logger
 	c            *mcp.Client
+	authorizer   mcphttp.Authorizer // the OAuth scenarios'
 }
 
 // connect connects with every client feature declared: elicitation (the
@@ -109,7 +111,7 @@ func (h *host) connect(ctx context.Context) error {
 	if slices.Contains(mcp.LegacyVersions, h.version) {
 		opts.ProtocolVersion = h.version
 	}
-	c, err := mcphttp.Connect(ctx, h.url, &mcphttp.ClientOptions{MCP: opts})
+	c, err := mcphttp.Connect(ctx, h.url, &mcphttp.ClientOptions{MCP: opts, Authorizer: h.authorizer})
 	if err != nil {
 		return err
 	}
