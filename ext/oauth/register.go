@@ -137,7 +137,9 @@ func (a *Authorizer) authMethod(ci *ClientInfo, md *serverMetadata) string {
 		return ci.AuthMethod
 	}
 	supported := md.TokenEndpointAuthMethodsSupported
-	ok := func(m string) bool { return len(supported) == 0 && m == "client_secret_basic" || slices.Contains(supported, m) }
+	ok := func(m string) bool {
+		return len(supported) == 0 && m == "client_secret_basic" || slices.Contains(supported, m)
+	}
 	switch {
 	case a.cfg.PrivateKey != nil && ci.ClientID == a.cfg.ClientID || a.cfg.PrivateKey != nil && ci.ClientID == a.cfg.ClientMetadataURL:
 		return "private_key_jwt"
