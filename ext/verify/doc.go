@@ -1,0 +1,24 @@
+// Package verify has ready access-token verifiers for mcphttp.Auth, so that
+// an MCP server is a resource server as the protocol's Authorization section
+// asks, with no verifier of its own to write:
+//
+//   - JWT checks JWT access tokens (RFC 9068) against the authorization
+//     server's JSON Web Key Set: the signature (asymmetric algorithms only),
+//     the issuer exactly, this resource among the audiences, expiry and
+//     not-before with a small leeway, and reads the scopes (scope or scp).
+//     The key set is fetched from the jwks_uri of the issuer's metadata (or
+//     a URL given), kept as long as its Cache-Control allows, and fetched
+//     again when a token names a key it does not hold (a rotation), at most
+//     once a MinRefresh.
+//
+//   - Introspection asks the authorization server about opaque tokens
+//     (RFC 7662), with the same audience and expiry checks.
+//
+//     v, err := verify.NewJWT(verify.JWTConfig{Issuer: "https://auth.example.com", Audience: "https://mcp.example.com/mcp"})
+//     h := mcphttp.NewHandler(srv, &mcphttp.Options{Auth: &mcphttp.Auth{Verify: v.Verify, ResourceMetadataURL: ...}})
+//
+// Every refusal wraps mcphttp.ErrInvalidToken (the client gets 401 with an
+// invalid_token challenge) and says why. The package is a module of its own
+// on github.com/go-jose/go-jose/v4, so that servers that do not verify JWTs,
+// and clients, never download it.
+package verify
