@@ -94,7 +94,7 @@ func TestLegacyCancelThroughHandle(t *testing.T) {
 	wantJSON(t, sent[1], `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 	// A late answer is not taken for anything: the session processes it as
 	// the runtime does any stray response.
-	if h.ss.out.deliver([]byte(`{"jsonrpc":"2.0","id":1,"result":{"action":"cancel"}}`)) {
+	if h.ss.out.deliver(h.ss, []byte(`{"jsonrpc":"2.0","id":1,"result":{"action":"cancel"}}`)) {
 		t.Error("a late answer was delivered")
 	}
 }
@@ -138,7 +138,7 @@ func TestInputOutsideHandler(t *testing.T) {
 // nothing waits.
 func TestDeliverIgnores(t *testing.T) {
 	var o outRequests
-	if o.deliver([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)) {
+	if o.deliver(&Session{}, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)) {
 		t.Error("delivered with nothing waiting")
 	}
 	ch := make(chan outAnswer, 1)
@@ -150,11 +150,11 @@ func TestDeliverIgnores(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"1","result":{}}`,
 		`not json`,
 	} {
-		if o.deliver([]byte(msg)) {
+		if o.deliver(&Session{}, []byte(msg)) {
 			t.Errorf("delivered %s", msg)
 		}
 	}
-	if !o.deliver([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}`)) {
+	if !o.deliver(&Session{}, []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}`)) {
 		t.Fatal("answer not delivered")
 	}
 	var re *runtime.Error

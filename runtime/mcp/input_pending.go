@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -64,7 +63,7 @@ func (o *outRequests) call(cc *callCtx, method string, params []byte) (json.RawM
 
 	msg := make([]byte, 0, len(params)+len(method)+64)
 	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
-	msg = strconv.AppendInt(msg, id, 10)
+	msg = cc.ss.appendRequestID(msg, id)
 	msg = append(msg, `,"method":"`...)
 	msg = append(msg, method...)
 	msg = append(msg, `","params":`...)
@@ -86,7 +85,7 @@ func (o *outRequests) call(cc *callCtx, method string, params []byte) (json.RawM
 		return a.res, checkAnswer(method, a.res)
 	case <-cc.Done():
 		if o.drop(id) {
-			params := strconv.AppendInt([]byte(`{"`+cancelledIDMember+`":`), id, 10)
+			params := cc.ss.appendRequestID([]byte(`{"`+cancelledIDMember+`":`), id)
 			cc.mu.Lock()
 			if !cc.done {
 				cc.send(methodCancelled, append(params, '}'))
@@ -111,7 +110,7 @@ func (o *outRequests) drop(id int64) bool {
 
 // deliver hands msg to the request it answers and reports whether it was
 // such an answer; anything else is left to the session to process.
-func (o *outRequests) deliver(msg []byte) bool {
+func (o *outRequests) deliver(ss *Session, msg []byte) bool {
 	if o.waiting.Load() == 0 {
 		return false
 	}
@@ -119,8 +118,8 @@ func (o *outRequests) deliver(msg []byte) bool {
 	if err != nil {
 		return false
 	}
-	id, err := strconv.ParseInt(r.ID.String(), 10, 64)
-	if err != nil {
+	id, ok := ss.requestNumber(r.ID.String())
+	if !ok {
 		return false
 	}
 	o.mu.Lock()

@@ -44,7 +44,7 @@ func (ss *Session) serveLegacy(ctx context.Context, method string, p *reqParams)
 	case "resources/subscribe":
 		return ss.subscribe(ctx, p)
 	case "resources/unsubscribe":
-		return ss.unsubscribe(p)
+		return ss.unsubscribe(ctx, p)
 	case "prompts/list":
 		return ss.srv.listPrompts(st.v, p.cursor)
 	case "prompts/get":
@@ -58,6 +58,9 @@ func (ss *Session) serveLegacy(ctx context.Context, method string, p *reqParams)
 		rank, ok := parseLevel(p.level)
 		if !ok {
 			return nil, errInvalidLevel(p.level)
+		}
+		if err := ss.changeState(ctx, StateChange{LogLevel: levelNames[rank]}); err != nil {
+			return nil, err
 		}
 		ss.level.Store(int32(rank) + 1)
 		return emptyResult, nil

@@ -56,6 +56,12 @@ type ServerOptions struct {
 	// ToolMiddleware wraps every tool call, the first outermost (see
 	// ToolMiddleware).
 	ToolMiddleware []ToolMiddleware
+	// Bus, when set, carries the server's Changes (list_changed,
+	// resources/updated, Log) to its replicas: the Servers of other
+	// processes behind the same load balancer, subscribed to the same bus,
+	// deliver them to their sessions and subscriptions/listen streams, and
+	// this one delivers theirs. nil: this process only.
+	Bus Bus
 }
 
 // Server serves tools over MCP in both eras: an initialize selects a legacy
@@ -76,7 +82,8 @@ type Server struct {
 	modernInfo  []byte // the serverInfo object as 2026-07-28 writes it
 	cacheFields []byte // ,"ttlMs":N,"cacheScope":"…"
 
-	hub hub // the sessions and listen streams notifications go to (subscribe.go)
+	hub      hub                            // the sessions and listen streams notifications go to (subscribe.go)
+	onChange atomic.Pointer[[]func(Change)] // OnChange's hooks (bus.go)
 
 	state *stateSealer // seals 2026-07-28 requestState (seal.go)
 
@@ -155,6 +162,7 @@ func NewServer(info Implementation, opts *ServerOptions) *Server {
 	s.hub.ended = make(chan struct{})
 	s.encodeFixed()
 	s.reg.Store(newRegistry())
+	s.listenBus()
 	return s
 }
 

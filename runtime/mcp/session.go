@@ -36,6 +36,8 @@ type Session struct {
 	// out holds the requests the session sent the client and awaits answers
 	// to (input.go).
 	out outRequests
+	// x holds what only some sessions use (state.go).
+	x *sessionExt
 }
 
 // legacyState is what initialize fixed for the session.
@@ -97,7 +99,7 @@ func (ss *Session) batchesAllowed() bool {
 // message is handled, so a cancellation must come through another goroutine.
 // The returned slice belongs to the caller.
 func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byte)) []byte {
-	if ss.out.deliver(msg) {
+	if ss.out.deliver(ss, msg) {
 		return nil // the client's answer to a request the session sent
 	}
 	hc := &handleCtx{Context: ctx, notify: notify}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -154,42 +155,85 @@ func notification(method string, params []byte) []byte {
 	return append(msg, '}')
 }
 
-// listChanged sends method, a list_changed notification, to every legacy
-// session whose initialize declared kind (0: tools, always declared) and
-// every listen stream that asked for it.
+// listChanged announces method, a list_changed notification, for kind (0:
+// tools, always declared).
 func (s *Server) listChanged(method string, kind kinds) {
-	sessions, listeners := s.hub.snapshot()
-	for _, ss := range sessions {
-		if send := ss.sender(func(sub *sessionSubs) bool { return kind == 0 || sub.kinds&kind != 0 }); send != nil {
-			send(method, nil)
-		}
+	var feature string
+	if names := featureNames(kind); len(names) > 0 {
+		feature = names[0]
 	}
-	for _, l := range listeners {
-		if kind == 0 && l.tools || kind == kindPrompts && l.prompts || kind == kindResources && l.resources {
-			l.send(method, nil)
-		}
-	}
+	s.announce(Change{Method: method, Feature: feature})
 }
 
 // ResourceUpdated tells the clients subscribed to the resource uri that it
 // changed (notifications/resources/updated): every legacy session that
 // called resources/subscribe for it, through its outbound, and every
 // 2026-07-28 subscriptions/listen stream whose resourceSubscriptions hold it.
+// With ServerOptions.Bus, those of every replica.
 func (s *Server) ResourceUpdated(uri string) {
 	if clean, err := cleanFileURI(uri); err == nil {
 		uri = clean
 	}
-	member := runtime.AppendJSONString([]byte(`"uri":`), uri)
-	params := append(append([]byte{'{'}, member...), '}')
+	params := append(runtime.AppendJSONString([]byte(`{"uri":`), uri), '}')
+	s.announce(Change{Method: "notifications/resources/updated", Params: params, URI: uri})
+}
+
+// Log sends a log message (notifications/message) that belongs to no
+// request to every legacy session whose logging/setLevel lets level
+// through: on its standalone stream over HTTP, on the connection over
+// stdio. With ServerOptions.Bus, to the sessions of every replica. data is
+// any value encoding/json can encode; one that cannot be encoded is
+// dropped. 2026-07-28 has no place for such messages.
+func (s *Server) Log(level LogLevel, logger string, data any) {
+	if _, ok := levelRank(level); !ok {
+		return
+	}
+	raw, ok := data.(json.RawMessage)
+	if !ok || !json.Valid(raw) {
+		if raw = marshal(data); raw == nil {
+			return
+		}
+	}
+	b := append([]byte(`{"level":"`), level...)
+	b = append(b, '"')
+	if logger != "" {
+		b = runtime.AppendJSONString(append(b, `,"logger":`...), logger)
+	}
+	b = append(append(append(b, `,"data":`...), raw...), '}')
+	s.announce(Change{Method: "notifications/message", Params: b, Level: level})
+}
+
+// deliver sends c to this process's legacy sessions that want it and to
+// its listen streams that asked for it.
+func (s *Server) deliver(c Change) {
 	sessions, listeners := s.hub.snapshot()
+	kind := featureKinds([]string{c.Feature})
+	var want func(*sessionSubs) bool
+	switch c.Method {
+	case "notifications/resources/updated":
+		want = func(sub *sessionSubs) bool { return sub.uris[c.URI] }
+	case "notifications/message":
+		rank, _ := levelRank(c.Level)
+		want = func(*sessionSubs) bool { return true }
+		sessions = slices.DeleteFunc(sessions, func(ss *Session) bool { return !ss.allowsLog(rank) })
+		listeners = nil
+	default:
+		want = func(sub *sessionSubs) bool { return kind == 0 || sub.kinds&kind != 0 }
+	}
 	for _, ss := range sessions {
-		if send := ss.sender(func(sub *sessionSubs) bool { return sub.uris[uri] }); send != nil {
-			send("notifications/resources/updated", params)
+		if send := ss.sender(want); send != nil {
+			send(c.Method, c.Params)
 		}
 	}
 	for _, l := range listeners {
-		if l.uris[uri] {
-			l.send("notifications/resources/updated", append([]byte{','}, member...))
+		switch {
+		case c.Method == "notifications/resources/updated":
+			if l.uris[c.URI] {
+				// The listen stream's params: its _meta, then the uri.
+				l.send(c.Method, runtime.AppendJSONString([]byte(`,"uri":`), c.URI))
+			}
+		case kind == 0 && l.tools || kind == kindPrompts && l.prompts || kind == kindResources && l.resources:
+			l.send(c.Method, nil)
 		}
 	}
 }
@@ -203,7 +247,7 @@ func (s *Server) EndSubscriptions() {
 
 // subscribe serves a legacy resources/subscribe: a resource the server can
 // read (a fixed one, or one a template matches).
-func (ss *Session) subscribe(_ context.Context, p *reqParams) (json.RawMessage, error) {
+func (ss *Session) subscribe(ctx context.Context, p *reqParams) (json.RawMessage, error) {
 	r := ss.srv.reg.Load()
 	if r.kinds&kindResources == 0 {
 		return nil, runtime.ErrMethodNotFound("resources/subscribe")
@@ -214,6 +258,9 @@ func (ss *Session) subscribe(_ context.Context, p *reqParams) (json.RawMessage, 
 	}
 	if _, _, ok := r.resolve(uri); !ok {
 		return nil, ResourceNotFound(uri)
+	}
+	if err := ss.changeState(ctx, StateChange{Subscribe: uri}); err != nil {
+		return nil, err
 	}
 	ss.subs.mu.Lock()
 	defer ss.subs.mu.Unlock()
@@ -227,12 +274,15 @@ func (ss *Session) subscribe(_ context.Context, p *reqParams) (json.RawMessage, 
 }
 
 // unsubscribe serves a legacy resources/unsubscribe.
-func (ss *Session) unsubscribe(p *reqParams) (json.RawMessage, error) {
+func (ss *Session) unsubscribe(ctx context.Context, p *reqParams) (json.RawMessage, error) {
 	if ss.srv.reg.Load().kinds&kindResources == 0 {
 		return nil, runtime.ErrMethodNotFound("resources/unsubscribe")
 	}
 	uri, err := resourceURI(p.uri)
 	if err != nil {
+		return nil, err
+	}
+	if err := ss.changeState(ctx, StateChange{Unsubscribe: uri}); err != nil {
 		return nil, err
 	}
 	ss.subs.mu.Lock()

@@ -106,6 +106,8 @@ func (c *call) run(ctx context.Context, body []byte) {
 	if c.sse {
 		if len(reply) > 0 {
 			c.emitLast(reply)
+		} else if c.s.h.rep != nil {
+			c.s.append(c.name, endMarker) // followers elsewhere: it ends here
 		}
 		c.final = true
 		c.detach(releaseDone)

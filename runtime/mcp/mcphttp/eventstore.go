@@ -43,6 +43,7 @@ type MemoryEventStore struct {
 
 	mu       sync.Mutex
 	sessions map[string]*memSession
+	watchers map[string]map[*func()]struct{} // Watch's, by session
 }
 
 // memSession is one session's events, oldest first.
@@ -96,7 +97,34 @@ func (m *MemoryEventStore) Append(_ context.Context, session, stream string, msg
 		clear(s.events[n:])
 		s.events, s.head = s.events[:n], 0
 	}
+	for w := range m.watchers[session] {
+		(*w)()
+	}
 	return eventID(stream, s.seq), nil
+}
+
+// Watch calls wake after each event appended to session's streams, which
+// makes a MemoryEventStore a SharedEventStore for the handlers of one
+// process. wake runs with the store's lock held, and must not block.
+func (m *MemoryEventStore) Watch(_ context.Context, session string, wake func()) (func(), error) {
+	w := &wake
+	m.mu.Lock()
+	if m.watchers == nil {
+		m.watchers = make(map[string]map[*func()]struct{})
+	}
+	if m.watchers[session] == nil {
+		m.watchers[session] = make(map[*func()]struct{})
+	}
+	m.watchers[session][w] = struct{}{}
+	m.mu.Unlock()
+	return func() {
+		m.mu.Lock()
+		delete(m.watchers[session], w)
+		if len(m.watchers[session]) == 0 {
+			delete(m.watchers, session)
+		}
+		m.mu.Unlock()
+	}, nil
 }
 
 // eventID is the id of the event seq of stream.

@@ -50,6 +50,7 @@ type Handler struct {
 	legacy *sseLegacy // the 2024-11-05 transport; nil when disabled
 	store  EventStore
 	modern *mcp.Session // serves every 2026-07-28 request, statelessly
+	rep    *replica     // with a SessionStore: this handler is one replica (replica.go)
 
 	// params caches the x-mcp-header parameters of the tools, by name.
 	paramsMu sync.Mutex
@@ -97,6 +98,10 @@ func NewHandler(srv *mcp.Server, opts *Options) *Handler {
 	h.hard, h.hardCancel = context.WithCancel(context.Background())
 	if !h.opts.DisableLegacySSE {
 		h.legacy = newSSELegacy(h)
+	}
+	if h.opts.SessionStore != nil {
+		h.opts.EventStore = h.store
+		h.rep = newReplica(h)
 	}
 	return h
 }
@@ -177,7 +182,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sid != "" {
-		if s := h.sessionOf(r, sid); s != nil {
+		s, err := h.findSession(r, sid)
+		if err != nil {
+			writeUnavailable(w, body, env.ID)
+			return
+		}
+		if s != nil {
 			s.servePOST(w, r, body, &env)
 			return
 		}
@@ -238,7 +248,15 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if last := r.Header.Get(hdrLastEventID); last != "" {
+		if h.rep != nil {
+			h.rep.resume(w, r, s, last)
+			return
+		}
 		s.resume(w, r, last)
+		return
+	}
+	if h.rep != nil {
+		h.rep.serveStandalone(w, r, s)
 		return
 	}
 	s.serveStandalone(w, r)
@@ -255,8 +273,22 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
+	if h.rep != nil {
+		h.rep.deleteSession(w, r, s)
+		return
+	}
 	s.end()
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// findSession returns the live session with id sid that r may use (see
+// sessionOf), or nil; with a SessionStore, after checking it there (an
+// error when the store does not answer).
+func (h *Handler) findSession(r *http.Request, sid string) (*session, error) {
+	if h.rep != nil {
+		return h.rep.find(r, sid)
+	}
+	return h.sessionOf(r, sid), nil
 }
 
 // session returns the live session with id sid, or nil.
@@ -282,7 +314,11 @@ func (h *Handler) sessionOf(r *http.Request, sid string) *session {
 // checking the request's MCP-Protocol-Version; otherwise it answers (404 or
 // 400) and returns nil.
 func (h *Handler) requestSession(w http.ResponseWriter, r *http.Request, sid string) *session {
-	s := h.sessionOf(r, sid)
+	s, err := h.findSession(r, sid)
+	if err != nil {
+		writeUnavailable(w, nil, nil)
+		return nil
+	}
 	if s == nil {
 		writeError(w, http.StatusNotFound, nil, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
 		return nil

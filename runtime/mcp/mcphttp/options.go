@@ -3,6 +3,8 @@ package mcphttp
 import (
 	"log/slog"
 	"time"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // Options configures a Handler. The zero value is safe: Origin and (on a
@@ -48,8 +50,28 @@ type Options struct {
 	SSE bool
 	// EventStore keeps the events of legacy Streamable HTTP streams so a
 	// client can resume one (GET with Last-Event-ID). nil means an in-memory
-	// store bounded per session (NewMemoryEventStore(0)).
+	// store bounded per session (NewMemoryEventStore(0)). With a
+	// SessionStore it must be a SharedEventStore the replicas share.
 	EventStore EventStore
+
+	// SessionStore, when set, keeps the legacy Streamable HTTP sessions
+	// where every replica of the server finds them (package ext/redis has
+	// one on Redis), so a load balancer may send any request of a session
+	// to any replica: MaxSessions then bounds the sessions of all replicas
+	// together. It needs a SharedEventStore as EventStore and a Bus. nil
+	// keeps sessions in this handler's memory. The 2024-11-05 HTTP+SSE
+	// transport keeps its sessions to the replica holding their stream.
+	SessionStore SessionStore
+	// Bus carries what the replicas tell each other (a client's answer to
+	// a request another replica sent, a cancellation, a session's end);
+	// nil means the server's (mcp.ServerOptions.Bus). Only used with a
+	// SessionStore.
+	Bus mcp.Bus
+	// StoreTimeout bounds each call of the SessionStore, the EventStore and
+	// the Bus made for a request of a shared session: a request whose store
+	// does not answer in time gets 503 with a JSON-RPC error. Default 2
+	// seconds.
+	StoreTimeout time.Duration
 	// RetryInterval is the reconnection delay an SSE stream asks of a client
 	// (the retry field). Default 1 second.
 	RetryInterval time.Duration
@@ -78,6 +100,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SessionIdleTimeout <= 0 {
 		o.SessionIdleTimeout = 10 * time.Minute
+	}
+	if o.StoreTimeout <= 0 {
+		o.StoreTimeout = 2 * time.Second
 	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = time.Second

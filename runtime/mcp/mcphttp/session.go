@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -60,6 +61,10 @@ type session struct {
 // initialize starts a session with an initialize request. The session
 // exists, and gets its id, only if initialize succeeds.
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
+	if h.rep != nil {
+		h.initializeShared(w, r, body, env)
+		return
+	}
 	if !h.reserveSession() {
 		writeBodyError(w, http.StatusServiceUnavailable, body, env.ID, runtime.CodeServerError,
 			"Service Unavailable: too many sessions, or the server is shutting down")
@@ -95,7 +100,43 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 		go h.sweep()
 	}
 	h.mu.Unlock()
-	h.logger.Debug("mcphttp: session started", "session", s.id, "version", ss.ProtocolVersion())
+	h.answerInitialize(w, s, reply)
+}
+
+// initializeShared is initialize for a replica: the session is created in
+// the store, within the limit of all replicas' sessions.
+func (h *Handler) initializeShared(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
+	if h.closing() {
+		writeBodyError(w, http.StatusServiceUnavailable, body, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
+		return
+	}
+	ss := h.srv.NewSession()
+	reply := ss.Handle(r.Context(), body, nil)
+	if _, failed := replyError(reply); failed || len(reply) == 0 {
+		if len(reply) == 0 {
+			writeError(w, http.StatusBadRequest, env.ID, runtime.CodeInvalidRequest, "Bad Request: initialize was not answered")
+			return
+		}
+		writeJSON(w, legacyStatus(reply), reply)
+		return
+	}
+	s, err := h.rep.create(r, body, ss)
+	switch {
+	case errors.Is(err, ErrTooManySessions):
+		writeBodyError(w, http.StatusServiceUnavailable, body, env.ID, runtime.CodeServerError,
+			"Service Unavailable: too many sessions, or the server is shutting down")
+		return
+	case err != nil:
+		h.logger.Warn("mcphttp: store a new session", "err", err)
+		writeUnavailable(w, body, env.ID)
+		return
+	}
+	h.answerInitialize(w, s, reply)
+}
+
+// answerInitialize answers the initialize that started s.
+func (h *Handler) answerInitialize(w http.ResponseWriter, s *session, reply []byte) {
+	h.logger.Debug("mcphttp: session started", "session", s.id, "version", s.ss.ProtocolVersion())
 	w.Header()[hdrSessionID] = []string{s.id}
 	if h.opts.SSE {
 		c := newConn(w)
@@ -125,14 +166,24 @@ func (h *Handler) sweep() {
 			h.mu.Unlock()
 			return
 		}
+		var busy []*session
 		for _, s := range h.sessions {
 			s.mu.Lock()
 			if !s.ended && s.active == 0 && time.Duration(now-s.last.Load()) >= idle {
 				expired = append(expired, s)
+			} else if s.active > 0 && h.rep != nil {
+				busy = append(busy, s)
 			}
 			s.mu.Unlock()
 		}
 		h.mu.Unlock()
+		// A replica keeps the sessions it is busy with alive in the store,
+		// and lets its copies of idle ones go (the store keeps them).
+		for _, s := range busy {
+			if !h.rep.keepAlive(s) {
+				expired = append(expired, s)
+			}
+		}
 		for i, s := range expired {
 			h.logger.Debug("mcphttp: session expired", "session", s.id)
 			s.end()
@@ -176,7 +227,9 @@ func (s *session) end() {
 		}
 	}
 	h.mu.Unlock()
-	h.releaseSession()
+	if h.rep == nil {
+		h.releaseSession()
+	}
 	for _, c := range calls {
 		c.mu.Lock()
 		c.detach(releaseEnded)
@@ -190,7 +243,11 @@ func (s *session) end() {
 		sa.detach(releaseEnded)
 		sa.mu.Unlock()
 	}
-	if err := h.store.DeleteSession(context.Background(), s.id); err != nil {
+	if h.rep != nil {
+		// A replica's copy of a shared session: the session goes on in the
+		// store (a DELETE ended it there first).
+		h.rep.stopFollowers(s.id, "", "")
+	} else if err := h.store.DeleteSession(context.Background(), s.id); err != nil {
 		h.logger.Warn("mcphttp: delete a session's events", "session", s.id, "err", err)
 	}
 	h.logger.Debug("mcphttp: session ended", "session", s.id)
@@ -225,6 +282,10 @@ func (s *session) append(name string, msg []byte) (string, bool) {
 
 // nameStream names a new POST stream; st.mu held, s.mu not.
 func (s *session) nameStream(st *stream) {
+	if s.h.rep != nil {
+		st.name = s.h.rep.streamName()
+		return
+	}
 	s.mu.Lock()
 	s.nstreams++
 	st.name = strconv.Itoa(int(s.nstreams))
@@ -249,6 +310,9 @@ func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte,
 	}
 	if env.isRequest() {
 		s.serveCall(w, r, body, env)
+		return
+	}
+	if s.h.rep != nil && !env.batch && s.h.rep.route(w, r, s, body, env) {
 		return
 	}
 	// A notification or a response: handled at once. A notifications/cancelled

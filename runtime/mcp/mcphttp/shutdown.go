@@ -25,6 +25,9 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	for _, s := range h.liveSessions() {
 		s.endStandalone()
 	}
+	if h.rep != nil {
+		h.rep.stopFollowers("", "", "")
+	}
 	if h.legacy != nil {
 		h.legacy.shutdown(ctx)
 	}
@@ -44,6 +47,9 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	}
 	for _, s := range h.liveSessions() {
 		s.end()
+	}
+	if h.rep != nil {
+		h.rep.close()
 	}
 	return err
 }

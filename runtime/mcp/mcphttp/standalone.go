@@ -121,6 +121,15 @@ func (s *session) standaloneStream() *stream {
 // the stream in order, so that a client that stopped reading holds none
 // but itself.
 func (s *session) sendUnrelated(msg []byte) {
+	if rep := s.h.rep; rep != nil {
+		// Shared: the standalone stream is in the store, whoever holds it.
+		ctx, cancel := rep.ctx(context.Background())
+		defer cancel()
+		if _, err := rep.events.Append(ctx, s.id, standaloneName, msg); err != nil {
+			s.h.logger.Warn("mcphttp: store a message for the standalone stream", "session", s.id, "err", err)
+		}
+		return
+	}
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()

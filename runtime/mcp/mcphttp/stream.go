@@ -339,9 +339,9 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, lastID string) 
 		writeError(w, http.StatusInternalServerError, nil, runtime.CodeInternalError, "Internal Server Error: cannot replay the stream")
 		return
 	}
-	cn := newConn(w)
 	st := s.findStream(name)
 	if st == nil {
+		cn := newConn(w)
 		// The stream has ended: everything it had to say is stored. With
 		// nothing left (the client had it all, or the call was cancelled and
 		// will never answer), 204 No Content is the event stream's way to
@@ -356,6 +356,18 @@ func (s *session) resume(w http.ResponseWriter, r *http.Request, lastID string) 
 		cn.write(appendEvents(s.h.opts.RetryInterval, events))
 		return
 	}
+	s.resumeLocal(w, r, st, lastID, events)
+}
+
+// resumeLocal resumes st, a stream of this process, from lastID: events
+// are what a replay from it gave so far.
+func (s *session) resumeLocal(w http.ResponseWriter, r *http.Request, st *stream, lastID string, events []storedEvent) {
+	ctx := context.WithoutCancel(r.Context())
+	collect := func(id string, msg []byte) error {
+		events = append(events, storedEvent{id, msg})
+		return nil
+	}
+	cn := newConn(w)
 	st.mu.Lock()
 	// Events stored since the replay above: none can be added while st.mu
 	// is held.
