@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -120,6 +121,42 @@ func (ss *Session) SetID(id string) { ss.id.Store(&id) }
 
 // sessionID is Session's id field's type.
 type sessionID = atomic.Pointer[string]
+
+// OnClose registers f to run once when the session ends (Close: its stream
+// closed, its HTTP session deleted or expired), or at once if it has ended.
+// Middleware that counts live sessions calls it when it sees initialize.
+func (ss *Session) OnClose(f func()) {
+	if !ss.ends.add(f) {
+		f()
+	}
+}
+
+// endHooks are the functions OnClose registered.
+type endHooks struct {
+	mu    sync.Mutex
+	ended bool
+	fs    []func()
+}
+
+func (e *endHooks) add(f func()) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ended {
+		return false
+	}
+	e.fs = append(e.fs, f)
+	return true
+}
+
+func (e *endHooks) run() {
+	e.mu.Lock()
+	fs := e.fs
+	e.ended, e.fs = true, nil
+	e.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
 
 // Observer receives the notifications a server sends while it serves one
 // request (progress, log messages), with their params.

@@ -192,3 +192,18 @@ func TestClientMiddleware(t *testing.T) {
 		})
 	}
 }
+
+func TestSessionOnClose(t *testing.T) {
+	ss := mcp.NewServer(mcp.Implementation{Name: "x", Version: "1"}, nil).NewSession()
+	n := 0
+	ss.OnClose(func() { n++ })
+	ss.Close()
+	ss.Close()
+	if n != 1 {
+		t.Fatalf("OnClose ran %d times, want once", n)
+	}
+	ss.OnClose(func() { n++ })
+	if n != 2 {
+		t.Fatal("OnClose on an ended session did not run at once")
+	}
+}

@@ -23,6 +23,7 @@ type Session struct {
 	handler runtime.Handler
 	proc    *runtime.Processor
 	id      sessionID // set by the transport (SetID)
+	ends    endHooks  // OnClose
 
 	initMu sync.Mutex // serializes initialize
 	state  atomic.Pointer[legacyState]

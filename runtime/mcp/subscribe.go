@@ -130,6 +130,7 @@ func (ss *Session) Close() {
 	ss.srv.hub.removeSession(ss)
 	ss.subs.mu.Unlock()
 	ss.out.closeAll()
+	ss.ends.run()
 }
 
 // sender returns where a notification for the session goes, or nil when it

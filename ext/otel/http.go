@@ -1,0 +1,69 @@
+package otel
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// HTTPHandler wraps the handler of rpchttp or mcphttp: it takes the trace
+// context of each HTTP request's headers (traceparent, tracestate, baggage),
+// so that a JSON-RPC server span is the child of the client's span, and an MCP
+// server span links to it when the request's params._meta names another
+// parent; and it tells the middleware below the transport (network.transport
+// tcp, network.protocol.name http and its version, client.address).
+func (in *Instrumentation) HTTPHandler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := in.prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		hi := &httpInfo{version: strconv.Itoa(r.ProtoMajor)}
+		if r.ProtoMajor == 1 {
+			hi.version = "1." + strconv.Itoa(r.ProtoMinor)
+		}
+		if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+			hi.client = host
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(ctx, httpInfoKey{}, hi)))
+	})
+}
+
+// httpInfo is what HTTPHandler knows of a request's transport.
+type httpInfo struct {
+	version string // network.protocol.version
+	client  string // client.address
+}
+
+type httpInfoKey struct{}
+
+// transportAttrs returns the network attributes of the request a server
+// serves: over HTTP (HTTPHandler), tcp and http; else the connection's
+// transport (runtime.TransportFromContext).
+func transportAttrs(ctx context.Context, transport string, attrs []attribute.KeyValue) []attribute.KeyValue {
+	if hi, ok := ctx.Value(httpInfoKey{}).(*httpInfo); ok {
+		attrs = append(attrs, keyNetTransport.String("tcp"), keyNetProtoName.String("http"), keyNetProtoVersion.String(hi.version))
+		if hi.client != "" {
+			attrs = append(attrs, keyClientAddress.String(hi.client))
+		}
+		return attrs
+	}
+	if transport != "" {
+		attrs = append(attrs, keyNetTransport.String(transport))
+	}
+	return attrs
+}
+
+// headers returns ctx with the trace context of its span as HTTP headers
+// (runtime.WithCallHeaders), which rpchttp's and mcphttp's clients send.
+func (in *Instrumentation) headers(ctx context.Context) context.Context {
+	h := http.Header{}
+	in.prop.Inject(ctx, propagation.HeaderCarrier(h))
+	if len(h) == 0 {
+		return ctx
+	}
+	return runtime.WithCallHeaders(ctx, h)
+}
