@@ -174,6 +174,7 @@ func (rep *replica) adopt(st *StoredSession, ss *mcp.Session) *session {
 	s.last.Store(time.Now().UnixNano())
 	ss.SetStateHook(s.persist)
 	ss.SetRequestIDPrefix(rep.id + ".")
+	ss.SetID(st.ID)
 	h.mu.Lock()
 	if old := h.sessions[st.ID]; old != nil {
 		h.mu.Unlock()
