@@ -117,16 +117,20 @@ func (f *framer) readErr(err error) error {
 
 // WriteMessage implements runtime.Framer: msg goes out as one text frame,
 // within the write timeout.
+//
+// The timeout is a timer of ours rather than a deadline in the context: the
+// library closes the connection when a write's context expires, and the
+// reader would report that before the reason was known.
 func (f *framer) WriteMessage(msg []byte) error {
-	ctx := context.Background()
 	if f.write > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.write)
-		defer cancel()
+		t := time.AfterFunc(f.write, func() {
+			f.cutOff(fmt.Errorf("websocket: a write took over %v, so the peer is not reading; disconnected", f.write))
+		})
+		defer t.Stop()
 	}
-	err := f.ws.Write(ctx, websocket.MessageText, msg)
-	if err != nil && ctx.Err() != nil {
-		f.cutOff(fmt.Errorf("websocket: a write took over %v, so the peer is not reading; disconnected", f.write))
+	err := f.ws.Write(context.Background(), websocket.MessageText, msg)
+	if cut := f.cut.Load(); err != nil && cut != nil {
+		return *cut
 	}
 	return err
 }
@@ -167,14 +171,14 @@ func (f *framer) keepAlive(done <-chan struct{}, interval, timeout time.Duration
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		err := f.ws.Ping(ctx)
-		expired := ctx.Err() != nil
-		cancel()
+		// A timer of ours, as in WriteMessage, so that the reason is set
+		// before the connection closes.
+		t := time.AfterFunc(timeout, func() {
+			f.cutOff(fmt.Errorf("websocket: no pong within %v of a ping: the peer is gone (a half-open connection)", timeout))
+		})
+		err := f.ws.Ping(context.Background())
+		t.Stop()
 		if err != nil {
-			if expired {
-				f.cutOff(fmt.Errorf("websocket: no pong within %v of a ping: the peer is gone (a half-open connection)", timeout))
-			}
 			return
 		}
 	}
