@@ -257,3 +257,13 @@ func TestLoopback(t *testing.T) {
 		t.Errorf("a redirect nobody waits for: %d, want 400", resp.StatusCode)
 	}
 }
+
+func TestClientMetadataHandler(t *testing.T) {
+	md := ClientMetadata{ClientID: "https://app.example.com/client.json", ClientName: "app", RedirectURIs: []string{"http://127.0.0.1:9/cb"}}
+	rec := httptest.NewRecorder()
+	md.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/client.json", nil))
+	var got ClientMetadata
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.ClientID != md.ClientID || rec.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("got %s (%v)", rec.Body, err)
+	}
+}

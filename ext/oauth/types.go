@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -135,3 +136,22 @@ func (t *Token) expired(now time.Time) bool {
 
 // expirySkew is how long before its expiry a token is taken for expired.
 const expirySkew = 30 * time.Second
+
+// Handler serves m as a Client ID Metadata Document, to mount at the URL
+// that is the client's Config.ClientMetadataURL (m.ClientID must be that URL
+// exactly, and m name the redirect URIs). It answers GET and HEAD.
+func (m ClientMetadata) Handler() http.Handler {
+	body, _ := json.Marshal(m)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "max-age=3600")
+		if r.Method == http.MethodGet {
+			w.Write(body)
+		}
+	})
+}
