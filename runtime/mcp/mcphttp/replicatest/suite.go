@@ -143,8 +143,11 @@ func describe(m Message) string {
 
 // Standalone: a GET stream held by one replica gets the notifications
 // made on every replica: resources/updated, list_changed, log messages.
-func Standalone(t *testing.T, nb NewBackend) {
-	c := NewCluster(t, nb, mcphttp.Options{})
+func Standalone(t *testing.T, nb NewBackend) { CheckStandalone(t, NewCluster(t, nb, mcphttp.Options{})) }
+
+// CheckStandalone is Standalone on the cluster c; it adds a tool to each
+// replica's server.
+func CheckStandalone(t *testing.T, c *Cluster) {
 	w := c.NewWire(t)
 	w.Initialize(mcp.Version20251125, `{}`)
 	if st, b := w.Post(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"` + WatchedURI + `"}}`); st != http.StatusOK {
@@ -162,7 +165,7 @@ func Standalone(t *testing.T, nb NewBackend) {
 	for i := range Replicas {
 		c.Servers[i].ResourceUpdated(WatchedURI)
 		c.Servers[i].Log(mcp.LevelWarning, "ops", fmt.Sprintf("from %d", i))
-		c.Servers[i].AddTools(mcp.Tool{Name: fmt.Sprintf("extra%d", i), Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		c.Servers[i].AddTools(mcp.Tool{Name: fmt.Sprintf("extra%d-%d", i, c.next.Load()), Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return json.RawMessage(`{}`), nil
 		}})
 	}
@@ -185,8 +188,10 @@ func Standalone(t *testing.T, nb NewBackend) {
 
 // AnswerElsewhere: an elicitation a tool on one replica sends is answered
 // by a POST that lands on another; of two answers, the first counts.
-func AnswerElsewhere(t *testing.T, nb NewBackend) {
-	c := NewCluster(t, nb, mcphttp.Options{})
+func AnswerElsewhere(t *testing.T, nb NewBackend) { CheckAnswer(t, NewCluster(t, nb, mcphttp.Options{})) }
+
+// CheckAnswer is AnswerElsewhere on the cluster c.
+func CheckAnswer(t *testing.T, c *Cluster) {
 	w := c.NewWire(t)
 	w.Initialize(mcp.Version20251125, `{"elicitation":{}}`)
 	asker := c.Next()

@@ -1,0 +1,134 @@
+// Package redis lets the replicas of an MCP server behind a load balancer
+// share, on Redis, what package mcphttp needs shared: the legacy sessions
+// (mcphttp.SessionStore), the events of their streams
+// (mcphttp.SharedEventStore) and the messages between replicas (mcp.Bus).
+// It is a module of its own, on github.com/redis/go-redis/v9, so that
+// programs that do not use it never download a Redis client.
+//
+//	client, err := redis.Connect("redis://127.0.0.1:6379/0")
+//	shared := redis.New(client, redis.Options{Prefix: "notes:"})
+//	srv := mcp.NewServer(info, &mcp.ServerOptions{Bus: shared.Bus(), StateKeys: keys})
+//	h := mcphttp.NewHandler(srv, &mcphttp.Options{
+//		SessionStore: shared.Sessions(), EventStore: shared.Events()})
+//
+// Every key starts with Options.Prefix; a session's keys share a hash tag
+// ({id}) and expire with the session's idle timeout, which every request
+// pushes back. A session's events are one Redis stream, trimmed to
+// Options.MaxEvents (XADD MAXLEN ~). The session limit, the event ids and
+// the first answer to a server's request are each decided by one Lua
+// script or command, atomically. Pub/sub carries the bus and wakes the
+// replicas that follow a session's streams.
+package redis
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+)
+
+// Options configures a Shared.
+type Options struct {
+	// Prefix starts every key and channel name, so that several servers (or
+	// tests) share one Redis database apart. Default "rpcgen:".
+	Prefix string
+	// MaxEvents bounds the events kept per session (about: the stream is
+	// trimmed with MAXLEN ~); a client can no longer resume from an event
+	// trimmed off. Default 1000.
+	MaxEvents int64
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Shared is the Redis side of one replica: a client and one pub/sub
+// connection, behind a SessionStore, a SharedEventStore and a Bus.
+type Shared struct {
+	c      goredis.UniversalClient
+	opts   Options
+	logger *slog.Logger
+	ps     *pubsub
+
+	sessions *sessionStore
+	events   *eventStore
+	bus      *bus
+	closeMu  sync.Once
+}
+
+// New returns the Redis side of a replica on client (a *redis.Client, a
+// failover or a ring client; Redis Cluster is not supported, since the
+// session limit and the subscription index span keys of many sessions).
+func New(client goredis.UniversalClient, opts Options) *Shared {
+	if opts.Prefix == "" {
+		opts.Prefix = "rpcgen:"
+	}
+	if opts.MaxEvents <= 0 {
+		opts.MaxEvents = 1000
+	}
+	s := &Shared{c: client, opts: opts, logger: opts.Logger}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.ps = newPubSub(client, s.logger)
+	s.sessions = &sessionStore{s: s}
+	s.events = &eventStore{s: s}
+	s.bus = &bus{s: s}
+	return s
+}
+
+// Sessions returns the SessionStore (Options.SessionStore of mcphttp).
+func (s *Shared) Sessions() mcphttp.SessionStore { return s.sessions }
+
+// Events returns the SharedEventStore (Options.EventStore of mcphttp).
+func (s *Shared) Events() mcphttp.SharedEventStore { return s.events }
+
+// Bus returns the Bus (ServerOptions.Bus of mcp, which mcphttp uses too).
+func (s *Shared) Bus() mcp.Bus { return s.bus }
+
+// Close closes the pub/sub connection; the client is the caller's.
+func (s *Shared) Close() error {
+	s.closeMu.Do(s.ps.close)
+	return nil
+}
+
+// Connect returns a client for a redis:// (or rediss://, unix://) URL, set
+// up for serving requests: every command gives up within a second (dial,
+// read, write, and the wait for a free connection), so that a Redis that is
+// down or slow costs a request a quick error rather than a hang, and
+// contexts' deadlines are honoured.
+func Connect(url string) (*goredis.Client, error) {
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	o.DialTimeout = time.Second
+	o.ReadTimeout = time.Second
+	o.WriteTimeout = time.Second
+	o.PoolTimeout = time.Second
+	o.MaxRetries = 1
+	o.ContextTimeoutEnabled = true
+	return goredis.NewClient(o), nil
+}
+
+// Healthy reports whether the replica reaches Redis both ways: a command
+// answers, and its pub/sub connection is subscribed (Redis confirms a new
+// subscription on it, which it does only once the connection, after a
+// failure, has subscribed again to everything). What replicas tell each
+// other while a replica's pub/sub connection is down is lost to it: a
+// readiness probe can use Healthy to take such a replica out of the load
+// balancer until it is back.
+func (s *Shared) Healthy(ctx context.Context) error {
+	if err := s.c.Ping(ctx).Err(); err != nil {
+		return err
+	}
+	stop, err := s.ps.subscribe(ctx, s.opts.Prefix+"health", func(string) {}, nil, false)
+	if err != nil {
+		return err
+	}
+	stop()
+	return nil
+}

@@ -1,0 +1,157 @@
+package redis_test
+
+import (
+	"context"
+	"crypto/rand"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/rpcgen/rpcgen/ext/redis"
+	"github.com/rpcgen/rpcgen/ext/redis/internal/redistest"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+)
+
+func newShared(t *testing.T, rs *redistest.Server, opts redis.Options) (*redis.Shared, *goredis.Client) {
+	t.Helper()
+	c, err := redis.Connect(rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = "test:" + rand.Text()[:8] + ":"
+	}
+	sh := redis.New(c, opts)
+	t.Cleanup(func() { sh.Close(); c.Close() })
+	return sh, c
+}
+
+func stored(id string) *mcphttp.StoredSession {
+	return &mcphttp.StoredSession{ID: id, State: mcp.SessionState{ProtocolVersion: mcp.Version20251125, Features: []string{"resources"}}, Created: time.Now()}
+}
+
+// The session limit holds under concurrent creates: exactly max succeed.
+func TestLimitAtomic(t *testing.T) {
+	rs := redistest.Start(t)
+	sh, _ := newShared(t, rs, redis.Options{})
+	ctx := context.Background()
+	var ok, full atomic.Int32
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Go(func() {
+			switch err := sh.Sessions().Create(ctx, stored(rand.Text()), 7, time.Minute); err {
+			case nil:
+				ok.Add(1)
+			case mcphttp.ErrTooManySessions:
+				full.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != 7 || full.Load() != 33 {
+		t.Errorf("%d created, %d refused; want 7 and 33", ok.Load(), full.Load())
+	}
+}
+
+// A session's keys expire with its idle timeout, which Touch pushes back;
+// an expired session is gone, and frees its slot.
+func TestTTLFollowsIdleTimeout(t *testing.T) {
+	rs := redistest.Start(t)
+	prefix := "ttl:" + rand.Text()[:8] + ":"
+	sh, c := newShared(t, rs, redis.Options{Prefix: prefix})
+	ctx := context.Background()
+	st := sh.Sessions()
+	if err := st.Create(ctx, stored("a"), 1, 10*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sh.Events().Append(ctx, "a", "0", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{prefix + "{a}:s", prefix + "{a}:e"} {
+		if ttl := c.PTTL(ctx, key).Val(); ttl <= 9*time.Minute || ttl > 10*time.Minute {
+			t.Errorf("%s: TTL %v, want the idle timeout", key, ttl)
+		}
+	}
+	if _, err := st.Touch(ctx, "a", 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := c.PTTL(ctx, prefix+"{a}:s").Val(); ttl > 50*time.Millisecond {
+		t.Errorf("after Touch: TTL %v", ttl)
+	}
+	// Redis expires it; wait for that on Redis's clock.
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Exists(ctx, prefix+"{a}:s").Val() == 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // Redis expires keys on its own clock: poll it
+	}
+	if _, err := st.Touch(ctx, "a", time.Minute); err != mcphttp.ErrSessionNotFound {
+		t.Errorf("Touch of an expired session: %v", err)
+	}
+	if err := st.Create(ctx, stored("b"), 1, time.Minute); err != nil {
+		t.Errorf("the expired session still takes its slot: %v", err)
+	}
+}
+
+// A session's events are bounded (XADD MAXLEN ~): old ones go, and a
+// resume from one of them is refused.
+func TestEventsBounded(t *testing.T) {
+	rs := redistest.Start(t)
+	prefix := "max:" + rand.Text()[:8] + ":"
+	sh, c := newShared(t, rs, redis.Options{Prefix: prefix, MaxEvents: 100})
+	ctx := context.Background()
+	if err := sh.Sessions().Create(ctx, stored("a"), 10, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ev := sh.Events()
+	first, err := ev.Append(ctx, "a", "s1", []byte(`{"n":0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for i := range 5000 {
+		if last, err = ev.Append(ctx, "a", "s1", []byte(`{"n":1}`)); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	if n := c.XLen(ctx, prefix+"{a}:e").Val(); n > 300 {
+		t.Errorf("%d events kept, want about 100", n)
+	}
+	if _, err := ev.Replay(ctx, "a", first, func(string, []byte) error { return nil }); err != mcphttp.ErrUnknownEvent {
+		t.Errorf("resume from a trimmed event: %v, want ErrUnknownEvent", err)
+	}
+	n := 0
+	if _, err := ev.Replay(ctx, "a", last, func(string, []byte) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("resume from the last event: %d events, %v", n, err)
+	}
+	// Nothing is stored for a session that is gone.
+	if _, err := ev.Append(ctx, "gone", "s1", []byte(`{}`)); err == nil {
+		t.Error("Append for a session that does not exist succeeded")
+	}
+}
+
+// Of two claims of one answer, the first wins.
+func TestClaimFirstWins(t *testing.T) {
+	rs := redistest.Start(t)
+	sh, _ := newShared(t, rs, redis.Options{})
+	ctx := context.Background()
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			if ok, err := sh.Sessions().Claim(ctx, "a", `"r.1"`, time.Minute); err != nil {
+				t.Error(err)
+			} else if ok {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Errorf("%d claims won, want 1", wins.Load())
+	}
+}
