@@ -14,8 +14,12 @@ require (
 	github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
 	github.com/rpcgen/rpcgen/ext/websocket v0.0.0-00010101000000-000000000000
 	github.com/sourcegraph/jsonrpc2 v0.2.3
+	go.opentelemetry.io/otel/sdk v1.47.0
+	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	golang.org/x/tools v0.52.1-0.20261106145633-d407941a339a
 )
+
+require go.opentelemetry.io/otel/log v1.47.0 // indirect
 
 require (
 	github.com/Microsoft/go-winio v0.6.2 // indirect
@@ -38,6 +42,7 @@ require (
 	github.com/invopop/jsonschema v0.14.0 // indirect
 	github.com/matryer/moq v0.8.1 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
+	github.com/rpcgen/rpcgen/ext/otel v0.0.0-00010101000000-000000000000
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -48,9 +53,9 @@ require (
 	github.com/tklauser/numcpus v0.6.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
-	go.opentelemetry.io/otel v1.46.0 // indirect
-	go.opentelemetry.io/otel/metric v1.46.0 // indirect
-	go.opentelemetry.io/otel/trace v1.46.0 // indirect
+	go.opentelemetry.io/otel v1.47.0
+	go.opentelemetry.io/otel/metric v1.47.0
+	go.opentelemetry.io/otel/trace v1.47.0
 	go.uber.org/mock v0.6.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/mod v0.42.0 // indirect
@@ -66,3 +71,5 @@ tool (
 	github.com/rpcgen/rpcgen/cmd/rpcgen
 	go.uber.org/mock/mockgen
 )
+
+replace github.com/rpcgen/rpcgen/ext/otel => ../ext/otel

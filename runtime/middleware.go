@@ -71,31 +71,96 @@ func TransportFromContext(ctx context.Context) string {
 // Transport returns the network transport of the connection (Options.Transport).
 func (c *Conn) Transport() string { return c.srv.transport }
 
-// callHeadersKey finds the headers of WithCallHeaders.
+// callHeadersKey finds the headers of WithCallHeaders and WithCallHeaderFunc.
 type callHeadersKey struct{}
+
+// headerSource is one WithCallHeaders or WithCallHeaderFunc, over the ones
+// before it in the context.
+type headerSource struct {
+	prev *headerSource
+	h    map[string][]string
+	f    CallHeaderFunc
+}
+
+// CallHeaderFunc adds headers to one outgoing request of a call: set(key,
+// value) for each. ctx is the request's context, the call's or one derived
+// from it.
+type CallHeaderFunc func(ctx context.Context, set func(key, value string))
 
 // WithCallHeaders returns a context whose calls carry the headers h, where the
 // transport has headers: the clients of rpchttp and mcphttp send them as HTTP
-// request headers (http.Header is this type; use canonical keys). Headers already
-// in ctx are kept unless h names the same key. Client middleware uses it to add an
-// Authorization or a traceparent header to a call.
+// request headers (http.Header is this type). Headers already in ctx are kept
+// unless h names the same key. Client middleware uses it to add an
+// Authorization header to a call, say.
 func WithCallHeaders(ctx context.Context, h map[string][]string) context.Context {
-	if old := CallHeadersFromContext(ctx); len(old) > 0 {
-		merged := make(map[string][]string, len(old)+len(h))
-		for k, v := range old {
-			merged[k] = v
-		}
-		for k, v := range h {
-			merged[k] = v
-		}
-		h = merged
-	}
-	return context.WithValue(ctx, callHeadersKey{}, h)
+	prev, _ := ctx.Value(callHeadersKey{}).(*headerSource)
+	return context.WithValue(ctx, callHeadersKey{}, &headerSource{prev: prev, h: h})
 }
 
-// CallHeadersFromContext returns the headers WithCallHeaders put in ctx, or nil.
-// The map must not be changed.
+// WithCallHeaderFunc is WithCallHeaders for headers made only when a request
+// that carries headers is sent: f runs then, for each request, so a transport
+// without headers costs nothing. Middleware that propagates trace context uses
+// it.
+func WithCallHeaderFunc(ctx context.Context, f CallHeaderFunc) context.Context {
+	prev, _ := ctx.Value(callHeadersKey{}).(*headerSource)
+	return context.WithValue(ctx, callHeadersKey{}, &headerSource{prev: prev, f: f})
+}
+
+// AddCallHeaders sets in dst (an http.Header) every header that
+// WithCallHeaders and WithCallHeaderFunc put in ctx, the later over the
+// earlier, with canonical keys: what a transport with headers calls for each
+// request it sends.
+func AddCallHeaders(ctx context.Context, dst map[string][]string) {
+	if src, _ := ctx.Value(callHeadersKey{}).(*headerSource); src != nil {
+		src.add(ctx, dst)
+	}
+}
+
+func (s *headerSource) add(ctx context.Context, dst map[string][]string) {
+	if s.prev != nil {
+		s.prev.add(ctx, dst)
+	}
+	for k, v := range s.h {
+		dst[canonicalHeaderKey(k)] = v
+	}
+	if s.f != nil {
+		s.f(ctx, func(k, v string) { dst[canonicalHeaderKey(k)] = []string{v} })
+	}
+}
+
+// CallHeadersFromContext returns the headers WithCallHeaders and
+// WithCallHeaderFunc put in ctx, merged into a new map, or nil when there are
+// none.
 func CallHeadersFromContext(ctx context.Context) map[string][]string {
-	h, _ := ctx.Value(callHeadersKey{}).(map[string][]string)
+	src, _ := ctx.Value(callHeadersKey{}).(*headerSource)
+	if src == nil {
+		return nil
+	}
+	h := map[string][]string{}
+	src.add(ctx, h)
 	return h
+}
+
+// canonicalHeaderKey is http.CanonicalHeaderKey for the ASCII tokens header
+// names are (the runtime links no net/http): "traceparent" → "Traceparent".
+func canonicalHeaderKey(k string) string {
+	upper := true
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if upper && 'a' <= c && c <= 'z' || !upper && 'A' <= c && c <= 'Z' {
+			b := []byte(k)
+			for j := i; j < len(b); j++ {
+				c := b[j]
+				if upper && 'a' <= c && c <= 'z' {
+					b[j] = c - 'a' + 'A'
+				} else if !upper && 'A' <= c && c <= 'Z' {
+					b[j] = c - 'A' + 'a'
+				}
+				upper = b[j] == '-'
+			}
+			return string(b)
+		}
+		upper = c == '-'
+	}
+	return k
 }

@@ -326,3 +326,18 @@ func TestCallHeadersMerge(t *testing.T) {
 		t.Fatal("headers in an empty context")
 	}
 }
+
+func TestCallHeaderFunc(t *testing.T) {
+	calls := 0
+	ctx := runtime.WithCallHeaders(context.Background(), map[string][]string{"traceparent": {"old"}, "X-A": {"1"}})
+	ctx = runtime.WithCallHeaderFunc(ctx, func(ctx context.Context, set func(k, v string)) {
+		calls++
+		set("traceparent", "new")
+		set("content-TYPE", "x")
+	})
+	h := map[string][]string{}
+	runtime.AddCallHeaders(ctx, h)
+	if calls != 1 || len(h) != 3 || h["Traceparent"][0] != "new" || h["X-A"][0] != "1" || h["Content-Type"][0] != "x" {
+		t.Fatalf("headers %v after %d calls", h, calls)
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"strconv"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rpcgen/rpcgen/runtime"
 )
@@ -58,12 +60,11 @@ func transportAttrs(ctx context.Context, transport string, attrs []attribute.Key
 }
 
 // headers returns ctx with the trace context of its span as HTTP headers
-// (runtime.WithCallHeaders), which rpchttp's and mcphttp's clients send.
+// (runtime.WithCallHeaderFunc), which rpchttp's and mcphttp's clients send;
+// they are made only for a request that has headers.
 func (in *Instrumentation) headers(ctx context.Context) context.Context {
-	h := http.Header{}
-	in.prop.Inject(ctx, propagation.HeaderCarrier(h))
-	if len(h) == 0 {
+	if !trace.SpanContextFromContext(ctx).IsValid() && baggage.FromContext(ctx).Len() == 0 {
 		return ctx
 	}
-	return runtime.WithCallHeaders(ctx, h)
+	return runtime.WithCallHeaderFunc(ctx, in.headerFunc)
 }

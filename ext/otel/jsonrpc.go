@@ -30,41 +30,62 @@ func (in *Instrumentation) Server() runtime.Middleware {
 	return func(next runtime.Handler) runtime.Handler {
 		return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 			start := time.Now()
-			attrs := make([]attribute.KeyValue, 0, 10)
-			attrs = append(attrs, systemJSONRPC, keyRPCMethod.String(req.Method))
-			if !req.IsNotification() {
-				attrs = append(attrs, keyJSONRPCRequestID.String(idString(req.ID)))
+			ctx, span := in.tracer.Start(ctx, req.Method, in.starts.startOpts(attrKey{a: "s", b: req.Method}, serverKind, rpcStartAttrs)...)
+			if span.IsRecording() {
+				attrs := make([]attribute.KeyValue, 0, 5)
+				if !req.IsNotification() {
+					attrs = append(attrs, keyJSONRPCRequestID.String(idString(req.ID)))
+				}
+				span.SetAttributes(transportAttrs(ctx, runtime.TransportFromContext(ctx), attrs)...)
 			}
-			attrs = transportAttrs(ctx, runtime.TransportFromContext(ctx), attrs)
-			ctx, span := in.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
-			in.serverActive.Add(ctx, 1, metric.WithAttributes(systemJSONRPC))
-			defer in.serverActive.Add(ctx, -1, metric.WithAttributes(systemJSONRPC))
+			in.serverActive.Add(ctx, 1, activeJSONRPC...)
 			res, err := next.ServeRPC(ctx, req)
-			mattrs := []attribute.KeyValue{systemJSONRPC, keyRPCMethod.String(req.Method)}
+			in.serverActive.Add(ctx, -1, activeJSONRPC...)
+			method, et, sc := req.Method, "", ""
 			if err != nil && !errors.Is(err, runtime.ErrNoResponse) {
-				et, sc, msg := serverErrorCode(err)
+				var msg string
+				et, sc, msg = serverErrorCode(err)
 				if sc == "-32601" {
 					// Not a method of the handler: the conventions keep
 					// such names out of rpc.method and span names.
 					span.SetName("jsonrpc")
 					span.SetAttributes(keyRPCMethod.String("_OTHER"), keyRPCMethodOrig.String(req.Method))
-					mattrs[1] = keyRPCMethod.String("_OTHER")
+					method = "_OTHER"
 				}
-				mattrs = append(mattrs, fail(span, et, sc, msg)...)
+				fail(span, et, sc, msg)
 			}
-			in.rpcServerDuration.Record(ctx, seconds(start), metric.WithAttributes(mattrs...))
+			in.rpcServerDuration.Record(ctx, seconds(start), in.rpcAttrs(method, et, sc)...)
 			span.End()
 			return res, err
 		})
 	}
 }
 
+var (
+	serverKind = trace.WithSpanKind(trace.SpanKindServer)
+	clientKind = trace.WithSpanKind(trace.SpanKindClient)
+)
+
+// rpcAttrs are the options of a JSON-RPC duration's measurement.
+func (in *Instrumentation) rpcAttrs(method, errorType, statusCode string) []metric.RecordOption {
+	return in.attrSets.recordOpts(attrKey{a: "jsonrpc", b: method, c: errorType, d: statusCode}, rpcMetricAttrs)
+}
+
+func rpcMetricAttrs(k attrKey) []attribute.KeyValue {
+	return appendFailure([]attribute.KeyValue{systemJSONRPC, keyRPCMethod.String(k.b)}, k.c, k.d)
+}
+
+// rpcStartAttrs are a JSON-RPC span's attributes at its start.
+func rpcStartAttrs(k attrKey) []attribute.KeyValue {
+	return []attribute.KeyValue{systemJSONRPC, keyRPCMethod.String(k.b)}
+}
+
 // Client returns client middleware for a JSON-RPC client (runtime.WrapCaller):
 // a CLIENT span per call (a batch: one per element; a stream: until it ends),
 // attributed as Server's, whose trace context goes with the call in HTTP
-// headers over rpchttp (runtime.WithCallHeaders); the rpc.client.call.duration
-// histogram and the rpcgen.client.active_requests count. A retry inside the
-// chain below it is part of the one span.
+// headers over rpchttp (runtime.WithCallHeaderFunc); the
+// rpc.client.call.duration histogram and the rpcgen.client.active_requests
+// count. A retry inside the chain below it is part of the one span.
 func (in *Instrumentation) Client() runtime.ClientMiddleware {
 	return func(next runtime.Invoker) runtime.Invoker {
 		return func(ctx context.Context, call *runtime.ClientCall) error {
@@ -73,7 +94,7 @@ func (in *Instrumentation) Client() runtime.ClientMiddleware {
 			}
 			start := time.Now()
 			ctx, span := in.startClient(ctx, call.Method, call.Transport)
-			in.clientActive.Add(ctx, 1, metric.WithAttributes(systemJSONRPC))
+			in.clientActive.Add(ctx, 1, activeJSONRPC...)
 			err := next(in.headers(ctx), call)
 			if err == nil && call.Kind == runtime.KindStream && call.Stream != nil {
 				call.Stream = &tracedStream{ItemStream: call.Stream, in: in, ctx: ctx, span: span, method: call.Method, start: start}
@@ -86,21 +107,22 @@ func (in *Instrumentation) Client() runtime.ClientMiddleware {
 }
 
 func (in *Instrumentation) startClient(ctx context.Context, method, transport string) (context.Context, trace.Span) {
-	attrs := []attribute.KeyValue{systemJSONRPC, keyRPCMethod.String(method)}
-	if transport != "" {
-		attrs = append(attrs, keyNetTransport.String(transport))
+	ctx, span := in.tracer.Start(ctx, method, in.starts.startOpts(attrKey{a: "c", b: method}, clientKind, rpcStartAttrs)...)
+	if transport != "" && span.IsRecording() {
+		span.SetAttributes(keyNetTransport.String(transport))
 	}
-	return in.tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	return ctx, span
 }
 
 func (in *Instrumentation) endClient(ctx context.Context, span trace.Span, method string, start time.Time, err error) {
-	in.clientActive.Add(ctx, -1, metric.WithAttributes(systemJSONRPC))
-	mattrs := []attribute.KeyValue{systemJSONRPC, keyRPCMethod.String(method)}
+	in.clientActive.Add(ctx, -1, activeJSONRPC...)
+	var et, sc string
 	if err != nil && !errors.Is(err, io.EOF) {
-		et, sc, msg := errorCode(err)
-		mattrs = append(mattrs, fail(span, et, sc, msg)...)
+		var msg string
+		et, sc, msg = errorCode(err)
+		fail(span, et, sc, msg)
 	}
-	in.rpcClientDuration.Record(ctx, seconds(start), metric.WithAttributes(mattrs...))
+	in.rpcClientDuration.Record(ctx, seconds(start), in.rpcAttrs(method, et, sc)...)
 	span.End()
 }
 
@@ -113,7 +135,7 @@ func (in *Instrumentation) clientBatch(ctx context.Context, next runtime.Invoker
 	for i, bc := range call.Batch {
 		var sctx context.Context
 		sctx, spans[i] = in.startClient(ctx, bc.Method, call.Transport)
-		in.clientActive.Add(ctx, 1, metric.WithAttributes(systemJSONRPC))
+		in.clientActive.Add(ctx, 1, activeJSONRPC...)
 		if hctx == nil {
 			hctx = sctx
 		}
@@ -121,6 +143,8 @@ func (in *Instrumentation) clientBatch(ctx context.Context, next runtime.Invoker
 	if hctx == nil {
 		return next(ctx, call)
 	}
+	// The headers carry the first element's trace context (one HTTP request
+	// carries them all).
 	err := next(runtime.WithCallHeaders(ctx, runtime.CallHeadersFromContext(in.headers(hctx))), call)
 	for i, bc := range call.Batch {
 		e := err

@@ -9,7 +9,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -35,50 +34,56 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 	return func(next runtime.Handler) runtime.Handler {
 		return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 			start := time.Now()
-			p := scanParams(req.Params)
+			var p params
+			p.scan(req.Params)
 			ss := mcp.SessionFromContext(ctx)
 			parent := ctx
-			var opts []trace.SpanStartOption
-			if p.carrier != nil {
+			var link []trace.SpanStartOption
+			if p.carrier.found {
 				ambient := trace.SpanContextFromContext(ctx)
-				parent = in.prop.Extract(ctx, p.carrier)
-				if remote := trace.SpanContextFromContext(parent); ambient.IsValid() && !ambient.Equal(remote) {
-					opts = append(opts, trace.WithLinks(trace.Link{SpanContext: ambient}))
+				parent = in.prop.Extract(ctx, &p.carrier)
+				if remote := trace.SpanContextFromContext(parent); ambient.IsValid() && (ambient.TraceID() != remote.TraceID() || ambient.SpanID() != remote.SpanID()) {
+					link = []trace.SpanStartOption{trace.WithLinks(trace.Link{SpanContext: ambient})}
 				}
 			}
 			version := p.version
 			if version == "" && ss != nil {
 				version = ss.ProtocolVersion()
 			}
-			attrs := mcpAttrs(req.Method, req.ID, p.target, version, 12)
-			if ss != nil && ss.ID() != "" {
-				attrs = append(attrs, keyMCPSessionID.String(ss.ID()))
+			opts := in.starts.startOpts(attrKey{a: "s", b: req.Method}, serverKind, mcpStartAttrs)
+			if link != nil {
+				opts = append(link, opts...)
 			}
-			attrs = transportAttrs(ctx, runtime.TransportFromContext(ctx), attrs)
-			opts = append(opts, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 			ctx, span := in.tracer.Start(parent, spanName(req.Method, p.target), opts...)
-			ctx = mcp.ObserveNotifications(ctx, func(method string, params json.RawMessage) {
-				span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
-			})
-			in.serverActive.Add(ctx, 1, mcpSystem)
+			transport := runtime.TransportFromContext(ctx)
+			if span.IsRecording() {
+				attrs := mcpAttrs(req.ID, req.Method, p.target, version, 9)
+				if ss != nil && ss.ID() != "" {
+					attrs = append(attrs, keyMCPSessionID.String(ss.ID()))
+				}
+				span.SetAttributes(transportAttrs(ctx, transport, attrs)...)
+				ctx = mcp.ObserveNotifications(ctx, func(method string, params json.RawMessage) {
+					span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
+				})
+			}
+			in.serverActive.Add(ctx, 1, activeMCP...)
 			res, err := next.ServeRPC(ctx, req)
-			in.serverActive.Add(ctx, -1, mcpSystem)
+			in.serverActive.Add(ctx, -1, activeMCP...)
 			if req.Method == "initialize" && err == nil && ss != nil && ss.ProtocolVersion() != "" {
 				version = ss.ProtocolVersion()
 				span.SetAttributes(keyMCPVersion.String(version))
 				in.sessionStarted(ss, version)
 			}
-			mattrs := metricAttrs(req.Method, p.target, version)
-			mattrs = append(mattrs, transportAttrs(ctx, runtime.TransportFromContext(ctx), nil)...)
-			mattrs = append(mattrs, in.outcome(span, req.Method, res, err, serverErrorCode)...)
-			in.mcpServerDuration.Record(ctx, seconds(start), metric.WithAttributes(mattrs...))
+			if _, ok := ctx.Value(httpInfoKey{}).(*httpInfo); ok {
+				transport = "tcp"
+			}
+			et, sc := outcome(span, req.Method, res, err, serverErrorCode)
+			in.mcpServerDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, p.target, version, transport, et, sc)...)
 			span.End()
 			return res, err
 		})
 	}
 }
-
-var mcpSystem = metric.WithAttributes(attribute.String("rpcgen.protocol", "mcp"))
 
 // sessionStarted counts a legacy session from its initialize to its end.
 func (in *Instrumentation) sessionStarted(ss *mcp.Session, version string) {
@@ -103,41 +108,74 @@ func (in *Instrumentation) MCPClient() mcp.ClientMiddleware {
 		return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
 			start := time.Now()
 			target := req.Target()
-			attrs := mcpAttrs(req.Method, req.ID, target, req.ProtocolVersion, 10)
-			if req.SessionID != "" {
-				attrs = append(attrs, keyMCPSessionID.String(req.SessionID))
-			}
-			ctx, span := in.tracer.Start(ctx, spanName(req.Method, target), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-			in.prop.Inject(ctx, metaCarrier{req})
-			prev := req.OnNotification
-			req.OnNotification = func(method string, params json.RawMessage) {
-				span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
-				if prev != nil {
-					prev(method, params)
+			ctx, span := in.tracer.Start(ctx, spanName(req.Method, target), in.starts.startOpts(attrKey{a: "c", b: req.Method}, clientKind, mcpStartAttrs)...)
+			if span.IsRecording() {
+				attrs := mcpAttrs(req.ID, req.Method, target, req.ProtocolVersion, 6)
+				if req.SessionID != "" {
+					attrs = append(attrs, keyMCPSessionID.String(req.SessionID))
+				}
+				span.SetAttributes(attrs...)
+				prev := req.OnNotification
+				req.OnNotification = func(method string, params json.RawMessage) {
+					span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
+					if prev != nil {
+						prev(method, params)
+					}
 				}
 			}
-			in.clientActive.Add(ctx, 1, mcpSystem)
+			in.prop.Inject(ctx, metaCarrier{req})
+			in.clientActive.Add(ctx, 1, activeMCP...)
 			res, err := next(in.headers(ctx), req)
-			in.clientActive.Add(ctx, -1, mcpSystem)
-			mattrs := append(metricAttrs(req.Method, target, req.ProtocolVersion), in.outcome(span, req.Method, res, err, errorCode)...)
-			in.mcpClientDuration.Record(ctx, seconds(start), metric.WithAttributes(mattrs...))
+			in.clientActive.Add(ctx, -1, activeMCP...)
+			et, sc := outcome(span, req.Method, res, err, errorCode)
+			in.mcpClientDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, target, req.ProtocolVersion, "", et, sc)...)
 			span.End()
 			return res, err
 		}
 	}
 }
 
-// outcome records a request's failure on span, if it failed, and returns the
-// metric attributes that say so.
-func (in *Instrumentation) outcome(span trace.Span, method string, res json.RawMessage, err error, code func(error) (string, string, string)) []attribute.KeyValue {
+// outcome records a request's failure on span, if it failed, and returns its
+// error.type and rpc.status_code.
+func outcome(span trace.Span, method string, res json.RawMessage, err error, code func(error) (string, string, string)) (errorType, statusCode string) {
 	switch {
 	case err != nil && !errors.Is(err, runtime.ErrNoResponse):
 		et, sc, msg := code(err)
-		return fail(span, et, sc, msg)
+		fail(span, et, sc, msg)
+		return et, sc
 	case method == "tools/call" && mcp.ResultIsError(res):
-		return fail(span, "tool_error", "", toolErrorText(res))
+		fail(span, "tool_error", "", toolErrorText(res))
+		return "tool_error", ""
 	}
-	return nil
+	return "", ""
+}
+
+// mcpMetricAttrs are the options of an MCP duration's measurement: the
+// span's attributes less the high-cardinality ones (request id, session id,
+// resource URI).
+func (in *Instrumentation) mcpMetricAttrs(method, target, version, transport, errorType, statusCode string) []metric.RecordOption {
+	if method != "tools/call" && method != "prompts/get" {
+		target = ""
+	}
+	return in.attrSets.recordOpts(attrKey{a: method, b: target, c: version, d: transport, e: errorType, f: statusCode}, mcpMetricAttrsOf)
+}
+
+func mcpMetricAttrsOf(k attrKey) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 8)
+	attrs = append(attrs, keyMCPMethod.String(k.a))
+	if k.c != "" {
+		attrs = append(attrs, keyMCPVersion.String(k.c))
+	}
+	if k.d != "" {
+		attrs = append(attrs, keyNetTransport.String(k.d))
+	}
+	attrs = appendTarget(attrs, k.a, k.b)
+	return appendFailure(attrs, k.e, k.f)
+}
+
+// mcpStartAttrs are an MCP span's attributes at its start.
+func mcpStartAttrs(k attrKey) []attribute.KeyValue {
+	return []attribute.KeyValue{keyMCPMethod.String(k.b)}
 }
 
 // toolErrorText is the first text block of an isError result, the message
@@ -165,44 +203,30 @@ func spanName(method, target string) string {
 	return method
 }
 
-// mcpAttrs are the span attributes of a request known before it runs.
-func mcpAttrs(method string, id runtime.ID, target, version string, n int) []attribute.KeyValue {
+// mcpAttrs are the span attributes of a request known before it runs, but
+// for mcp.method.name, which the span starts with.
+func mcpAttrs(id runtime.ID, method, target, version string, n int) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, n)
-	attrs = append(attrs, keyMCPMethod.String(method))
 	if !id.IsZero() {
 		attrs = append(attrs, keyJSONRPCRequestID.String(idString(id)))
 	}
 	if version != "" {
 		attrs = append(attrs, keyMCPVersion.String(version))
 	}
-	return append(attrs, targetAttrs(method, target)...)
+	return appendTarget(attrs, method, target)
 }
 
-func targetAttrs(method, target string) []attribute.KeyValue {
+func appendTarget(attrs []attribute.KeyValue, method, target string) []attribute.KeyValue {
 	if target == "" {
-		return nil
+		return attrs
 	}
 	switch method {
 	case "tools/call":
-		return []attribute.KeyValue{keyGenAITool.String(target), keyGenAIOperation.String("execute_tool")}
+		return append(attrs, keyGenAITool.String(target), keyGenAIOperation.String("execute_tool"))
 	case "prompts/get":
-		return []attribute.KeyValue{keyGenAIPrompt.String(target)}
+		return append(attrs, keyGenAIPrompt.String(target))
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		return []attribute.KeyValue{keyMCPResourceURI.String(target)}
-	}
-	return nil
-}
-
-// metricAttrs are a request's duration attributes: the span's, less the
-// high-cardinality ones (request id, session id, resource URI).
-func metricAttrs(method, target, version string) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 8)
-	attrs = append(attrs, keyMCPMethod.String(method))
-	if version != "" {
-		attrs = append(attrs, keyMCPVersion.String(version))
-	}
-	if method == "tools/call" || method == "prompts/get" {
-		attrs = append(attrs, targetAttrs(method, target)...)
+		return append(attrs, keyMCPResourceURI.String(target))
 	}
 	return attrs
 }
@@ -245,13 +269,34 @@ func eventKey(method string) string {
 
 // params are the members of a request's params the server middleware reads.
 type params struct {
-	target  string                 // name (tools/call, prompts/get) or uri
-	version string                 // _meta's io.modelcontextprotocol/protocolVersion
-	carrier propagation.MapCarrier // _meta's traceparent, tracestate, baggage; nil when none
+	target  string // name (tools/call, prompts/get) or uri
+	version string // _meta's io.modelcontextprotocol/protocolVersion
+	carrier traceCarrier
 }
 
-func scanParams(raw json.RawMessage) params {
-	var p params
+// traceCarrier holds _meta's trace context members.
+type traceCarrier struct {
+	found                          bool
+	traceparent, tracestate, bggge string
+}
+
+func (c *traceCarrier) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return c.traceparent
+	case "tracestate":
+		return c.tracestate
+	case "baggage":
+		return c.bggge
+	}
+	return ""
+}
+
+func (c *traceCarrier) Set(string, string) {}
+
+func (c *traceCarrier) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
+
+func (p *params) scan(raw json.RawMessage) {
 	o, ok := runtime.ScanObject(raw)
 	for ok {
 		key, val, more := o.Next()
@@ -260,7 +305,7 @@ func scanParams(raw json.RawMessage) params {
 		}
 		switch string(key) {
 		case "name", "uri":
-			json.Unmarshal(val, &p.target)
+			p.target, _ = unquote(val)
 		case "_meta":
 			m, ok := runtime.ScanObject(val)
 			for ok {
@@ -269,21 +314,24 @@ func scanParams(raw json.RawMessage) params {
 					break
 				}
 				switch string(k) {
-				case "traceparent", "tracestate", "baggage":
-					var s string
-					if json.Unmarshal(v, &s) == nil {
-						if p.carrier == nil {
-							p.carrier = propagation.MapCarrier{}
-						}
-						p.carrier[string(k)] = s
-					}
+				case "traceparent":
+					p.carrier.traceparent, p.carrier.found = unquoteOr(v, p.carrier.found)
+				case "tracestate":
+					p.carrier.tracestate, p.carrier.found = unquoteOr(v, p.carrier.found)
+				case "baggage":
+					p.carrier.bggge, p.carrier.found = unquoteOr(v, p.carrier.found)
 				case mcp.MetaProtocolVersion:
-					json.Unmarshal(v, &p.version)
+					p.version, _ = unquote(v)
 				}
 			}
 		}
 	}
-	return p
+}
+
+// unquoteOr unquotes v and reports whether it or found holds.
+func unquoteOr(v []byte, found bool) (string, bool) {
+	s, ok := unquote(v)
+	return s, ok || found
 }
 
 // metaCarrier injects trace context into a request's params._meta.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	global "go.opentelemetry.io/otel"
@@ -83,6 +85,10 @@ type Instrumentation struct {
 	mcpSessionDuration                   metric.Float64Histogram
 	serverActive, clientActive           metric.Int64UpDownCounter
 	sessions                             metric.Int64UpDownCounter
+
+	headerFunc runtime.CallHeaderFunc // injects trace context into a request's headers
+	attrSets   attrCache              // the metric attributes of each kind of request
+	starts     attrCache              // the span start options of each kind of request
 }
 
 // New returns an Instrumentation with the providers and propagator the
@@ -125,7 +131,70 @@ func New(opts ...Option) *Instrumentation {
 	in.serverActive = counter("rpcgen.server.active_requests", "{request}", "Requests (JSON-RPC and MCP) being served.")
 	in.clientActive = counter("rpcgen.client.active_requests", "{request}", "Calls (JSON-RPC and MCP) waiting for their response.")
 	in.sessions = counter("rpcgen.mcp.server.active_sessions", "{session}", "Live legacy MCP sessions (2024-11-05 to 2025-11-25; 2026-07-28 has none).")
+	in.headerFunc = func(ctx context.Context, set func(key, value string)) {
+		in.prop.Inject(ctx, setCarrier(set))
+	}
 	return in
+}
+
+// setCarrier injects into a runtime.CallHeaderFunc's set.
+type setCarrier func(key, value string)
+
+func (f setCarrier) Get(string) string     { return "" }
+func (f setCarrier) Set(key, value string) { f(key, value) }
+func (f setCarrier) Keys() []string        { return nil }
+
+// Precomputed options of the in-flight counters: a slice passed as is, so
+// the variadic call allocates nothing.
+var (
+	activeJSONRPC = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(keyRPCSystem.String("jsonrpc")))}
+	activeMCP     = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("rpcgen.protocol", "mcp")))}
+)
+
+// attrKey names one combination of a duration metric's attributes, or of a
+// span's start options.
+type attrKey struct{ a, b, c, d, e, f string }
+
+// attrCache keeps what was built for each key seen (the options of a
+// measurement or of a span start), so a call builds no attribute set and no
+// option; it stops growing at maxAttrSets (names a peer makes up could grow it
+// without end), after which each is built again.
+type attrCache struct {
+	m sync.Map // attrKey → []metric.RecordOption or []trace.SpanStartOption
+	n atomic.Int32
+}
+
+const maxAttrSets = 4096
+
+func (c *attrCache) load(k attrKey) (any, bool) { return c.m.Load(k) }
+
+func (c *attrCache) store(k attrKey, v any) {
+	if c.n.Load() < maxAttrSets {
+		if _, loaded := c.m.LoadOrStore(k, v); !loaded {
+			c.n.Add(1)
+		}
+	}
+}
+
+// recordOpts returns the cached options of a measurement with the attributes
+// build makes.
+func (c *attrCache) recordOpts(k attrKey, build func(attrKey) []attribute.KeyValue) []metric.RecordOption {
+	if v, ok := c.load(k); ok {
+		return v.([]metric.RecordOption)
+	}
+	opts := []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(build(k)...))}
+	c.store(k, opts)
+	return opts
+}
+
+// startOpts returns the cached options of a span start of kind with attrs.
+func (c *attrCache) startOpts(k attrKey, kind trace.SpanStartOption, attrs func(attrKey) []attribute.KeyValue) []trace.SpanStartOption {
+	if v, ok := c.load(k); ok {
+		return v.([]trace.SpanStartOption)
+	}
+	opts := []trace.SpanStartOption{kind, trace.WithAttributes(attrs(k)...)}
+	c.store(k, opts)
+	return opts
 }
 
 // errorCode returns the JSON-RPC error code of err as the conventions'
@@ -160,16 +229,42 @@ func serverErrorCode(err error) (errorType, statusCode, message string) {
 	return c, c, err.Error()
 }
 
-// fail records a failure on span and returns the attributes a duration
-// metric gets for it.
-func fail(span trace.Span, errorType, statusCode, message string) []attribute.KeyValue {
-	attrs := []attribute.KeyValue{keyErrorType.String(errorType)}
+// fail records a failure on span.
+func fail(span trace.Span, errorType, statusCode, message string) {
+	if statusCode != "" {
+		span.SetAttributes(keyErrorType.String(errorType), keyRPCStatusCode.String(statusCode))
+	} else {
+		span.SetAttributes(keyErrorType.String(errorType))
+	}
+	span.SetStatus(codes.Error, message)
+}
+
+// appendFailure appends the error attributes of a duration metric.
+func appendFailure(attrs []attribute.KeyValue, errorType, statusCode string) []attribute.KeyValue {
+	if errorType != "" {
+		attrs = append(attrs, keyErrorType.String(errorType))
+	}
 	if statusCode != "" {
 		attrs = append(attrs, keyRPCStatusCode.String(statusCode))
 	}
-	span.SetAttributes(attrs...)
-	span.SetStatus(codes.Error, message)
 	return attrs
+}
+
+// unquote returns the string the raw JSON string v holds, without decoding
+// when it has no escapes.
+func unquote(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	inner := v[1 : len(v)-1]
+	for _, c := range inner {
+		if c == '\\' {
+			var s string
+			err := json.Unmarshal(v, &s)
+			return s, err == nil
+		}
+	}
+	return string(inner), true
 }
 
 func seconds(start time.Time) float64 { return time.Since(start).Seconds() }

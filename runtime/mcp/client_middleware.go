@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -56,8 +57,12 @@ func (r *ClientRequest) Target() string {
 	default:
 		return ""
 	}
+	v := member(r.Params, key)
+	if len(v) >= 2 && v[0] == '"' && !bytes.ContainsRune(v, '\\') {
+		return string(v[1 : len(v)-1])
+	}
 	var s string
-	if v := member(r.Params, key); v != nil && json.Unmarshal(v, &s) == nil {
+	if v != nil && json.Unmarshal(v, &s) == nil {
 		return s
 	}
 	return ""

@@ -89,9 +89,7 @@ func (c *Client) setHeaders(ctx context.Context, req *http.Request) {
 	for k, v := range c.Header {
 		req.Header[k] = v
 	}
-	for k, v := range runtime.CallHeadersFromContext(ctx) {
-		req.Header[http.CanonicalHeaderKey(k)] = v
-	}
+	runtime.AddCallHeaders(ctx, req.Header)
 }
 
 // classify marks a failed exchange for retries (runtime.Retryable): a request

@@ -101,14 +101,11 @@ func (b *clientBody) detach() {
 // newRequest builds a request to u with the configured headers; body may be
 // nil.
 func (cfg *clientConfig) newRequest(ctx context.Context, method string, u *url.URL, body *clientBody, n int) *http.Request {
-	extra := runtime.CallHeadersFromContext(ctx) // client middleware's
-	h := make(http.Header, len(cfg.header)+len(extra)+6)
+	h := make(http.Header, len(cfg.header)+6)
 	for k, v := range cfg.header {
 		h[k] = v
 	}
-	for k, v := range extra {
-		h[http.CanonicalHeaderKey(k)] = v
-	}
+	runtime.AddCallHeaders(ctx, h) // client middleware's
 	req := &http.Request{
 		Method:     method,
 		URL:        u,

@@ -1,0 +1,20 @@
+// Package otelbench measures what tracing costs a call: one in-process call,
+// client and server both in this process, as it is today (impl=rpcgen: no
+// middleware), with ext/otel's middleware on both sides and tracing off
+// (impl=otel-off: the OpenTelemetry API's no-op tracer and meter providers,
+// what a program that links ext/otel but exports nothing runs), and with
+// tracing on (impl=otel-on: the SDK recording every span, AlwaysSample, and
+// every metric, into a manual reader; the ended spans go to a processor that
+// drops them, so no exporter's cost is counted).
+//
+//   - BenchmarkTracing/jsonrpc/inprocess: a JSON-RPC call of add(a, b)
+//     through runtime.WrapCaller (client middleware) into a runtime.Processor
+//     (server middleware, Options.Middleware), in the caller's goroutine.
+//   - BenchmarkTracing/mcp/inprocess/{legacy,modern}: an MCP tools/call of add
+//     through mcp.Client (ClientOptions.Middleware) and mcp.ConnectSession into
+//     a Session (ServerOptions.Middleware), in both eras; the trace context goes
+//     in params._meta, as it does across processes.
+//
+// Every benchmark checks the sum it gets back, and otel-on checks that the
+// server span was the child of the client span.
+package otelbench

@@ -1,0 +1,180 @@
+package otelbench
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	rpcotel "github.com/rpcgen/rpcgen/ext/otel"
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+type addParams struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+var addHandler = runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+	var p addParams
+	if err := runtime.DecodeParams(req.Params, &p, &p.A, &p.B); err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(p.A + p.B)
+})
+
+func addTool(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var p addParams
+	if err := json.Unmarshal(args, &p); err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]int{"sum": p.A + p.B})
+}
+
+// procCaller is a Caller that serves each call with a Processor in the
+// calling goroutine: a call in process, with no transport.
+type procCaller struct {
+	p  *runtime.Processor
+	id atomic.Int64
+}
+
+func (c *procCaller) Call(ctx context.Context, method string, params, result any) error {
+	msg, err := runtime.AppendRequest(nil, c.id.Add(1), method, params)
+	if err != nil {
+		return err
+	}
+	r, err := runtime.ParseResponse(c.p.Process(ctx, msg, nil))
+	if err != nil {
+		return err
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return r.Decode(method, result)
+}
+
+func (c *procCaller) Notify(ctx context.Context, method string, params any) error {
+	msg, err := runtime.AppendRequest(nil, 0, method, params)
+	if err != nil {
+		return err
+	}
+	c.p.Process(ctx, msg, nil)
+	return nil
+}
+
+// dropSpans is a span processor that keeps nothing; it remembers the last
+// server span's parent, so the benchmark can check that the trace joined.
+type dropSpans struct{ lastParent atomic.Value }
+
+func (d *dropSpans) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (d *dropSpans) OnEnd(s sdktrace.ReadOnlySpan) {
+	if s.SpanKind() == trace.SpanKindServer {
+		d.lastParent.Store(s.Parent().SpanID())
+	}
+}
+func (d *dropSpans) Shutdown(context.Context) error   { return nil }
+func (d *dropSpans) ForceFlush(context.Context) error { return nil }
+
+// impls are the three setups each workload runs under; inst is nil for
+// rpcgen (no middleware).
+func impls(b *testing.B) []struct {
+	name string
+	inst *rpcotel.Instrumentation
+	drop *dropSpans
+} {
+	w3c := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	drop := &dropSpans{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSpanProcessor(drop))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
+	return []struct {
+		name string
+		inst *rpcotel.Instrumentation
+		drop *dropSpans
+	}{
+		{"rpcgen", nil, nil},
+		{"otel-off", rpcotel.New(rpcotel.WithTracerProvider(tracenoop.NewTracerProvider()), rpcotel.WithMeterProvider(metricnoop.NewMeterProvider()), rpcotel.WithPropagator(w3c)), nil},
+		{"otel-on", rpcotel.New(rpcotel.WithTracerProvider(tp), rpcotel.WithMeterProvider(mp), rpcotel.WithPropagator(w3c)), drop},
+	}
+}
+
+// tracedCtx is the caller's context: with tracing on, inside a span of the
+// caller's, as an instrumented program calls.
+func tracedCtx(b *testing.B, inst *rpcotel.Instrumentation, drop *dropSpans) (context.Context, func()) {
+	if drop == nil {
+		return context.Background(), func() {}
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(drop))
+	ctx, span := tp.Tracer("bench").Start(context.Background(), "caller")
+	return ctx, func() { span.End(); tp.Shutdown(context.Background()) }
+}
+
+func BenchmarkTracing(b *testing.B) {
+	for _, im := range impls(b) {
+		b.Run("jsonrpc/inprocess/impl="+im.name, func(b *testing.B) {
+			opts := runtime.Options{Handler: addHandler}
+			var caller runtime.Caller
+			pc := &procCaller{}
+			caller = pc
+			if im.inst != nil {
+				opts.Middleware = []runtime.Middleware{im.inst.Server()}
+				caller = runtime.WrapCaller(pc, im.inst.Client())
+			}
+			pc.p = runtime.NewProcessor(opts)
+			ctx, done := tracedCtx(b, im.inst, im.drop)
+			defer done()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				var sum int
+				if err := caller.Call(ctx, "arith.add", &addParams{A: i, B: 1000}, &sum); err != nil || sum != i+1000 {
+					b.Fatalf("add: %d, %v", sum, err)
+				}
+			}
+		})
+	}
+	for _, era := range []struct{ name, version string }{{"legacy", mcp.Version20251125}, {"modern", mcp.Version20260728}} {
+		for _, im := range impls(b) {
+			b.Run("mcp/inprocess/"+era.name+"/impl="+im.name, func(b *testing.B) {
+				sopts := &mcp.ServerOptions{}
+				copts := mcp.ClientOptions{ProtocolVersion: era.version}
+				if im.inst != nil {
+					sopts.Middleware = []runtime.Middleware{im.inst.MCPServer()}
+					copts.Middleware = []mcp.ClientMiddleware{im.inst.MCPClient()}
+				}
+				srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1"}, sopts)
+				srv.AddTools(mcp.Tool{Name: "add", Handler: addTool})
+				c, err := mcp.ConnectSession(context.Background(), srv.NewSession(), copts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer c.Close()
+				ctx, done := tracedCtx(b, im.inst, im.drop)
+				defer done()
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					i++
+					var out struct{ Sum int }
+					if err := c.CallTool(ctx, "add", &addParams{A: i, B: 1000}, &out); err != nil || out.Sum != i+1000 {
+						b.Fatalf("add: %d, %v", out.Sum, err)
+					}
+				}
+				if im.drop != nil {
+					if p, _ := im.drop.lastParent.Load().(trace.SpanID); !p.IsValid() {
+						b.Fatal("the server span has no parent: the trace did not join")
+					}
+				}
+			})
+		}
+	}
+}
