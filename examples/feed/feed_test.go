@@ -7,6 +7,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rpcgen/rpcgen/examples/feed"
@@ -34,6 +35,22 @@ func (w *watched) Watch(ctx context.Context, symbol string, count int) iter.Seq2
 	}
 }
 
+// onMessage is a slog.Handler that calls f for each record whose message is msg.
+type onMessage struct {
+	msg string
+	f   func()
+}
+
+func (h onMessage) Enabled(context.Context, slog.Level) bool { return true }
+func (h onMessage) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.f()
+	}
+	return nil
+}
+func (h onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h onMessage) WithGroup(string) slog.Handler      { return h }
+
 // TestServicesEndToEnd runs both services: quotes on a Unix socket, the
 // gateway in front of it. A WebSocket client and an HTTP client call the
 // gateway through the generated client; breaking out of the stream at the
@@ -45,19 +62,16 @@ func TestServicesEndToEnd(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "quotes.sock")
 	impl := &watched{ended: make(chan int, 4)}
 	quotesDone := make(chan error, 1)
-	ready := make(chan struct{})
-	go func() {
-		close(ready)
-		quotesDone <- feed.ServeQuotes(ctx, sock, impl, log)
-	}()
-	<-ready
-	var g *feed.Gateway
-	var err error
-	for range 100 { // the socket appears once ServeQuotes has listened
-		if g, err = feed.NewGateway(ctx, sock, log); err == nil {
-			break
-		}
+	// ServeQuotes logs once it listens: the socket exists from then on.
+	listening := make(chan struct{})
+	quotesLog := slog.New(onMessage{"serving quotes over a Unix socket", sync.OnceFunc(func() { close(listening) })})
+	go func() { quotesDone <- feed.ServeQuotes(ctx, sock, impl, quotesLog) }()
+	select {
+	case <-listening:
+	case err := <-quotesDone:
+		t.Fatalf("ServeQuotes: %v", err)
 	}
+	g, err := feed.NewGateway(ctx, sock, log)
 	if err != nil {
 		t.Fatal(err)
 	}
