@@ -143,7 +143,9 @@ func describe(m Message) string {
 
 // Standalone: a GET stream held by one replica gets the notifications
 // made on every replica: resources/updated, list_changed, log messages.
-func Standalone(t *testing.T, nb NewBackend) { CheckStandalone(t, NewCluster(t, nb, mcphttp.Options{})) }
+func Standalone(t *testing.T, nb NewBackend) {
+	CheckStandalone(t, NewCluster(t, nb, mcphttp.Options{}))
+}
 
 // CheckStandalone is Standalone on the cluster c; it adds a tool to each
 // replica's server.
@@ -188,7 +190,9 @@ func CheckStandalone(t *testing.T, c *Cluster) {
 
 // AnswerElsewhere: an elicitation a tool on one replica sends is answered
 // by a POST that lands on another; of two answers, the first counts.
-func AnswerElsewhere(t *testing.T, nb NewBackend) { CheckAnswer(t, NewCluster(t, nb, mcphttp.Options{})) }
+func AnswerElsewhere(t *testing.T, nb NewBackend) {
+	CheckAnswer(t, NewCluster(t, nb, mcphttp.Options{}))
+}
 
 // CheckAnswer is AnswerElsewhere on the cluster c.
 func CheckAnswer(t *testing.T, c *Cluster) {
