@@ -27,14 +27,14 @@ func (a *Authorizer) obtain(ctx context.Context, md *serverMetadata, ci *ClientI
 	switch a.grant() {
 	case grantClientCredentials:
 		params := url.Values{"resource": {resource}}
-		return a.tokenRequest(ctx, md, ci, method, params, scopes)
+		return a.tokenRequest(ctx, md, ci, method, params, scopes, scopes, "")
 	case grantJWTBearer:
 		assertion, err := a.cfg.Assertion(ctx, AssertionRequest{Issuer: md.Issuer, TokenURL: md.TokenEndpoint, Resource: resource, Scopes: scopes})
 		if err != nil {
 			return nil, fmt.Errorf("get the assertion: %w", err)
 		}
 		params := url.Values{"grant_type": {jwtBearerGrant}, "assertion": {assertion}, "resource": {resource}}
-		return a.tokenRequest(ctx, md, ci, method, params, scopes)
+		return a.tokenRequest(ctx, md, ci, method, params, scopes, scopes, "")
 	}
 	return a.authorizationCode(ctx, md, ci, method, resource, scopes)
 }
@@ -128,8 +128,10 @@ func authStyle(method string) oauth2.AuthStyle {
 // tokenRequest sends a token request of another grant than the
 // authorization code (params holds its grant_type, unless it is
 // client_credentials) with the client's authentication, through x/oauth2's
-// client credentials flow, which takes any grant type.
-func (a *Authorizer) tokenRequest(ctx context.Context, md *serverMetadata, ci *ClientInfo, method string, params url.Values, scopes []string) (*Token, error) {
+// client credentials flow, which takes any grant type; scopes go in its
+// scope parameter. The token keeps the scopes asked (when the answer names
+// none) and, when the answer brings no new one, refresh.
+func (a *Authorizer) tokenRequest(ctx context.Context, md *serverMetadata, ci *ClientInfo, method string, params url.Values, scopes, asked []string, refresh string) (*Token, error) {
 	conf := clientcredentials.Config{ClientID: ci.ClientID, TokenURL: md.TokenEndpoint, Scopes: scopes, AuthStyle: authStyle(method), EndpointParams: params}
 	if method == "client_secret_basic" || method == "client_secret_post" {
 		conf.ClientSecret = ci.ClientSecret
@@ -141,7 +143,7 @@ func (a *Authorizer) tokenRequest(ctx context.Context, md *serverMetadata, ci *C
 	if err != nil {
 		return nil, fmt.Errorf("token request: %w", err)
 	}
-	return a.keep(tok, md, scopes, ""), nil
+	return a.keep(tok, md, asked, refresh), nil
 }
 
 // refresh replaces the current token with a refreshed one (with the
@@ -162,18 +164,11 @@ func (a *Authorizer) refresh(ctx context.Context) error {
 		resource = a.meta.Resource
 	}
 	params := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {t.RefreshToken}, "resource": {resource}}
-	conf := clientcredentials.Config{ClientID: ci.ClientID, TokenURL: md.TokenEndpoint, AuthStyle: authStyle(method), EndpointParams: params}
-	if method == "client_secret_basic" || method == "client_secret_post" {
-		conf.ClientSecret = ci.ClientSecret
-	}
-	for k, v := range a.clientAssertion(md, ci, method) {
-		params[k] = v
-	}
-	tok, err := conf.Token(a.tokenContext(ctx, md))
+	nt, err := a.tokenRequest(a.tokenContext(ctx, md), md, ci, method, params, nil, t.Scopes, t.RefreshToken)
 	if err != nil {
 		return fmt.Errorf("refresh: %w", err)
 	}
-	a.token = a.keep(tok, md, t.Scopes, t.RefreshToken)
+	a.token = nt
 	a.log.Debug("oauth: refreshed the token", "issuer", md.Issuer)
 	return a.store.SetToken(ctx, a.resource, a.token)
 }
