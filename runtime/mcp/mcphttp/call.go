@@ -69,7 +69,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 
 	if h.opts.SSE {
 		c.mu.Lock()
-		c.startSSE(false)
+		c.startSSE(true)
 		c.mu.Unlock()
 	}
 	ctx = mcp.WithStreamCloser(ctx, c.closeStream)
@@ -149,8 +149,9 @@ func (c *call) notify(msg []byte) {
 }
 
 // startSSE turns the call's response into an event stream: it names the
-// stream, writes the headers and the priming event, flushed now or soon (see
-// primeLate); c.mu held, c.conn set.
+// stream and writes the headers and the priming event, flushed now, or with
+// the event the caller writes next when flush is false (see primeLate);
+// c.mu held, c.conn set.
 func (c *call) startSSE(flush bool) {
 	c.sse = true
 	c.s.nameStream(&c.stream)

@@ -34,6 +34,7 @@ var (
 	valEventStream = []string{"text/event-stream"}
 	valNoCache     = []string{"no-cache"}
 	valNo          = []string{"no"}
+	valClose       = []string{"close"}
 )
 
 // Handler serves MCP over HTTP at one endpoint, for every client in use: the

@@ -87,12 +87,19 @@ func (cn *conn) signal() {
 	}
 }
 
-// open writes the headers of an event stream.
+// open writes the headers of an event stream. The stream of an inline
+// connection may end before its call does, and then ends the response by
+// closing the connection (see end): it says Connection: close from the
+// start, so that no client keeps the connection for a request of its own
+// and sees it fail.
 func (cn *conn) open() {
 	hdr := cn.w.Header()
 	hdr["Content-Type"] = valEventStream
 	hdr["Cache-Control"] = valNoCache
 	hdr["X-Accel-Buffering"] = valNo
+	if cn.inline {
+		hdr["Connection"] = valClose
+	}
 	delete(hdr, "Content-Length")
 	cn.w.WriteHeader(http.StatusOK)
 	if cn.rc == nil {
@@ -201,17 +208,22 @@ func appendEvent(b []byte, id string, msg []byte) []byte {
 // 2025-11-25 on); st.mu held, st.conn set.
 func (st *stream) prime() { st.sendPrime(true) }
 
-// primeLate is prime without the flush: the event goes out with the next
-// one, or with the end of the response, or at the latest primeDelay later
-// (see keepAlive). A call answered at once then costs one write, not two.
+// primeLate is prime without the flush, for a caller that writes and
+// flushes an event right after it (the message that made a call's response
+// an event stream): the two go out in one write. The spec wants the priming
+// event sent immediately, and it is.
 func (st *stream) primeLate() { st.sendPrime(false) }
 
-// primeDelay bounds how long a priming event written by primeLate waits for
-// its flush.
+// primeDelay bounds how long the headers of a 2026-07-28 Options.SSE
+// response wait for the first event (modern.go), and a priming event
+// written by primeLate for its flush, should no event follow it.
 const primeDelay = 10 * time.Millisecond
 
 func (st *stream) sendPrime(flush bool) {
 	if !st.s.polling {
+		if flush && !st.conn.flush() { // the headers, at least
+			st.detach(releaseGone)
+		}
 		return
 	}
 	id, ok := st.s.append(st.name, nil)
