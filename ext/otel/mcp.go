@@ -41,7 +41,8 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 			var link []trace.SpanStartOption
 			if p.carrier.found {
 				ambient := trace.SpanContextFromContext(ctx)
-				parent = in.prop.Extract(ctx, &p.carrier)
+				carrier := p.carrier // on the heap only when there is one
+				parent = in.prop.Extract(ctx, &carrier)
 				if remote := trace.SpanContextFromContext(parent); ambient.IsValid() && (ambient.TraceID() != remote.TraceID() || ambient.SpanID() != remote.SpanID()) {
 					link = []trace.SpanStartOption{trace.WithLinks(trace.Link{SpanContext: ambient})}
 				}
@@ -54,7 +55,8 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 			if link != nil {
 				opts = append(link, opts...)
 			}
-			ctx, span := in.tracer.Start(parent, spanName(req.Method, p.target), opts...)
+			name, cached := in.spanName(req.Method, p.target)
+			ctx, span := in.tracer.Start(parent, name, opts...)
 			transport := runtime.TransportFromContext(ctx)
 			if span.IsRecording() {
 				attrs := mcpAttrs(req.ID, req.Method, p.target, version, 9)
@@ -78,6 +80,9 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 				transport = "tcp"
 			}
 			et, sc := outcome(span, req.Method, res, err, serverErrorCode)
+			if !cached && err == nil {
+				in.knownSpanName(req.Method, p.target, name)
+			}
 			in.mcpServerDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, p.target, version, transport, et, sc)...)
 			span.End()
 			return res, err
@@ -108,7 +113,8 @@ func (in *Instrumentation) MCPClient() mcp.ClientMiddleware {
 		return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
 			start := time.Now()
 			target := req.Target()
-			ctx, span := in.tracer.Start(ctx, spanName(req.Method, target), in.starts.startOpts(attrKey{a: "c", b: req.Method}, clientKind, mcpStartAttrs)...)
+			name, cached := in.spanName(req.Method, target)
+			ctx, span := in.tracer.Start(ctx, name, in.starts.startOpts(attrKey{a: "c", b: req.Method}, clientKind, mcpStartAttrs)...)
 			if span.IsRecording() {
 				attrs := mcpAttrs(req.ID, req.Method, target, req.ProtocolVersion, 6)
 				if req.SessionID != "" {
@@ -128,6 +134,9 @@ func (in *Instrumentation) MCPClient() mcp.ClientMiddleware {
 			res, err := next(in.headers(ctx), req)
 			in.clientActive.Add(ctx, -1, activeMCP...)
 			et, sc := outcome(span, req.Method, res, err, errorCode)
+			if !cached && err == nil {
+				in.knownSpanName(req.Method, target, name)
+			}
 			in.mcpClientDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, target, req.ProtocolVersion, "", et, sc)...)
 			span.End()
 			return res, err
@@ -194,6 +203,27 @@ func toolErrorText(res json.RawMessage) string {
 		}
 	}
 	return "tool error"
+}
+
+// spanName is "{mcp.method.name} {target}" for tools/call and prompts/get,
+// else the method; false when it is a tool's or prompt's name built afresh
+// rather than taken from the cache of the names that were answered
+// (knownSpanName), which spares a call to one of those a string.
+func (in *Instrumentation) spanName(method, target string) (string, bool) {
+	if target == "" || method != "tools/call" && method != "prompts/get" {
+		return method, true
+	}
+	if v, ok := in.starts.load(attrKey{a: "name", b: method, c: target}); ok {
+		return v.(string), true
+	}
+	return spanName(method, target), false
+}
+
+// knownSpanName caches name, the span name of a request that was answered
+// with a result: only the tools and prompts the server has, not every name a
+// peer makes up (which answer with an error), get there.
+func (in *Instrumentation) knownSpanName(method, target, name string) {
+	in.starts.store(attrKey{a: "name", b: method, c: target}, name)
 }
 
 func spanName(method, target string) string {

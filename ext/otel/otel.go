@@ -157,19 +157,26 @@ type attrKey struct{ a, b, c, d, e, f string }
 
 // attrCache keeps what was built for each key seen (the options of a
 // measurement or of a span start), so a call builds no attribute set and no
-// option; it stops growing at maxAttrSets (names a peer makes up could grow it
-// without end), after which each is built again.
+// option; it stops growing at maxAttrSets entries (names a peer makes up could
+// grow it without end), after which each is built again, and it keeps no key
+// longer than maxAttrKeyLen bytes (a 4 MiB method name is a peer's doing too),
+// so it holds at most a few MiB whatever the peers send.
 type attrCache struct {
 	m sync.Map // attrKey → []metric.RecordOption or []trace.SpanStartOption
 	n atomic.Int32
 }
 
-const maxAttrSets = 4096
+const (
+	maxAttrSets   = 4096
+	maxAttrKeyLen = 512
+)
+
+func (k *attrKey) len() int { return len(k.a) + len(k.b) + len(k.c) + len(k.d) + len(k.e) + len(k.f) }
 
 func (c *attrCache) load(k attrKey) (any, bool) { return c.m.Load(k) }
 
 func (c *attrCache) store(k attrKey, v any) {
-	if c.n.Load() < maxAttrSets {
+	if c.n.Load() < maxAttrSets && k.len() <= maxAttrKeyLen {
 		if _, loaded := c.m.LoadOrStore(k, v); !loaded {
 			c.n.Add(1)
 		}

@@ -1,0 +1,92 @@
+package otel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// entries counts the cache's entries whose key's a is kind ("" for all).
+func entries(c *attrCache, kind string) int {
+	n := 0
+	c.m.Range(func(k, _ any) bool {
+		if kind == "" || k.(attrKey).a == kind {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// TestCachesStayBounded floods the middleware with names a peer makes up:
+// unknown tools, huge method names, more distinct methods than the cap. The
+// caches keep no unknown tool's span name, no long key, and no more entries
+// than the cap; a tool that answers gets its name cached.
+func TestCachesStayBounded(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	defer tp.Shutdown(context.Background())
+	in := New(WithTracerProvider(tp), WithMeterProvider(metricnoop.NewMeterProvider()))
+	tools := in.MCPServer()(runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+		if strings.Contains(string(req.Params), `"name":"add"`) {
+			return json.RawMessage(`{"content":[]}`), nil
+		}
+		return nil, runtime.InvalidParams("unknown tool")
+	}))
+	call := func(h runtime.Handler, method, params string) error {
+		_, err := h.ServeRPC(context.Background(), &runtime.Request{ID: runtime.Int64ID(1), Method: method, Params: json.RawMessage(params)})
+		return err
+	}
+	for i := range 2000 {
+		if err := call(tools, "tools/call", fmt.Sprintf(`{"name":"made-up-%d"}`, i)); err == nil {
+			t.Fatalf("made-up-%d: no error", i)
+		}
+	}
+	if n := entries(&in.starts, "name"); n != 0 {
+		t.Errorf("%d span names of unknown tools cached, want 0", n)
+	}
+	if err := call(tools, "tools/call", `{"name":"add"}`); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := in.starts.load(attrKey{a: "name", b: "tools/call", c: "add"}); !ok || v.(string) != "tools/call add" {
+		t.Errorf("the span name of a tool that answered: %v, %v; want it cached", v, ok)
+	}
+	if name, cached := in.spanName("tools/call", "add"); name != "tools/call add" || !cached {
+		t.Errorf("spanName(tools/call, add) = %q, %v", name, cached)
+	}
+
+	// A huge method name is served but never kept, by either cache.
+	rpc := in.Server()(runtime.HandlerFunc(func(context.Context, *runtime.Request) (json.RawMessage, error) {
+		return nil, runtime.ErrMethodNotFound("nope")
+	}))
+	before := entries(&in.starts, "") + entries(&in.attrSets, "")
+	huge := strings.Repeat("m", 1<<20)
+	for range 3 {
+		call(rpc, huge, `{}`)
+	}
+	for _, c := range []*attrCache{&in.starts, &in.attrSets} {
+		c.m.Range(func(k, _ any) bool {
+			if key := k.(attrKey); key.len() > maxAttrKeyLen {
+				t.Errorf("a key of %d bytes was cached", key.len())
+			}
+			return true
+		})
+	}
+	if after := entries(&in.starts, "") + entries(&in.attrSets, ""); after > before+1 {
+		t.Errorf("a huge method name added %d entries", after-before)
+	}
+
+	// More distinct methods than the cap: the cache stops at it.
+	for i := range maxAttrSets + 500 {
+		call(rpc, fmt.Sprintf("m%d", i), `{}`)
+	}
+	if n := entries(&in.starts, ""); n > maxAttrSets || int(in.starts.n.Load()) != n {
+		t.Errorf("%d entries (counted %d), the cap is %d", n, in.starts.n.Load(), maxAttrSets)
+	}
+}
