@@ -76,7 +76,14 @@ func (cb *clientBuf) field(key string) {
 
 // end appends params._meta when there is any (the progress token, the modern
 // per-request members) and closes params and the message.
-func (cb *clientBuf) end(meta []byte, progressToken int64) {
+func (cb *clientBuf) end(meta []byte, progressToken int64) { cb.endWith(meta, nil, progressToken) }
+
+// endWith is end with the members of two _meta parts: the client's own and
+// those its middleware added.
+func (cb *clientBuf) endWith(meta, more []byte, progressToken int64) {
+	if len(meta) == 0 {
+		meta, more = more, nil
+	}
 	if len(meta) > 0 || progressToken != 0 {
 		cb.field("_meta")
 		cb.b.WriteByte('{')
@@ -88,6 +95,10 @@ func (cb *clientBuf) end(meta []byte, progressToken int64) {
 			}
 		}
 		cb.b.Write(meta)
+		if len(more) > 0 {
+			cb.b.WriteByte(',')
+			cb.b.Write(more)
+		}
 		cb.b.WriteByte('}')
 	}
 	cb.b.WriteString(`}}`)

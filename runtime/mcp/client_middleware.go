@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
@@ -38,6 +39,7 @@ type ClientRequest struct {
 // SetMeta adds the member key: value to the request's params._meta, such as
 // "traceparent" (SEP-414). A key the client itself sends is not replaced.
 func (r *ClientRequest) SetMeta(key, value string) {
+	r.meta = slices.Grow(r.meta, len(key)+len(value)+6) // one allocation when neither needs escaping
 	if len(r.meta) > 0 {
 		r.meta = append(r.meta, ',')
 	}
@@ -145,15 +147,7 @@ func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token i
 func (c *Client) sendRequest(ctx context.Context, req *ClientRequest) (json.RawMessage, error) {
 	cb := clientGetBuf()
 	cb.b.Write(req.prefix)
-	meta := c.requestMeta()
-	if len(req.meta) > 0 {
-		if len(meta) > 0 {
-			meta = append(append(append([]byte(nil), meta...), ','), req.meta...)
-		} else {
-			meta = req.meta
-		}
-	}
-	cb.end(meta, req.token)
+	cb.endWith(c.requestMeta(), req.meta, req.token)
 	if req.id == 0 {
 		defer cb.free()
 		return nil, c.t.send(ctx, cb.b.Bytes())
