@@ -14,6 +14,12 @@
 //     through mcp.Client (ClientOptions.Middleware) and mcp.ConnectSession into
 //     a Session (ServerOptions.Middleware), in both eras; the trace context goes
 //     in params._meta, as it does across processes.
+//   - BenchmarkTracing/sdk-floor: the OpenTelemetry SDK alone doing what
+//     otel-on records for one MCP call, with no rpcgen code: a client span
+//     and its child server span through the same propagator, each with
+//     otel-on's attributes, a duration and two in-flight changes on each side
+//     with prebuilt attribute sets. otel-on's time less otel-off's, less this,
+//     is what ext/otel adds on top of the SDK.
 //
 // Every benchmark checks the sum it gets back, and otel-on checks that the
 // server span was the child of the client span.

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -142,6 +144,7 @@ func BenchmarkTracing(b *testing.B) {
 			}
 		})
 	}
+	b.Run("sdk-floor/impl=otel-on", benchmarkSDKFloor)
 	for _, era := range []struct{ name, version string }{{"legacy", mcp.Version20251125}, {"modern", mcp.Version20260728}} {
 		for _, im := range impls(b) {
 			b.Run("mcp/inprocess/"+era.name+"/impl="+im.name, func(b *testing.B) {
@@ -178,3 +181,83 @@ func BenchmarkTracing(b *testing.B) {
 		}
 	}
 }
+
+// benchmarkSDKFloor is what OpenTelemetry's SDK itself costs for what
+// otel-on records per MCP call, with no rpcgen code: a client span and its
+// child server span (started from the client's context, injected into and
+// extracted from a carrier by the same propagator, as across processes), each
+// with the attributes otel-on gives it (mcp.method.name at the start;
+// jsonrpc.request.id, mcp.protocol.version, gen_ai.tool.name and
+// gen_ai.operation.name after), ended; and on each side a histogram
+// measurement and two up-down counter changes with prebuilt attribute sets,
+// as ext/otel caches them.
+func benchmarkSDKFloor(b *testing.B) {
+	w3c := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	drop := &dropSpans{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSpanProcessor(drop))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	defer tp.Shutdown(context.Background())
+	defer mp.Shutdown(context.Background())
+	tr := tp.Tracer("floor")
+	m := mp.Meter("floor")
+	hist, _ := m.Float64Histogram("d")
+	active, _ := m.Int64UpDownCounter("a")
+	method := attribute.String("mcp.method.name", "tools/call")
+	clientStart := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(method)}
+	serverStart := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(method)}
+	record := []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(method, attribute.String("gen_ai.tool.name", "add")))}
+	add := []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("rpcgen.protocol", "mcp")))}
+	ctx, done := tracedCtx(b, nil, &dropSpans{})
+	defer done()
+	b.ReportAllocs()
+	for b.Loop() {
+		cctx, client := tr.Start(ctx, "tools/call add", clientStart...)
+		client.SetAttributes(attribute.String("jsonrpc.request.id", "1"), attribute.String("mcp.protocol.version", "2026-07-28"),
+			attribute.String("gen_ai.tool.name", "add"), attribute.String("gen_ai.operation.name", "execute_tool"))
+		active.Add(cctx, 1, add...)
+		var carrier floorCarrier
+		w3c.Inject(cctx, &carrier)
+		sctx, server := tr.Start(w3c.Extract(context.Background(), &carrier), "tools/call add", serverStart...)
+		server.SetAttributes(attribute.String("jsonrpc.request.id", "1"), attribute.String("mcp.protocol.version", "2026-07-28"),
+			attribute.String("gen_ai.tool.name", "add"), attribute.String("gen_ai.operation.name", "execute_tool"))
+		active.Add(sctx, 1, add...)
+		active.Add(sctx, -1, add...)
+		hist.Record(sctx, 0.001, record...)
+		server.End()
+		active.Add(cctx, -1, add...)
+		hist.Record(cctx, 0.001, record...)
+		client.End()
+	}
+	if p, _ := drop.lastParent.Load().(trace.SpanID); !p.IsValid() {
+		b.Fatal("the server span has no parent: the trace did not join")
+	}
+}
+
+// floorCarrier holds the trace context members in fields, as ext/otel's
+// carriers do, rather than in a map.
+type floorCarrier struct{ traceparent, tracestate, baggage string }
+
+func (c *floorCarrier) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return c.traceparent
+	case "tracestate":
+		return c.tracestate
+	case "baggage":
+		return c.baggage
+	}
+	return ""
+}
+
+func (c *floorCarrier) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		c.traceparent = value
+	case "tracestate":
+		c.tracestate = value
+	case "baggage":
+		c.baggage = value
+	}
+}
+
+func (c *floorCarrier) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
