@@ -30,26 +30,39 @@ func (s *Server) URL() string { return fmt.Sprintf("redis://127.0.0.1:%d/0", s.P
 // Addr is its host:port.
 func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
 
-// Start starts redis-server on a free loopback port; it fails the test
-// when there is no redis-server (install the Debian package redis-server).
+// Start starts redis-server on a free loopback port and stops it when the
+// test ends; it fails the test when there is no redis-server (install the
+// Debian package redis-server).
 func Start(t testing.TB) *Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatal("redistest: redis-server is not installed (apt-get install redis-server); the multi-replica tests need a real one")
+	s, err := Launch(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	s := &Server{t: t, dir: t.TempDir()}
+	s.t = t
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Launch starts redis-server on a free loopback port, with dir as its
+// working directory, for a program that is not a test (such as
+// internal/replica --cluster); the caller stops it with Stop. Restart
+// needs a Server made by Start.
+func Launch(dir string) (*Server, error) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		return nil, fmt.Errorf("redistest: redis-server is not installed (apt-get install redis-server); the multi-replica tests need a real one")
+	}
+	s := &Server{dir: dir}
 	var err error
 	for range 5 {
 		if s.Port, err = freePort(); err != nil {
 			continue
 		}
 		if err = s.start(); err == nil {
-			t.Cleanup(s.Stop)
-			return s
+			return s, nil
 		}
 	}
-	t.Fatalf("redistest: start redis-server: %v", err)
-	return nil
+	return nil, fmt.Errorf("redistest: start redis-server: %v", err)
 }
 
 func freePort() (int, error) {
