@@ -6,12 +6,16 @@ replace github.com/rpcgen/rpcgen => ../
 
 replace github.com/rpcgen/rpcgen/ext/websocket => ../ext/websocket
 
+replace github.com/rpcgen/rpcgen/ext/redis => ../ext/redis
+
 require (
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
+	github.com/rpcgen/rpcgen/ext/redis v0.0.0-00010101000000-000000000000
 	github.com/rpcgen/rpcgen/ext/websocket v0.0.0-00010101000000-000000000000
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -19,7 +23,10 @@ require (
 	golang.org/x/tools v0.52.1-0.20261106145633-d407941a339a
 )
 
-require go.opentelemetry.io/otel/log v1.47.0 // indirect
+require (
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+)
 
 require (
 	github.com/Microsoft/go-winio v0.6.2 // indirect

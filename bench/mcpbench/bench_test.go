@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 	"testing"
 )
 
@@ -44,7 +43,7 @@ func BenchmarkToolsCall(b *testing.B) {
 							if err != nil {
 								b.Fatal(err)
 							}
-							runCalls(b, cl, tool, c)
+							RunCalls(b, cl, tool, c)
 							b.StopTimer()
 							if err := cl.Close(); err != nil {
 								b.Fatal(err)
@@ -52,61 +51,11 @@ func BenchmarkToolsCall(b *testing.B) {
 						})
 					}
 					if tr == InProcess {
-						b.Run(prefix+"impl=floor", func(b *testing.B) { runCalls(b, Floor(era), tool, c) })
+						b.Run(prefix+"impl=floor", func(b *testing.B) { RunCalls(b, Floor(era), tool, c) })
 					}
 				}
 			}
 		}
-	}
-}
-
-// runCalls makes b.N calls of tool through cl from n goroutines that share
-// the count, so exactly n calls are in flight on the connection at a time
-// (b.RunParallel would tie the number to GOMAXPROCS). Every answer is checked.
-// One untimed call comes first, so that no peer's first timed call waits for
-// a subprocess to start (a client that skips the handshake would otherwise
-// pay for it).
-func runCalls(b *testing.B, cl Caller, tool string, n int) {
-	ctx := context.Background()
-	if err := Call(ctx, cl, tool, 0); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	if n == 1 {
-		for i := range b.N {
-			if err := Call(ctx, cl, tool, i); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return
-	}
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1))
-				if i > b.N {
-					return
-				}
-				if err := Call(ctx, cl, tool, i); err != nil {
-					errOnce.Do(func() { firstErr = err })
-					next.Store(int64(b.N)) // stop the others
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		b.Fatal(firstErr)
 	}
 }
 

@@ -380,3 +380,11 @@ func (c *httpCaller) Close() error {
 	c.tr.CloseIdleConnections()
 	return err
 }
+
+// DialHTTP connects the common Streamable HTTP client to the endpoint url
+// of a server started elsewhere (package replicabench's replicas) in era,
+// expecting enc's responses; closing it ends its session (legacy) and its
+// connections, not the server.
+func DialHTTP(ctx context.Context, url, era, enc string) (Caller, error) {
+	return dialHTTP(ctx, url, era, enc)
+}

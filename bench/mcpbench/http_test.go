@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -36,10 +35,10 @@ func BenchmarkToolsCallHTTP(b *testing.B) {
 							if err != nil {
 								b.Fatal(err)
 							}
-							cpu0 := cpuTime()
-							runCalls(b, cl, tool, c)
+							cpu0 := CPUTime()
+							RunCalls(b, cl, tool, c)
 							b.StopTimer()
-							b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+							b.ReportMetric(float64(CPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
 							if err := cl.Close(); err != nil {
 								b.Fatal(err)
 							}
@@ -71,15 +70,6 @@ func TestHTTPPeers(t *testing.T) {
 			}
 		}
 	}
-}
-
-// cpuTime returns the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // idleSessions is how many legacy sessions BenchmarkIdleSessions opens.
