@@ -6,6 +6,7 @@
 //	go run ./examples/calculator                     # client + server subprocess over stdio
 //	go run ./examples/calculator --stdio             # serve on stdin/stdout
 //	go run ./examples/calculator --http 127.0.0.1:8080  # serve JSON-RPC over HTTP POST (port 0: any free port)
+//	go run ./examples/calculator --http 127.0.0.1:8080 --cors-origin http://localhost:5173  # ... for that origin's pages too
 //	go run ./examples/calculator --call http://127.0.0.1:8080  # call an HTTP server
 package main
 
@@ -30,6 +31,11 @@ func main() {
 	stdio := flag.Bool("stdio", false, "serve JSON-RPC on stdin and stdout")
 	addr := flag.String("http", "", "serve JSON-RPC over HTTP on this address (e.g. 127.0.0.1:8080; port 0 picks a free one and logs it)")
 	call := flag.String("call", "", "call the server at this HTTP URL instead of starting a subprocess")
+	var cors []string
+	flag.Func("cors-origin", "with --http, let the browser pages of this `origin` (scheme://host[:port]) call the server (CORS; repeatable, \"*\" for any)", func(o string) error {
+		cors = append(cors, o)
+		return nil
+	})
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -41,7 +47,11 @@ func main() {
 	case *stdio:
 		err = runtime.ServeStdio(ctx, runtime.Options{Handler: NewCalculatorHandler(&calculator{}), Logger: logger})
 	case *addr != "":
-		err = serveHTTP(ctx, *addr, logger)
+		opts := rpchttp.Options{Logger: logger}
+		if len(cors) > 0 {
+			opts.CORS = &rpchttp.CORS{AllowedOrigins: cors}
+		}
+		err = serveHTTP(ctx, *addr, opts)
 	case *call != "":
 		err = demo(ctx, NewCalculatorClient(rpchttp.NewClient(*call)), "a server at "+*call)
 	default:
@@ -127,10 +137,17 @@ func demo(ctx context.Context, calc Calculator, where string) error {
 	return nil
 }
 
-func serveHTTP(ctx context.Context, addr string, logger *slog.Logger) error {
+// serveHTTP serves the calculator over HTTP on addr with opts until ctx ends.
+func serveHTTP(ctx context.Context, addr string, opts rpchttp.Options) error {
+	if opts.CORS != nil {
+		if err := opts.CORS.Validate(); err != nil {
+			return err
+		}
+	}
+	logger := opts.Logger
 	srv := &http.Server{
 		Addr:              addr,
-		Handler:           rpchttp.NewHandler(NewCalculatorHandler(&calculator{}), rpchttp.Options{Logger: logger}),
+		Handler:           rpchttp.NewHandler(NewCalculatorHandler(&calculator{}), opts),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second, // headers and body; the call itself is not cut
 		IdleTimeout:       2 * time.Minute,

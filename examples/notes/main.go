@@ -5,6 +5,8 @@
 //
 //	go run ./examples/notes                       # serve MCP on stdin/stdout (what an MCP host starts)
 //	go run ./examples/notes --http 127.0.0.1:8080 # serve MCP over HTTP at http://127.0.0.1:8080/mcp
+//	go run ./examples/notes --http 127.0.0.1:8080 --cors-origin http://localhost:5173
+//	                                              # ... and let that origin's pages call it (CORS)
 //	go run ./examples/notes --demo                # start itself as a server and call every tool
 //
 // Over stdio, stdout carries nothing but MCP messages. Over HTTP, stdout gets
@@ -49,6 +51,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	demo := fs.Bool("demo", false, "start this program as an MCP server subprocess and call every tool through the generated typed client")
 	pause := fs.Duration("reindex-pause", 50*time.Millisecond, "how long reindex works on each note")
 	httpAddr := fs.String("http", "", "serve MCP over HTTP on this `address` (host:port; the host defaults to 127.0.0.1, port 0 picks a free one) at the path /mcp, instead of stdio")
+	var cors []string
+	fs.Func("cors-origin", "with --http, let the browser pages of this `origin` (scheme://host[:port]) call the endpoint (CORS; repeatable, \"*\" for any)", func(o string) error {
+		cors = append(cors, o)
+		return nil
+	})
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
@@ -65,7 +72,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case *demo:
 		err = runDemo(ctx, stdout)
 	case *httpAddr != "":
-		err = serveHTTP(ctx, newServer(newStore(*pause), logger), *httpAddr, stdout, logger)
+		opts := &mcphttp.Options{Logger: logger}
+		if len(cors) > 0 {
+			opts.CORS = &mcphttp.CORS{AllowedOrigins: cors}
+		}
+		err = serveHTTP(ctx, newServer(newStore(*pause), logger), *httpAddr, opts, stdout)
 	default:
 		err = newServer(newStore(*pause), logger).ServeStdio(ctx)
 	}
@@ -94,13 +105,20 @@ const shutdownTimeout = 10 * time.Second
 // 2024-11-05 HTTP+SSE transport) at /mcp on addr until ctx ends, then shuts
 // down gracefully: new requests are refused, the calls in flight finish (for
 // at most shutdownTimeout), and the listener closes. It writes the endpoint's
-// URL as one line to stdout once it listens.
-func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, stdout io.Writer, logger *slog.Logger) error {
+// URL as one line to stdout once it listens. opts.Logger gets the logs.
+func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, opts *mcphttp.Options, stdout io.Writer) error {
+	if opts.CORS != nil {
+		// Checked before listening: a bad origin is a usage error.
+		if err := opts.CORS.Validate(); err != nil {
+			return err
+		}
+	}
+	logger := opts.Logger
 	ln, err := net.Listen("tcp", listenAddr(addr))
 	if err != nil {
 		return err
 	}
-	h := mcphttp.NewHandler(srv, &mcphttp.Options{Logger: logger})
+	h := mcphttp.NewHandler(srv, opts)
 	// Timeouts and the header bound for clients that send slowly or too
 	// much (docs/http.md, Timeouts): ReadTimeout bounds a request's headers
 	// and body, not its call or its event stream, which clear the deadline.

@@ -41,6 +41,11 @@ type Options struct {
 	// DisableHostCheck turns the loopback Host check off, for a handler
 	// behind a trusted proxy that rewrites Host.
 	DisableHostCheck bool
+	// CORS, when set, lets the web pages of the origins it lists call the
+	// handler from a browser (see CORS); NewHandler panics on a CORS it
+	// cannot serve ("*" with credentials, an origin that is not
+	// scheme://host[:port]). nil: no CORS, and OPTIONS gets 405.
+	CORS *CORS
 	// BodyReadTimeout bounds the time a request body may take to arrive; a
 	// body still coming after it gets 408 and the connection is closed.
 	// Default 30 seconds; negative: none (an http.Server's ReadTimeout, when
@@ -59,6 +64,7 @@ type handler struct {
 	max         int
 	bodyTimeout time.Duration
 	policy      httpguard.Policy
+	cors        *httpguard.CORS // nil without Options.CORS
 	logger      *slog.Logger
 }
 
@@ -75,7 +81,9 @@ type handler struct {
 // AllowedHosts), 415 for a Content-Type other than application/json (or
 // application/json-rpc, application/jsonrequest), which is what a page sends without a
 // CORS preflight. A method other than POST gets 405 with "Allow: POST", a body over the
-// size limit 413, a body slower than Options.BodyReadTimeout 408.
+// size limit 413, a body slower than Options.BodyReadTimeout 408. With Options.CORS, a
+// CORS preflight (OPTIONS) is answered for the origins it lists and refused with 403
+// for others.
 func NewHandler(h runtime.Handler, opts Options) http.Handler {
 	maxSize := opts.MaxMessageSize
 	if maxSize <= 0 {
@@ -84,6 +92,12 @@ func NewHandler(h runtime.Handler, opts Options) http.Handler {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
+	}
+	policy := httpguard.Policy{AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts,
+		DisableHostCheck: opts.DisableHostCheck}
+	cors := newCORS(opts.CORS)
+	if cors != nil {
+		policy.AllowedOrigins = append(cors.GuardOrigins(), policy.AllowedOrigins...)
 	}
 	return &handler{
 		proc: runtime.NewProcessor(runtime.Options{
@@ -98,13 +112,21 @@ func NewHandler(h runtime.Handler, opts Options) http.Handler {
 		}),
 		max:         maxSize,
 		bodyTimeout: opts.BodyReadTimeout,
-		policy: httpguard.Policy{AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts,
-			DisableHostCheck: opts.DisableHostCheck},
-		logger: logger,
+		policy:      policy,
+		cors:        cors,
+		logger:      logger,
 	}
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.cors != nil {
+		if r.Method == http.MethodOptions && httpguard.IsPreflight(r) {
+			h.preflight(w, r)
+			return
+		}
+		// A page of a listed origin reads even a refusal.
+		h.cors.SetHeaders(w.Header(), r)
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed: JSON-RPC requests are POSTed")
@@ -150,6 +172,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, *buf)
+}
+
+// preflight answers a CORS preflight: 403 for an origin or host the policy refuses, or
+// a method or header CORS does not allow; 204 with the CORS headers otherwise.
+func (h *handler) preflight(w http.ResponseWriter, r *http.Request) {
+	msg := h.policy.Check(r)
+	if msg == "" {
+		msg = h.cors.Preflight(w, r)
+	}
+	if msg != "" {
+		writeError(w, http.StatusForbidden, msg)
+	}
 }
 
 // jsonContentType reports whether ct declares a JSON body: application/json, or the

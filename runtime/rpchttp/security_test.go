@@ -3,11 +3,9 @@ package rpchttp_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -16,32 +14,12 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
-// post sends body to url with the given headers (Host among them, to
-// rewrite the request's Host) and returns the status, Content-Type and body.
+// post POSTs body to url as JSON with the given headers (see request) and
+// returns the status, Content-Type and body.
 func post(t *testing.T, url, body string, kv ...string) (int, string, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i] == "Host" {
-			req.Host = kv[i+1]
-			continue
-		}
-		if kv[i+1] == "" {
-			req.Header.Del(kv[i])
-			continue
-		}
-		req.Header.Set(kv[i], kv[i+1])
-	}
-	c := &http.Client{Transport: &http.Transport{}}
-	defer c.CloseIdleConnections()
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+	resp, b := request(t, http.MethodPost, url, body, append([]string{"Content-Type", "application/json"}, kv...)...)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), b
 }
 
 // TestHandlerSafeDefaults: the plain JSON-RPC handler refuses what a web page

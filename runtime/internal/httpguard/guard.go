@@ -1,7 +1,8 @@
 // Package httpguard holds what the JSON-RPC and MCP HTTP handlers (packages
 // rpchttp and mcphttp) check of every request before they serve it: the
 // Origin and, on a loopback listener, the Host (DNS rebinding), the JSON
-// Content-Type, and a body read within a size limit and a deadline.
+// Content-Type, and a body read within a size limit and a deadline; and,
+// for a handler opened to other origins' pages, its CORS policy (cors.go).
 package httpguard
 
 import (

@@ -47,6 +47,7 @@ type Handler struct {
 	srv    *mcp.Server
 	opts   Options // with defaults filled in
 	policy httpguard.Policy
+	cors   *httpguard.CORS // nil without Options.CORS
 	logger *slog.Logger
 	legacy *sseLegacy // the 2024-11-05 transport; nil when disabled
 	store  EventStore
@@ -88,8 +89,12 @@ func NewHandler(srv *mcp.Server, opts *Options) *Handler {
 		h.opts = *opts
 	}
 	h.opts = h.opts.withDefaults()
+	h.cors = newCORS(h.opts.CORS)
 	h.policy = httpguard.Policy{AllowedOrigins: h.opts.AllowedOrigins, AllowedHosts: h.opts.AllowedHosts,
 		DisableHostCheck: h.opts.DisableHostCheck}
+	if h.cors != nil {
+		h.policy.AllowedOrigins = append(h.cors.GuardOrigins(), h.policy.AllowedOrigins...)
+	}
 	h.logger = h.opts.Logger
 	h.store = h.opts.EventStore
 	if h.store == nil {
@@ -110,8 +115,16 @@ func NewHandler(srv *mcp.Server, opts *Options) *Handler {
 // ServeHTTP serves one request to the MCP endpoint: POST carries a message
 // of either era, GET opens a legacy stream (a session's standalone stream, a
 // resumed stream, or the 2024-11-05 HTTP+SSE stream), DELETE ends a legacy
-// session.
+// session, OPTIONS is a CORS preflight (Options.CORS).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodOptions {
+		if msg := h.policy.Check(r); msg != "" {
+			writeError(w, http.StatusForbidden, nil, runtime.CodeInvalidRequest, msg)
+			return
+		}
+		h.serveOptions(w, r)
+		return
+	}
 	r, ok := h.guard(w, r)
 	if !ok {
 		return

@@ -26,6 +26,11 @@ type Options struct {
 	// DisableHostCheck turns the loopback Host check off (behind a trusted
 	// reverse proxy that rewrites Host, say).
 	DisableHostCheck bool
+	// CORS, when set, lets the web pages of the origins it lists call the
+	// endpoint from a browser (see CORS); NewHandler panics on a CORS it
+	// cannot serve ("*" with credentials, an origin that is not
+	// scheme://host[:port]). nil: no CORS, and OPTIONS gets 405.
+	CORS *CORS
 
 	// MaxBodyBytes bounds a POST body; a larger one gets 413 with a JSON-RPC
 	// error. Default 4 MiB.

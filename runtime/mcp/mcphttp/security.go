@@ -15,6 +15,10 @@ import (
 // serve, carrying the token's TokenInfo in its context; otherwise it has
 // answered and returns false.
 func (h *Handler) guard(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	if h.cors != nil {
+		// First: a page of a listed origin reads even a refusal.
+		h.cors.SetHeaders(w.Header(), r)
+	}
 	if msg := h.policy.Check(r); msg != "" {
 		writeError(w, http.StatusForbidden, nil, runtime.CodeInvalidRequest, msg)
 		return nil, false
