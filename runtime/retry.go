@@ -124,16 +124,34 @@ func (p RetryPolicy) attempts() int {
 	return p.Attempts
 }
 
+// noRetryKey marks a context whose calls are tried once (WithoutRetry).
+type noRetryKey struct{}
+
+// WithoutRetry returns a context under which calls are tried once, whatever
+// the retry policy of the caller (RetryPolicy.Do, Retry, a Redialer, an MCP
+// client) says: for a caller that handles failures itself.
+func WithoutRetry(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRetryKey{}, true)
+}
+
+// RetryOff reports whether ctx comes from WithoutRetry.
+func RetryOff(ctx context.Context) bool { return ctx.Value(noRetryKey{}) != nil }
+
 // Do runs call until it succeeds, fails with an error the policy does not
 // retry, has run Attempts times, or ctx ends; it returns call's last error.
+// Under a context from WithoutRetry it runs call once.
 func (p RetryPolicy) Do(ctx context.Context, idempotent bool, call func(ctx context.Context) error) error {
 	retryable := p.Retryable
 	if retryable == nil {
 		retryable = Retryable
 	}
+	attempts := p.attempts()
+	if RetryOff(ctx) {
+		attempts = 1
+	}
 	for n := 1; ; n++ {
 		err := call(ctx)
-		if err == nil || n >= p.attempts() || !retryable(err, idempotent) || ctx.Err() != nil {
+		if err == nil || n >= attempts || !retryable(err, idempotent) || ctx.Err() != nil {
 			return err
 		}
 		t := time.NewTimer(p.Delay(n))

@@ -70,6 +70,35 @@ type ClientOptions struct {
 	// Middleware wraps every request and notification the client sends, the
 	// first outermost (see ClientMiddleware). None costs nothing.
 	Middleware []ClientMiddleware
+	// Retry says how a request that failed with its transport is tried
+	// again (see client_retry.go's rules and runtime.RetryPolicy): one never
+	// sent (the server refused the connection, its session was gone), and
+	// one lost in flight (the connection dropped; HTTP 502, 503, 504) when
+	// it may run twice: tools/list and the other lists, resources/read,
+	// prompts/get, completion/complete, ping, and a tools/call of a tool
+	// that tools/list marks readOnlyHint or idempotentHint (the client
+	// lists the tools to learn it when it has not). A tool call lost and not
+	// retried fails with an error wrapping ErrNotIdempotent and
+	// runtime.ErrConnectionLost: it may or may not have run. The zero value
+	// tries 4 times with jittered backoff from 50 ms to 2 s; Attempts 1
+	// never retries; runtime.WithoutRetry(ctx) turns retries off for one
+	// call. The handshake is not retried.
+	Retry runtime.RetryPolicy
+	// NoReinitialize keeps the client from starting a new session when the
+	// server ends a legacy one (a Streamable HTTP 404, a broken HTTP+SSE
+	// stream): every call then fails with ErrSessionExpired. By default the
+	// client initializes a new session with the revision it spoke, sets the
+	// log level again and subscribes again to its resources, trying again
+	// with backoff (Retry's delays) until it succeeds or closes; calls made
+	// meanwhile wait for it, within their contexts.
+	NoReinitialize bool
+	// OnSessionExpired, when set, hears of each new session the client
+	// started because the server ended the old one: err is nil when it is
+	// ready, resources included; it joins the subscriptions (or the log
+	// level) the new session refused, if any, when it is ready but for
+	// those; and it wraps ErrSessionExpired when the attempt failed (the
+	// client tries again). It runs on a goroutine of the client's.
+	OnSessionExpired func(err error)
 }
 
 // DefaultProbeTimeout is the ProbeTimeout used when none is given.
@@ -95,6 +124,10 @@ type Client struct {
 	notifying chan struct{} // a slot per NotifyTool call running
 
 	chain ClientHandler // the middleware chain; nil without
+
+	ready atomic.Bool // the handshake succeeded
+	renew renewal     // new sessions for ended ones (client_renew.go)
+	hints toolHints   // which tools may be retried (client_retry.go)
 
 	metaMu   sync.Mutex
 	logLevel string
@@ -164,6 +197,7 @@ func (c *Client) start(ctx context.Context) (*Client, error) {
 		c.t.close()
 		return nil, err
 	}
+	c.ready.Store(true)
 	return c, nil
 }
 

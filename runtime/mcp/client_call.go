@@ -15,6 +15,10 @@ import (
 // token when not 0), sends it through the middleware and returns its reply.
 // The buffer is released once the message is out.
 func (c *Client) roundTrip(ctx context.Context, id int64, cb *clientBuf, token int64, onProgress func(ProgressNotification)) (clientReply, error) {
+	if err := c.awaitSession(ctx); err != nil {
+		cb.free()
+		return clientReply{}, err
+	}
 	if c.chain != nil {
 		return c.intercept(ctx, id, cb, token, onProgress)
 	}
@@ -25,6 +29,10 @@ func (c *Client) roundTrip(ctx context.Context, id int64, cb *clientBuf, token i
 // send ends the notification the buffer holds, sends it through the
 // middleware and releases the buffer.
 func (c *Client) send(ctx context.Context, cb *clientBuf) error {
+	if err := c.awaitSession(ctx); err != nil {
+		cb.free()
+		return err
+	}
 	if c.chain != nil {
 		_, err := c.intercept(ctx, 0, cb, 0, nil)
 		return err
@@ -60,6 +68,17 @@ func clientDecodeError(raw []byte) error {
 // call sends method with params (a value encoding as a JSON object, or nil)
 // and decodes the result into result (when not nil).
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	err := c.callOnce(ctx, method, params, result)
+	if err == nil {
+		return nil
+	}
+	return c.retried(ctx, method, "", err, func(ctx context.Context) error {
+		return c.callOnce(ctx, method, params, result)
+	})
+}
+
+// callOnce is one try of call.
+func (c *Client) callOnce(ctx context.Context, method string, params, result any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -156,7 +175,11 @@ func unsupportedResultType(method, rt string) error {
 // ListTools returns every tool the server offers, following nextCursor
 // through all pages.
 func (c *Client) ListTools(ctx context.Context) ([]ToolInfo, error) {
-	return listAll[ToolInfo](ctx, c, "tools/list", "tools")
+	tools, err := listAll[ToolInfo](ctx, c, "tools/list", "tools")
+	if err == nil {
+		c.hints.learn(tools) // for retries
+	}
+	return tools, err
 }
 
 // listAll returns the items of every page of the paginated list method,
@@ -338,9 +361,13 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 		return fmt.Errorf("mcp: unknown log level %q (want one of %s)", level, strings.Join(logLevels, ", "))
 	}
 	if !c.modern {
-		return c.call(ctx, "logging/setLevel", &struct {
+		err := c.call(ctx, "logging/setLevel", &struct {
 			Level string `json:"level"`
 		}{level}, nil)
+		if err == nil {
+			c.leveled(level) // for a new session
+		}
+		return err
 	}
 	c.metaMu.Lock()
 	c.logLevel = level

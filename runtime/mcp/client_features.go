@@ -150,7 +150,11 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 }
 
 func (c *Client) subscription(ctx context.Context, method, uri string) error {
-	return c.call(ctx, method, &struct {
+	err := c.call(ctx, method, &struct {
 		URI string `json:"uri"`
 	}{uri}, nil)
+	if err == nil && ctx.Value(clientRenewKey{}) == nil {
+		c.subscribed(uri, method == "resources/subscribe") // for a new session
+	}
+	return err
 }

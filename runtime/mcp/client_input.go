@@ -305,6 +305,19 @@ func (c *Client) answerInputRequests(ctx context.Context, reqs []inputRequest) (
 // and target (a tool's or prompt's name, a resource's URI), joined only then.
 // onProgress, when set, hears the progress of every round.
 func (c *Client) callWithInput(ctx context.Context, method, target string, write func(cb *clientBuf) error, onProgress func(ProgressNotification)) ([]byte, error) {
+	res, err := c.callWithInputOnce(ctx, method, target, write, onProgress)
+	if err == nil {
+		return res, nil
+	}
+	err = c.retried(ctx, method, target, err, func(ctx context.Context) error {
+		res, err = c.callWithInputOnce(ctx, method, target, write, onProgress)
+		return err
+	})
+	return res, err
+}
+
+// callWithInputOnce is one try of callWithInput.
+func (c *Client) callWithInputOnce(ctx context.Context, method, target string, write func(cb *clientBuf) error, onProgress func(ProgressNotification)) ([]byte, error) {
 	var responses, state []byte
 	for round := 0; ; round++ {
 		if err := ctx.Err(); err != nil {

@@ -39,13 +39,20 @@ type ClientTransport interface {
 // ClientOptions.ProtocolVersion asks for. On failure t is closed. A transport
 // that can receive messages outside any RoundTrip (a session's standalone
 // stream) implements SetIncoming(func(msg []byte)); ConnectTransport gives it
-// the function that handles them (server requests, notifications).
+// the function that handles them (server requests, notifications). A
+// transport whose server may end a legacy session implements
+// SetSessionLost(f func()), calling f once the server ended it, and
+// RenewSession(ctx) error, readying it for a new session's initialize: the
+// client then starts one (see ClientOptions.NoReinitialize).
 func ConnectTransport(ctx context.Context, t ClientTransport, opts ClientOptions) (*Client, error) {
 	c := newClient(opts)
 	a := newClientAdapter(c, t)
 	c.t = a
 	if in, ok := t.(interface{ SetIncoming(func(msg []byte)) }); ok {
 		in.SetIncoming(a.routes)
+	}
+	if r, ok := t.(sessionRenewer); ok {
+		r.SetSessionLost(c.sessionLost)
 	}
 	return c.start(ctx)
 }

@@ -2,7 +2,6 @@ package mcphttp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -38,10 +37,11 @@ type ClientOptions struct {
 }
 
 // ErrSessionExpired is wrapped by the error of a call made in a legacy
-// Streamable HTTP session that the server no longer knows (HTTP 404): the
-// server ended it or forgot it. The connection is then unusable; connect
-// again to start a new session.
-var ErrSessionExpired = errors.New("mcphttp: the server ended the session")
+// session that the server no longer knows: a Streamable HTTP 404 (the
+// server ended or forgot the session), or an HTTP+SSE stream that broke. It
+// is mcp.ErrSessionExpired: the mcp.Client starts a new session itself
+// (see mcp.ClientOptions.NoReinitialize and OnSessionExpired).
+var ErrSessionExpired = mcp.ErrSessionExpired
 
 // Connect connects to the MCP endpoint at rawURL and runs the handshake
 // opts.MCP asks for; ctx bounds only the connection and the handshake. opts

@@ -155,11 +155,13 @@ func TestClientLegacyDeleteNotAllowed(t *testing.T) {
 	}
 }
 
+// With NoReinitialize, a session the server ended stays ended: every call
+// fails with ErrSessionExpired, and nothing more is sent.
 func TestClientSessionExpired(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	l := newClientLegacy(t, clientLegacyConfig{tool: clientAnswerTool})
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, l.URL, nil)
+	c, err := mcphttp.Connect(ctx, l.URL, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{NoReinitialize: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

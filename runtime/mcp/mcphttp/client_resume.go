@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -46,10 +47,10 @@ func (t *streamable) readStream(ctx context.Context, id int64, body io.ReadClose
 			return nil, err
 		}
 		if !legacy || lastID == "" {
-			return nil, fmt.Errorf("the event stream ended before the response: %w", cause)
+			return nil, fmt.Errorf("%w: the event stream ended before the response: %w", runtime.ErrConnectionLost, cause)
 		}
 		if failures++; failures > clientMaxResumes {
-			return nil, fmt.Errorf("the event stream ended before the response, and %d attempts to resume it failed: %w", clientMaxResumes, cause)
+			return nil, fmt.Errorf("%w: the event stream ended before the response, and %d attempts to resume it failed: %v", runtime.ErrConnectionLost, clientMaxResumes, cause)
 		}
 		if err := clientSleep(ctx, retry); err != nil {
 			return nil, err
@@ -127,14 +128,14 @@ func (t *streamable) resume(ctx context.Context, lastID string, s clientSession)
 	clientSetHeaders(h, &clientMessage{}, s)
 	resp, err := t.cfg.do(req, false)
 	if err != nil {
-		return nil, false, err
+		return nil, false, clientClassify(ctx, err)
 	}
 	code := resp.StatusCode
 	switch {
 	case code == http.StatusNotFound && s.id != nil:
 		clientDiscard(resp)
-		t.expire()
-		return nil, true, clientExpired("resume the event stream")
+		t.expire(s)
+		return nil, true, clientExpired("resume the event stream", lastID != "")
 	case code >= 200 && code <= 299 && clientMediaType(resp.Header.Get(hdrContentType), "text/event-stream"):
 		return resp.Body, false, nil
 	case code == http.StatusNoContent:

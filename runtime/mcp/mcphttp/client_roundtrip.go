@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -48,7 +50,9 @@ func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *cli
 		t.setParamHeaders(req.Header, m)
 	}
 	resp, err := t.cfg.do(req, m.method == "initialize" || m.method == "server/discover")
-	if err == nil {
+	if err != nil {
+		err = clientClassify(rctx, err)
+	} else {
 		var reply []byte
 		reply, err = t.response(rctx, id, m, s, legacy, resp, incoming)
 		if err == nil {
@@ -70,6 +74,30 @@ func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *cli
 	return nil, fmt.Errorf("mcphttp: %s: %w", m.method, err)
 }
 
+// clientLostStatus reports whether an HTTP status says the request may or
+// may not have reached the server: a proxy's 502, 503 or 504.
+func clientLostStatus(code int) bool {
+	return code == http.StatusBadGateway || code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout
+}
+
+// clientClassify marks an error of net/http's for retries (see
+// mcp.ClientOptions.Retry): a request whose connection could not be made
+// was not sent; one that failed later may or may not have reached the
+// server. Errors of the caller's context, and of the Authorizer, stay as
+// they are.
+func clientClassify(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	if op, ok := errors.AsType[*net.OpError](err); ok && op.Op == "dial" {
+		return runtime.NotSent(err)
+	}
+	if _, ok := errors.AsType[*url.Error](err); ok {
+		return fmt.Errorf("%w: %w", runtime.ErrConnectionLost, err)
+	}
+	return err
+}
+
 // clientStatus returns the status line text of resp, "405 Method Not
 // Allowed" say.
 func clientStatus(resp *http.Response) string {
@@ -84,8 +112,12 @@ func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s
 	switch {
 	case resp.StatusCode == http.StatusNotFound && legacy && s.id != nil:
 		clientDiscard(resp)
-		t.expire()
-		return nil, clientExpired(m.method)
+		t.expire(s)
+		return nil, clientExpired(m.method, false)
+	case clientLostStatus(resp.StatusCode):
+		body, _ := readClientBody(resp, clientMaxError)
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: HTTP %s%s", runtime.ErrConnectionLost, clientStatus(resp), clientErrorSuffix(body))
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		body, err := readClientBody(resp, clientMaxError)
 		resp.Body.Close()

@@ -22,22 +22,31 @@ import (
 // own goroutine hands them to its incoming, so they arrive in order and
 // never after the call returned.
 type sseTransport struct {
-	cfg      *clientConfig
-	endpoint *url.URL
+	cfg *clientConfig
+	u   *url.URL // the stream's URL
 
 	closeCtx    context.Context // ends the GET and aborts POSTs in flight
 	closeCancel context.CancelFunc
-	done        chan struct{} // closed when the reader ends
 
 	mu      sync.Mutex
+	cur     *sseStream // the stream, and session, in use
 	calls   map[int64]*clientCall
 	seq     uint64
 	closed  bool
-	endErr  error          // why the stream ended
 	answers sync.WaitGroup // replies to server requests being sent
 	// incoming receives the messages that come while no call waits (see
 	// SetIncoming); nil: a request is answered here, a notification dropped.
 	incoming func([]byte)
+	lost     func() // told when a stream ends before Close (SetSessionLost)
+}
+
+// sseStream is one GET of the transport, and the session it is.
+type sseStream struct {
+	endpoint *url.URL
+	done     chan struct{} // closed when the reader ends
+	endErr   error         // why the stream ended; set (t.mu held) before done closes
+	stop     context.CancelFunc
+	lost     bool // the transport's lost function was called for it
 }
 
 // DialSSE connects to a server of the 2024-11-05 HTTP+SSE transport, for
@@ -78,22 +87,39 @@ func clientDialSSE(ctx context.Context, rawURL string, cfg *clientConfig) (*sseT
 	if err != nil {
 		return nil, err
 	}
-	t := &sseTransport{cfg: cfg, calls: make(map[int64]*clientCall), done: make(chan struct{})}
+	t := &sseTransport{cfg: cfg, u: u, calls: make(map[int64]*clientCall)}
 	// The stream outlives ctx, which bounds only the dial.
 	t.closeCtx, t.closeCancel = context.WithCancel(context.WithoutCancel(ctx))
-	stopDial := context.AfterFunc(ctx, t.closeCancel)
-	fail := func(err error) (*sseTransport, error) {
-		stopDial()
+	st, err := t.open(ctx, true)
+	if err != nil {
 		t.closeCancel()
 		cfg.closeIdle()
+		return nil, err
+	}
+	t.cur = st
+	return t, nil
+}
+
+// open GETs the stream and waits, within ctx, for its endpoint event; the
+// stream then runs until Close or its end.
+func (t *sseTransport) open(ctx context.Context, handshake bool) (*sseStream, error) {
+	u, cfg := t.u, t.cfg
+	sctx, stop := context.WithCancel(t.closeCtx)
+	stopDial := context.AfterFunc(ctx, stop)
+	fail := func(err error) (*sseStream, error) {
+		stopDial()
+		stop()
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
 		}
-		return nil, fmt.Errorf("mcphttp: open the HTTP+SSE stream at %s: %w", rawURL, err)
+		if t.closeCtx.Err() != nil {
+			return nil, runtime.ErrClosed
+		}
+		return nil, fmt.Errorf("mcphttp: open the HTTP+SSE stream at %s: %w", u, err)
 	}
-	req := cfg.newRequest(t.closeCtx, http.MethodGet, u, nil, 0)
+	req := cfg.newRequest(sctx, http.MethodGet, u, nil, 0)
 	req.Header[hdrAccept] = valEventStream
-	resp, err := cfg.do(req, true)
+	resp, err := cfg.do(req, handshake)
 	if err != nil {
 		return fail(err)
 	}
@@ -125,9 +151,59 @@ func clientDialSSE(ctx context.Context, rawURL string, cfg *clientConfig) (*sseT
 		resp.Body.Close()
 		return fail(ctx.Err())
 	}
-	t.endpoint = ep
-	go t.read(r, resp.Body)
-	return t, nil
+	st := &sseStream{endpoint: ep, done: make(chan struct{}), stop: stop}
+	go t.read(r, resp.Body, st)
+	return st, nil
+}
+
+// SetSessionLost sets f to hear that the stream, and so the session, ended
+// before Close; mcp.ConnectTransport sets it.
+func (t *sseTransport) SetSessionLost(f func()) {
+	t.mu.Lock()
+	t.lost = f
+	t.mu.Unlock()
+}
+
+// RenewSession opens a new stream, a new session, for the next initialize
+// (2024-11-05 has no resumption); mcp.Client calls it once the old one
+// ended. An old stream still open is closed.
+func (t *sseTransport) RenewSession(ctx context.Context) error {
+	t.mu.Lock()
+	old, closed := t.cur, t.closed
+	if old != nil {
+		old.lost = true // ended on purpose: nothing to report
+	}
+	t.mu.Unlock()
+	if closed {
+		return runtime.ErrClosed
+	}
+	old.stop()
+	<-old.done
+	st, err := t.open(ctx, false)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		st.stop()
+		return runtime.ErrClosed
+	}
+	t.cur = st
+	return nil
+}
+
+// stream returns the stream in use, or why none can carry a message.
+func (t *sseTransport) stream() (*sseStream, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.closed:
+		return nil, runtime.ErrClosed
+	case t.cur.endErr != nil:
+		return nil, runtime.NotSent(t.cur.endErr)
+	}
+	return t.cur, nil
 }
 
 // clientSameOrigin reports whether a and b have the same scheme, host and
@@ -136,8 +212,8 @@ func clientSameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && httpguard.SameHostPort(a.Host, b.Host, a.Scheme)
 }
 
-// read is the only reader of the stream.
-func (t *sseTransport) read(r *sse.Reader, body io.Closer) {
+// read is the only reader of stream st.
+func (t *sseTransport) read(r *sse.Reader, body io.Closer, st *sseStream) {
 	var err error
 	for {
 		var ev sse.Event
@@ -151,17 +227,24 @@ func (t *sseTransport) read(r *sse.Reader, body io.Closer) {
 	}
 	body.Close()
 	t.mu.Lock()
+	var lost func()
 	if t.closed {
 		err = runtime.ErrClosed
 	} else {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		err = fmt.Errorf("mcphttp: the HTTP+SSE stream ended: %w", err)
+		err = fmt.Errorf("mcphttp: the HTTP+SSE stream ended: %w: %w", ErrSessionExpired, err)
+		if !st.lost && st == t.cur {
+			st.lost, lost = true, t.lost
+		}
 	}
-	t.endErr = err
+	st.endErr = err
 	t.mu.Unlock()
-	close(t.done)
+	close(st.done)
+	if lost != nil {
+		lost()
+	}
 }
 
 // SetIncoming sets f to receive the server's messages that come while no
@@ -181,15 +264,16 @@ func (t *sseTransport) isClosed() bool {
 	return t.closed
 }
 
-// post sends msg to the endpoint. For a request (id not 0) an HTTP error
-// status becomes its error response (reply); otherwise it is an error.
-func (t *sseTransport) post(ctx context.Context, id int64, msg []byte) (reply []byte, err error) {
+// post sends msg to the endpoint of stream st. For a request (id not 0) an
+// HTTP error status becomes its error response (reply); otherwise it is an
+// error.
+func (t *sseTransport) post(ctx context.Context, st *sseStream, id int64, msg []byte) (reply []byte, err error) {
 	body := &clientBody{msg: msg}
 	defer body.detach()
-	req := t.cfg.newRequest(ctx, http.MethodPost, t.endpoint, body, len(msg))
+	req := t.cfg.newRequest(ctx, http.MethodPost, st.endpoint, body, len(msg))
 	resp, err := t.cfg.do(req, false)
 	if err != nil {
-		return nil, fmt.Errorf("mcphttp: post to %s: %w", t.endpoint.Path, err)
+		return nil, fmt.Errorf("mcphttp: post to %s: %w", st.endpoint.Path, clientClassify(ctx, err))
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		clientDiscard(resp)
@@ -198,7 +282,12 @@ func (t *sseTransport) post(ctx context.Context, id int64, msg []byte) (reply []
 	errBody, _ := readClientBody(resp, clientMaxError)
 	resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, clientExpired("post to " + t.endpoint.Path)
+		// The server forgot the session: the stream is no use either.
+		st.stop()
+		return nil, clientExpired("post to "+st.endpoint.Path, false)
+	}
+	if clientLostStatus(resp.StatusCode) {
+		return nil, fmt.Errorf("mcphttp: post to %s: %w: HTTP %s%s", st.endpoint.Path, runtime.ErrConnectionLost, clientStatus(resp), clientErrorSuffix(errBody))
 	}
 	if id != 0 {
 		if reply, ok := clientWithID(id, errBody); ok {
@@ -206,24 +295,19 @@ func (t *sseTransport) post(ctx context.Context, id int64, msg []byte) (reply []
 		}
 		return clientErrorReply(id, clientStatus(resp)), nil
 	}
-	return nil, fmt.Errorf("mcphttp: post to %s: HTTP %s%s", t.endpoint.Path, clientStatus(resp), clientErrorSuffix(errBody))
+	return nil, fmt.Errorf("mcphttp: post to %s: HTTP %s%s", st.endpoint.Path, clientStatus(resp), clientErrorSuffix(errBody))
 }
 
 // Send implements mcp.ClientTransport.
 func (t *sseTransport) Send(ctx context.Context, msg []byte) error {
-	t.mu.Lock()
-	closed, endErr := t.closed, t.endErr
-	t.mu.Unlock()
-	switch {
-	case closed:
-		return runtime.ErrClosed
-	case endErr != nil:
-		return endErr
+	st, err := t.stream()
+	if err != nil {
+		return err
 	}
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	defer context.AfterFunc(t.closeCtx, stop)()
-	_, err := t.post(rctx, 0, msg)
+	_, err = t.post(rctx, st, 0, msg)
 	if err != nil && ctx.Err() == nil && t.isClosed() {
 		return runtime.ErrClosed
 	}
@@ -239,9 +323,10 @@ func (t *sseTransport) Close() error {
 		return nil
 	}
 	t.closed = true
+	st := t.cur
 	t.mu.Unlock()
 	t.closeCancel()
-	<-t.done
+	<-st.done
 	t.answers.Wait()
 	t.cfg.closeIdle()
 	return nil

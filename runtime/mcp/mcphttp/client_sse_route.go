@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -114,25 +115,29 @@ func (t *sseTransport) answer(id []byte, ping bool) {
 	}
 	ctx, stop := context.WithTimeout(t.closeCtx, clientNoticeTimeout)
 	defer stop()
-	if _, err := t.post(ctx, 0, b); err != nil {
+	st, err := t.stream()
+	if err == nil {
+		_, err = t.post(ctx, st, 0, b)
+	}
+	if err != nil {
 		t.cfg.logger.Debug("mcphttp: answer a server request", "err", err)
 	}
 }
 
-// register adds a waiting call for request id.
-func (t *sseTransport) register(id int64) (*clientCall, error) {
+// register adds a waiting call for request id, on the stream in use.
+func (t *sseTransport) register(id int64) (*clientCall, *sseStream, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
 	case t.closed:
-		return nil, runtime.ErrClosed
-	case t.endErr != nil:
-		return nil, t.endErr
+		return nil, nil, runtime.ErrClosed
+	case t.cur.endErr != nil:
+		return nil, nil, runtime.NotSent(t.cur.endErr)
 	}
 	t.seq++
 	c := &clientCall{seq: t.seq, ready: make(chan struct{}, 1)}
 	t.calls[id] = c
-	return c, nil
+	return c, t.cur, nil
 }
 
 func (t *sseTransport) unregister(id int64) {
@@ -143,28 +148,28 @@ func (t *sseTransport) unregister(id int64) {
 
 // RoundTrip implements mcp.ClientTransport.
 func (t *sseTransport) RoundTrip(ctx context.Context, id int64, msg []byte, incoming func([]byte)) ([]byte, error) {
-	c, err := t.register(id)
+	c, st, err := t.register(id)
 	if err != nil {
 		return nil, err
 	}
 	defer t.unregister(id)
 	rctx, stop := context.WithCancel(ctx)
 	stopClose := context.AfterFunc(t.closeCtx, stop)
-	reply, err := t.post(rctx, id, msg)
+	reply, err := t.post(rctx, st, id, msg)
 	stopClose()
 	stop()
 	if reply != nil {
 		return reply, nil
 	}
 	if err == nil {
-		if reply, err = t.wait(ctx, c, incoming); reply != nil {
+		if reply, err = t.wait(ctx, st, c, incoming); reply != nil {
 			return reply, nil
 		}
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		if !mcp.NoCancel(ctx) {
 			cctx, stop := context.WithTimeout(t.closeCtx, clientNoticeTimeout)
-			if _, err := t.post(cctx, 0, clientCancelMessage(id, cerr)); err != nil {
+			if _, err := t.post(cctx, st, 0, clientCancelMessage(id, cerr)); err != nil {
 				t.cfg.logger.Debug("mcphttp: send notifications/cancelled", "id", id, "err", err)
 			}
 			stop()
@@ -179,7 +184,7 @@ func (t *sseTransport) RoundTrip(ctx context.Context, id int64, msg []byte, inco
 
 // wait hands call c's messages to incoming until its response arrives,
 // which it returns.
-func (t *sseTransport) wait(ctx context.Context, c *clientCall, incoming func([]byte)) ([]byte, error) {
+func (t *sseTransport) wait(ctx context.Context, st *sseStream, c *clientCall, incoming func([]byte)) ([]byte, error) {
 	for {
 		select {
 		case <-c.ready:
@@ -188,13 +193,17 @@ func (t *sseTransport) wait(ctx context.Context, c *clientCall, incoming func([]
 			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-t.done:
+		case <-st.done:
 			if reply := clientDeliver(c.take(), incoming); reply != nil {
 				return reply, nil
 			}
 			t.mu.Lock()
 			defer t.mu.Unlock()
-			return nil, t.endErr
+			if t.closed {
+				return nil, st.endErr
+			}
+			// The request reached the server, which may have run it.
+			return nil, fmt.Errorf("%w: %w", runtime.ErrConnectionLost, st.endErr)
 		}
 	}
 }

@@ -26,10 +26,10 @@ func (t *streamable) SetIncoming(f func(msg []byte)) {
 // startListenLocked reports whether the standalone stream is to be opened
 // now, and counts its goroutine in; t.mu held.
 func (t *streamable) startListenLocked() bool {
-	if t.incoming == nil || t.listening || t.closed || !t.sess.legacy || t.sess.id == nil {
+	if t.incoming == nil || t.listening == t.sess.gen || t.closed || !t.sess.legacy || t.sess.id == nil {
 		return false
 	}
-	t.listening = true
+	t.listening = t.sess.gen
 	t.listenWG.Add(1)
 	return true
 }
@@ -61,13 +61,13 @@ func (t *streamable) listen(s clientSession) {
 			t.cfg.logger.Debug("mcphttp: no standalone stream", "err", err)
 			return
 		default:
-			if _, err := t.session(); err != nil {
-				return // closed, or the session expired (404)
+			if !t.current(s) {
+				return // closed, or the session ended (404)
 			}
 			lastID = "" // an id the server forgot: start afresh
 			failures++
 		}
-		if clientSleep(t.closeCtx, retry) != nil {
+		if clientSleep(t.closeCtx, retry) != nil || !t.current(s) {
 			return
 		}
 	}

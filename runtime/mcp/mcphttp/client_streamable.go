@@ -46,16 +46,18 @@ type streamable struct {
 	sess    clientSession
 	closed  bool
 	expired bool
-	refused bool // initialize got an answer that was not JSON-RPC
+	refused bool   // initialize got an answer that was not JSON-RPC
+	lost    func() // told once the server ended the session (SetSessionLost)
 
 	// The standalone stream of a legacy session (client_standalone.go).
 	incoming  func([]byte)   // receives its messages; nil: not opened
-	listening bool           // the goroutine reading it was started
-	listenWG  sync.WaitGroup // that goroutine
+	listening uint64         // the session gen whose stream was opened
+	listenWG  sync.WaitGroup // the goroutines reading the streams
 }
 
 // clientSession is the legacy session state, copied out per request.
 type clientSession struct {
+	gen     uint64   // counts the sessions of the transport, from 1
 	legacy  bool     // an initialize succeeded through the transport
 	id      []string // the Mcp-Session-Id header value; nil when none
 	version []string // the MCP-Protocol-Version header value
@@ -114,21 +116,65 @@ func (t *streamable) session() (clientSession, error) {
 	case t.closed:
 		return clientSession{}, runtime.ErrClosed
 	case t.expired:
-		return clientSession{}, clientExpired("the session")
+		return clientSession{}, clientExpired("the session", false)
 	}
 	return t.sess, nil
 }
 
 // clientExpired is the error for a request the server answered with 404 in
-// a legacy session.
-func clientExpired(what string) error {
-	return fmt.Errorf("mcphttp: %s: %w (HTTP 404); connect again to start a new one", what, ErrSessionExpired)
+// a legacy session, or could not be sent for it: it was not sent (the
+// server does not run a request of a session it does not know), or, when
+// inFlight, was running when the session ended.
+func clientExpired(what string, inFlight bool) error {
+	err := fmt.Errorf("mcphttp: %s: %w (HTTP 404)", what, ErrSessionExpired)
+	if inFlight {
+		return fmt.Errorf("%w: %w", runtime.ErrConnectionLost, err)
+	}
+	return runtime.NotSent(err)
 }
 
-func (t *streamable) expire() {
+// expire records that the server ended session s, if it is still the
+// transport's, and says so to the client.
+func (t *streamable) expire(s clientSession) {
 	t.mu.Lock()
+	if t.expired || t.sess.gen != s.gen {
+		t.mu.Unlock()
+		return
+	}
 	t.expired = true
+	lost := t.lost
 	t.mu.Unlock()
+	if lost != nil {
+		lost()
+	}
+}
+
+// current reports whether s is the transport's session, still alive.
+func (t *streamable) current(s clientSession) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.closed && !t.expired && t.sess.gen == s.gen
+}
+
+// SetSessionLost sets f to hear, once per session, that the server ended
+// the legacy session (HTTP 404); mcp.ConnectTransport sets it.
+func (t *streamable) SetSessionLost(f func()) {
+	t.mu.Lock()
+	t.lost = f
+	t.mu.Unlock()
+}
+
+// RenewSession forgets the legacy session, so that the next initialize
+// starts a new one; mcp.Client calls it once the server ended the session.
+func (t *streamable) RenewSession(context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return runtime.ErrClosed
+	}
+	t.sess = clientSession{gen: t.sess.gen}
+	t.expired = false
+	return nil
 }
 
 func (t *streamable) isClosed() bool {
@@ -193,6 +239,7 @@ func (t *streamable) initialized(reply []byte, sessionID string) {
 		s.id = []string{sessionID}
 	}
 	t.mu.Lock()
+	s.gen = t.sess.gen + 1
 	t.sess = s
 	t.expired = false
 	start := t.startListenLocked()
@@ -248,7 +295,7 @@ func (t *streamable) post(ctx context.Context, msg []byte, m *clientMessage, s c
 	clientSetHeaders(req.Header, m, s)
 	resp, err := t.cfg.do(req, false)
 	if err != nil {
-		return fmt.Errorf("mcphttp: send %s: %w", what, err)
+		return fmt.Errorf("mcphttp: send %s: %w", what, clientClassify(ctx, err))
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		clientDiscard(resp)
@@ -256,8 +303,8 @@ func (t *streamable) post(ctx context.Context, msg []byte, m *clientMessage, s c
 	}
 	if resp.StatusCode == http.StatusNotFound && m.version == "" && s.id != nil {
 		clientDiscard(resp)
-		t.expire()
-		return clientExpired("send " + what)
+		t.expire(s)
+		return clientExpired("send "+what, false)
 	}
 	errBody, _ := readClientBody(resp, clientMaxError)
 	resp.Body.Close()

@@ -1,0 +1,230 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// A legacy session can end under a client: the server restarts, forgets it
+// or ends it (Streamable HTTP answers 404), or the 2024-11-05 HTTP+SSE
+// stream, which is the session, breaks. The spec then wants a new session
+// with a fresh initialize. A transport that can tell (package mcphttp's)
+// calls the function it got from SetSessionLost; the client then opens a
+// new session (RenewSession), initializes it with the revision it spoke,
+// sets the log level again and subscribes again to every resource it was
+// subscribed to, trying again with backoff until it succeeds or the client
+// closes. Calls made meanwhile wait for the attempt under way (within their
+// contexts); calls in flight in the old session fail with an error wrapping
+// ErrSessionExpired.
+
+// ErrSessionExpired is wrapped by the error of a call made in a legacy
+// session that the server no longer knows (package mcphttp: an HTTP 404, or
+// an HTTP+SSE stream that broke). The client starts a new session itself
+// (see ClientOptions.NoReinitialize); the call's error also wraps
+// runtime.ErrNotSent when the server never got it, so it may be retried, or
+// runtime.ErrConnectionLost when it was in flight.
+var ErrSessionExpired = errors.New("mcp: the server ended the session")
+
+// sessionRenewer is a ClientTransport whose server may end the session.
+type sessionRenewer interface {
+	// SetSessionLost sets the function the transport calls, once per
+	// session, when it learns that the server ended it. It must not block.
+	SetSessionLost(f func())
+	// RenewSession forgets the old session and readies the transport for
+	// the initialize of a new one (HTTP+SSE: opens a new stream).
+	RenewSession(ctx context.Context) error
+}
+
+// renewal is the state of a client's session renewals.
+type renewal struct {
+	mu      sync.Mutex
+	active  bool          // a renewal is under way
+	attempt chan struct{} // closed when its current attempt ends
+	err     error         // why the last attempt failed
+	uris    []string      // the resources subscribed to (legacy)
+	level   string        // the log level set (legacy)
+}
+
+// renewTimeout bounds one attempt to set up a new session.
+const renewTimeout = 30 * time.Second
+
+// clientRenewKey marks the context of a renewal's own requests, which must
+// not wait for the renewal.
+type clientRenewKey struct{}
+
+// sessionLost starts a renewal, unless one is under way or the client does
+// not renew sessions.
+func (c *Client) sessionLost() {
+	if c.opts.NoReinitialize || !c.ready.Load() || c.modern {
+		return
+	}
+	if _, ok := c.transport().(sessionRenewer); !ok {
+		return
+	}
+	r := &c.renew
+	r.mu.Lock()
+	if r.active || c.serving.base.Err() != nil {
+		r.mu.Unlock()
+		return
+	}
+	r.active, r.err, r.attempt = true, nil, make(chan struct{})
+	r.mu.Unlock()
+	c.logger.Info("mcp: the server ended the session; starting a new one")
+	go c.renewLoop()
+}
+
+// transport returns the ClientTransport under the client, or nil.
+func (c *Client) transport() ClientTransport {
+	if a, ok := c.t.(*clientAdapter); ok {
+		return a.t
+	}
+	return nil
+}
+
+// renewLoop sets up a new session, with backoff between failed attempts,
+// until one succeeds or the client closes.
+func (c *Client) renewLoop() {
+	r := &c.renew
+	base := c.serving.base
+	for n := 1; ; n++ {
+		ctx, cancel := context.WithTimeout(context.WithValue(base, clientRenewKey{}, true), renewTimeout)
+		err, partial := c.reinitialize(ctx)
+		cancel()
+		closed := base.Err() != nil
+		r.mu.Lock()
+		close(r.attempt)
+		if err == nil || closed {
+			r.active = false
+		} else {
+			r.err = fmt.Errorf("%w; a new one could not be started: %v", ErrSessionExpired, err)
+			r.attempt = make(chan struct{})
+		}
+		r.mu.Unlock()
+		if closed {
+			return
+		}
+		if err == nil {
+			c.logger.Info("mcp: started a new session", "session", c.t.(*clientAdapter).sessionID())
+			if f := c.opts.OnSessionExpired; f != nil {
+				f(partial)
+			}
+			return
+		}
+		c.logger.Warn("mcp: start a new session", "attempt", n, "err", err)
+		if f := c.opts.OnSessionExpired; f != nil {
+			f(r.err)
+		}
+		t := time.NewTimer(c.opts.Retry.Delay(n))
+		select {
+		case <-t.C:
+		case <-base.Done():
+			t.Stop()
+		}
+	}
+}
+
+// reinitialize runs one attempt: a new session, initialized with the
+// client's revision, its log level and subscriptions restored. partial
+// joins the subscriptions the new session refused (it answered with an
+// error), which are not tried again.
+func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
+	if err := c.transport().(sessionRenewer).RenewSession(ctx); err != nil {
+		return err, nil
+	}
+	params := struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      Implementation  `json:"clientInfo"`
+	}{c.version, c.opts.Capabilities, c.opts.Info}
+	var res initializeResult
+	if err := c.call(context.WithValue(ctx, clientNoCancelKey{}, true), "initialize", &params, &res); err != nil {
+		return fmt.Errorf("initialize: %w", err), nil
+	}
+	if res.ProtocolVersion != c.version {
+		// The client's callers (and its own decoding) rely on the revision
+		// negotiated first.
+		return fmt.Errorf("the new session chose protocol version %q, not %q", res.ProtocolVersion, c.version), nil
+	}
+	if err := c.notify(ctx, "notifications/initialized"); err != nil {
+		return err, nil
+	}
+	r := &c.renew
+	r.mu.Lock()
+	uris, level := slices.Clone(r.uris), r.level
+	r.mu.Unlock()
+	var refused []error
+	check := func(what string, err error) error {
+		var rpcErr *runtime.Error
+		if errors.As(err, &rpcErr) {
+			refused = append(refused, fmt.Errorf("%s: %w", what, err))
+			return nil
+		}
+		return err
+	}
+	if level != "" {
+		err := c.call(ctx, "logging/setLevel", &struct {
+			Level string `json:"level"`
+		}{level}, nil)
+		if err := check("logging/setLevel", err); err != nil {
+			return err, nil
+		}
+	}
+	for _, uri := range uris {
+		if err := check("resources/subscribe "+uri, c.subscription(ctx, "resources/subscribe", uri)); err != nil {
+			return err, nil
+		}
+	}
+	return nil, errors.Join(refused...)
+}
+
+// awaitSession waits, within ctx, for a renewal under way, and returns the
+// error of its attempt when that failed.
+func (c *Client) awaitSession(ctx context.Context) error {
+	r := &c.renew
+	r.mu.Lock()
+	if !r.active || ctx.Value(clientRenewKey{}) != nil {
+		r.mu.Unlock()
+		return nil
+	}
+	ch := r.attempt
+	r.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.active {
+		return nil
+	}
+	return runtime.NotSent(r.err)
+}
+
+// subscribed records a legacy subscription's change, for a new session.
+func (c *Client) subscribed(uri string, add bool) {
+	r := &c.renew
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.uris, uri)
+	switch {
+	case add && i < 0:
+		r.uris = append(r.uris, uri)
+	case !add && i >= 0:
+		r.uris = slices.Delete(r.uris, i, i+1)
+	}
+}
+
+// leveled records a legacy session's log level, for a new session.
+func (c *Client) leveled(level string) {
+	c.renew.mu.Lock()
+	c.renew.level = level
+	c.renew.mu.Unlock()
+}

@@ -1,0 +1,115 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// A request the transport could not send (runtime.ErrNotSent: the server
+// refused the connection, or the session was gone) is tried again whatever
+// it is; one lost in flight (runtime.ErrConnectionLost: the connection
+// dropped, or a proxy answered 502, 503 or 504) only when running it twice
+// does what running it once does. ClientOptions.Retry says how often and
+// how long to wait; runtime.WithoutRetry turns it off for one call. Each
+// try is a new request, with an id of its own.
+
+// idempotentMethods may run more than once with the effect of once.
+var idempotentMethods = map[string]bool{
+	"ping": true, "server/discover": true, "logging/setLevel": true,
+	"tools/list": true, "resources/list": true, "resources/templates/list": true,
+	"prompts/list": true, "resources/read": true, "prompts/get": true,
+	"completion/complete": true, "resources/subscribe": true, "resources/unsubscribe": true,
+}
+
+// toolHints is what a client learnt from tools/list about each tool: whether
+// it is read-only or idempotent.
+type toolHints struct {
+	mu    sync.Mutex
+	known map[string]bool
+}
+
+func (h *toolHints) learn(tools []ToolInfo) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.known == nil {
+		h.known = make(map[string]bool, len(tools))
+	}
+	for _, t := range tools {
+		a := t.Annotations
+		h.known[t.Name] = a != nil && (isTrue(a.ReadOnlyHint) || isTrue(a.IdempotentHint))
+	}
+}
+
+func (h *toolHints) lookup(name string) (idempotent, known bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	idempotent, known = h.known[name]
+	return idempotent, known
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// ErrNotIdempotent is wrapped, with runtime.ErrConnectionLost, by the error
+// of a tool call lost in flight that the client did not try again: tools/list
+// does not say the tool is read-only or idempotent, and it may or may not
+// have run.
+var ErrNotIdempotent = errors.New("mcp: not retried: the tool is not declared read-only or idempotent")
+
+// retried applies the retry policy to a request whose first try, f, failed
+// with err, and returns err or the outcome of the tries it made. method and
+// target (a tool's name) say whether the request may run twice. A request
+// that succeeds costs nothing here.
+func (c *Client) retried(ctx context.Context, method, target string, err error, f func(ctx context.Context) error) error {
+	if err == nil || !c.ready.Load() || ctx.Value(clientRenewKey{}) != nil ||
+		!errors.Is(err, runtime.ErrNotSent) && !errors.Is(err, runtime.ErrConnectionLost) {
+		return err // success, the handshake, a renewal, or no transport failure
+	}
+	p := c.opts.Retry
+	rule := p.Retryable
+	if rule == nil {
+		rule = runtime.Retryable
+	}
+	lostTool := false
+	p.Retryable = func(err error, _ bool) bool {
+		if !errors.Is(err, runtime.ErrConnectionLost) || errors.Is(err, runtime.ErrNotSent) {
+			return rule(err, false)
+		}
+		idempotent := idempotentMethods[method]
+		if method == "tools/call" {
+			idempotent = c.toolIdempotent(ctx, target)
+			lostTool = !idempotent
+		}
+		return rule(err, idempotent)
+	}
+	first := err
+	err = p.Do(ctx, false, func(ctx context.Context) error {
+		if err := first; err != nil {
+			first = nil
+			return err
+		}
+		return f(ctx)
+	})
+	if err != nil && lostTool && errors.Is(err, runtime.ErrConnectionLost) {
+		return fmt.Errorf("mcp: tools/call %s: %w: %w", target, ErrNotIdempotent, err)
+	}
+	return err
+}
+
+// toolIdempotent reports whether tool name is read-only or idempotent, as
+// tools/list says; it lists the tools when it has not yet (a generated
+// client calls tools by name without listing them).
+func (c *Client) toolIdempotent(ctx context.Context, name string) bool {
+	if idempotent, known := c.hints.lookup(name); known {
+		return idempotent
+	}
+	if _, err := c.ListTools(ctx); err != nil {
+		c.logger.Debug("mcp: list the tools to learn whether one may be retried", "tool", name, "err", err)
+		return false
+	}
+	idempotent, _ := c.hints.lookup(name)
+	return idempotent
+}
