@@ -64,7 +64,19 @@ var itemKeyword = map[string]bool{
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 }
 
+// tagError reports a bad tag once, however many schemas hold its field (a
+// single struct parameter's type is built both as a component and inlined as
+// the params), under the path it was first reached by.
 func (g *Builder) tagError(c BuildCtx, item, msg string) {
+	key := c.Pos.String() + " tag " + item + " " + msg
+	if g.reported[key] {
+		g.errCalls++
+		return
+	}
+	if g.reported == nil {
+		g.reported = map[string]bool{}
+	}
+	g.reported[key] = true
 	g.Errorf(c.Pos, fmt.Sprintf("%s: jsonschema tag %q: %s", c.Path, item, msg))
 }
 
@@ -117,11 +129,21 @@ var keywords = map[string]keyword{
 	"examples":         {nil, setExample},
 }
 
+// knownKeywords lists the keys of keywords, sorted, for the unknown-key error.
+var knownKeywords = func() string {
+	keys := make([]string, 0, len(keywords))
+	for k := range keywords {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ", ")
+}()
+
 // setKeyword sets one keyword; it returns what is wrong, or "".
 func setKeyword(s *jsonschema.Schema, key, val string, st *tagState, items bool) string {
 	kw, ok := keywords[key]
 	if !ok {
-		return "unknown key " + strconv.Quote(key) + " (known: title, description, format, pattern, minLength, maxLength, minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, minItems, maxItems, uniqueItems, enum, default, example, readOnly, writeOnly, deprecated, and the flag required)"
+		return "unknown key " + strconv.Quote(key) + " (known: " + knownKeywords + ", and the flag required)"
 	}
 	if kw.kinds != nil && !slices.Contains(kw.kinds, s.Type) {
 		return notApplicable(key, kw.kinds, s.Type, items)
