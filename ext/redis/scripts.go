@@ -21,9 +21,20 @@ redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1`)
 
 // touchScript: KEYS hash, subscriptions, events, sessions zset; ARGV ttl
-// ms, id, full. Nil when the session is gone; else its log level, or with
-// full its hash and subscriptions.
+// ms, id, full, slack ms. Nil when the session is gone; else its log
+// level, or with full its hash and subscriptions. Without full, a session
+// whose expiry was pushed back less than slack ago (its TTL is within slack
+// of ttl) is only read: the hot path of a busy session is two commands,
+// not six, and its keys expire at most slack early.
 var touchScript = goredis.NewScript(`
+if ARGV[3] ~= '1' then
+  local left = redis.call('PTTL', KEYS[1])
+  if left == -2 then return false end
+  local gap = tonumber(ARGV[1]) - left
+  if left > 0 and gap >= 0 and gap < tonumber(ARGV[4]) then
+    return redis.call('HGET', KEYS[1], 'lvl')
+  end
+end
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
 redis.call('PEXPIRE', KEYS[3], ARGV[1])

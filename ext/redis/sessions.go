@@ -38,6 +38,11 @@ type storedState struct {
 
 func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
+// touchSlack is how recently a session's expiry may have been pushed back
+// for a Touch to leave it: a 64th of the idle timeout, at most a second
+// (for the default 10 minutes, a second), in milliseconds.
+func touchSlack(ttl time.Duration) int64 { return min(ttl/64, time.Second).Milliseconds() }
+
 func (st *sessionStore) Create(ctx context.Context, sess *mcphttp.StoredSession, max int, ttl time.Duration) error {
 	s := st.s
 	state, err := json.Marshal(storedState{V: sess.State.ProtocolVersion, Caps: sess.State.Capabilities, Features: sess.State.Features})
@@ -71,7 +76,7 @@ func (st *sessionStore) touch(ctx context.Context, id string, ttl time.Duration,
 	if full {
 		f = "1"
 	}
-	v, err := touchScript.Run(ctx, s.c, []string{s.hashKey(id), s.subsKey(id), s.eventsKey(id), s.zsetKey()}, ms(ttl), id, f).Result()
+	v, err := touchScript.Run(ctx, s.c, []string{s.hashKey(id), s.subsKey(id), s.eventsKey(id), s.zsetKey()}, ms(ttl), id, f, touchSlack(ttl)).Result()
 	if errors.Is(err, goredis.Nil) {
 		return nil, mcphttp.ErrSessionNotFound
 	}
