@@ -34,6 +34,13 @@ type ClientOptions struct {
 	// 2024-11-05 HTTP+SSE transport (see Connect), "streamable" and "sse"
 	// use only the one named.
 	Transport string
+	// NoStandaloneStream keeps a legacy Streamable HTTP session from opening
+	// its standalone GET stream, which carries the server's messages not
+	// related to any request (resources/updated, list_changed, log
+	// messages). By default the client opens it once initialize started a
+	// session, resumes it with Last-Event-ID after a drop, and does without
+	// when the server offers none (405).
+	NoStandaloneStream bool
 }
 
 // ErrSessionExpired is wrapped by the error of a call made in a legacy
@@ -132,10 +139,12 @@ type clientConfig struct {
 	header http.Header
 	auth   Authorizer
 	logger *slog.Logger
+	// noStandalone: ClientOptions.NoStandaloneStream.
+	noStandalone bool
 }
 
 func newClientConfig(o *ClientOptions) *clientConfig {
-	cfg := &clientConfig{client: o.HTTPClient, header: o.Header, auth: o.Authorizer, logger: o.MCP.Logger}
+	cfg := &clientConfig{client: o.HTTPClient, header: o.Header, auth: o.Authorizer, logger: o.MCP.Logger, noStandalone: o.NoStandaloneStream}
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)
 	}

@@ -199,3 +199,30 @@ func TestClientStandaloneResume(t *testing.T) {
 		t.Errorf("%d sessions, want 1", n)
 	}
 }
+
+// NoStandaloneStream: a legacy session opens no GET stream.
+func TestClientNoStandaloneStream(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	h := NewHandler(newFeatureServer(), nil)
+	t.Cleanup(func() { h.Close() })
+	rec := &lastEventIDs{next: h}
+	ts := httptest.NewServer(rec)
+	t.Cleanup(ts.Close)
+	ctx := context.Background()
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true,
+		MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20251125, OnResourceUpdated: func(string) {}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Subscribe(ctx, featureURI); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.ids) != 0 {
+		t.Errorf("%d GETs, want none", len(rec.ids))
+	}
+}

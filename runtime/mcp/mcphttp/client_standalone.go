@@ -26,7 +26,7 @@ func (t *streamable) SetIncoming(f func(msg []byte)) {
 // startListenLocked reports whether the standalone stream is to be opened
 // now, and counts its goroutine in; t.mu held.
 func (t *streamable) startListenLocked() bool {
-	if t.incoming == nil || t.listening == t.sess.gen || t.closed || !t.sess.legacy || t.sess.id == nil {
+	if t.incoming == nil || t.cfg.noStandalone || t.listening == t.sess.gen || t.closed || !t.sess.legacy || t.sess.id == nil {
 		return false
 	}
 	t.listening = t.sess.gen
