@@ -14,7 +14,8 @@
 // Every key starts with Options.Prefix; a session's keys share a hash tag
 // ({id}) and expire with the session's idle timeout, which every request
 // pushes back (a busy session's at most once a second: its hot path is
-// one script that reads the log level). A session's events are one Redis stream, trimmed to
+// one script that reads the log level; the Touches that overlap go out
+// as one pipeline). A session's events are one Redis stream, trimmed to
 // Options.MaxEvents (XADD MAXLEN ~). The session limit, the event ids and
 // the first answer to a server's request are each decided by one Lua
 // script or command, atomically. Pub/sub carries the bus and wakes the
@@ -90,7 +91,7 @@ func New(client goredis.UniversalClient, opts Options) *Shared {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.ps = newPubSub(client, s.logger)
-	s.sessions = &sessionStore{s: s}
+	s.sessions = &sessionStore{s: s, toucher: toucher{s: s}}
 	s.events = &eventStore{s: s}
 	s.bus = &bus{s: s}
 	return s

@@ -25,7 +25,10 @@ func (s *Shared) zsetKey() string              { return s.opts.Prefix + "session
 func (s *Shared) indexPrefix() string          { return s.opts.Prefix + "u:" }
 
 // sessionStore is the mcphttp.SessionStore on Redis.
-type sessionStore struct{ s *Shared }
+type sessionStore struct {
+	s       *Shared
+	toucher toucher
+}
 
 // storedState is the part of a session's state written once, at
 // initialize; the log level and the subscriptions change and are kept
@@ -72,11 +75,7 @@ func (st *sessionStore) Create(ctx context.Context, sess *mcphttp.StoredSession,
 
 func (st *sessionStore) touch(ctx context.Context, id string, ttl time.Duration, full bool) (any, error) {
 	s := st.s
-	f := "0"
-	if full {
-		f = "1"
-	}
-	v, err := touchScript.Run(ctx, s.c, []string{s.hashKey(id), s.subsKey(id), s.eventsKey(id), s.zsetKey()}, ms(ttl), id, f, touchSlack(ttl)).Result()
+	v, err := touchScript.Run(ctx, s.c, s.touchKeys(id), s.touchArgs(id, ttl, full)...).Result()
 	if errors.Is(err, goredis.Nil) {
 		return nil, mcphttp.ErrSessionNotFound
 	}
@@ -87,12 +86,7 @@ func (st *sessionStore) touch(ctx context.Context, id string, ttl time.Duration,
 }
 
 func (st *sessionStore) Touch(ctx context.Context, id string, ttl time.Duration) (mcp.LogLevel, error) {
-	v, err := st.touch(ctx, id, ttl, false)
-	if err != nil {
-		return "", err
-	}
-	lvl, _ := v.(string)
-	return mcp.LogLevel(lvl), nil
+	return st.toucher.touch(ctx, id, ttl)
 }
 
 func (st *sessionStore) Get(ctx context.Context, id string, ttl time.Duration) (*mcphttp.StoredSession, error) {

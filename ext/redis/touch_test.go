@@ -3,11 +3,19 @@ package redis_test
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/rpcgen/rpcgen/ext/redis"
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
 // Touch, a busy session's hot path, pushes the expiry of every key of the
@@ -65,4 +73,80 @@ func TestTouchSkipsARecentRefresh(t *testing.T) {
 	if _, err := st.Touch(ctx, "a", idle); err == nil {
 		t.Error("Touch of a deleted session: no error")
 	}
+}
+
+// Touches that overlap go out together, in fewer round trips than
+// Touches, and each gets its own session's answer: its log level, or
+// ErrSessionNotFound for a session that is gone.
+func TestTouchesBatched(t *testing.T) {
+	rs := redistest.Start(t)
+	prefix := "batch:" + rand.Text()[:8] + ":"
+	sh, c := newShared(t, rs, redis.Options{Prefix: prefix})
+	ctx := context.Background()
+	st := sh.Sessions()
+	levels := []mcp.LogLevel{mcp.LevelDebug, mcp.LevelInfo, mcp.LevelError, ""}
+	for i, lvl := range levels {
+		id := fmt.Sprint("s", i)
+		if err := st.Create(ctx, stored(id), 100, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if lvl != "" {
+			if err := st.Update(ctx, id, mcphttp.SessionUpdate{LogLevel: lvl}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var trips atomic.Int64
+	c.AddHook(tripCounter{&trips})
+	const callers, each = 32, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, callers)
+	for g := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range each {
+				i := (g + k) % (len(levels) + 1)
+				if i == len(levels) {
+					if _, err := st.Touch(ctx, "gone", time.Minute); !errors.Is(err, mcphttp.ErrSessionNotFound) {
+						errs <- fmt.Errorf("Touch of no session: %v", err)
+						return
+					}
+					continue
+				}
+				lvl, err := st.Touch(ctx, fmt.Sprint("s", i), time.Minute)
+				if err != nil || lvl != levels[i] {
+					errs <- fmt.Errorf("Touch of s%d = %q, %v; want %q", i, lvl, err, levels[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := trips.Load(); n >= callers*each {
+		t.Errorf("%d round trips for %d overlapping Touches: none batched", n, callers*each)
+	} else {
+		t.Logf("%d round trips for %d Touches", n, callers*each)
+	}
+	// A Touch whose context has ended gives up, batched or not.
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := st.Touch(done, "s0", time.Minute); err == nil {
+		t.Error("a Touch with an ended context succeeded")
+	}
+}
+
+// tripCounter counts round trips: commands and pipelines.
+type tripCounter struct{ n *atomic.Int64 }
+
+func (tripCounter) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+func (h tripCounter) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error { h.n.Add(1); return next(ctx, cmd) }
+}
+func (h tripCounter) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error { h.n.Add(1); return next(ctx, cmds) }
 }
