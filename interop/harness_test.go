@@ -28,6 +28,7 @@ var featuresArgv []string
 
 func TestMain(m *testing.M) {
 	code, err := setup(m)
+	removeReplicas()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "interop:", err)
 		os.Exit(1)

@@ -19,6 +19,14 @@
 #                              the TypeScript SDK or Node prints, or an error
 #                              the SDK reports that the wire does not show to
 #                              be its own doing, fails the run
+#   INTEROP_REPLICAS_SERVER="/path/to/cluster --flags" interop/run.sh
+#                              the replicas tests (Go SDK: replicas_test.go,
+#                              TypeScript SDK: ts/replicas.test.mjs) against
+#                              another deployment behind one URL, printed first;
+#                              by default ext/redis's internal/replica
+#                              --cluster 3, which starts redis-server (it must
+#                              be installed), three replicas on it and a
+#                              round-robin proxy
 #   INTEROP_FEATURES_SERVER=/path/to/server interop/run.sh
 #                              the resources, prompts, completion, elicitation
 #                              and sampling tests against another server like
@@ -43,12 +51,17 @@ fi
 if [ -z "${INTEROP_FEATURES_SERVER:-}" ]; then
 	(cd .. && go build -o "$tmp/conformance" ./examples/conformance)
 fi
+if [ -z "${INTEROP_REPLICAS_SERVER:-}" ]; then
+	(cd ../ext/redis && go build -o "$tmp/replica" ./internal/replica)
+fi
 export INTEROP_SERVER="${INTEROP_SERVER:-$tmp/notes}"
 export INTEROP_HTTP_SERVER="${INTEROP_HTTP_SERVER:-$tmp/notes --http 127.0.0.1:0}"
 export INTEROP_FEATURES_SERVER="${INTEROP_FEATURES_SERVER:-$tmp/conformance}"
+export INTEROP_REPLICAS_SERVER="${INTEROP_REPLICAS_SERVER:-$tmp/replica --cluster 3 --http 127.0.0.1:0}"
 echo "interop: server under test over stdio: $INTEROP_SERVER"
 echo "interop: server under test over HTTP:  $INTEROP_HTTP_SERVER"
 echo "interop: resources, prompts, completion, elicitation and sampling: $INTEROP_FEATURES_SERVER (--stdio, and over HTTP)"
+echo "interop: three replicas on Redis behind a round-robin proxy: $INTEROP_REPLICAS_SERVER"
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
 	npm ci --no-audit --no-fund
@@ -61,6 +74,6 @@ export INTEROP_STRICT="${INTEROP_STRICT:-1}"
 runs="${INTEROP_TS_RUNS:-1}"
 for run in $(seq "$runs"); do
 	echo "== TypeScript client: @modelcontextprotocol/sdk (strict warnings: $INTEROP_STRICT; run $run of $runs)"
-	node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs || { status=1; break; }
+	node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs ts/replicas.test.mjs || { status=1; break; }
 done
 exit $status

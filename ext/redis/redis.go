@@ -23,18 +23,23 @@
 //
 // # Tests
 //
-// The tests run against a real redis-server (the Debian package
-// redis-server), which they start on a free loopback port:
+// The multi-replica tests run against a real redis-server (the Debian
+// package redis-server), which they start on free loopback ports. One
+// command, from the repository's root, runs them all:
 //
-//	cd ext/redis && go test -race -count=1 ./...
+//	bash ext/redis/replicas.sh
 //
-// They run package replicatest's checks on three handlers in the test
-// process, the faults (Redis hung, Redis killed and restarted), and three
-// replicas as processes (internal/replica) behind a round-robin reverse
-// proxy (internal/rrproxy) that sends each request to the next one:
-// rpcgen's client through it in a legacy session and in 2026-07-28, 64
-// clients for 30 seconds with no answer lost or mismatched, and a replica
-// killed (SIGKILL) while streams are open on it.
+// It runs this module's tests (go test -race ./... here): package
+// replicatest's checks on three handlers in the test process, the faults
+// (Redis hung, Redis killed and restarted), and three replicas as
+// processes (internal/replica) behind a round-robin reverse proxy
+// (internal/rrproxy) that sends each request to the next one: rpcgen's
+// client through it in a legacy session and in 2026-07-28, 64 clients for
+// 30 seconds with no answer lost or mismatched, and a replica killed
+// (SIGKILL) while streams are open on it. Then the peers' clients, from
+// interop/: the official Go SDK (legacy and 2026-07-28) and TypeScript SDK
+// through the proxy to internal/replica --cluster 3, which starts
+// redis-server, three replicas and the proxy in one process tree.
 package redis
 
 import (

@@ -147,6 +147,30 @@ export function featuresServerCommand(overHTTP) {
   return { command, args: [...args, ...(overHTTP ? ['--addr', '127.0.0.1:0'] : ['--stdio'])] };
 }
 
+/**
+ * Three replicas on Redis behind a round-robin proxy: INTEROP_REPLICAS_SERVER
+ * (a path, then optional arguments; it prints the proxy's URL first), or else
+ * ext/redis's internal/replica built from this repository, run with
+ * --cluster 3 (it starts redis-server on a free port, the three replica
+ * processes and the proxy, and stops them on SIGTERM).
+ */
+export function replicasCommand() {
+  const env = (process.env.INTEROP_REPLICAS_SERVER ?? '').trim();
+  if (env) {
+    const [command, ...args] = env.split(/\s+/);
+    return { command: resolve(command), args };
+  }
+  if (!built.has('replica')) {
+    const bin = join(mkdtempSync(join(tmpdir(), 'interop-replica-')), 'replica');
+    const build = spawnSync('go', ['build', '-o', bin, './internal/replica'], { cwd: join(repoRoot, 'ext', 'redis'), encoding: 'utf8' });
+    if (build.status !== 0) {
+      throw new Error(`building ext/redis/internal/replica (or set INTEROP_REPLICAS_SERVER):\n${build.stderr}`);
+    }
+    built.set('replica', bin);
+  }
+  return { command: built.get('replica'), args: ['--cluster', '3', '--http', '127.0.0.1:0'] };
+}
+
 const built = new Map(); // example name -> binary, built once per process
 function notesBinary() {
   return exampleBinary('notes', 'set INTEROP_SERVER and INTEROP_HTTP_SERVER to test other servers');
