@@ -22,5 +22,9 @@
 //     is what ext/otel adds on top of the SDK.
 //
 // Every benchmark checks the sum it gets back, and otel-on checks that the
-// server span was the child of the client span.
+// server span was the child of the client span. Besides ns/op (wall time),
+// each reports cpu-ns/op, the CPU time the process spent per call (every
+// thread, the garbage collector's included): on a machine shared with other
+// work, the wall time also counts the waits for a core, and cpu-ns/op is the
+// steadier measure.
 package otelbench
