@@ -94,6 +94,9 @@ func TestItemParams(t *testing.T) {
 		{`{"name":"Tea","price":1,"level":2}`, `"level": must be one of 1, 3`},
 		{`{"name":"Tea","price":1,"stockByKind":{"book":1,"music":2}}`, ""},
 		{`{"name":"Tea","price":1,"stockByKind":{"book":1,"film":2}}`, `"stockByKind": key "film": must be one of "book", "music"`},
+		{`{"name":"Tea","price":1,"queue":{"1":4,"3":0}}`, ""},
+		{`{"name":"Tea","price":1,"queue":{"1":4,"2":0}}`, `"queue": key "2": must be one of "1", "3"`},
+		{`{"name":"Tea","price":1,"queue":{"x":4}}`, `"queue": expected a value for Go type shop.Level, got an object`},
 		{`{"name":"Tea","price":1,"tags":["a","b","a"]}`, `"tags": must not hold the same item twice (uniqueItems)`},
 		{`{"name":"Tea","price":1,"tags":["a","b","c","d"]}`, `"tags": more items than maxItems 3`},
 		{`{"name":"Tea","price":1,"attrs":{"a":1}}`, `"attrs.a": expected a string, got 1`},
@@ -103,7 +106,7 @@ func TestItemParams(t *testing.T) {
 		{`{"name":"Tea","price":1,"size":[1,2,3]}`, `"size": must have exactly 2 items`},
 		{`{"name":"Tea","price":1,"where":{"x":1,"y":1,"z":1}}`, `"where": unknown field "z" (valid fields: x, y)`},
 		{`{"name":"Tea","price":1,"wait":"soon"}`, `"wait": time: invalid duration "soon"`},
-		{`{"name":"Tea","price":1,"Name":"x"}`, `unknown field "Name" (valid fields: id, rev, name, price, stock, count, level, tags, attrs, stockByKind, added, extra, blob, any, size, where, wait)`},
+		{`{"name":"Tea","price":1,"Name":"x"}`, `unknown field "Name" (valid fields: id, rev, name, price, stock, count, level, tags, attrs, stockByKind, queue, added, extra, blob, any, size, where, wait)`},
 	} {
 		var p Item
 		if got := message(t, decodeShopPutParams([]byte(tc.raw), &p)); got != tc.want {

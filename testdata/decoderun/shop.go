@@ -61,6 +61,7 @@ type Item struct {
 	Tags   []string          `json:"tags,omitempty" jsonschema:"maxItems=3,uniqueItems=true"`
 	Attrs  map[string]string `json:"attrs,omitempty" jsonschema:"maxProperties=2"`
 	Stock2 map[Kind]int      `json:"stockByKind,omitempty"`
+	Queue  map[Level]int     `json:"queue,omitempty"`
 	Added  time.Time         `json:"added,omitzero"`
 	Extra  json.RawMessage   `json:"extra,omitempty"`
 	Blob   []byte            `json:"blob,omitempty"`

@@ -138,7 +138,11 @@ func (de *decodeEmitter) array(sc *decodeScope, u *types.Array, s *jsonschema.Sc
 // Other keys are left to encoding/json.
 func (de *decodeEmitter) mapValue(sc *decodeScope, t types.Type, u *types.Map, s *jsonschema.Schema, tg target, depth int, pos token.Position) []jen.Code {
 	if kb, ok := u.Key().Underlying().(*types.Basic); !ok || kb.Info()&types.IsString == 0 || model.Implements(u.Key(), "UnmarshalText") {
-		return []jen.Code{dcall("Unmarshal", tg.addr())}
+		code := []jen.Code{dcall("Unmarshal", tg.addr())}
+		if ok && kb.Info()&types.IsInteger != 0 && !model.Implements(u.Key(), "UnmarshalText") && s != nil && s.PropertyNames != nil && len(s.PropertyNames.Enum) > 0 {
+			code = append(code, intKeyEnumCheck(tg, kb, s.PropertyNames.Enum, depth)...)
+		}
+		return code
 	}
 	key, elem := local("k", depth), local("elem", depth)
 	var values *jsonschema.Schema
@@ -205,4 +209,31 @@ func keyEnumCheck(key string, enum []any) []jen.Code {
 		jen.Case(cases...),
 		jen.Default().Block(dcall("Fail", msg)),
 	)}
+}
+
+// intKeyEnumCheck checks, after encoding/json has read a map keyed by an
+// integer enum, that every key is one of the enum's values (propertyNames
+// holds them as strings, an object's keys being strings).
+func intKeyEnumCheck(tg target, kb *types.Basic, enum []any, depth int) []jen.Code {
+	var cases []jen.Code
+	var shown []string
+	for _, v := range enum {
+		if v, ok := v.(string); ok {
+			cases = append(cases, jen.Op(v))
+			shown = append(shown, strconv.Quote(v))
+		}
+	}
+	if len(cases) == 0 {
+		return nil
+	}
+	key := local("k", depth)
+	text := jen.Qual("strconv", "FormatInt").Call(jen.Int64().Call(jen.Id(key)), jen.Lit(10))
+	if kb.Info()&types.IsUnsigned != 0 {
+		text = jen.Qual("strconv", "FormatUint").Call(jen.Uint64().Call(jen.Id(key)), jen.Lit(10))
+	}
+	msg := jen.Lit("key ").Op("+").Qual("strconv", "Quote").Call(text).Op("+").Lit(": must be one of " + strings.Join(shown, ", "))
+	return []jen.Code{jen.For(jen.Id(key).Op(":=").Range().Add(tg.val())).Block(jen.Switch(jen.Id(key)).Block(
+		jen.Case(cases...),
+		jen.Default().Block(dcall("Fail", msg)),
+	))}
 }
