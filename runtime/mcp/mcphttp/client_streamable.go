@@ -172,7 +172,9 @@ func (t *streamable) RenewSession(context.Context) error {
 	if t.closed {
 		return runtime.ErrClosed
 	}
-	t.sess = clientSession{gen: t.sess.gen}
+	// A new gen: a late 404 to a request of the old session (a resume, a
+	// call in flight) must not end the one about to start.
+	t.sess = clientSession{gen: t.sess.gen + 1}
 	t.expired = false
 	return nil
 }
