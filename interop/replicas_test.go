@@ -111,17 +111,33 @@ func goSDKReplicas(t *testing.T, url, pin, want string) {
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			updates <- req.Params.URI
 		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			updates <- "notifications/tools/list_changed"
+		},
+		//lint:ignore SA1019 logging is deprecated in 2026-07-28 but still served in legacy sessions, and tested here
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			var d struct{ Text string }
+			_ = remarshal(req.Params.Data, &d)
+			updates <- "log:" + d.Text
+		},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: ackTap{acks}}}
+	wire := newHTTPWire(t)
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: ackTap{acks, wire}}}
 	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: pin})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
-	defer cs.Close()
+	defer cs.Close() // after a failure; the test closes it itself
 	if got := cs.InitializeResult().ProtocolVersion; got != want {
 		t.Fatalf("protocol version %q, want %q", got, want)
+	}
+	modern := want == "2026-07-28"
+	if modern {
+		// With a ToolListChangedHandler the SDK listens for list changes
+		// (subscriptions/listen) from the start.
+		waitAck(t, acks)
 	}
 	call := func(cctx context.Context, name string, args any, token any) (replicaAnswer, error) {
 		p := &mcp.CallToolParams{Name: name, Arguments: args}
@@ -181,24 +197,38 @@ func goSDKReplicas(t *testing.T, url, pin, want string) {
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched"}); err != nil {
 		t.Fatalf("subscribe: %v", err)
 	}
-	if want == "2026-07-28" {
+	if modern {
+		waitAck(t, acks)
+	}
+	// What the calls on each replica change reaches the client's stream
+	// (legacy: the standalone GET; 2026-07-28: the listen streams, which
+	// carry no log messages), wherever that stream is.
+	hear := func(what, want string) {
+		t.Helper()
 		select {
-		case <-acks:
+		case got := <-updates:
+			if got != want {
+				t.Fatalf("%s: heard %q, want %q", what, got, want)
+			}
 		case <-time.After(10 * time.Second):
-			t.Fatal("no notifications/subscriptions/acknowledged within 10s")
+			t.Fatalf("%s: heard nothing within 10s, want %q", what, want)
 		}
 	}
 	for k := range 3 {
 		if _, err := call(ctx, "touch", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case uri := <-updates:
-			if uri != "test://watched" {
-				t.Errorf("update for %q", uri)
+		hear(fmt.Sprintf("touch %d", k), "test://watched")
+		if _, err := call(ctx, "grow", map[string]string{"tag": rand.Text()}, nil); err != nil {
+			t.Fatal(err)
+		}
+		hear(fmt.Sprintf("grow %d", k), "notifications/tools/list_changed")
+		if !modern {
+			text := rand.Text()
+			if _, err := call(ctx, "announce", map[string]string{"text": text}, nil); err != nil {
+				t.Fatal(err)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("touch %d: no notifications/resources/updated within 10s", k)
+			hear(fmt.Sprintf("announce %d", k), "log:"+text)
 		}
 	}
 	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://watched"}); err != nil {
@@ -228,14 +258,38 @@ func goSDKReplicas(t *testing.T, url, pin, want string) {
 			t.Fatalf("block %d: the call was not cancelled on its replica: %+v, %v", k, a, err)
 		}
 	}
+
+	// A legacy session ends with one DELETE, and its id then gets 404 on
+	// the next replica too.
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if modern {
+		checkNoSessions(t, wire)
+	} else {
+		checkSessionDeleted(t, wire, url)
+	}
 }
 
-// ackTap is an http.RoundTripper that signals acks each time a response
-// body it reads carries notifications/subscriptions/acknowledged.
-type ackTap struct{ acks chan<- struct{} }
+// waitAck waits for a notifications/subscriptions/acknowledged.
+func waitAck(t *testing.T, acks <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-acks:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/subscriptions/acknowledged within 10s")
+	}
+}
+
+// ackTap is an http.RoundTripper on inner that signals acks each time a
+// response body it reads carries notifications/subscriptions/acknowledged.
+type ackTap struct {
+	acks  chan<- struct{}
+	inner http.RoundTripper
+}
 
 func (a ackTap) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	resp, err := a.inner.RoundTrip(req)
 	if err == nil {
 		resp.Body = &ackBody{ReadCloser: resp.Body, acks: a.acks}
 	}

@@ -35,6 +35,12 @@ func ownClient(t *testing.T, c *procCluster, version string) {
 			return &mcp.CreateMessageResult{Role: "assistant", Content: mcp.TextContent("sampled"), Model: "m"}, nil
 		},
 		OnResourceUpdated: func(uri string) { updates <- uri },
+		OnListChanged:     func(method string) { updates <- method },
+		OnLog: func(m mcp.LogMessage) {
+			var d struct{ Text string }
+			_ = json.Unmarshal(m.Data, &d)
+			updates <- "log:" + d.Text
+		},
 	})
 	if got := cl.ProtocolVersion(); got != version {
 		t.Fatalf("protocol version %q, want %q", got, version)
@@ -79,17 +85,35 @@ func ownClient(t *testing.T, c *procCluster, version string) {
 	if err := cl.Subscribe(ctx, "test://watched"); err != nil {
 		t.Fatal(err)
 	}
+	// What the calls on each replica change reaches the client's stream
+	// (legacy: the standalone GET; 2026-07-28: subscriptions/listen, which
+	// carries no log messages), wherever that stream is.
+	hear := func(what, want string) {
+		t.Helper()
+		select {
+		case got := <-updates:
+			if got != want {
+				t.Fatalf("%s: heard %q, want %q", what, got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: heard nothing within 10s, want %q", what, want)
+		}
+	}
 	for k := range 3 {
 		if err := cl.CallTool(ctx, "touch", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case uri := <-updates:
-			if uri != "test://watched" {
-				t.Fatalf("update %d for %q", k, uri)
+		hear(fmt.Sprintf("touch %d", k), "test://watched")
+		if err := cl.CallTool(ctx, "grow", map[string]string{"tag": rand.Text()}, nil); err != nil {
+			t.Fatal(err)
+		}
+		hear(fmt.Sprintf("grow %d", k), "notifications/tools/list_changed")
+		if version != mcp.Version20260728 {
+			text := rand.Text()
+			if err := cl.CallTool(ctx, "announce", map[string]string{"text": text}, nil); err != nil {
+				t.Fatal(err)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("touch %d: no notifications/resources/updated", k)
+			hear(fmt.Sprintf("announce %d", k), "log:"+text)
 		}
 	}
 	if err := cl.Unsubscribe(ctx, "test://watched"); err != nil {

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 
 import {
-  CreateMessageRequestSchema, ElicitRequestSchema, McpError, ResourceUpdatedNotificationSchema,
+  CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, McpError,
+  ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
 import { checkStrict, closeClient, connectHTTP, note, replicasCommand } from './harness.mjs';
@@ -29,6 +30,8 @@ describe('TypeScript SDK client, three replicas on Redis behind a round-robin pr
       client.setRequestHandler(CreateMessageRequestSchema, async () =>
         ({ role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'interop-model', stopReason: 'endTurn' }));
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updates.push(n.params.uri); onUpdate(); });
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => { updates.push('tools/list_changed'); onUpdate(); });
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { updates.push(`log:${n.params.data?.text}`); onUpdate(); });
     },
   };
 
@@ -88,17 +91,26 @@ describe('TypeScript SDK client, three replicas on Redis behind a round-robin pr
     }
   });
 
-  test('subscriptions: a change on any replica reaches the session', async () => {
+  /** Makes a call and waits until the session's stream brings what it hears. */
+  const hear = async (what, name, args = {}) => {
+    const heard = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name}: heard nothing within 10s, want ${what}`)), 10_000);
+      onUpdate = () => { clearTimeout(timer); resolve(); };
+    });
+    const before = updates.length;
+    await call(name, args);
+    await heard;
+    assert.deepEqual(updates.slice(before), [what], `${name}: what the session heard`);
+  };
+
+  test('the standalone stream, wherever it is, hears what each replica changes: resources/updated, list_changed, log messages', async () => {
     await s.client.subscribeResource({ uri: WATCHED });
     for (let k = 0; k < 3; k++) {
-      const heard = new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`touch ${k}: no notifications/resources/updated within 10s`)), 10_000);
-        onUpdate = () => { clearTimeout(timer); resolve(); };
-      });
-      await call('touch');
-      await heard;
+      await hear(WATCHED, 'touch');
+      await hear('tools/list_changed', 'grow', { tag: randomUUID().replaceAll('-', '') });
+      const text = randomUUID();
+      await hear(`log:${text}`, 'announce', { text });
     }
-    assert.deepEqual(updates, [WATCHED, WATCHED, WATCHED]);
     await s.client.unsubscribeResource({ uri: WATCHED });
   });
 
@@ -120,6 +132,28 @@ describe('TypeScript SDK client, three replicas on Redis behind a round-robin pr
       const deadline = performance.now() + 5000;
       while (cancels() < k + 1 && performance.now() < deadline) await new Promise(setImmediate);
       assert.equal(cancels(), k + 1, 'the SDK sent notifications/cancelled, once per call');
+    }
+  });
+
+  test('DELETE on one replica ends the session on every one', async () => {
+    const id = s.transport.sessionId;
+    assert.ok(id, 'the server gave the session an Mcp-Session-Id');
+    await s.transport.terminateSession();
+    const del = s.exchanges.filter((e) => e.method === 'DELETE');
+    assert.equal(del.length, 1, `one DELETE: ${JSON.stringify(del)}`);
+    assert.ok(del[0].status >= 200 && del[0].status < 300, `DELETE answered ${del[0].status}`);
+    for (let k = 0; k < 3; k++) { // three requests in a row: each replica gets one
+      const res = await fetch(s.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json', accept: 'application/json, text/event-stream',
+          'mcp-session-id': id, 'mcp-protocol-version': s.protocolVersion,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      const body = await res.text();
+      assert.equal(res.status, 404, `POST ${k} in the deleted session: ${res.status} ${body}`);
+      assert.ok(JSON.parse(body).error, `the 404 carries a JSON-RPC error: ${body}`);
     }
   });
 });

@@ -40,7 +40,9 @@ func (r *replica) result(format string, args ...any) (json.RawMessage, error) {
 // (Server.Log); block reports progress "started" and waits until its call
 // is cancelled, then pushes its replica's name on the Redis list
 // cancelled:TAG, which cancelled (on any replica) pops; ask elicits a
-// name, sample asks for a message; touch changes test://watched. Each
+// name, sample asks for a message; grow adds a tool to this replica
+// (a tag taken, or one that makes no tool name, fails the call); touch
+// changes test://watched. Each
 // result names the replica that ran it.
 func (r *replica) tools() []mcp.Tool {
 	obj := json.RawMessage(`{"type":"object"}`)
@@ -113,6 +115,12 @@ func (r *replica) tools() []mcp.Tool {
 				return nil, err
 			}
 			return r.result(`"text":%q`, s.Content.Text)
+		}),
+		tool("grow", "adds a tool named grown-TAG to this replica's list (tools/list_changed goes to every session)", func(_ context.Context, a tagArgs) (json.RawMessage, error) {
+			r.srv.AddTools(mcp.Tool{Name: "grown-" + a.Tag, InputSchema: obj, Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+				return json.RawMessage(`{}`), nil
+			}})
+			return r.result(`"tool":%q`, "grown-"+a.Tag)
 		}),
 		tool("touch", "changes "+WatchedURI, func(context.Context, tagArgs) (json.RawMessage, error) {
 			r.srv.ResourceUpdated(WatchedURI)
