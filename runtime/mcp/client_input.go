@@ -356,10 +356,8 @@ func (c *Client) callWithInputOnce(ctx context.Context, method, target string, w
 		if ir == nil {
 			// A final result: complete, or a resultType this client does
 			// not know, which is an error for every caller alike.
-			if resultType != nil {
-				if err := resultTypeError(method+" "+target, resultType); err != nil {
-					return nil, err
-				}
+			if resultType != nil && !wire.StringIs(resultType, "complete") {
+				return nil, resultTypeError(method+" "+target, resultType)
 			}
 			return r.result, nil
 		}
