@@ -309,7 +309,11 @@ export class HTTPTransport implements Transport {
       throw new Error("HTTPTransport: there is no global fetch; pass options.fetch");
     }
     this.url = url;
-    this.#fetch = f as Fetch;
+    // Called as a plain function, never as a method of this transport: a
+    // browser's fetch refuses any receiver but the window ("Illegal
+    // invocation").
+    const call = f as Fetch;
+    this.#fetch = (...args: Parameters<Fetch>) => call(...args);
     this.#headers = { ...options.headers };
   }
 
