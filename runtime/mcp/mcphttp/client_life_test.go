@@ -226,3 +226,94 @@ func TestClientNoStandaloneStream(t *testing.T) {
 		t.Errorf("%d GETs, want none", len(rec.ids))
 	}
 }
+
+// A client that holds no stream (NoStandaloneStream) learns of the restart
+// from its next call, which the new server answers: the call's 404 meant
+// it never ran, so it is tried again on the new session, transparently.
+func TestClientReinitializeOnCall(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	held := make(chan struct{}, 1)
+	h1 := NewHandler(lifeServer(held), nil)
+	var sw swapHandler
+	sw.cur.Store(h1)
+	ts := httptest.NewServer(&sw)
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { h1.Close() })
+	renewed := make(chan error, 4)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcp.ClientOptions{
+		ProtocolVersion:  mcp.Version20251125,
+		OnSessionExpired: func(err error) { renewed <- err },
+		Retry:            runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h2 := NewHandler(lifeServer(held), nil)
+	t.Cleanup(func() { h2.Close() })
+	sw.cur.Store(h2)
+	h1.Close()
+	if _, err := c.ReadResource(ctx, featureURI); err != nil {
+		t.Fatalf("the first call after the restart: %v", err)
+	}
+	if err := recv(t, renewed, "OnSessionExpired"); err != nil {
+		t.Fatalf("OnSessionExpired(%v)", err)
+	}
+	if n := h2.SessionCount(); n != 1 {
+		t.Fatalf("the new server has %d sessions, want 1", n)
+	}
+}
+
+// A 2024-11-05 HTTP+SSE stream that breaks is opened again with backoff:
+// while the server refuses it, each attempt is reported and the next comes
+// later; once it accepts, the client has a new session.
+func TestClientSSEReconnectBackoff(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	held := make(chan struct{}, 1)
+	h1 := NewHandler(lifeServer(held), nil)
+	var sw swapHandler
+	sw.cur.Store(h1)
+	var refuse atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && refuse.Add(-1) >= 0 {
+			http.Error(w, "restarting", http.StatusServiceUnavailable)
+			return
+		}
+		sw.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { h1.Close() })
+	renewed := make(chan error, 8)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "sse", MCP: mcp.ClientOptions{
+		ProtocolVersion:  mcp.Version20241105,
+		OnSessionExpired: func(err error) { renewed <- err },
+		Retry:            runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h2 := NewHandler(lifeServer(held), nil)
+	t.Cleanup(func() { h2.Close() })
+	refuse.Store(2)
+	sw.cur.Store(h2)
+	h1.Close() // ends the stream
+	for i := range 2 {
+		if err := recv(t, renewed, "a refused attempt"); !errors.Is(err, ErrSessionExpired) {
+			t.Fatalf("attempt %d: OnSessionExpired(%v), want an error wrapping ErrSessionExpired", i+1, err)
+		}
+	}
+	if err := recv(t, renewed, "the new session"); err != nil {
+		t.Fatalf("OnSessionExpired(%v)", err)
+	}
+	if err := c.Ping(ctx); err != nil {
+		t.Fatalf("ping on the new session: %v", err)
+	}
+	if n := h2.SessionCount(); n != 1 {
+		t.Fatalf("the new server has %d sessions, want 1", n)
+	}
+}
