@@ -35,7 +35,9 @@ const pageTimeout = 2 * time.Minute
 // SDK's client against examples/notes --cors-origin A: it connects (and
 // reads the session id, which only an exposed Mcp-Session-Id allows), lists
 // the tools, adds three notes, calls reindex with progress (one per note),
-// reads a note as a resource, gets a prompt and ends the session (DELETE). It then calls
+// reads a note as a resource, gets a prompt and ends the session (DELETE);
+// over the 2024-11-05 HTTP+SSE transport (a GET event stream) it lists the
+// tools and searches the notes. It then calls
 // examples/calculator --cors-origin A through the generated client: a
 // result, a typed result and a declared error class. A frame on origin B
 // (localhost:PB), listed by neither server, tries the same and a plain
@@ -117,7 +119,11 @@ type allowedReport struct {
 		Text string `json:"text"`
 	} `json:"prompt"`
 	Terminated bool `json:"terminated"`
-	Calc       struct {
+	SSE        struct {
+		Tools []string        `json:"tools"`
+		Found json.RawMessage `json:"found"`
+	} `json:"sse"`
+	Calc struct {
 		Add   float64 `json:"add"`
 		Stats struct {
 			Count     int
@@ -184,6 +190,12 @@ func checkAllowed(t *testing.T, r *allowedReport, origin string) {
 	}
 	if !r.Terminated {
 		t.Error("the session was not ended (DELETE)")
+	}
+	if want := "add_note delete_note get_note reindex search_notes"; strings.Join(r.SSE.Tools, " ") != want {
+		t.Errorf("tools over HTTP+SSE %q, want %q", r.SSE.Tools, want)
+	}
+	if n := strings.Count(string(r.SSE.Found), "written from a browser"); n != 3 {
+		t.Errorf("search_notes over HTTP+SSE found %d of the 3 notes: %s", n, r.SSE.Found)
 	}
 	c := r.Calc
 	if c.Add != 5 {

@@ -5,6 +5,7 @@
 // ("refused"). What it saw is POSTed to /result on its own
 // origin, where the Go test reads it; a failure is POSTed as {"error": ...}.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 import { CalculatorClient, DivisionByZeroError } from '../../../examples/calculator/calculator_client.ts';
@@ -51,6 +52,19 @@ async function mcp() {
   await client.close();
 }
 
+// The 2024-11-05 HTTP+SSE transport: a GET event stream (its response read
+// across origins too) that names the URL to POST to.
+async function legacySSE() {
+  const client = new Client({ name: 'rpcgen-browser-test-sse', version: '1.0.0' });
+  const transport = new SSEClientTransport(new URL(params.get('notes')));
+  await step('connect over HTTP+SSE', () => client.connect(transport));
+  out.sse = {};
+  out.sse.tools = (await step('tools/list over HTTP+SSE', () => client.listTools())).tools.map((t) => t.name).sort();
+  const found = await step('search_notes over HTTP+SSE', () => client.callTool({ name: 'search_notes', arguments: { query: 'browser' } }));
+  out.sse.found = found.structuredContent;
+  await client.close();
+}
+
 async function calculator() {
   const calc = new CalculatorClient(params.get('calc'));
   out.calc = {};
@@ -70,6 +84,7 @@ async function calculator() {
 
 report(async () => {
   await mcp();
+  await legacySSE();
   await calculator();
   return out;
 });
