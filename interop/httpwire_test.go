@@ -114,6 +114,7 @@ type httpExchange struct {
 	URL       string
 	Session   string // the request's Mcp-Session-Id
 	Version   string // the request's MCP-Protocol-Version
+	LastEvent string // the request's Last-Event-ID
 	Status    int
 	SetID     string // the response's Mcp-Session-Id
 	CType     string // the response's media type
@@ -183,7 +184,7 @@ func (w *httpWire) client() *http.Client { return &http.Client{Transport: w} }
 
 func (w *httpWire) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex := &httpExchange{Method: req.Method, URL: req.URL.String(), Session: req.Header.Get("Mcp-Session-Id"),
-		Version: req.Header.Get("Mcp-Protocol-Version"), At: time.Now()}
+		Version: req.Header.Get("Mcp-Protocol-Version"), LastEvent: req.Header.Get("Last-Event-ID"), At: time.Now()}
 	var callID string
 	if req.Body != nil {
 		body, err := io.ReadAll(req.Body)

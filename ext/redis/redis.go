@@ -39,7 +39,9 @@
 // (SIGKILL) while streams are open on it. Then the peers' clients, from
 // interop/: the official Go SDK (legacy and 2026-07-28) and TypeScript SDK
 // through the proxy to internal/replica --cluster 3, which starts
-// redis-server, three replicas and the proxy in one process tree.
+// redis-server, three replicas and the proxy in one process tree (and
+// kills the replica with the most streams open on SIGUSR1, for each SDK's
+// client to resume its stream elsewhere).
 package redis
 
 import (

@@ -10,7 +10,8 @@
 #    processes behind a round-robin proxy: rpcgen's client (legacy and
 #    2026-07-28), 64 clients for 30 s, a replica killed mid-stream.
 # 2. interop: the official Go SDK (legacy and 2026-07-28) and TypeScript SDK
-#    clients through the proxy to internal/replica --cluster 3.
+#    clients through the proxy to internal/replica --cluster 3, and each
+#    SDK's client resuming its stream when the replica holding it is killed.
 # .ci/run runs the same tests in its ext/* and interop steps.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -27,7 +28,7 @@ cd ../../interop
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
 	npm ci --no-audit --no-fund
 fi
-echo "== interop: the official Go SDK client through the proxy (legacy and 2026-07-28)"
-go test -count=1 -run 'TestGoSDKReplicas' .
-echo "== interop: the official TypeScript SDK client through the proxy"
+echo "== interop: the official Go SDK client through the proxy (legacy and 2026-07-28), and a replica killed under it"
+go test -count=1 -run 'TestGoSDKReplica' .
+echo "== interop: the official TypeScript SDK client through the proxy, and a replica killed under it"
 INTEROP_STRICT=1 node --test --test-reporter=spec ts/replicas.test.mjs

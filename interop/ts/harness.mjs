@@ -242,8 +242,8 @@ export async function connect(cmd, opts = {}) {
  * with wire holding every JSON-RPC message read off any HTTP response body
  * (SSE events and JSON bodies, in arrival order), plus exchanges (each HTTP
  * request: method, url, session id sent, status, session id received),
- * endpoints (the HTTP+SSE endpoint events), the url, and stop(), which ends
- * the server with SIGTERM. opts as for connect().
+ * endpoints (the HTTP+SSE endpoint events), the url, stop(), which ends
+ * the server with SIGTERM, and child, its process. opts as for connect().
  */
 export async function connectHTTP(cmd, kind, opts = {}) {
   const child = spawn(cmd.command, cmd.args, {
@@ -270,6 +270,7 @@ export async function connectHTTP(cmd, kind, opts = {}) {
     child.kill('SIGTERM');
     return exited;
   };
+  session.child = child; // for tests that signal the server
 
   // The tap: every response body is teed; one branch goes to the SDK, the
   // other is parsed here as the bytes arrive.

@@ -157,3 +157,68 @@ describe('TypeScript SDK client, three replicas on Redis behind a round-robin pr
     }
   });
 });
+
+describe('TypeScript SDK client, a replica killed (SIGKILL) while its standalone stream is open', () => {
+  let s;
+  const heard = new Map(); // log text -> how many times
+  let onLog = () => {};
+  const opts = {
+    setup(client) {
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        const text = n.params.data?.text;
+        heard.set(text, (heard.get(text) ?? 0) + 1);
+        onLog(text);
+      });
+    },
+  };
+  before(async () => { s = await connectHTTP(replicasCommand(), 'streamable-http', opts); });
+  after(async () => {
+    try {
+      await closeClient(s, 'replica killed');
+    } finally {
+      const exit = await s?.stop?.();
+      if (s?.stderr) note(`cluster stderr:\n${s.stderr}`);
+      if (exit) assert.deepEqual(exit, { code: 0, signal: null }, 'the cluster exits cleanly on SIGTERM');
+    }
+  });
+
+  /** Sends a log message to every session and waits until this one heard it. */
+  const announce = async (text) => {
+    const got = new Promise((resolve) => { onLog = (t) => { if (t === text) resolve(); }; });
+    await s.client.callTool({ name: 'announce', arguments: { text } });
+    return got;
+  };
+  /** Waits, 20 s at most, for what. */
+  const within = (what, p) => Promise.race([p, new Promise((_, reject) =>
+    setTimeout(() => reject(new Error(`${what} within 20s`)), 20_000).unref())]);
+
+  test('the client resumes on another replica with Last-Event-ID: every message once', async () => {
+    // The standalone GET opens after initialize: it is open once a message is heard.
+    await within('the first message', announce('ready'));
+    const gets = s.exchanges.filter((e) => e.method === 'GET');
+    assert.equal(gets.length, 1, `one standalone GET: ${JSON.stringify(gets)}`);
+    const before = [];
+    for (let k = 0; k < 5; k++) { before.push(`m${k}`); await within(`m${k}`, announce(`m${k}`)); }
+
+    const killed = new Promise((resolve) => {
+      const onData = (b) => {
+        const m = /cluster: killed replica (\d+) with (\d+) streams open/.exec(String(b));
+        if (m) { s.child.stderr.off('data', onData); resolve(Number(m[2])); }
+      };
+      s.child.stderr.on('data', onData);
+    });
+    s.child.kill('SIGUSR1');
+    assert.equal(await within('the kill', killed), 1, 'the killed replica held the client\'s standalone stream');
+    // Sent while the stream is down or resuming, on the replicas left.
+    for (let k = 5; k < 10; k++) await s.client.callTool({ name: 'announce', arguments: { text: `m${k}` } });
+    await within('the last message', announce('end'));
+
+    for (let k = 0; k < 10; k++) assert.equal(heard.get(`m${k}`), 1, `m${k} heard ${heard.get(`m${k}`) ?? 0} times, want once`);
+    const resumed = s.exchanges.filter((e) => e.method === 'GET' && e.lastEventId);
+    assert.ok(resumed.length >= 1, `the stream resumed with Last-Event-ID: ${JSON.stringify(s.exchanges.filter((e) => e.method === 'GET'))}`);
+    assert.equal(resumed[0].status, 200, 'the resumed stream was served');
+    // The SDK reports the broken stream to onerror: that, and only that, was the kill's doing.
+    const errors = s.errors.splice(0).map(String).filter((e) => !/SSE stream disconnected|terminated/.test(e));
+    assert.deepEqual(errors, [], 'errors the SDK reported, besides the broken stream');
+  });
+});

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,7 +12,9 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,9 +22,27 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
 )
 
+// cluster is a redis-server, replica processes on it and the proxy.
+type cluster struct {
+	procs  []*exec.Cmd
+	killed []atomic.Bool
+	exited chan exit
+	reaped int // exits received from exited
+	proxy  *rrproxy.Proxy
+}
+
+type exit struct {
+	i   int
+	err error
+}
+
 // runCluster starts redis-server, n replicas (this program, run again) on
-// it and the round-robin proxy on addr; it prints the proxy's URL, serves
-// until ctx ends (or a replica exits), then stops everything it started.
+// it and the round-robin proxy on addr; it prints the proxy's URL and
+// serves until ctx ends or a replica exits unbidden, then stops everything
+// it started. On SIGUSR1 it kills (SIGKILL) the replica with the most
+// streams open, for the tests of a replica dying mid-stream: the proxy
+// sends it nothing more, and stderr says "cluster: killed replica I with N
+// streams open".
 func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (err error) {
 	dir, err := os.MkdirTemp("", "replica-cluster-")
 	if err != nil {
@@ -43,41 +62,17 @@ func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (e
 	kb := make([]byte, 32)
 	_, _ = rand.Read(kb)
 	key := hex.EncodeToString(kb)
-	exited := make(chan error, n)
-	var procs []*exec.Cmd
+	c := &cluster{killed: make([]atomic.Bool, n), exited: make(chan exit, n)}
 	defer func() {
-		for _, p := range procs {
-			_ = p.Process.Signal(syscall.SIGTERM)
-		}
-		for range procs {
-			if e := <-exited; e != nil && err == nil {
-				err = e
-			}
+		if e := c.stop(); err == nil {
+			err = e
 		}
 	}()
 	var targets []*url.URL
 	for i := range n {
-		cmd := exec.Command(self, "--redis", rs.URL(), "--prefix", prefix, "--name", fmt.Sprint(i), "--state-key", key)
-		cmd.Stderr = os.Stderr
-		out, err := cmd.StdoutPipe()
+		u, err := c.start(i, self, "--redis", rs.URL(), "--prefix", prefix, "--name", fmt.Sprint(i), "--state-key", key)
 		if err != nil {
 			return err
-		}
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		procs = append(procs, cmd)
-		go func() {
-			e := cmd.Wait()
-			if e != nil {
-				e = fmt.Errorf("replica %d: %v", i, e)
-			}
-			exited <- e
-		}()
-		line, rerr := bufio.NewReader(out).ReadString('\n')
-		u, perr := url.Parse(strings.TrimSpace(line))
-		if rerr != nil || perr != nil || u.Host == "" {
-			return fmt.Errorf("replica %d printed no URL (%v)", i, rerr)
 		}
 		targets = append(targets, u)
 	}
@@ -85,19 +80,83 @@ func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (e
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: rrproxy.New(targets, slog.NewLogLogger(logger.Handler(), slog.LevelWarn)), ReadHeaderTimeout: 10 * time.Second}
+	c.proxy = rrproxy.New(targets, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
+	hs := &http.Server{Handler: c.proxy, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
+	defer hs.Close() // the clients' streams end with the replicas
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	logger.Warn("cluster: serving", "proxy", "http://"+ln.Addr().String()+"/mcp", "redis", rs.URL(), "replicas", fmt.Sprint(targets))
-	select {
-	case <-ctx.Done():
-	case e := <-exited:
-		exited <- e // the deferred wait counts it
-		if e == nil {
-			e = errors.New("a replica exited")
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-usr1:
+			c.kill(logger)
+		case e := <-c.exited:
+			c.reaped++
+			if !c.killed[e.i].Load() {
+				return fmt.Errorf("replica %d exited: %v", e.i, e.err)
+			}
 		}
-		return e
 	}
-	_ = hs.Close() // the clients' streams end with the replicas
-	return nil
+}
+
+// start runs replica i and reads its URL.
+func (c *cluster) start(i int, self string, args ...string) (*url.URL, error) {
+	cmd := exec.Command(self, args...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c.procs = append(c.procs, cmd)
+	go func() { c.exited <- exit{i, cmd.Wait()} }()
+	line, rerr := bufio.NewReader(out).ReadString('\n')
+	u, perr := url.Parse(strings.TrimSpace(line))
+	if rerr != nil || perr != nil || u.Host == "" {
+		return nil, fmt.Errorf("replica %d printed no URL (%v)", i, rerr)
+	}
+	return u, nil
+}
+
+// kill kills the live replica with the most streams open.
+func (c *cluster) kill(logger *slog.Logger) {
+	victim, open := -1, int64(-1)
+	for i := range c.procs {
+		if n := c.proxy.Streams(i); !c.killed[i].Load() && n > open {
+			victim, open = i, n
+		}
+	}
+	if victim < 0 {
+		logger.Warn("cluster: no replica left to kill")
+		return
+	}
+	c.killed[victim].Store(true)
+	c.proxy.Down(victim)
+	_ = c.procs[victim].Process.Kill()
+	fmt.Fprintf(os.Stderr, "cluster: killed replica %d with %d streams open\n", victim, open)
+}
+
+// stop ends the replicas still running (SIGTERM) and waits for all of
+// them: an error for one that exits badly and was not killed.
+func (c *cluster) stop() error {
+	for i, p := range c.procs {
+		if !c.killed[i].Load() {
+			_ = p.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	var err error
+	for ; c.reaped < len(c.procs); c.reaped++ {
+		e := <-c.exited
+		if e.err != nil && !c.killed[e.i].Load() && err == nil {
+			err = fmt.Errorf("replica %d: %v", e.i, e.err)
+		}
+	}
+	return err
 }
