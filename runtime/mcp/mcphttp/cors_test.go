@@ -208,3 +208,27 @@ func TestCORSWildcard(t *testing.T) {
 		}()
 	}
 }
+
+// TestCORSWithAuth: a preflight needs no token (a browser sends none with
+// one), and a listed page can read the 401 challenge's WWW-Authenticate, to
+// find the authorization server.
+func TestCORSWithAuth(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	ts := corsServer(t, Options{Auth: testAuth(), CORS: &CORS{AllowedOrigins: []string{corsOrigin}}})
+	resp, body := corsRequest(t, ts, http.MethodOptions, "", "Origin", corsOrigin,
+		"Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization, content-type")
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Headers") != "authorization, content-type" {
+		t.Fatalf("preflight: %d, Allow-Headers %q; %s", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Headers"), body)
+	}
+	resp, body = corsRequest(t, ts, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Origin", corsOrigin,
+		"Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
+		t.Fatalf("POST without a token: %d, WWW-Authenticate %q; %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+	}
+	if got := resp.Header.Get("Access-Control-Allow-Origin"); got != corsOrigin {
+		t.Errorf("401: Access-Control-Allow-Origin %q, want %q", got, corsOrigin)
+	}
+	if got := resp.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(got, "WWW-Authenticate") {
+		t.Errorf("401: Access-Control-Expose-Headers %q, want WWW-Authenticate among them", got)
+	}
+}
