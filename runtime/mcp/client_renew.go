@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -44,6 +45,7 @@ type sessionRenewer interface {
 
 // renewal is the state of a client's session renewals.
 type renewal struct {
+	on      atomic.Bool // active, read without mu by every call
 	mu      sync.Mutex
 	active  bool          // a renewal is under way
 	attempt chan struct{} // closed when its current attempt ends
@@ -75,6 +77,7 @@ func (c *Client) sessionLost() {
 		return
 	}
 	r.active, r.err, r.attempt = true, nil, make(chan struct{})
+	r.on.Store(true)
 	r.mu.Unlock()
 	c.logger.Info("mcp: the server ended the session; starting a new one")
 	go c.renewLoop()
@@ -102,6 +105,7 @@ func (c *Client) renewLoop() {
 		close(r.attempt)
 		if err == nil || closed {
 			r.active = false
+			r.on.Store(false)
 		} else {
 			r.err = fmt.Errorf("%w; a new one could not be started: %v", ErrSessionExpired, err)
 			r.attempt = make(chan struct{})
@@ -188,6 +192,9 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 // error of its attempt when that failed.
 func (c *Client) awaitSession(ctx context.Context) error {
 	r := &c.renew
+	if !r.on.Load() {
+		return nil
+	}
 	r.mu.Lock()
 	if !r.active || ctx.Value(clientRenewKey{}) != nil {
 		r.mu.Unlock()
