@@ -74,12 +74,16 @@ func ownClient(t *testing.T, c *procCluster, version string) {
 		if err != nil || res.IsError || fmt.Sprint(progress) != "[1 2 3 4]" {
 			t.Fatalf("count %d: progress %v, %+v, %v", k, progress, res, err)
 		}
+		answers := c.answers()
 		if err := cl.CallTool(ctx, "ask", nil, &got); err != nil || got.Action != "accept" || got.Content.Name != "Ada" {
 			t.Fatalf("ask %d: %+v, %v", k, got, err)
 		}
+		c.answeredElsewhere(t, version, answers, got.Replica)
+		answers = c.answers()
 		if err := cl.CallTool(ctx, "sample", nil, &got); err != nil || got.Text != "sampled" {
 			t.Fatalf("sample %d: %+v, %v", k, got, err)
 		}
+		c.answeredElsewhere(t, version, answers, got.Replica)
 	}
 
 	if err := cl.Subscribe(ctx, "test://watched"); err != nil {
@@ -135,5 +139,31 @@ func ownClient(t *testing.T, c *procCluster, version string) {
 		if err := cl.CallTool(ctx, "cancelled", map[string]string{"tag": tag}, &seen); err != nil || !seen.Cancelled {
 			t.Fatalf("block %d: the call was not cancelled on its replica: %+v, %v", k, seen, err)
 		}
+	}
+}
+
+// answers returns how many of the client's answers each replica got.
+func (c *procCluster) answers() []int64 {
+	n := make([]int64, len(c.procs))
+	for i := range n {
+		n[i] = c.proxy.Answers(i)
+	}
+	return n
+}
+
+// answeredElsewhere checks that, in a legacy session, the client POSTed
+// one answer since before, to another replica than asker, the one whose
+// tool asked (in 2026-07-28 answers ride on the retried call).
+func (c *procCluster) answeredElsewhere(t *testing.T, version string, before []int64, asker string) {
+	t.Helper()
+	var total int64
+	for i, n := range c.answers() {
+		total += n - before[i]
+		if n != before[i] && fmt.Sprint(i) == asker {
+			t.Errorf("replica %s asked and got the answer: the proxy should have sent it on", asker)
+		}
+	}
+	if want := map[bool]int64{true: 0, false: 1}[version == mcp.Version20260728]; total != want {
+		t.Errorf("%d answers POSTed, want %d", total, want)
 	}
 }

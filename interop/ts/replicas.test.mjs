@@ -81,7 +81,7 @@ describe('TypeScript SDK client, three replicas on Redis behind a round-robin pr
     }
   });
 
-  test('elicitation and sampling: answered on another replica than the one asking', async () => {
+  test('elicitation and sampling: the answer, POSTed to the next replica, reaches the one asking', async () => {
     for (let k = 0; k < 3; k++) {
       const asked = await call('ask');
       assert.equal(asked.action, 'accept');

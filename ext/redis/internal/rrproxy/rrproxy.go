@@ -8,6 +8,7 @@ package rrproxy
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"log"
 	"net/http"
@@ -23,6 +24,7 @@ type Proxy struct {
 	down     []atomic.Bool
 	served   []atomic.Int64
 	streams  []atomic.Int64
+	answers  []atomic.Int64
 	next     atomic.Int64
 	resumes  atomic.Int64
 }
@@ -36,7 +38,7 @@ func New(targets []*url.URL, errLog *log.Logger) *Proxy {
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}
 	p := &Proxy{down: make([]atomic.Bool, len(targets)), served: make([]atomic.Int64, len(targets)),
-		streams: make([]atomic.Int64, len(targets))}
+		streams: make([]atomic.Int64, len(targets)), answers: make([]atomic.Int64, len(targets))}
 	for _, u := range targets {
 		p.backends = append(p.backends, &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
@@ -60,9 +62,10 @@ const maxBody = 8 << 20
 // when the replica's response headers arrive and are flushed is cut by
 // Go's HTTP/1 server, and the response stream with it.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-		if err != nil {
+		var err error
+		if body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody)); err != nil {
 			http.Error(w, "rrproxy: read the request body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -70,6 +73,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	i := p.pick()
 	p.served[i].Add(1)
+	if r.Method == http.MethodPost && isAnswer(body) {
+		p.answers[i].Add(1)
+	}
 	if r.Method == http.MethodGet {
 		if r.Header.Get("Last-Event-ID") != "" {
 			p.resumes.Add(1)
@@ -100,6 +106,24 @@ func (p *Proxy) Served(i int) int64 { return p.served[i].Load() }
 // Streams is how many GET requests (standalone or resumed streams) are
 // open on replica i now.
 func (p *Proxy) Streams(i int) int64 { return p.streams[i].Load() }
+
+// Answers is how many of the client's answers to the server's requests
+// (a POSTed JSON-RPC response) replica i got.
+func (p *Proxy) Answers(i int) int64 { return p.answers[i].Load() }
+
+// isAnswer reports whether body is one JSON-RPC response.
+func isAnswer(body []byte) bool {
+	if !bytes.Contains(body, []byte(`"result"`)) && !bytes.Contains(body, []byte(`"error"`)) {
+		return false
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == "" && len(m.ID) > 0 && (m.Result != nil || m.Error != nil)
+}
 
 // Resumes is how many GETs carried a Last-Event-ID.
 func (p *Proxy) Resumes() int64 { return p.resumes.Load() }
