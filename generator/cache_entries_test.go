@@ -14,7 +14,8 @@ import (
 )
 
 // plantEntry rewrites the generation cache entry at path so that every
-// output ends with plantMark, which no generator writes, keeping its log,
+// output ends with plantMark, which no generator writes, keeping its log and
+// its warnings,
 // and returns the planted outputs.
 func plantEntry(t *testing.T, path string) map[string][]byte {
 	t.Helper()
@@ -26,11 +27,16 @@ func plantEntry(t *testing.T, path string) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planted := map[string][]byte{}
+	planted, stored := map[string][]byte{}, map[string][]byte{}
 	for p, src := range files {
+		if p == warningsFile { // not an output: kept as it is
+			stored[p] = src
+			continue
+		}
 		planted[p] = append(bytes.Clone(src), plantMark...)
+		stored[p] = planted[p]
 	}
-	payload := cache.EncodeEntry(log, planted)
+	payload := cache.EncodeEntry(log, stored)
 	sum := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, cache.Castagnoli))
 	if err := os.WriteFile(path, append(sum, payload...), 0o644); err != nil {
 		t.Fatal(err)

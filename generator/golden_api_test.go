@@ -17,7 +17,7 @@ func onlyAPI(ar *txtar.Archive, cfg Config, got map[string][]byte) map[string][]
 	if i < 0 || !slices.Contains(strings.Fields(string(ar.Files[i].Data)), goldentest.OnlyAPIWord) {
 		return got
 	}
-	keep := map[string]bool{"want/stderr": true}
+	keep := map[string]bool{"want/stderr": true, "want/warnings": true}
 	for _, p := range []string{cfg.OpenRPC, cfg.TypeScript, cfg.Docs} {
 		if p != "" {
 			keep["want/"+filepath.ToSlash(filepath.Clean(p))] = true

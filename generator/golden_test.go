@@ -22,8 +22,8 @@ var update = flag.Bool("update", false, "rewrite the want/ sections of testdata/
 
 // TestGolden runs the generator on each testdata/golden/<case>.txtar: the
 // archive's files form the package (with "args" naming the interfaces and
-// flags), and its want/ files hold the expected output, or want/stderr the
-// expected errors. Every case runs through Generate and twice through
+// flags), and its want/ files hold the expected output and want/warnings
+// the warnings printed with it, or want/stderr the expected errors. Every case runs through Generate and twice through
 // Cache.Generate (the run that fills the cache and the run it answers),
 // which must give the same bytes, or the same errors. A final subtest
 // compiles and vets every generated file.
@@ -77,14 +77,24 @@ func TestGolden(t *testing.T) {
 // runCase generates and returns the want/ files it should produce, after
 // checking that the cache layer changes nothing.
 func runCase(t *testing.T, cfg Config, dir string, cached Cache) map[string][]byte {
+	var warnings ErrorList
+	cfg.Warn = func(w *Error) { warnings = append(warnings, w) }
 	files, err := Generate(cfg)
+	want := warnings.Format(dir)
 	for _, pass := range []string{"filling the cache", "from the cache"} {
+		warnings = nil
 		cf, cerr := cached.Generate(cfg)
 		if fmt.Sprint(cerr) != fmt.Sprint(err) || !maps.EqualFunc(cf, files, bytes.Equal) {
 			t.Errorf("Cache.Generate, %s, differs from Generate: error %v, want %v; %d files, want %d", pass, cerr, err, len(cf), len(files))
 		}
+		if w := warnings.Format(dir); w != want {
+			t.Errorf("Cache.Generate, %s, warns differently from Generate:\n%s\nwant:\n%s", pass, w, want)
+		}
 	}
 	got := map[string][]byte{}
+	if want != "" {
+		got["want/warnings"] = []byte(want) // the warnings a run with files printed
+	}
 	if err != nil {
 		msg := err.Error()
 		if list, ok := err.(ErrorList); ok {
