@@ -41,23 +41,34 @@ type CORSConfig struct {
 // pages may call an endpoint from a browser, and what they may send and
 // read. Build one with NewCORS.
 type CORS struct {
-	origins     []string // normalised: lower case, no default port
-	any         bool     // "*"
+	origins     [][]string // each normalised origin (lower case, no default port) as a header value
+	any         bool       // "*"
 	credentials bool
 	methods     []string
 	headers     map[string]bool // lower case
 	prefixes    []string        // lower case
 	allowMethod string
-	expose      string
+	expose      []string // the Access-Control-Expose-Headers value; nil for none
 	maxAge      string
 }
+
+// Header values set as they are, shared by every response: net/http never
+// modifies them, and an append to one (len == cap) copies it.
+var (
+	valOrigin = []string{"Origin"}
+	valStar   = []string{"*"}
+	valTrue   = []string{"true"}
+)
 
 // NewCORS checks c and returns its policy: an error names an origin that
 // is not scheme://host[:port], "*" listed with other origins or with
 // Credentials, or an empty list.
 func NewCORS(c CORSConfig) (*CORS, error) {
 	p := &CORS{credentials: c.Credentials, methods: c.Methods, headers: map[string]bool{},
-		allowMethod: strings.Join(c.Methods, ", "), expose: strings.Join(c.Expose, ", ")}
+		allowMethod: strings.Join(c.Methods, ", ")}
+	if len(c.Expose) > 0 {
+		p.expose = []string{strings.Join(c.Expose, ", ")}
+	}
 	if len(c.Origins) == 0 {
 		return nil, errors.New("no origins listed")
 	}
@@ -70,7 +81,7 @@ func NewCORS(c CORSConfig) (*CORS, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.origins = append(p.origins, n)
+		p.origins = append(p.origins, []string{n})
 	}
 	if p.any && len(p.origins) > 0 {
 		return nil, errors.New(`"*" admits every origin: list it alone`)
@@ -118,15 +129,28 @@ func (c *CORS) GuardOrigins() []string {
 	if c.any {
 		return []string{"*"}
 	}
-	return c.origins
+	list := make([]string, len(c.origins))
+	for i, o := range c.origins {
+		list[i] = o[0]
+	}
+	return list
 }
 
-// allowed reports whether c admits origin, as the Origin header has it.
-func (c *CORS) allowed(origin string) bool {
+// allowOrigin returns the Access-Control-Allow-Origin value for origin, as
+// the Origin header has it, or nil when c does not admit it.
+func (c *CORS) allowOrigin(origin string) []string {
 	if origin == "" || origin == "null" {
-		return false
+		return nil
 	}
-	return c.any || slices.ContainsFunc(c.origins, func(o string) bool { return strings.EqualFold(o, origin) })
+	if c.any {
+		return valStar
+	}
+	for _, o := range c.origins {
+		if strings.EqualFold(o[0], origin) {
+			return o
+		}
+	}
+	return nil
 }
 
 // IsPreflight reports whether r is a CORS preflight request: OPTIONS with
@@ -146,8 +170,8 @@ func (c *CORS) Preflight(w http.ResponseWriter, r *http.Request) string {
 	c.vary(h)
 	h.Add("Vary", "Access-Control-Request-Method")
 	h.Add("Vary", "Access-Control-Request-Headers")
-	origin := r.Header.Get("Origin")
-	if !c.allowed(origin) {
+	allow := c.allowOrigin(r.Header.Get("Origin"))
+	if allow == nil {
 		return "Forbidden: Origin not allowed"
 	}
 	method := r.Header.Get("Access-Control-Request-Method")
@@ -167,7 +191,7 @@ func (c *CORS) Preflight(w http.ResponseWriter, r *http.Request) string {
 			names = append(names, name)
 		}
 	}
-	c.allowOrigin(h, origin)
+	c.allow(h, allow)
 	h.Set("Access-Control-Allow-Methods", c.allowMethod)
 	if len(names) > 0 {
 		h.Set("Access-Control-Allow-Headers", strings.Join(names, ", "))
@@ -203,31 +227,33 @@ func (c *CORS) headerAllowed(name string) bool {
 // -Allow-Credentials). Call it before the response is written.
 func (c *CORS) SetHeaders(h http.Header, r *http.Request) {
 	c.vary(h)
-	origin := r.Header.Get("Origin")
-	if !c.allowed(origin) {
+	allow := c.allowOrigin(r.Header.Get("Origin"))
+	if allow == nil {
 		return
 	}
-	c.allowOrigin(h, origin)
-	if c.expose != "" {
-		h.Set("Access-Control-Expose-Headers", c.expose)
+	c.allow(h, allow)
+	if c.expose != nil {
+		h["Access-Control-Expose-Headers"] = c.expose
 	}
 }
 
 // vary says that the answer depends on Origin, unless every origin gets the
 // same one.
 func (c *CORS) vary(h http.Header) {
-	if !c.any {
+	if c.any {
+		return
+	}
+	if _, ok := h["Vary"]; ok {
 		h.Add("Vary", "Origin")
+	} else {
+		h["Vary"] = valOrigin
 	}
 }
 
-func (c *CORS) allowOrigin(h http.Header, origin string) {
-	if c.any {
-		h.Set("Access-Control-Allow-Origin", "*")
-		return
-	}
-	h.Set("Access-Control-Allow-Origin", origin)
+// allow sets Access-Control-Allow-Origin to allow (and -Allow-Credentials).
+func (c *CORS) allow(h http.Header, allow []string) {
+	h["Access-Control-Allow-Origin"] = allow
 	if c.credentials {
-		h.Set("Access-Control-Allow-Credentials", "true")
+		h["Access-Control-Allow-Credentials"] = valTrue
 	}
 }

@@ -77,3 +77,31 @@ func TestCORSMaxAge(t *testing.T) {
 		}
 	}
 }
+
+// TestCORSSharedValues: the header values responses share stay as they
+// are when a handler adds to a header after them.
+func TestCORSSharedValues(t *testing.T) {
+	c, err := NewCORS(CORSConfig{Origins: []string{"https://a.example"}, Methods: []string{"POST"}, Credentials: true, Expose: []string{"X-A"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodOptions, "/", nil)
+	r.Header.Set("Origin", "https://a.example")
+	r.Header.Set("Access-Control-Request-Method", "POST")
+	for range 2 {
+		w := httptest.NewRecorder()
+		c.Preflight(w, r)
+		c.SetHeaders(w.Header(), r)
+		w.Header().Add("Access-Control-Allow-Origin", "x")
+		w.Header().Add("Access-Control-Expose-Headers", "x")
+		w.Header().Add("Access-Control-Allow-Credentials", "x")
+	}
+	if len(valOrigin) != 1 || valOrigin[0] != "Origin" || len(valTrue) != 1 || len(c.origins[0]) != 1 || len(c.expose) != 1 {
+		t.Fatalf("shared values changed: %q %q %q %q", valOrigin, valTrue, c.origins[0], c.expose)
+	}
+	w := httptest.NewRecorder()
+	c.SetHeaders(w.Header(), r)
+	if got := w.Header().Values("Vary"); len(got) != 1 || got[0] != "Origin" {
+		t.Errorf("Vary %q, want [Origin]", got)
+	}
+}

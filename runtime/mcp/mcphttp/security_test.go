@@ -324,3 +324,25 @@ func BenchmarkGuard(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGuardCORS is BenchmarkGuard for a page of an origin Options.CORS
+// lists: the guard adds the CORS headers to each response.
+func BenchmarkGuardCORS(b *testing.B) {
+	h := NewHandler(newTestServer(), &Options{CORS: &CORS{AllowedOrigins: []string{"https://app.example.com"}}})
+	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	req.Host = "127.0.0.1:8080"
+	req.Header.Set("Origin", "https://app.example.com")
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey,
+		&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+	rec := httptest.NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(rec.Header())
+		if _, ok := h.guard(rec, req); !ok {
+			b.Fatal("refused")
+		}
+	}
+	if rec.Header().Get("Access-Control-Allow-Origin") != "https://app.example.com" {
+		b.Fatalf("headers %v", rec.Header())
+	}
+}
