@@ -71,7 +71,7 @@ type ClientOptions struct {
 	// first outermost (see ClientMiddleware). None costs nothing.
 	Middleware []ClientMiddleware
 	// Retry says how a request that failed with its transport is tried
-	// again (see client_retry.go's rules and runtime.RetryPolicy): one never
+	// again (see runtime.RetryPolicy): one never
 	// sent (the server refused the connection, its session was gone), and
 	// one lost in flight (the connection dropped; HTTP 502, 503, 504) when
 	// it may run twice: tools/list and the other lists, resources/read,

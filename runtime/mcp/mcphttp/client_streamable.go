@@ -65,7 +65,8 @@ type clientSession struct {
 
 // NewStreamableTransport returns the Streamable HTTP transport for the MCP
 // endpoint at rawURL, for mcp.ConnectTransport; opts may be nil (only its
-// HTTPClient and Header apply). It speaks both eras, as each request asks:
+// HTTPClient, Header and NoStandaloneStream apply). It speaks both eras, as
+// each request asks:
 //
 //   - A request whose params._meta carries the protocol version (2026-07-28)
 //     is POSTed with MCP-Protocol-Version, Mcp-Method and, for tools/call,
@@ -81,12 +82,16 @@ type clientSession struct {
 //     Last-Event-ID after the server's retry interval, so no message is lost
 //     or repeated; a call whose context ends POSTs notifications/cancelled;
 //     Close DELETEs the session; a 404 means the session is gone
-//     (ErrSessionExpired).
+//     (ErrSessionExpired), and the mcp.Client starts a new one
+//     (SetSessionLost, RenewSession).
 //
 // An HTTP error status whose body is a JSON-RPC error is returned as that
-// error's response; any other answer that is not JSON-RPC becomes a -32600
-// error response naming the HTTP status, so that the Client's era probe can
-// fall back. A session-based server's optional standalone GET stream is
+// error's response, but for 502, 503 and 504, which are errors wrapping
+// runtime.ErrConnectionLost (the request may or may not have reached the
+// server), as are broken connections; a refused one wraps
+// runtime.ErrNotSent (see mcp.ClientOptions.Retry). Any other answer that
+// is not JSON-RPC becomes a -32600 error response naming the HTTP status,
+// so that the Client's era probe can fall back. A session-based server's optional standalone GET stream is
 // opened only for a Client that hears the messages not related to any
 // request (see streamable.SetIncoming).
 func NewStreamableTransport(rawURL string, opts *ClientOptions) mcp.ClientTransport {
