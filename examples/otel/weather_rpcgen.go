@@ -116,6 +116,7 @@ var _ Weather = (*WeatherMCPClient)(nil)
 // NewWeatherMCPClient returns a Weather that calls tools through c, usually an
 // *mcp.Client connected over stdio, HTTP or in process.
 func NewWeatherMCPClient(c mcp.ToolCaller) *WeatherMCPClient {
+	mcp.DeclareRetrySafe(c, WeatherForecastTool)
 	return &WeatherMCPClient{caller: c}
 }
 

@@ -28,8 +28,31 @@ var idempotentMethods = map[string]bool{
 // toolHints is what a client learnt from tools/list about each tool: whether
 // it is read-only or idempotent.
 type toolHints struct {
-	mu    sync.Mutex
-	known map[string]bool
+	mu       sync.Mutex
+	known    map[string]bool
+	declared map[string]bool // DeclareRetrySafe's
+}
+
+// DeclareRetrySafe tells c, when it is a *Client, that the tools named are
+// read-only or idempotent, so that a call of one lost with its connection
+// may be tried again (see ClientOptions.Retry) without the client listing
+// the tools to learn it. A generated typed MCP client declares the tools its
+// directives mark so (//rpcgen:tool readonly, idempotent; //rpcgen:method
+// idempotent). Any other c is left alone.
+func DeclareRetrySafe(c ToolCaller, tools ...string) {
+	cl, ok := c.(*Client)
+	if !ok {
+		return
+	}
+	h := &cl.hints
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.declared == nil {
+		h.declared = make(map[string]bool, len(tools))
+	}
+	for _, name := range tools {
+		h.declared[name] = true
+	}
 }
 
 func (h *toolHints) learn(tools []ToolInfo) {
@@ -47,6 +70,9 @@ func (h *toolHints) learn(tools []ToolInfo) {
 func (h *toolHints) lookup(name string) (idempotent, known bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.declared[name] {
+		return true, true
+	}
 	idempotent, known = h.known[name]
 	return idempotent, known
 }

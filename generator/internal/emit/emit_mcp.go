@@ -164,9 +164,13 @@ func (g *emitter) mcpClient(s *model.Service, names *serviceNames) {
 	f.Line()
 	f.Commentf("New%s returns a %s that calls tools through c, usually an", names.mcpClient, s.Name)
 	f.Comment("*mcp.Client connected over stdio, HTTP or in process.")
-	f.Func().Id("New" + names.mcpClient).Params(jen.Id("c").Qual(model.MCPPath, caller)).Op("*").Id(names.mcpClient).Block(
-		jen.Return(jen.Op("&").Id(names.mcpClient).Values(jen.Id(names.field).Op(":").Id("c"))),
-	)
+	var ctor []jen.Code
+	if safe := retrySafeTools(s, names); len(safe) > 0 {
+		// The client may retry these when a call is lost (mcp.ClientOptions.Retry).
+		ctor = append(ctor, jen.Qual(model.MCPPath, "DeclareRetrySafe").Call(append([]jen.Code{jen.Id("c")}, safe...)...))
+	}
+	ctor = append(ctor, jen.Return(jen.Op("&").Id(names.mcpClient).Values(jen.Id(names.field).Op(":").Id("c"))))
+	f.Func().Id("New" + names.mcpClient).Params(jen.Id("c").Qual(model.MCPPath, caller)).Op("*").Id(names.mcpClient).Block(ctor...)
 	for _, m := range s.Methods {
 		if m.Resource != nil || m.Prompt != nil || m.Completer != nil {
 			g.featureClientMethod(s, m, names)
@@ -174,6 +178,22 @@ func (g *emitter) mcpClient(s *model.Service, names *serviceNames) {
 		}
 		g.mcpClientMethod(s, m, names)
 	}
+}
+
+// retrySafeTools names the service's tools that are read-only or idempotent
+// (their hints say so), which a client may call again when a call is lost.
+func retrySafeTools(s *model.Service, names *serviceNames) []jen.Code {
+	var safe []jen.Code
+	for _, m := range s.Methods {
+		t := m.Tool
+		if t == nil || m.Resource != nil || m.Prompt != nil || m.Completer != nil {
+			continue
+		}
+		if t.ReadOnly != nil && *t.ReadOnly || t.Idempotent != nil && *t.Idempotent {
+			safe = append(safe, jen.Id(names.tool(m)))
+		}
+	}
+	return safe
 }
 
 func (g *emitter) mcpClientMethod(s *model.Service, m *model.Method, names *serviceNames) {

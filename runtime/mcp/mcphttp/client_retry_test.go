@@ -184,3 +184,37 @@ func TestClientRetriesOff(t *testing.T) {
 		t.Fatalf("tools/list again: %v, %v", tools, err)
 	}
 }
+
+// A tool the caller declares retry-safe (as a generated typed client does
+// for the tools its directives mark idempotent or read-only) is tried again
+// after a drop without listing the tools, whatever tools/list would say.
+func TestClientRetriesDeclared(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	rs := newRetryServer()
+	rs.drop["charge"] = true
+	rs.refuse["tools/list"] = true // would show up as a second try
+	h := NewHandler(rs.srv, nil)
+	t.Cleanup(func() { h.Close() })
+	ts := httptest.NewServer(rs.wrap(h))
+	t.Cleanup(ts.Close)
+	ctx := context.Background()
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcp.ClientOptions{
+		ProtocolVersion: mcp.Version20251125,
+		Retry:           runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	mcp.DeclareRetrySafe(c, "charge")
+	var got struct{ Charges int32 }
+	if err := c.CallTool(ctx, "charge", nil, &got); err != nil || got.Charges != 2 {
+		t.Fatalf("charge: run %d, %v; want run 2", got.Charges, err)
+	}
+	rs.mu.Lock()
+	listed := rs.dropped["tools/list"]
+	rs.mu.Unlock()
+	if listed {
+		t.Error("the client listed the tools")
+	}
+}
