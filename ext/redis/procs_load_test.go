@@ -88,8 +88,8 @@ func TestLoadThroughProxy(t *testing.T) {
 
 // TestKillReplicaProcess: with the clients' standalone streams open, some
 // of them on the replica process that is then killed (SIGKILL), log
-// messages are sent before the kill and after it, while those streams are
-// down; each client resumes its stream on another replica with
+// messages are sent just before the kill and after it, while those
+// streams are down; each client resumes its stream on another replica with
 // Last-Event-ID and gets every message exactly once.
 func TestKillReplicaProcess(t *testing.T) {
 	rs := redistest.Start(t)
@@ -155,17 +155,11 @@ func TestKillReplicaProcess(t *testing.T) {
 			t.Fatal("the clients' standalone streams did not open")
 		}
 	}
-	// The first half is sent before the kill, and heard (so stored: a
-	// replica stores a log message for every session when it is made,
-	// but off the call's path, so one made on a replica in the instant
-	// before it dies can be lost with it).
-	var before []string
+	// The first half is sent before the kill, the kill follows the last
+	// answer at once: a replica stores the log messages a call makes (for
+	// every session) before it answers the call, so none is lost with it.
 	for k := range messages / 2 {
-		before = append(before, fmt.Sprintf("m%d", k))
-		announce(cls[k%clients], before[k])
-	}
-	if !waitFor(20*time.Second, before...) {
-		t.Fatal("not every client heard the messages sent before the kill")
+		announce(cls[k%clients], fmt.Sprintf("m%d", k))
 	}
 	victim, open := 0, int64(0)
 	for i := range 3 {

@@ -100,6 +100,9 @@ func canHijack(w http.ResponseWriter) bool {
 // run handles the call and finishes it.
 func (c *call) run(ctx context.Context, body []byte) {
 	reply := c.s.ss.Handle(ctx, body, c.notify)
+	if rep := c.s.h.rep; rep != nil {
+		rep.waitStored() // what the call changed is stored before its answer goes
+	}
 	c.cancel()
 	c.mu.Lock()
 	c.done = true

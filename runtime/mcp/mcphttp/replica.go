@@ -32,8 +32,9 @@ import (
 //
 // Messages unrelated to a request are stored as events of the session's
 // standalone stream, by the replica where they happen, for every session
-// they concern (SessionStore.Match); the replica holding the session's GET
-// stream follows the store and writes them.
+// they concern (SessionStore.Match), before that replica answers the call
+// that made them (fanout.go); the replica holding the session's GET stream
+// follows the store and writes them.
 type replica struct {
 	h        *Handler
 	id       string // names this replica in stream names and request ids
@@ -48,8 +49,13 @@ type replica struct {
 	probes    map[string]map[chan struct{}]struct{}
 	stops     []func()
 
-	fan      chan mcp.Change // the changes to store for their sessions, in order
+	fan      chan seqChange // the changes to store for their sessions, in order (fanout.go)
 	fanStart sync.Once
+	fanMu    sync.Mutex   // orders the sends on fan with their numbers
+	queued   atomic.Int64 // the number of the last change sent on fan
+	stored   atomic.Int64 // the number of the last change fanOut is done with
+	storedMu sync.Mutex
+	storedCh chan struct{} // closed when stored moves on
 }
 
 const ctlTopic = "mcphttp/ctl"
@@ -69,7 +75,7 @@ type busMsg struct {
 func newReplica(h *Handler) *replica {
 	rep := &replica{h: h, sessions: h.opts.SessionStore, timeout: h.opts.StoreTimeout,
 		followers: make(map[string]map[*follower]struct{}), probes: make(map[string]map[chan struct{}]struct{}),
-		fan: make(chan mcp.Change, 1024)}
+		fan: make(chan seqChange, 1024), storedCh: make(chan struct{})}
 	es, ok := h.opts.EventStore.(SharedEventStore)
 	if !ok {
 		panic("mcphttp: Options.SessionStore needs an EventStore that is a SharedEventStore (one the replicas share)")
@@ -359,37 +365,6 @@ func (rep *replica) onDirect(b []byte) {
 			}
 			rep.mu.Unlock()
 		}
-	}
-}
-
-// onChange stores a change made on this replica for every session it
-// concerns, on the fan-out goroutine, in order.
-func (rep *replica) onChange(c mcp.Change) {
-	rep.fanStart.Do(func() { go rep.fanOut() })
-	select {
-	case rep.fan <- c:
-	default:
-		rep.h.logger.Warn("mcphttp: too many changes wait to be stored for their sessions; dropping one", "method", c.Method)
-	}
-}
-
-func (rep *replica) fanOut() {
-	for c := range rep.fan {
-		msg := notification(c.Method, c.Params)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*rep.timeout)
-		n := 0
-		err := rep.sessions.Match(ctx, Audience{URI: c.URI, Feature: c.Feature, Level: c.Level}, func(id string) bool {
-			if _, err := rep.events.Append(ctx, id, standaloneName, msg); err != nil {
-				rep.h.logger.Warn("mcphttp: store a notification for a session", "session", id, "method", c.Method, "err", err)
-			}
-			n++
-			return ctx.Err() == nil
-		})
-		cancel()
-		if err != nil {
-			rep.h.logger.Warn("mcphttp: find the sessions a notification concerns", "method", c.Method, "err", err)
-		}
-		rep.h.logger.Debug("mcphttp: notification stored", "method", c.Method, "sessions", n)
 	}
 }
 
