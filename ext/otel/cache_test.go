@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/rpcgen/rpcgen/runtime"
 )
@@ -88,5 +92,47 @@ func TestCachesStayBounded(t *testing.T) {
 	}
 	if n := entries(&in.starts, ""); n > maxAttrSets || int(in.starts.n.Load()) != n {
 		t.Errorf("%d entries (counted %d), the cap is %d", n, in.starts.n.Load(), maxAttrSets)
+	}
+}
+
+// TestUnknownToolsMakeNoSeries: a flood of made-up tool names leaves the
+// server's duration histogram with one series for all of them (no
+// gen_ai.tool.name), while a tool that answered keeps its name there.
+func TestUnknownToolsMakeNoSeries(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	in := New(WithTracerProvider(tracenoop.NewTracerProvider()), WithMeterProvider(mp))
+	h := in.MCPServer()(runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+		if strings.Contains(string(req.Params), `"name":"add"`) {
+			return json.RawMessage(`{"content":[]}`), nil
+		}
+		return nil, runtime.InvalidParams("unknown tool")
+	}))
+	for i := range 300 {
+		h.ServeRPC(context.Background(), &runtime.Request{ID: runtime.Int64ID(1), Method: "tools/call", Params: json.RawMessage(fmt.Sprintf(`{"name":"made-up-%d"}`, i))})
+	}
+	h.ServeRPC(context.Background(), &runtime.Request{ID: runtime.Int64ID(2), Method: "tools/call", Params: json.RawMessage(`{"name":"add"}`)})
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var series []string
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "mcp.server.operation.duration" {
+				continue
+			}
+			for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
+				tool, _ := dp.Attributes.Value("gen_ai.tool.name")
+				et, _ := dp.Attributes.Value("error.type")
+				series = append(series, fmt.Sprintf("tool=%q error=%q count=%d", tool.AsString(), et.AsString(), dp.Count))
+			}
+		}
+	}
+	slices.Sort(series)
+	want := []string{`tool="" error="-32602" count=300`, `tool="add" error="" count=1`}
+	if !slices.Equal(series, want) {
+		t.Errorf("series:\n%s\nwant:\n%s", strings.Join(series, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -27,9 +27,10 @@ import (
 // progress and log notifications sent for the request as span events. Its
 // parent is the trace context in params._meta (traceparent, tracestate,
 // baggage; SEP-414), linking the HTTP request's when that differs, else the
-// HTTP request's. Metrics: mcp.server.operation.duration,
-// mcp.server.session.duration, rpcgen.server.active_requests and
-// rpcgen.mcp.server.active_sessions.
+// HTTP request's. Metrics: mcp.server.operation.duration (without the tool or
+// prompt name of a request answered with an error, as an unknown one is, so
+// made-up names make no series), mcp.server.session.duration,
+// rpcgen.server.active_requests and rpcgen.mcp.server.active_sessions.
 func (in *Instrumentation) MCPServer() runtime.Middleware {
 	return func(next runtime.Handler) runtime.Handler {
 		return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
@@ -83,7 +84,14 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 			if !cached && err == nil {
 				in.knownSpanName(req.Method, p.target, name)
 			}
-			in.mcpServerDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, p.target, version, transport, et, sc)...)
+			metricTarget := p.target
+			if err != nil {
+				// An unknown tool or prompt answers with an error: a name a
+				// peer made up must not become a series of the histogram
+				// (the SDK keeps 2000 before it overflows). The span has it.
+				metricTarget = ""
+			}
+			in.mcpServerDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, metricTarget, version, transport, et, sc)...)
 			span.End()
 			return res, err
 		})
