@@ -163,12 +163,16 @@ func TestClientStandaloneResume(t *testing.T) {
 
 	updates := make(chan string, 8)
 	renewed := make(chan error, 1)
+	logs := make(chan mcp.LogMessage, 8)
+	changes := make(chan string, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcp.ClientOptions{
 		ProtocolVersion:   mcp.Version20251125,
 		OnResourceUpdated: func(uri string) { updates <- uri },
 		OnSessionExpired:  func(err error) { renewed <- err },
+		OnLog:             func(m mcp.LogMessage) { logs <- m },
+		OnListChanged:     func(method string) { changes <- method },
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -188,11 +192,26 @@ func TestClientStandaloneResume(t *testing.T) {
 	}
 	srv.ResourceUpdated(featureURI)
 	recv(t, updates, "the update after the resume")
+	// The stream carries the other messages of no request too.
+	if err := c.SetLogLevel(ctx, "info"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Log(mcp.LevelInfo, "t", "hello")
+	if m := recv(t, logs, "a log message"); m.Level != string(mcp.LevelInfo) {
+		t.Errorf("log message %+v", m)
+	}
+	srv.AddTools(mcp.Tool{Name: "late", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }})
+	if m := recv(t, changes, "tools/list_changed"); m != "notifications/tools/list_changed" {
+		t.Errorf("list change %q", m)
+	}
 	select {
 	case uri := <-updates:
 		t.Errorf("an update came twice (%s)", uri)
 	case err := <-renewed:
 		t.Errorf("a new session (%v) where the old one was resumed", err)
+	case m := <-logs:
+		t.Errorf("a second log message %+v", m)
 	default:
 	}
 	if n := h.SessionCount(); n != 1 {
