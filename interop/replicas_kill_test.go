@@ -97,8 +97,9 @@ func (c *cluster) kill(t *testing.T) int {
 
 // TestGoSDKReplicaKilled: the Go SDK client in a legacy session, its
 // standalone stream on the replica that is then killed (SIGKILL); log
-// messages sent before the kill and while the stream is down all arrive,
-// each once, the stream resumed on another replica with Last-Event-ID.
+// messages sent just before the kill and while the stream is down all
+// arrive, each once, the stream resumed on another replica with
+// Last-Event-ID.
 func TestGoSDKReplicaKilled(t *testing.T) {
 	c := startCluster(t)
 	var mu sync.Mutex
@@ -139,8 +140,10 @@ func TestGoSDKReplicaKilled(t *testing.T) {
 		}
 	}
 	announce("ready", true) // the standalone stream is open
+	// The kill follows the last answer at once: the messages a call makes
+	// are stored before its answer.
 	for k := range 5 {
-		announce(fmt.Sprintf("m%d", k), true)
+		announce(fmt.Sprintf("m%d", k), false)
 	}
 	if n := c.kill(t); n != 1 {
 		t.Fatalf("the killed replica had %d streams open, want the client's standalone stream", n)
