@@ -336,3 +336,51 @@ func TestClientSSEReconnectBackoff(t *testing.T) {
 		t.Fatalf("the new server has %d sessions, want 1", n)
 	}
 }
+
+// While the server refuses every new session (503 to initialize), the
+// client keeps trying, each attempt reported; a call waits for the attempt
+// under way and then fails (its retries spent, not forever); Close ends the
+// attempts.
+func TestClientRenewalRefused(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	held := make(chan struct{}, 1)
+	h1 := NewHandler(lifeServer(held), nil)
+	var sw swapHandler
+	sw.cur.Store(h1)
+	var down atomic.Bool
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() && r.Header.Get("Mcp-Session-Id") == "" { // initialize
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		sw.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { h1.Close() })
+	renewed := make(chan error, 64)
+	ctx := context.Background()
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcp.ClientOptions{
+		ProtocolVersion:  mcp.Version20251125,
+		OnSessionExpired: func(err error) { renewed <- err },
+		Retry:            runtime.RetryPolicy{Attempts: 2, MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2 := NewHandler(lifeServer(held), nil) // restarted: the session is unknown (404)
+	t.Cleanup(func() { h2.Close() })
+	down.Store(true)
+	sw.cur.Store(h2)
+	err = c.Ping(ctx)
+	if !errors.Is(err, ErrSessionExpired) {
+		t.Fatalf("ping while no session can be made: %v, want ErrSessionExpired", err)
+	}
+	for range 2 {
+		if err := recv(t, renewed, "a failed attempt"); !errors.Is(err, ErrSessionExpired) {
+			t.Fatalf("OnSessionExpired(%v), want an error wrapping ErrSessionExpired", err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
