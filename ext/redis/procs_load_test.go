@@ -13,20 +13,30 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
-// TestLoadThroughProxy: 64 clients, each a legacy session, call for 30
-// seconds through the proxy, every request to the next replica process;
-// every call is answered, with its own arguments (one call in ten with
-// its progress on an event stream).
+// TestLoadThroughProxy: 64 clients (three in four a legacy session, the
+// others 2026-07-28) call for 30 seconds through the proxy, every request
+// to the next replica process; every call is answered, with its own
+// arguments. One call in ten has its progress on an event stream, one in
+// ten asks the client (elicitation), whose answer, which names the
+// client, comes back to the client that was asked.
 func TestLoadThroughProxy(t *testing.T) {
 	rs := redistest.Start(t)
 	c := startProcs(t, rs)
 	const clients = 64
 	const dur = 30 * time.Second
-	var calls, lost, mismatched, streamed atomic.Int64
+	var calls, lost, mismatched, streamed, asked atomic.Int64
 	var firstErr atomic.Value
 	cls := make([]*mcp.Client, clients)
 	for i := range cls {
-		cls[i] = connect(t, c.URL, mcp.ClientOptions{})
+		version := mcp.Version20251125
+		if i%4 == 3 {
+			version = mcp.Version20260728
+		}
+		name := json.RawMessage(fmt.Sprintf(`{"name":"client-%d"}`, i))
+		cls[i] = connect(t, c.URL, mcp.ClientOptions{ProtocolVersion: version,
+			OnElicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: name}, nil
+			}})
 	}
 	start := time.Now()
 	deadline := start.Add(dur)
@@ -54,6 +64,22 @@ func TestLoadThroughProxy(t *testing.T) {
 					streamed.Add(1)
 					continue
 				}
+				if k%10 == 5 {
+					var got struct {
+						Action  string
+						Content struct{ Name string }
+					}
+					if err := cl.CallTool(ctx, "ask", nil, &got); err != nil {
+						lost.Add(1)
+						firstErr.CompareAndSwap(nil, err.Error())
+						continue
+					}
+					if got.Action != "accept" || got.Content.Name != fmt.Sprintf("client-%d", i) {
+						mismatched.Add(1)
+					}
+					asked.Add(1)
+					continue
+				}
 				var got struct {
 					Args struct{ Client, N int } `json:"args"`
 				}
@@ -70,8 +96,8 @@ func TestLoadThroughProxy(t *testing.T) {
 	}
 	wg.Wait()
 	took := time.Since(start)
-	t.Logf("%d calls (%d with event streams) from %d clients in %v through the proxy to 3 replica processes: %.0f calls/s; %d lost, %d mismatched; requests per replica %d/%d/%d",
-		calls.Load(), streamed.Load(), clients, took.Round(time.Millisecond), float64(calls.Load())/took.Seconds(),
+	t.Logf("%d calls (%d with event streams, %d eliciting) from %d clients in %v through the proxy to 3 replica processes: %.0f calls/s; %d lost, %d mismatched; requests per replica %d/%d/%d",
+		calls.Load(), streamed.Load(), asked.Load(), clients, took.Round(time.Millisecond), float64(calls.Load())/took.Seconds(),
 		lost.Load(), mismatched.Load(), c.proxy.Served(0), c.proxy.Served(1), c.proxy.Served(2))
 	if lost.Load() != 0 || mismatched.Load() != 0 {
 		t.Errorf("%d lost (first: %v), %d mismatched answers", lost.Load(), firstErr.Load(), mismatched.Load())

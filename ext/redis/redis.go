@@ -34,14 +34,15 @@
 // (Redis hung, Redis killed and restarted), and three replicas as
 // processes (internal/replica) behind a round-robin reverse proxy
 // (internal/rrproxy) that sends each request to the next one: rpcgen's
-// client through it in a legacy session and in 2026-07-28, 64 clients for
-// 30 seconds with no answer lost or mismatched, and a replica killed
-// (SIGKILL) while streams are open on it. Then the peers' clients, from
-// interop/: the official Go SDK (legacy and 2026-07-28) and TypeScript SDK
-// through the proxy to internal/replica --cluster 3, which starts
-// redis-server, three replicas and the proxy in one process tree (and
-// kills the replica with the most streams open on SIGUSR1, for each SDK's
-// client to resume its stream elsewhere).
+// client through it in a legacy session and in 2026-07-28; 64 clients
+// (legacy and 2026-07-28, with progress and elicitation) for 30 seconds
+// with no answer lost or mismatched; a replica killed (SIGKILL) while
+// streams are open on it. Then the peers' clients, from interop/: the
+// official Go SDK (legacy and 2026-07-28) and TypeScript SDK through the
+// proxy to internal/replica --cluster 3, which starts redis-server, three
+// replicas and the proxy in one process tree (and kills the replica with
+// the most streams open on SIGUSR1, for each SDK's client to resume its
+// stream elsewhere).
 package redis
 
 import (
