@@ -9,9 +9,11 @@
 package replicatest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -81,14 +83,14 @@ func NewCluster(t *testing.T, nb NewBackend, opts mcphttp.Options) *Cluster {
 		c.Handlers = append(c.Handlers, h)
 		c.backends = append(c.backends, ts)
 	}
-	proxy := httptest.NewServer(&httputil.ReverseProxy{
+	proxy := httptest.NewServer(buffered(&httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			u, _ := url.Parse(c.backends[c.pick()].URL)
 			pr.SetURL(u)
 		},
 		FlushInterval: -1,
 		ErrorLog:      nil,
-	})
+	}))
 	c.URL = proxy.URL + "/mcp"
 	t.Cleanup(func() {
 		proxy.CloseClientConnections()
@@ -100,6 +102,24 @@ func NewCluster(t *testing.T, nb NewBackend, opts mcphttp.Options) *Cluster {
 		}
 	})
 	return c
+}
+
+// buffered reads each request's body before h forwards it, as load
+// balancers do by default: streamed through, a body still being copied
+// when the replica's response headers are flushed is cut by Go's HTTP/1
+// server, and the response stream with it.
+func buffered(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 8<<20))
+			if err != nil {
+				http.Error(w, "replicatest proxy: read the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // pick returns the next replica that is up, round robin.
