@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV2
+const _ = runtime.SupportsGeneratedV3
 
 // Method names of the Bench service, as they appear on the wire.
 const (
@@ -104,8 +104,8 @@ const (
 
 // JSON Schemas (draft 2020-12) of the Bench tools' arguments and results.
 const (
-	benchAddInputSchema   = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"additionalProperties":false,"required":["a","b"]}`
-	benchAddOutputSchema  = `{"description":"Sum is the result of Add.","type":"object","properties":{"sum":{"type":"integer"}},"additionalProperties":false,"required":["sum"]}`
+	benchAddInputSchema   = `{"type":"object","properties":{"a":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
+	benchAddOutputSchema  = `{"description":"Sum is the result of Add.","type":"object","properties":{"sum":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["sum"]}`
 	benchEchoInputSchema  = `{"type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
 	benchEchoOutputSchema = `{"description":"Echoed is the result of Echo.","type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
 )
@@ -133,7 +133,8 @@ func BenchTools(impl Bench) []mcp.Tool {
 
 // BenchMCPClient calls the Bench tools of an MCP server through tools/call.
 // It implements Bench: results are decoded from the tools' structured content,
-// and a tool's error result becomes a *mcp.ToolError.
+// and a tool's error result becomes the *runtime.Error the server sent with
+// it, as over JSON-RPC.
 type BenchMCPClient struct {
 	caller mcp.ToolCaller
 }

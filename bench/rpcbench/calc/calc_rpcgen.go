@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV2
+const _ = runtime.SupportsGeneratedV3
 
 // Method names of the Calc service, as they appear on the wire.
 const (
@@ -82,8 +82,8 @@ const (
 
 // JSON Schemas (draft 2020-12) of the Calc tools' arguments and results.
 const (
-	calcAddInputSchema  = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"additionalProperties":false,"required":["a","b"]}`
-	calcAddOutputSchema = `{"type":"object","properties":{"result":{"type":"integer"}},"additionalProperties":false,"required":["result"]}`
+	calcAddInputSchema  = `{"type":"object","properties":{"a":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
+	calcAddOutputSchema = `{"type":"object","properties":{"result":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["result"]}`
 )
 
 // CalcTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
@@ -103,7 +103,8 @@ func CalcTools(impl Calc) []mcp.Tool {
 
 // CalcMCPClient calls the Calc tools of an MCP server through tools/call.
 // It implements Calc: results are decoded from the tools' structured content,
-// and a tool's error result becomes a *mcp.ToolError.
+// and a tool's error result becomes the *runtime.Error the server sent with
+// it, as over JSON-RPC.
 type CalcMCPClient struct {
 	caller mcp.ToolCaller
 }

@@ -12,7 +12,7 @@ import (
 
 // This file needs a runtime that supports what rpcgen generates; an older or
 // newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV2
+const _ = runtime.SupportsGeneratedV3
 
 // Method names of the Adder service, as they appear on the wire.
 const (
@@ -82,8 +82,8 @@ const (
 
 // JSON Schemas (draft 2020-12) of the Adder tools' arguments and results.
 const (
-	adderAddInputSchema  = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"additionalProperties":false,"required":["a","b"]}`
-	adderAddOutputSchema = `{"description":"Sum is the result of Add.","type":"object","properties":{"sum":{"type":"integer"}},"additionalProperties":false,"required":["sum"]}`
+	adderAddInputSchema  = `{"type":"object","properties":{"a":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
+	adderAddOutputSchema = `{"description":"Sum is the result of Add.","type":"object","properties":{"sum":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["sum"]}`
 )
 
 // AdderTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
@@ -103,7 +103,8 @@ func AdderTools(impl Adder) []mcp.Tool {
 
 // AdderMCPClient calls the Adder tools of an MCP server through tools/call.
 // It implements Adder: results are decoded from the tools' structured content,
-// and a tool's error result becomes a *mcp.ToolError.
+// and a tool's error result becomes the *runtime.Error the server sent with
+// it, as over JSON-RPC.
 type AdderMCPClient struct {
 	caller mcp.ToolCaller
 }
