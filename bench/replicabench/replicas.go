@@ -20,6 +20,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp/replicatest"
 )
 
 // setup is one impl's servers: its replicas, and the proxy in front of
@@ -92,7 +93,7 @@ func start(n int, redisURL, prefix string, proxy bool) (*setup, error) {
 		return s, nil
 	}
 	var next atomic.Int64
-	base, err := s.listen(&httputil.ReverseProxy{
+	base, err := s.listen(replicatest.BufferBodies(&httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(bases[int(next.Add(1)-1)%len(bases)])
 		},
@@ -101,7 +102,7 @@ func start(n int, redisURL, prefix string, proxy bool) (*setup, error) {
 		Transport:     &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute, DisableCompression: true},
 		FlushInterval: -1,
 		BufferPool:    bufferPool{},
-	})
+	}))
 	if err != nil {
 		s.Close()
 		return nil, err

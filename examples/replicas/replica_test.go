@@ -22,6 +22,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp/replicatest"
 )
 
 // serveEnv makes the test binary run the program itself (a replica).
@@ -115,7 +116,7 @@ func roundRobin(t *testing.T, reps ...*replica) (endpoint string, served []*atom
 	for range reps {
 		served = append(served, new(atomic.Int64))
 	}
-	proxy := httptest.NewServer(&httputil.ReverseProxy{
+	proxy := httptest.NewServer(replicatest.BufferBodies(&httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			i := int(next.Add(1)-1) % len(reps)
 			served[i].Add(1)
@@ -123,7 +124,7 @@ func roundRobin(t *testing.T, reps ...*replica) (endpoint string, served []*atom
 			pr.SetURL(u)
 		},
 		FlushInterval: -1,
-	})
+	}))
 	t.Cleanup(func() { proxy.CloseClientConnections(); proxy.Close() })
 	return proxy.URL + "/mcp", served
 }

@@ -84,9 +84,11 @@ type Shared struct {
 	closeMu  sync.Once
 }
 
-// New returns the Redis side of a replica on client (a *redis.Client, a
-// failover or a ring client; Redis Cluster is not supported, since the
-// session limit and the subscription index span keys of many sessions).
+// New returns the Redis side of a replica on client: a *redis.Client or a
+// failover (Sentinel) client. Neither a ring nor Redis Cluster is
+// supported: the scripts that create and touch a session use the global
+// session set and the session's own keys together, which a ring or a
+// cluster may place on different shards.
 func New(client goredis.UniversalClient, opts Options) *Shared {
 	if opts.Prefix == "" {
 		opts.Prefix = "rpcgen:"

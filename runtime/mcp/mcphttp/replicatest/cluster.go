@@ -83,7 +83,7 @@ func NewCluster(t *testing.T, nb NewBackend, opts mcphttp.Options) *Cluster {
 		c.Handlers = append(c.Handlers, h)
 		c.backends = append(c.backends, ts)
 	}
-	proxy := httptest.NewServer(buffered(&httputil.ReverseProxy{
+	proxy := httptest.NewServer(BufferBodies(&httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			u, _ := url.Parse(c.backends[c.pick()].URL)
 			pr.SetURL(u)
@@ -104,11 +104,13 @@ func NewCluster(t *testing.T, nb NewBackend, opts mcphttp.Options) *Cluster {
 	return c
 }
 
-// buffered reads each request's body before h forwards it, as load
-// balancers do by default: streamed through, a body still being copied
-// when the replica's response headers are flushed is cut by Go's HTTP/1
-// server, and the response stream with it.
-func buffered(h http.Handler) http.Handler {
+// BufferBodies reads each request's body (up to 8 MiB) before h, a reverse
+// proxy, forwards it, as load balancers do by default: streamed through, a
+// body still being copied when the replica's response headers are flushed
+// is cut by Go's HTTP/1 server, and the response stream with it. Test and
+// benchmark proxies in front of replicas wrap their httputil.ReverseProxy
+// with it.
+func BufferBodies(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 8<<20))
