@@ -15,5 +15,10 @@
 //	client, err := mcp.DialCommand(ctx, cmd, mcp.ClientOptions{Middleware: []mcp.ClientMiddleware{inst.MCPClient()}})
 //	calc := NewCalculatorClient(runtime.WrapCaller(rpchttp.NewClient(url), inst.Client()))
 //
+// With the OpenTelemetry API's no-op tracer and meter providers (Off), the
+// middleware records nothing and costs a call without trace context nothing;
+// trace context a request brings still reaches the handler's outgoing calls,
+// as with the no-op tracer.
+//
 // See docs/observability.md for the spans, attributes and metrics.
 package otel

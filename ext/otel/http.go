@@ -21,6 +21,9 @@ import (
 // parent; and it tells the middleware below the transport (network.transport
 // tcp, network.protocol.name http and its version, client.address).
 func (in *Instrumentation) HTTPHandler(h http.Handler) http.Handler {
+	if in.off {
+		return in.offHTTPHandler(h)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := in.prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 		hi := &httpInfo{version: strconv.Itoa(r.ProtoMajor)}
@@ -63,8 +66,14 @@ func transportAttrs(ctx context.Context, transport string, attrs []attribute.Key
 // (runtime.WithCallHeaderFunc), which rpchttp's and mcphttp's clients send;
 // they are made only for a request that has headers.
 func (in *Instrumentation) headers(ctx context.Context) context.Context {
-	if !trace.SpanContextFromContext(ctx).IsValid() && baggage.FromContext(ctx).Len() == 0 {
+	if !hasTraceContext(ctx) {
 		return ctx
 	}
 	return runtime.WithCallHeaderFunc(ctx, in.headerFunc)
+}
+
+// hasTraceContext reports whether ctx has something to propagate: a valid
+// span context or baggage.
+func hasTraceContext(ctx context.Context) bool {
+	return trace.SpanContextFromContext(ctx).IsValid() || baggage.FromContext(ctx).Len() > 0
 }

@@ -27,6 +27,9 @@ var systemJSONRPC = keyRPCSystem.String("jsonrpc")
 // rpcgen.server.active_requests count. Its parent is the trace context the
 // request came with: HTTP headers through HTTPHandler.
 func (in *Instrumentation) Server() runtime.Middleware {
+	if in.off {
+		return offServer
+	}
 	return func(next runtime.Handler) runtime.Handler {
 		return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 			start := time.Now()
@@ -87,6 +90,9 @@ func rpcStartAttrs(k attrKey) []attribute.KeyValue {
 // rpc.client.call.duration histogram and the rpcgen.client.active_requests
 // count. A retry inside the chain below it is part of the one span.
 func (in *Instrumentation) Client() runtime.ClientMiddleware {
+	if in.off {
+		return in.offClient
+	}
 	return func(next runtime.Invoker) runtime.Invoker {
 		return func(ctx context.Context, call *runtime.ClientCall) error {
 			if call.Kind == runtime.KindBatch {

@@ -32,6 +32,9 @@ import (
 // made-up names make no series), mcp.server.session.duration,
 // rpcgen.server.active_requests and rpcgen.mcp.server.active_sessions.
 func (in *Instrumentation) MCPServer() runtime.Middleware {
+	if in.off {
+		return in.offMCPServer
+	}
 	return func(next runtime.Handler) runtime.Handler {
 		return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 			start := time.Now()
@@ -117,6 +120,9 @@ func (in *Instrumentation) sessionStarted(ss *mcp.Session, version string) {
 // progress notifications of the request as span events; the
 // mcp.client.operation.duration histogram and rpcgen.client.active_requests.
 func (in *Instrumentation) MCPClient() mcp.ClientMiddleware {
+	if in.off {
+		return in.offMCPClient
+	}
 	return func(next mcp.ClientHandler) mcp.ClientHandler {
 		return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
 			start := time.Now()

@@ -86,6 +86,7 @@ type Instrumentation struct {
 	serverActive, clientActive           metric.Int64UpDownCounter
 	sessions                             metric.Int64UpDownCounter
 
+	off        bool                   // both providers are no-op ones (Off)
 	headerFunc runtime.CallHeaderFunc // injects trace context into a request's headers
 	attrSets   attrCache              // the metric attributes of each kind of request
 	starts     attrCache              // the span start options of each kind of request
@@ -109,6 +110,7 @@ func New(opts ...Option) *Instrumentation {
 	}
 	m := c.mp.Meter(ScopeName)
 	in := &Instrumentation{tracer: c.tp.Tracer(ScopeName), prop: c.prop}
+	in.off = isOff(in.tracer, m)
 	hist := func(name, desc string, buckets []float64) metric.Float64Histogram {
 		h, err := m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc), metric.WithExplicitBucketBoundaries(buckets...))
 		if err != nil {

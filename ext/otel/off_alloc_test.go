@@ -1,0 +1,130 @@
+//go:build !race
+
+// The race detector's sync.Pool drops items at random, so allocation counts
+// of the runtime's chains vary by one or two under it: this comparison runs
+// without it (go test ./...); TestOffMiddlewareAllocatesNothing, which runs
+// under it too, measures the middleware alone.
+
+package otel_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// passClient and passServer are middleware that do nothing: what any
+// configured middleware costs the runtime's chains.
+func passClient(next runtime.Invoker) runtime.Invoker {
+	return func(ctx context.Context, call *runtime.ClientCall) error { return next(ctx, call) }
+}
+
+func passServer(next runtime.Handler) runtime.Handler {
+	return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+		return next.ServeRPC(ctx, req)
+	})
+}
+
+func passMCPClient(next mcp.ClientHandler) mcp.ClientHandler {
+	return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) { return next(ctx, req) }
+}
+
+// procCaller serves each call with a Processor in the calling goroutine.
+type procCaller struct {
+	p  *runtime.Processor
+	id atomic.Int64
+}
+
+func (c *procCaller) Call(ctx context.Context, method string, params, result any) error {
+	msg, err := runtime.AppendRequest(nil, c.id.Add(1), method, params)
+	if err != nil {
+		return err
+	}
+	r, err := runtime.ParseResponse(c.p.Process(ctx, msg, nil))
+	if err != nil {
+		return err
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return r.Decode(method, result)
+}
+
+func (c *procCaller) Notify(context.Context, string, any) error { return nil }
+
+type addArgs struct{ A, B int }
+
+var addHandler = runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+	var p addArgs
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return runtime.EncodeResult(p.A + p.B)
+})
+
+// TestOffAddsNoAllocations: with tracing off, ext/otel's middleware on both
+// sides of an in-process call allocates nothing more than middleware that
+// does nothing (the runtime's chains' own cost, which the log gives against
+// no middleware at all).
+func TestOffAddsNoAllocations(t *testing.T) {
+	off := offInstrumentation()
+	jsonrpc := func(client runtime.ClientMiddleware, server runtime.Middleware) float64 {
+		opts := runtime.Options{Handler: addHandler}
+		pc := &procCaller{}
+		var caller runtime.Caller = pc
+		if client != nil {
+			opts.Middleware = []runtime.Middleware{server}
+			caller = runtime.WrapCaller(pc, client)
+		}
+		pc.p = runtime.NewProcessor(opts)
+		return testing.AllocsPerRun(200, func() {
+			var sum int
+			if err := caller.Call(context.Background(), "add", addArgs{A: 1, B: 2}, &sum); err != nil || sum != 3 {
+				t.Fatalf("add: %d, %v", sum, err)
+			}
+		})
+	}
+	none, pass, offAllocs := jsonrpc(nil, nil), jsonrpc(passClient, passServer), jsonrpc(off.Client(), off.Server())
+	t.Logf("JSON-RPC: %v allocations without middleware, %v with pass-through middleware, %v with otel off", none, pass, offAllocs)
+	if offAllocs != pass {
+		t.Errorf("JSON-RPC: %v allocations with otel off, %v with pass-through middleware", offAllocs, pass)
+	}
+	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
+		call := func(client mcp.ClientMiddleware, server runtime.Middleware) float64 {
+			sopts := &mcp.ServerOptions{}
+			copts := mcp.ClientOptions{ProtocolVersion: version}
+			if client != nil {
+				sopts.Middleware = []runtime.Middleware{server}
+				copts.Middleware = []mcp.ClientMiddleware{client}
+			}
+			srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, sopts)
+			srv.AddTools(mcp.Tool{Name: "add", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+				var p addArgs
+				if err := json.Unmarshal(args, &p); err != nil {
+					return nil, err
+				}
+				return json.Marshal(map[string]int{"sum": p.A + p.B})
+			}})
+			c, err := mcp.ConnectSession(context.Background(), srv.NewSession(), copts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			return testing.AllocsPerRun(200, func() {
+				var out struct{ Sum int }
+				if err := c.CallTool(context.Background(), "add", addArgs{A: 1, B: 2}, &out); err != nil || out.Sum != 3 {
+					t.Fatalf("add: %d, %v", out.Sum, err)
+				}
+			})
+		}
+		none, pass, offAllocs := call(nil, nil), call(passMCPClient, passServer), call(off.MCPClient(), off.MCPServer())
+		t.Logf("MCP %s: %v allocations without middleware, %v with pass-through middleware, %v with otel off", version, none, pass, offAllocs)
+		if offAllocs != pass {
+			t.Errorf("MCP %s: %v allocations with otel off, %v with pass-through middleware", version, offAllocs, pass)
+		}
+	}
+}
