@@ -119,23 +119,27 @@ func (c *Client) clientChain(mws []ClientMiddleware) ClientHandler {
 // intercept runs the request cb holds (id 0: a notification) through the
 // middleware; cb is released.
 func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token int64, onProgress func(ProgressNotification)) (clientReply, error) {
+	// The message so far and the params object share one allocation; each
+	// is capped, so an append to either copies.
+	msg, start := cb.b.Bytes(), cb.params
+	b := make([]byte, 0, len(msg)+len(msg)-start+2)
+	b = append(b, msg...)
+	b = append(b, '{')
+	b = append(b, msg[start:]...)
+	b = append(b, '}')
 	req := &ClientRequest{
 		Method:          cb.method,
 		ProtocolVersion: c.version,
-		prefix:          append([]byte(nil), cb.b.Bytes()...),
+		Params:          b[len(msg):len(b):len(b)],
+		prefix:          b[:len(msg):len(msg)],
 		id:              id,
 		token:           token,
 		onProgress:      onProgress,
 	}
-	start := cb.params
 	cb.free()
 	if id != 0 {
 		req.ID = runtime.Int64ID(id)
 	}
-	params := make([]byte, 0, len(req.prefix)-start+2)
-	params = append(params, '{')
-	params = append(params, req.prefix[start:]...)
-	req.Params = append(params, '}')
 	if s, ok := c.t.(interface{ sessionID() string }); ok {
 		req.SessionID = s.sessionID()
 	}
