@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
@@ -65,8 +66,9 @@ func (c *Client) subscribeModern(ctx context.Context, uri string, add bool) erro
 
 // openListen sends subscriptions/listen for uris (and the list changes, when
 // OnListChanged is set) and waits for the server's acknowledgement. The
-// stream then runs until the returned function is called, the client
-// closes, or the server ends it.
+// stream then runs until the returned function is called or the client
+// closes: when the server ends it or it is lost (its replica died, the
+// connection broke), the client opens it again (keepListening).
 func (c *Client) openListen(ctx context.Context, uris []string) (context.CancelFunc, error) {
 	filter := struct {
 		Tools     bool     `json:"toolsListChanged,omitempty"`
@@ -81,9 +83,27 @@ func (c *Client) openListen(ctx context.Context, uris []string) (context.CancelF
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encode subscriptions/listen filter: %w", err)
 	}
+	lctx, stop := context.WithCancel(c.serving.base)
+	acked, ended := c.startListen(lctx, fb)
+	select {
+	case <-acked:
+		go c.keepListening(lctx, fb, ended)
+		return stop, nil
+	case err := <-ended:
+		stop()
+		return nil, fmt.Errorf("mcp: subscriptions/listen: %w", err)
+	case <-ctx.Done():
+		stop()
+		return nil, ctx.Err()
+	}
+}
+
+// startListen sends one subscriptions/listen with the filter fb, read
+// until lctx ends: acked closes when the server acknowledges it, ended
+// receives why it ended.
+func (c *Client) startListen(lctx context.Context, fb []byte) (acked chan struct{}, ended chan error) {
 	id := c.nextID.Add(1)
-	acked := make(chan struct{})
-	ended := make(chan error, 1)
+	acked, ended = make(chan struct{}), make(chan error, 1)
 	l := &c.listen
 	l.mu.Lock()
 	if l.acks == nil {
@@ -91,7 +111,6 @@ func (c *Client) openListen(ctx context.Context, uris []string) (context.CancelF
 	}
 	l.acks[id] = acked
 	l.mu.Unlock()
-	lctx, stop := context.WithCancel(c.serving.base)
 	cb := clientGetBuf()
 	cb.begin(id, "subscriptions/listen")
 	cb.field("notifications")
@@ -107,15 +126,34 @@ func (c *Client) openListen(ctx context.Context, uris []string) (context.CancelF
 		l.mu.Unlock()
 		ended <- err
 	}()
-	select {
-	case <-acked:
-		return stop, nil
-	case err := <-ended:
-		stop()
-		return nil, fmt.Errorf("mcp: subscriptions/listen: %w", err)
-	case <-ctx.Done():
-		stop()
-		return nil, ctx.Err()
+	return acked, ended
+}
+
+// keepListening waits for the acknowledged stream to end and, unless lctx
+// ended (Unsubscribe, a newer set, Close), opens it again with the same
+// filter, with the Retry policy's backoff between attempts (reset once a
+// new stream is acknowledged), until lctx ends. Behind a load balancer the
+// new stream lands on a live replica. What the server sent while no stream
+// was open is not heard: 2026-07-28 streams are not resumed.
+func (c *Client) keepListening(lctx context.Context, fb []byte, ended chan error) {
+	n, err := 0, <-ended
+	for lctx.Err() == nil {
+		n++
+		c.logger.Warn("mcp: subscriptions/listen lost; opening it again", "attempt", n, "err", err)
+		t := time.NewTimer(c.opts.Retry.Delay(n))
+		select {
+		case <-t.C:
+		case <-lctx.Done():
+			t.Stop()
+			return
+		}
+		acked, ended := c.startListen(lctx, fb)
+		select {
+		case <-acked:
+			c.logger.Info("mcp: subscriptions/listen opened again", "attempts", n)
+			n, err = 0, <-ended
+		case err = <-ended:
+		}
 	}
 }
 

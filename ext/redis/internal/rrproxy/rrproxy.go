@@ -2,8 +2,9 @@
 // put in front of their replica processes: each request goes to the next
 // replica that is up, whatever session it belongs to, as the least
 // helpful load balancer would send it. It counts what the tests check: the
-// requests each replica got, the GET streams open on each, and the GETs
-// that resume a stream (Last-Event-ID).
+// requests each replica got, the GET streams and 2026-07-28
+// subscriptions/listen streams open on each, and the GETs that resume a
+// stream (Last-Event-ID).
 package rrproxy
 
 import (
@@ -24,6 +25,7 @@ type Proxy struct {
 	down     []atomic.Bool
 	served   []atomic.Int64
 	streams  []atomic.Int64
+	listens  []atomic.Int64
 	answers  []atomic.Int64
 	next     atomic.Int64
 	resumes  atomic.Int64
@@ -38,7 +40,7 @@ func New(targets []*url.URL, errLog *log.Logger) *Proxy {
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}
 	p := &Proxy{down: make([]atomic.Bool, len(targets)), served: make([]atomic.Int64, len(targets)),
-		streams: make([]atomic.Int64, len(targets)), answers: make([]atomic.Int64, len(targets))}
+		streams: make([]atomic.Int64, len(targets)), listens: make([]atomic.Int64, len(targets)), answers: make([]atomic.Int64, len(targets))}
 	for _, u := range targets {
 		p.backends = append(p.backends, &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
@@ -83,6 +85,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.streams[i].Add(1)
 		defer p.streams[i].Add(-1)
 	}
+	if r.Method == http.MethodPost && r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+		p.listens[i].Add(1)
+		defer p.listens[i].Add(-1)
+	}
 	p.backends[i].ServeHTTP(w, r)
 }
 
@@ -106,6 +112,10 @@ func (p *Proxy) Served(i int) int64 { return p.served[i].Load() }
 // Streams is how many GET requests (standalone or resumed streams) are
 // open on replica i now.
 func (p *Proxy) Streams(i int) int64 { return p.streams[i].Load() }
+
+// Listens is how many subscriptions/listen requests (2026-07-28) are open
+// on replica i now.
+func (p *Proxy) Listens(i int) int64 { return p.listens[i].Load() }
 
 // Answers is how many of the client's answers to the server's requests
 // (a POSTed JSON-RPC response) replica i got.
