@@ -102,6 +102,9 @@ func (ss *Session) sessionHandler() runtime.Handler {
 	}
 	inner := runtime.Chain(base, ss.srv.opts.Middleware...)
 	return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+		if SessionFromContext(ctx) == ss {
+			return inner.ServeRPC(ctx, req) // Handle's context has it
+		}
 		return inner.ServeRPC(&sessionCtx{Context: ctx, ss: ss}, req)
 	})
 }

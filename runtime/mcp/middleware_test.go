@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -205,5 +206,65 @@ func TestSessionOnClose(t *testing.T) {
 	ss.OnClose(func() { n++ })
 	if n != 2 {
 		t.Fatal("OnClose on an ended session did not run at once")
+	}
+}
+
+// TestSessionFromContextEveryPath: method middleware finds its session over
+// Handle (ConnectSession, which carries it in Handle's own context) and over
+// a stream (Serve), where it gets a context of its own.
+func TestSessionFromContextEveryPath(t *testing.T) {
+	var mu sync.Mutex
+	var seen []*mcp.Session
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{Middleware: []runtime.Middleware{
+		func(next runtime.Handler) runtime.Handler {
+			return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+				mu.Lock()
+				seen = append(seen, mcp.SessionFromContext(ctx))
+				mu.Unlock()
+				return next.ServeRPC(ctx, req)
+			})
+		}}})
+	ctx := context.Background()
+	ss := srv.NewSession()
+	c, err := mcp.ConnectSession(ctx, ss, mcp.ClientOptions{ProtocolVersion: mcp.Version20251125})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	mu.Lock()
+	for i, s := range seen {
+		if s != ss {
+			t.Errorf("over Handle, request %d: SessionFromContext = %p, want the session %p", i, s, ss)
+		}
+	}
+	n := len(seen)
+	mu.Unlock()
+
+	sr, cw := io.Pipe()
+	cr, sw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, runtime.NewFramer(runtime.NewlineDelimited, sr, sw, 0)) }()
+	c, err = mcp.Connect(ctx, runtime.NewFramer(runtime.NewlineDelimited, cr, cw, 0), mcp.ClientOptions{ProtocolVersion: mcp.Version20251125})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	cw.Close()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == n {
+		t.Fatal("over a stream, the middleware saw no request")
+	}
+	for i, s := range seen[n:] {
+		if s == nil || s == ss {
+			t.Errorf("over a stream, request %d: SessionFromContext = %p, want the stream's session", i, s)
+		}
 	}
 }

@@ -104,6 +104,9 @@ func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byt
 		return nil // the client's answer to a request the session sent
 	}
 	hc := &handleCtx{Context: ctx, notify: notify}
+	if len(ss.srv.opts.Middleware) > 0 {
+		hc.ss = ss // SessionFromContext, without a context more per request
+	}
 	buf := getBuffer()
 	*buf = ss.proc.Process(hc, msg, (*buf)[:0])
 	var reply []byte
@@ -114,18 +117,25 @@ func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byt
 	return reply
 }
 
-// handleCtx carries Handle's notify function to the request's handler.
+// handleCtx carries Handle's notify function to the request's handler, and
+// the session to method middleware when the server has some.
 type handleCtx struct {
 	context.Context
 	notify func([]byte)
+	ss     *Session
 }
 
 type handleKey struct{}
 
 // Value answers for handleKey and defers every other key to the parent.
 func (hc *handleCtx) Value(key any) any {
-	if _, ok := key.(handleKey); ok {
+	switch key.(type) {
+	case handleKey:
 		return hc
+	case sessionKey:
+		if hc.ss != nil {
+			return hc.ss
+		}
 	}
 	return hc.Context.Value(key)
 }
