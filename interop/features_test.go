@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -61,6 +62,34 @@ type msgTally struct {
 	mu      sync.Mutex
 	methods map[string]int
 	results map[string]int
+	changed chan struct{} // closed (and replaced) whenever a message is counted
+}
+
+// changedLocked returns the channel the next counted message closes; m.mu
+// must be held.
+func (m *msgTally) changedLocked() chan struct{} {
+	if m.changed == nil {
+		m.changed = make(chan struct{})
+	}
+	return m.changed
+}
+
+// waitMethod blocks until the client has read more than n requests or
+// notifications of method, or ctx ends.
+func (m *msgTally) waitMethod(ctx context.Context, name string, n int) error {
+	for {
+		m.mu.Lock()
+		got, changed := m.methods[name], m.changedLocked()
+		m.mu.Unlock()
+		if got > n {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %d read, want more than %d: %w", name, got, n, ctx.Err())
+		}
+	}
 }
 
 // note counts one message (or batch) as read off the wire.
@@ -95,6 +124,10 @@ func (m *msgTally) note(data []byte) {
 		case msg.Result != nil:
 			m.results[msg.Result.ResultType]++
 		}
+	}
+	if m.changed != nil {
+		close(m.changed)
+		m.changed = nil
 	}
 }
 

@@ -35,14 +35,14 @@ func TestGoSDKFeatures(t *testing.T) {
 			t.Run(transport+"/"+c.mode, func(t *testing.T) {
 				h := newGoSDKHandlers()
 				var tr mcp.Transport
-				var tally *msgTally
+				var tally, wrote *msgTally
 				if transport == "stdio" {
 					rec := &recordingTransport{inner: &mcp.CommandTransport{Command: featuresCommand(t), TerminateDuration: 2 * time.Second}}
-					tr, tally = rec, &rec.tally
+					tr, tally, wrote = rec, &rec.tally, &rec.wrote
 				} else {
 					srv := startFeaturesHTTP(t)
 					wire := newHTTPWire(t)
-					tr, tally = &mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: wire.client()}, &wire.tally
+					tr, tally, wrote = &mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: wire.client()}, &wire.tally, &wire.wrote
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
@@ -55,7 +55,7 @@ func TestGoSDKFeatures(t *testing.T) {
 				if got := cs.InitializeResult().ProtocolVersion; got != c.want {
 					t.Fatalf("protocol version %q, want %q", got, c.want)
 				}
-				s := &goSDKFeatures{cs: cs, h: h, tally: tally, modern: c.want == "2026-07-28"}
+				s := &goSDKFeatures{cs: cs, h: h, tally: tally, wrote: wrote, modern: c.want == "2026-07-28"}
 				t.Run("resources", func(t *testing.T) { s.resources(ctx, t) })
 				t.Run("prompts", func(t *testing.T) { s.prompts(ctx, t) })
 				t.Run("completion", func(t *testing.T) { s.completion(ctx, t) })
@@ -127,6 +127,7 @@ type goSDKFeatures struct {
 	cs     *mcp.ClientSession
 	h      *goSDKHandlers
 	tally  *msgTally
+	wrote  *msgTally // what the client wrote
 	modern bool
 }
 
@@ -379,26 +380,37 @@ func (s *goSDKFeatures) subscribe(ctx context.Context, t *testing.T) {
 		t.Fatalf("read %s before any change: %s", watchedURI, brief(got))
 	}
 	acks := s.tally.method("notifications/subscriptions/acknowledged")
+	cancels := s.wrote.method("notifications/cancelled")
 	subscribed := make(chan error, 1)
 	go func() {
-		// In 2026-07-28 the SDK's Subscribe holds a subscriptions/listen
-		// stream open until Unsubscribe; in legacy revisions it returns
-		// once the server answered resources/subscribe.
+		// In 2026-07-28 the SDK's Subscribe opens a subscriptions/listen
+		// stream that stays open until Unsubscribe (go-sdk v1.8.0 returns
+		// nil as soon as the request is sent, before the acknowledgement);
+		// in legacy revisions it returns once the server answered
+		// resources/subscribe.
 		subscribed <- s.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI})
 	}()
 	if s.modern {
-		// The stream is live once the server acknowledged it.
-		deadline := time.Now().Add(10 * time.Second)
-		for s.tally.method("notifications/subscriptions/acknowledged") == acks {
+		// The stream is live once the server acknowledged it; only an error
+		// from Subscribe ends the wait early.
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		acked := make(chan error, 1)
+		go func() { acked <- s.tally.waitMethod(actx, "notifications/subscriptions/acknowledged", acks) }()
+		for pending, waiting := subscribed, true; waiting; {
 			select {
-			case err := <-subscribed:
-				t.Fatalf("subscribe ended before the acknowledgement: %v", err)
-			default:
+			case err := <-pending:
+				if err != nil {
+					t.Fatalf("subscribe failed before the acknowledgement: %v", err)
+				}
+				subscribed <- nil // for the check after Unsubscribe
+				pending = nil     // returned early: keep waiting for the ack
+			case err := <-acked:
+				if err != nil {
+					t.Fatalf("no acknowledgement of the subscription within 10s: %v", err)
+				}
+				waiting = false
 			}
-			if time.Now().After(deadline) {
-				t.Fatal("no notifications/subscriptions/acknowledged within 10s")
-			}
-			time.Sleep(5 * time.Millisecond)
 		}
 	} else if err := <-subscribed; err != nil {
 		t.Fatalf("resources/subscribe: %v", err)
@@ -424,11 +436,19 @@ func (s *goSDKFeatures) subscribe(ctx context.Context, t *testing.T) {
 		t.Errorf("unsubscribe: %v", err)
 	}
 	if s.modern {
-		// Unsubscribe cancels the listen stream; Subscribe then returns.
+		// Unsubscribe cancels the listen stream: the client tells the server.
+		uctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := s.wrote.waitMethod(uctx, "notifications/cancelled", cancels); err != nil {
+			t.Errorf("subscriptions/listen not cancelled within 10s of Unsubscribe: %v", err)
+		}
 		select {
-		case <-subscribed:
-		case <-time.After(10 * time.Second):
-			t.Errorf("subscriptions/listen still open 10s after Unsubscribe")
+		case err := <-subscribed:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("subscribe: %v", err)
+			}
+		case <-uctx.Done():
+			t.Errorf("Subscribe still running 10s after Unsubscribe")
 		}
 	}
 }

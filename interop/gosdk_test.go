@@ -156,6 +156,7 @@ type recordingTransport struct {
 	inner mcp.Transport
 	log   wireLog
 	tally msgTally // every message the client read
+	wrote msgTally // every message the client wrote
 
 	mu        sync.Mutex
 	tokenOfID map[string]any
@@ -201,6 +202,9 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.r.mu.Unlock()
 	}
 	err := c.Connection.Write(ctx, msg)
+	if raw, encErr := jsonrpc.EncodeMessage(msg); encErr == nil && err == nil {
+		c.r.wrote.note(raw)
+	}
 	if req.Method == "notifications/cancelled" {
 		c.r.mu.Lock()
 		if token, ok := c.r.tokenOfID[fmt.Sprint(p.RequestID)]; ok {

@@ -150,6 +150,7 @@ type httpWire struct {
 	inner http.RoundTripper
 	log   wireLog
 	tally msgTally // every message the client read
+	wrote msgTally // every message the client posted
 
 	mu        sync.Mutex
 	exchanges []*httpExchange
@@ -195,6 +196,7 @@ func (w *httpWire) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		ex.Body = string(body)
 		callID = w.sent(body)
+		w.wrote.note(body)
 	}
 	w.mu.Lock()
 	w.exchanges = append(w.exchanges, ex)
