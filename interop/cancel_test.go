@@ -48,6 +48,9 @@ func checkCancel(t *testing.T, c canceller, outputs map[string]*jsonschema.Resol
 			t.Errorf("the reindex stopped %v after it started, no sooner than it would have finished (%v)", at.Sub(started), full)
 		}
 	}
+	// This wait stays: it is the observation window for something that must
+	// not happen; a shorter one can only let a bad server pass, never fail
+	// a good one.
 	time.Sleep(time.Until(until))
 	const grace = 100 * time.Millisecond // messages the server wrote before it read the cancellation
 	events = c.Wire(token)

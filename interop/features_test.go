@@ -62,25 +62,15 @@ type msgTally struct {
 	mu      sync.Mutex
 	methods map[string]int
 	results map[string]int
-	changed chan struct{} // closed (and replaced) whenever a message is counted
-}
-
-// changedLocked returns the channel the next counted message closes; m.mu
-// must be held.
-func (m *msgTally) changedLocked() chan struct{} {
-	if m.changed == nil {
-		m.changed = make(chan struct{})
-	}
-	return m.changed
+	changes // fired whenever a message is counted
 }
 
 // waitMethod blocks until the client has read more than n requests or
 // notifications of method, or ctx ends.
 func (m *msgTally) waitMethod(ctx context.Context, name string, n int) error {
 	for {
-		m.mu.Lock()
-		got, changed := m.methods[name], m.changedLocked()
-		m.mu.Unlock()
+		changed := m.next() // before the count, so no change is missed
+		got := m.method(name)
 		if got > n {
 			return nil
 		}
@@ -125,10 +115,7 @@ func (m *msgTally) note(data []byte) {
 			m.results[msg.Result.ResultType]++
 		}
 	}
-	if m.changed != nil {
-		close(m.changed)
-		m.changed = nil
-	}
+	m.fire()
 }
 
 // method reports how many requests or notifications of method the client

@@ -129,20 +129,20 @@ func (s *goSDKSession) CallToolCancelled(t *testing.T, name string, args, token 
 		_, err := s.call(ctx, name, args, token)
 		done <- err
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.Wire(token)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no progress from %s within 10s", name)
-		}
-		time.Sleep(time.Millisecond)
+	var log *wireLog
+	if s.wire != nil {
+		log = &s.wire.log
+	} else {
+		log = &s.rec.log
+	}
+	if !log.waitFor(10*time.Second, func() bool { return len(s.Wire(token)) > 0 }) {
+		t.Fatalf("no progress from %s within 10s", name)
 	}
 	cancel()
 	err := <-done
-	for time.Now().Before(deadline) {
-		if at, ok := s.cancelledAt(token); ok {
-			return started, at, err
-		}
-		time.Sleep(time.Millisecond)
+	var at time.Time
+	if log.waitFor(10*time.Second, func() (ok bool) { at, ok = s.cancelledAt(token); return ok }) {
+		return started, at, err
 	}
 	t.Fatalf("the Go SDK neither wrote notifications/cancelled for the call nor closed its stream")
 	return started, time.Time{}, err
@@ -212,6 +212,7 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 				c.r.cancelled = map[string]time.Time{}
 			}
 			c.r.cancelled[tokenKey(token)] = time.Now()
+			c.r.log.fire()
 		}
 		c.r.mu.Unlock()
 	}

@@ -108,12 +108,59 @@ func serverCommand(t *testing.T) *exec.Cmd {
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	changes
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.fire()
 	return s.b.Write(p)
+}
+
+// changes wakes the tests waiting for a recorder to note something: each
+// note closes the channel next returned.
+type changes struct {
+	cmu sync.Mutex
+	ch  chan struct{}
+}
+
+// next returns the channel the next change closes.
+func (c *changes) next() <-chan struct{} {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if c.ch == nil {
+		c.ch = make(chan struct{})
+	}
+	return c.ch
+}
+
+// fire wakes every waiter.
+func (c *changes) fire() {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if c.ch != nil {
+		close(c.ch)
+		c.ch = nil
+	}
+}
+
+// waitFor blocks until cond holds, checking it after every change, and
+// reports false if it still does not within d.
+func (c *changes) waitFor(d time.Duration, cond func() bool) bool {
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	for {
+		changed := c.next() // before cond, so no change is missed
+		if cond() {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			return cond()
+		}
+	}
 }
 
 func (s *syncBuffer) Len() int {
@@ -208,8 +255,9 @@ type canceller interface {
 
 // wireLog records, per progress token, what the client read off the wire.
 type wireLog struct {
-	mu     sync.Mutex
-	events map[string][]wireEvent
+	mu      sync.Mutex
+	events  map[string][]wireEvent
+	changes // fired by add, and by the recorder's notes of cancellations
 }
 
 func tokenKey(token any) string { return fmt.Sprint(token) }
@@ -217,6 +265,7 @@ func tokenKey(token any) string { return fmt.Sprint(token) }
 func (l *wireLog) add(token any, e wireEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer l.fire()
 	if l.events == nil {
 		l.events = map[string][]wireEvent{}
 	}

@@ -96,16 +96,12 @@ func startHTTPServerArgv(t *testing.T, argv []string) *httpServer {
 // logs such a call (main.go, loggedNotes).
 func (s *httpServer) toolStopped(method string, within time.Duration) (time.Time, bool) {
 	want := fmt.Sprintf(`method=%s err="context canceled"`, method)
-	deadline := time.Now().Add(within)
-	for {
-		if strings.Contains(s.stderr.String(), want) {
-			return time.Now(), true
-		}
-		if time.Now().After(deadline) {
-			return time.Time{}, false
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	var at time.Time
+	ok := s.stderr.waitFor(within, func() bool {
+		at = time.Now()
+		return strings.Contains(s.stderr.String(), want)
+	})
+	return at, ok
 }
 
 // httpExchange is one HTTP request a client made and what came back.
@@ -257,6 +253,7 @@ func (w *httpWire) markCancelled(token any) {
 	}
 	if _, ok := w.cancelled[tokenKey(token)]; !ok {
 		w.cancelled[tokenKey(token)] = time.Now()
+		w.log.fire()
 	}
 }
 

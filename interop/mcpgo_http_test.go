@@ -77,20 +77,14 @@ func (s *mcpGoHTTPCanceller) CallToolCancelled(t *testing.T, name string, args, 
 		_, err := s.c.CallTool(ctx, req)
 		done <- err
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.Wire(token)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no progress from %s within 10s", name)
-		}
-		time.Sleep(time.Millisecond)
+	if !s.wire.log.waitFor(10*time.Second, func() bool { return len(s.Wire(token)) > 0 }) {
+		t.Fatalf("no progress from %s within 10s", name)
 	}
 	cancel()
 	err := <-done
-	for time.Now().Before(deadline) {
-		if at, ok := s.wire.cancelledAt(token); ok {
-			return started, at, err
-		}
-		time.Sleep(time.Millisecond)
+	var at time.Time
+	if s.wire.log.waitFor(10*time.Second, func() (ok bool) { at, ok = s.wire.cancelledAt(token); return ok }) {
+		return started, at, err
 	}
 	t.Fatalf("mcp-go did not close the cancelled call's stream")
 	return started, time.Time{}, err

@@ -129,7 +129,13 @@ func runSuite(t *testing.T, s session, wantVersion string) {
 		if rep.Notes != len(added) || rep.Terms < 5 {
 			t.Errorf("reindex = %+v, want %d notes and some terms", rep, len(added))
 		}
-		time.Sleep(200 * time.Millisecond) // let any late progress arrive
+		// A round trip after the response as a fence: on stdio the server's
+		// messages are one ordered stream, so any progress it wrote before
+		// answering this has been read; over HTTP the call's stream ended
+		// with its response.
+		if _, err := s.ListTools(t); err != nil {
+			t.Fatalf("tools/list after the reindex: %v", err)
+		}
 		checkProgress(t, s.Wire(token), rep.Notes)
 	})
 
