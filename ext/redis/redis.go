@@ -77,6 +77,7 @@ type Shared struct {
 	opts   Options
 	logger *slog.Logger
 	ps     *pubsub
+	index  any // indexPrefix(), boxed once for touchArgs
 
 	sessions *sessionStore
 	events   *eventStore
@@ -97,6 +98,7 @@ func New(client goredis.UniversalClient, opts Options) *Shared {
 		opts.MaxEvents = 1000
 	}
 	s := &Shared{c: client, opts: opts, logger: opts.Logger}
+	s.index = s.indexPrefix()
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

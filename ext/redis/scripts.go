@@ -21,12 +21,15 @@ redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1`)
 
 // touchScript: KEYS hash, subscriptions, events, sessions zset; ARGV ttl
-// ms, id, full, slack ms. Nil when the session is gone; else its log
-// level, or with full its hash and subscriptions. Without full, a session
-// whose expiry was pushed back less than slack ago (its TTL is within slack
-// of ttl) is only read: the hot path of a busy session is two commands,
-// not six, and its keys expire at most slack early.
-var touchScript = goredis.NewScript(`
+// ms, id, full, slack ms, the prefix of the resource indexes. Nil when the
+// session is gone; else its log level, or with full its hash and
+// subscriptions. Without full, a session whose expiry was pushed back less
+// than slack ago (its TTL is within slack of ttl) is only read: the hot
+// path of a busy session is two commands, not six, and its keys expire at
+// most slack early. A refresh also pushes back the session's entries in
+// the indexes of the resources it is subscribed to, and those indexes'
+// TTLs (keepIndexed).
+var touchScript = goredis.NewScript(keepIndexed + `
 if ARGV[3] ~= '1' then
   local left = redis.call('PTTL', KEYS[1])
   if left == -2 then return false end
@@ -40,15 +43,33 @@ redis.call('PEXPIRE', KEYS[2], ARGV[1])
 redis.call('PEXPIRE', KEYS[3], ARGV[1])
 ` + nowMs + `
 redis.call('ZADD', KEYS[4], 'XX', now + tonumber(ARGV[1]), ARGV[2])
+local subs = redis.call('SMEMBERS', KEYS[2])
+for _, u in ipairs(subs) do
+  keepIndexed(ARGV[5] .. u, ARGV[2], now, tonumber(ARGV[1]))
+end
 if ARGV[3] == '1' then
-  return {redis.call('HGETALL', KEYS[1]), redis.call('SMEMBERS', KEYS[2])}
+  return {redis.call('HGETALL', KEYS[1]), subs}
 end
 return redis.call('HGET', KEYS[1], 'lvl')`)
 
+// keepIndexed is the Lua prelude that defines keepIndexed(key, id, now,
+// ttl): in the index key of a resource (a sorted set of the sessions
+// subscribed to it, each scored by when it expires), id's entry expires
+// at now + ttl, and the key itself no sooner. So an index outlives none of
+// its sessions by more than their idle timeout, and it is dropped with
+// the last of them even when no DELETE or notification comes.
+const keepIndexed = `local function keepIndexed(key, id, now, ttl)
+  redis.call('ZADD', key, now + ttl, id)
+  local left = redis.call('PTTL', key)
+  if left ~= -2 and left < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+`
+
 // updateScript: KEYS hash, subscriptions, the index of the resource
 // (un)subscribed; ARGV level, subscribe, unsubscribe, standalone, id. 0
-// when the session is gone.
-var updateScript = goredis.NewScript(`
+// when the session is gone. A subscription drops the index's entries of
+// the sessions that expired (the index is bounded by the live ones).
+var updateScript = goredis.NewScript(keepIndexed + `
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then return 0 end
 if ARGV[1] ~= '' then redis.call('HSET', KEYS[1], 'lvl', ARGV[1]) end
@@ -56,11 +77,13 @@ if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'sa', ARGV[4]) end
 if ARGV[2] ~= '' then
   redis.call('SADD', KEYS[2], ARGV[2])
   redis.call('PEXPIRE', KEYS[2], ttl)
-  redis.call('SADD', KEYS[3], ARGV[5])
+` + nowMs + `
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  keepIndexed(KEYS[3], ARGV[5], now, ttl)
 end
 if ARGV[3] ~= '' then
   redis.call('SREM', KEYS[2], ARGV[3])
-  redis.call('SREM', KEYS[3], ARGV[5])
+  redis.call('ZREM', KEYS[3], ARGV[5])
 end
 return 1`)
 
@@ -69,7 +92,7 @@ return 1`)
 var deleteScript = goredis.NewScript(`
 local live = redis.call('EXISTS', KEYS[1])
 for _, u in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  redis.call('SREM', ARGV[2] .. u, ARGV[1])
+  redis.call('ZREM', ARGV[2] .. u, ARGV[1])
 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('ZREM', KEYS[4], ARGV[1])

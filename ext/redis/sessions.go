@@ -164,7 +164,7 @@ const matchPage = 500
 func (st *sessionStore) Match(ctx context.Context, a mcphttp.Audience, f func(id string) bool) error {
 	s := st.s
 	if a.URI != "" {
-		ids, err := s.c.SMembers(ctx, s.indexPrefix()+a.URI).Result()
+		ids, err := s.c.ZRange(ctx, s.indexPrefix()+a.URI, 0, -1).Result()
 		if err != nil {
 			return fmt.Errorf("redis: the sessions subscribed to a resource: %w", err)
 		}
@@ -223,7 +223,7 @@ func (st *sessionStore) filter(ctx context.Context, a mcphttp.Audience, ids []st
 		}
 	}
 	if a.URI != "" && len(gone) > 0 {
-		s.c.SRem(ctx, s.indexPrefix()+a.URI, gone...)
+		s.c.ZRem(ctx, s.indexPrefix()+a.URI, gone...)
 	}
 	return true, nil
 }

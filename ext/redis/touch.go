@@ -144,5 +144,5 @@ func (s *Shared) touchArgs(id string, ttl time.Duration, full bool) []any {
 	if full {
 		f = "1"
 	}
-	return []any{ms(ttl), id, f, touchSlack(ttl)}
+	return []any{ms(ttl), id, f, touchSlack(ttl), s.index}
 }
