@@ -160,6 +160,7 @@ func (c *Conn) Err() error {
 // the connection. If ctx ends first it closes at once and returns ctx.Err().
 func (c *Conn) Shutdown(ctx context.Context) error {
 	c.draining.Store(true)
+	c.noteState()
 	c.qmu.Lock()
 	if c.running == 0 {
 		// Nothing runs or is queued (see release); nothing may start now.

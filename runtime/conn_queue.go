@@ -52,12 +52,20 @@ func (c *Conn) admitJob(j job) bool {
 		}
 		c.rwait = true
 		c.qmu.Unlock()
+		c.noteState()
 		select {
 		case <-c.wake:
 		case <-c.closing:
 			return false
 		}
 		c.qmu.Lock()
+	}
+}
+
+// noteState calls the stateChanged test seam, if set.
+func (c *Conn) noteState() {
+	if f := c.opts.stateChanged; f != nil {
+		f()
 	}
 }
 

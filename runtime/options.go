@@ -88,6 +88,10 @@ type Options struct {
 	// every handler waits for the peer at Warn, other dropped messages at Debug); nil
 	// discards them.
 	Logger *slog.Logger
+
+	// stateChanged, a test seam, is called when the reader parks for room in
+	// the queue and when Shutdown starts draining.
+	stateChanged func()
 }
 
 func (o Options) withDefaults() Options {

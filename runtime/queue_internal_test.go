@@ -57,19 +57,44 @@ func (c *Conn) queueState() (running, queued, bytes int, readerWaits bool) {
 	return c.running, c.qlen, c.qbytes, c.rwait
 }
 
-// waitReaderParked waits until the reader waits for room in the queue.
-func waitReaderParked(t *testing.T, c *Conn) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, _, _, w := c.queueState(); w {
-			return
+// stateWatch wakes a test when a Conn's reader parks or Shutdown starts
+// draining (Options.stateChanged).
+type stateWatch chan struct{}
+
+func newStateWatch() stateWatch { return make(stateWatch, 1) }
+
+// options returns opts with w as its stateChanged seam.
+func (w stateWatch) options(opts Options) Options {
+	opts.stateChanged = func() {
+		select {
+		case w <- struct{}{}:
+		default: // a wake-up is pending already
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the reader never waited for room in the queue")
-		}
-		time.Sleep(time.Millisecond) // polling for a state, not timing an outcome
 	}
+	return opts
+}
+
+// waitFor waits until cond holds, looking again at each state change.
+func (w stateWatch) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for !cond() {
+		select {
+		case <-w:
+		case <-timeout.C:
+			t.Fatalf("%s: not within 10s", what)
+		}
+	}
+}
+
+// waitReaderParked waits until the reader waits for room in the queue.
+func waitReaderParked(t *testing.T, c *Conn, w stateWatch) {
+	t.Helper()
+	w.waitFor(t, "the reader waits for room in the queue", func() bool {
+		_, _, _, parked := c.queueState()
+		return parked
+	})
 }
 
 // TestQueueBound floods a connection whose handlers are all blocked (not on the peer):
@@ -83,14 +108,15 @@ func TestQueueBound(t *testing.T) {
 		return json.RawMessage(`true`), nil
 	})
 	f := newScriptFramer()
-	c := NewConn(f, Options{Handler: h, MaxInflight: inflight, MaxQueued: queued})
+	w := newStateWatch()
+	c := NewConn(f, w.options(Options{Handler: h, MaxInflight: inflight, MaxQueued: queued}))
 	defer c.Close()
 	go func() {
 		for i := range flood {
 			f.in <- fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"m"}`, i)
 		}
 	}()
-	waitReaderParked(t, c)
+	waitReaderParked(t, c, w)
 	// Parked, the reader cannot read on until a handler finishes, and none can.
 	running, q, qbytes, _ := c.queueState()
 	if running != inflight || q != queued {
@@ -127,14 +153,15 @@ func TestQueueOrder(t *testing.T) {
 		return nil, nil
 	})
 	f := newScriptFramer()
-	c := NewConn(f, Options{Handler: h, MaxInflight: 1, MaxQueued: 5})
+	w := newStateWatch()
+	c := NewConn(f, w.options(Options{Handler: h, MaxInflight: 1, MaxQueued: 5}))
 	defer c.Close()
 	go func() {
 		for i := range n {
 			f.in <- fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"m"}`, i)
 		}
 	}()
-	waitReaderParked(t, c)
+	waitReaderParked(t, c, w)
 	close(release)
 	for range n {
 		<-f.out
@@ -156,7 +183,8 @@ func TestQueueByteBound(t *testing.T) {
 	})
 	f := newScriptFramer()
 	const limit = 200
-	c := NewConn(f, Options{Handler: h, MaxInflight: 1, MaxQueued: 100, MaxMessageSize: limit})
+	w := newStateWatch()
+	c := NewConn(f, w.options(Options{Handler: h, MaxInflight: 1, MaxQueued: 100, MaxMessageSize: limit}))
 	defer func() {
 		close(release)
 		c.Close()
@@ -176,7 +204,7 @@ func TestQueueByteBound(t *testing.T) {
 		}
 		f.in <- msg(i)
 	}
-	waitReaderParked(t, c)
+	waitReaderParked(t, c, w)
 	if _, q, qbytes, _ := c.queueState(); q != 2 || qbytes != 160 {
 		t.Fatalf("queued %d (%d bytes), want 2 (160 bytes)", q, qbytes)
 	}
@@ -195,7 +223,8 @@ func TestShutdownServesQueue(t *testing.T) {
 		return json.RawMessage(`1`), nil
 	})
 	f := newScriptFramer()
-	c := NewConn(f, Options{Handler: h, MaxInflight: 1, MaxQueued: 4})
+	w := newStateWatch()
+	c := NewConn(f, w.options(Options{Handler: h, MaxInflight: 1, MaxQueued: 4}))
 	f.in <- []byte(`{"jsonrpc":"2.0","id":1,"method":"hold"}`)
 	<-started
 	f.in <- []byte(`{"jsonrpc":"2.0","id":2,"method":"m"}`)
@@ -203,9 +232,7 @@ func TestShutdownServesQueue(t *testing.T) {
 	f.in <- []byte(`{"jsonrpc":"2.0","method":"note"}`)
 	shut := make(chan error, 1)
 	go func() { shut <- c.Shutdown(context.Background()) }()
-	for !c.draining.Load() {
-		time.Sleep(time.Millisecond) // polling for a state, not timing an outcome
-	}
+	w.waitFor(t, "Shutdown drains", c.draining.Load)
 	f.in <- []byte(`{"jsonrpc":"2.0","id":3,"method":"m"}`)
 	// Handlers are still blocked, so the refusal is the first thing written.
 	refusal := `{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"connection is shutting down"}}`
