@@ -42,13 +42,14 @@ type clientFakePeer struct {
 	f    runtime.Framer
 	mu   sync.Mutex
 	got  []clientFakeMsg
+	more chan struct{} // closed and replaced under mu when a message arrives
 	done chan struct{}
 }
 
 func newClientFakePeer(t *testing.T, script func(p *clientFakePeer, m clientFakeMsg)) (*clientFakePeer, runtime.Framer) {
 	t.Helper()
 	client, server := runtime.Pipe()
-	p := &clientFakePeer{t: t, f: server, done: make(chan struct{})}
+	p := &clientFakePeer{t: t, f: server, more: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		for {
@@ -64,6 +65,8 @@ func newClientFakePeer(t *testing.T, script func(p *clientFakePeer, m clientFake
 			m.raw = string(raw)
 			p.mu.Lock()
 			p.got = append(p.got, m)
+			close(p.more)
+			p.more = make(chan struct{})
 			p.mu.Unlock()
 			script(p, m)
 		}
@@ -110,17 +113,38 @@ func (p *clientFakePeer) methods() []string {
 // waitFor waits until the peer has received a message for method.
 func (p *clientFakePeer) waitFor(method string) clientFakeMsg {
 	p.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, m := range p.messages() {
-			if m.Method == method {
+	return p.waitUntil(p.t, method, func(m clientFakeMsg) bool { return m.Method == method })
+}
+
+// waitUntil waits until the peer has received a message ok accepts, waking
+// at each message it reads.
+func (p *clientFakePeer) waitUntil(t *testing.T, what string, ok func(m clientFakeMsg) bool) clientFakeMsg {
+	t.Helper()
+	timeout := time.NewTimer(5 * time.Second)
+	defer timeout.Stop()
+	for {
+		p.mu.Lock()
+		got, more := p.got, p.more
+		p.mu.Unlock()
+		for _, m := range got {
+			if ok(m) {
 				return m
 			}
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-more:
+			continue
+		case <-p.done: // it read its last message
+		case <-timeout.C:
+		}
+		for _, m := range p.messages() {
+			if ok(m) {
+				return m
+			}
+		}
+		t.Fatalf("peer never received %s; got %v", what, p.methods())
+		return clientFakeMsg{}
 	}
-	p.t.Fatalf("peer never received %s; got %v", method, p.methods())
-	return clientFakeMsg{}
 }
 
 const (

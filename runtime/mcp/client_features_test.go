@@ -234,17 +234,7 @@ func TestClientSubscribeAndNotifications(t *testing.T) {
 // clientWaitUntil waits until the peer has received a message ok accepts.
 func clientWaitUntil(t *testing.T, p *clientFakePeer, what string, ok func(m clientFakeMsg) bool) clientFakeMsg {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, m := range p.messages() {
-			if ok(m) {
-				return m
-			}
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("peer never received %s; got %v", what, p.methods())
-	return clientFakeMsg{}
+	return p.waitUntil(t, what, ok)
 }
 
 func TestClientModernSubscribe(t *testing.T) {

@@ -24,6 +24,27 @@ import (
 type clientRealState struct {
 	mu        sync.Mutex
 	cancelled map[string]bool // "block" calls that saw their context end, by label
+	changed   chan struct{}   // closed and replaced under mu when cancelled changes
+}
+
+// waitCancel waits up to d for the "block" call labelled label to see its
+// context end.
+func (st *clientRealState) waitCancel(label string, d time.Duration) bool {
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	for {
+		st.mu.Lock()
+		saw, changed := st.cancelled[label], st.changed
+		st.mu.Unlock()
+		if saw {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			return st.sawCancel(label)
+		}
+	}
 }
 
 func (st *clientRealState) sawCancel(label string) bool {
@@ -65,6 +86,8 @@ func newClientRealServer(st *clientRealState) *mcp.Server {
 			if st != nil {
 				st.mu.Lock()
 				st.cancelled[a.Label] = true
+				close(st.changed)
+				st.changed = make(chan struct{})
 				st.mu.Unlock()
 			}
 			mcp.Progress(ctx, 2, 0, "after cancel") // must not be sent
@@ -223,7 +246,7 @@ func TestClientRealCancel(t *testing.T) {
 	for _, transport := range []string{"pipe", "session"} {
 		for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
 			t.Run(transport+"/"+version, func(t *testing.T) {
-				st := &clientRealState{cancelled: map[string]bool{}}
+				st := &clientRealState{cancelled: map[string]bool{}, changed: make(chan struct{})}
 				c, rec := clientReal(t, transport, version, st, mcp.ClientOptions{})
 				ctx, cancel := context.WithCancel(context.Background())
 				var mu sync.Mutex
@@ -238,11 +261,7 @@ func TestClientRealCancel(t *testing.T) {
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("CallToolRaw: %v", err)
 				}
-				deadline := time.Now().Add(5 * time.Second)
-				for !st.sawCancel("x") && time.Now().Before(deadline) {
-					time.Sleep(time.Millisecond)
-				}
-				if !st.sawCancel("x") {
+				if !st.waitCancel("x", 5*time.Second) {
 					t.Fatal("the tool never saw the cancellation")
 				}
 				// The client still works, and the server sent nothing more for the call.

@@ -115,17 +115,25 @@ func TestClientVanishesMidCall(t *testing.T) {
 // tool left running.
 func TestNoNotificationAfterResponse(t *testing.T) {
 	rpctest.CheckLeaks(t)
-	stopped := make(chan struct{})
+	stopped, first, after := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, nil)
 	srv.AddTools(mcp.Tool{Name: "leaky", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		// The goroutine sends before the tool returns (first), and the
+		// second half of its notifications once Handle has returned (after).
 		go func() {
 			defer close(stopped)
 			for i := 1; i <= 2000; i++ {
+				if i == 1001 {
+					<-after
+				}
 				mcp.Progress(ctx, float64(i), 0, "")
 				mcp.Log(ctx, mcp.LevelInfo, "", i)
+				if i == 1 {
+					close(first)
+				}
 			}
 		}()
-		time.Sleep(time.Millisecond)
+		<-first
 		return nil, nil
 	}})
 	ss := srv.NewSession()
@@ -140,9 +148,13 @@ func TestNoNotificationAfterResponse(t *testing.T) {
 	ss.Handle(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`), nil)
 	reply := ss.Handle(t.Context(), []byte(call("2", `{"name":"leaky","_meta":{"progressToken":"x"}}`)), notify)
 	returned.Store(true)
+	close(after)
 	<-stopped
 	if string(reply) != res("2", `{"content":[]}`) {
 		t.Errorf("reply %s", reply)
+	}
+	if n := before.Load(); n < 2 {
+		t.Errorf("%d notifications before the response, want at least the first progress and log", n)
 	}
 	t.Logf("%d notifications before the response", before.Load())
 }

@@ -20,7 +20,7 @@ import (
 func TestSlowBodies(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := runtime.HandlerFunc(func(context.Context, *runtime.Request) (json.RawMessage, error) {
-			time.Sleep(time.Minute)
+			time.Sleep(time.Minute) // the behaviour under test: a call of a minute (virtual time), which no deadline may cut
 			return json.RawMessage(`"done"`), nil
 		})
 		ts := rpctest.NewPipeServer(t, rpchttp.NewHandler(h, rpchttp.Options{}), nil)
