@@ -42,7 +42,10 @@ type exit struct {
 // it started. On SIGUSR1 it kills (SIGKILL) the replica with the most
 // streams open, for the tests of a replica dying mid-stream: the proxy
 // sends it nothing more, and stderr says "cluster: killed replica I with N
-// streams open".
+// streams open". On SIGUSR2 it pauses redis-server (SIGSTOP: it hangs,
+// as a Redis that is down or stuck does to its clients) or, when paused,
+// resumes it (SIGCONT), for the tests of Redis faults through a peer's
+// client; stderr says "cluster: redis paused" or "cluster: redis resumed".
 func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (err error) {
 	dir, err := os.MkdirTemp("", "replica-cluster-")
 	if err != nil {
@@ -86,15 +89,31 @@ func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (e
 	defer hs.Close() // the clients' streams end with the replicas
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	logger.Warn("cluster: serving", "proxy", "http://"+ln.Addr().String()+"/mcp", "redis", rs.URL(), "replicas", fmt.Sprint(targets))
-	usr1 := make(chan os.Signal, 1)
+	usr1, usr2 := make(chan os.Signal, 1), make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
+	signal.Notify(usr2, syscall.SIGUSR2)
 	defer signal.Stop(usr1)
+	defer signal.Stop(usr2)
+	paused := false
+	defer func() {
+		if paused {
+			rs.Resume()
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-usr1:
 			c.kill(logger)
+		case <-usr2:
+			if paused = !paused; paused {
+				rs.Pause()
+				fmt.Fprintln(os.Stderr, "cluster: redis paused")
+			} else {
+				rs.Resume()
+				fmt.Fprintln(os.Stderr, "cluster: redis resumed")
+			}
 		case e := <-c.exited:
 			c.reaped++
 			if !c.killed[e.i].Load() {
