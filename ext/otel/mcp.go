@@ -351,22 +351,30 @@ func (p *params) scan(raw json.RawMessage) {
 		case "name", "uri":
 			p.target, _ = unquote(val)
 		case "_meta":
-			m, ok := runtime.ScanObject(val)
-			for ok {
-				k, v, more := m.Next()
-				if !more {
-					break
-				}
-				switch string(k) {
-				case "traceparent":
-					p.carrier.traceparent, p.carrier.found = unquoteOr(v, p.carrier.found)
-				case "tracestate":
-					p.carrier.tracestate, p.carrier.found = unquoteOr(v, p.carrier.found)
-				case "baggage":
-					p.carrier.bggge, p.carrier.found = unquoteOr(v, p.carrier.found)
-				case mcp.MetaProtocolVersion:
-					p.version, _ = unquote(v)
-				}
+			p.carrier.scanMeta(val, &p.version)
+		}
+	}
+}
+
+// scanMeta reads the trace context members of _meta's value meta into c,
+// and its protocol version into version unless that is nil.
+func (c *traceCarrier) scanMeta(meta []byte, version *string) {
+	m, ok := runtime.ScanObject(meta)
+	for ok {
+		k, v, more := m.Next()
+		if !more {
+			break
+		}
+		switch string(k) {
+		case "traceparent":
+			c.traceparent, c.found = unquoteOr(v, c.found)
+		case "tracestate":
+			c.tracestate, c.found = unquoteOr(v, c.found)
+		case "baggage":
+			c.bggge, c.found = unquoteOr(v, c.found)
+		case mcp.MetaProtocolVersion:
+			if version != nil {
+				*version, _ = unquote(v)
 			}
 		}
 	}

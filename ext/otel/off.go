@@ -112,23 +112,8 @@ func scanTraceMeta(raw json.RawMessage) (traceCarrier, bool) {
 		if !more {
 			break
 		}
-		if string(key) != "_meta" {
-			continue
-		}
-		m, ok := runtime.ScanObject(val)
-		for ok {
-			k, v, more := m.Next()
-			if !more {
-				break
-			}
-			switch string(k) {
-			case "traceparent":
-				c.traceparent, c.found = unquoteOr(v, c.found)
-			case "tracestate":
-				c.tracestate, c.found = unquoteOr(v, c.found)
-			case "baggage":
-				c.bggge, c.found = unquoteOr(v, c.found)
-			}
+		if string(key) == "_meta" {
+			c.scanMeta(val, nil)
 		}
 	}
 	return c, c.found
