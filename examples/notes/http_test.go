@@ -52,11 +52,12 @@ var httpModes = []struct {
 }
 
 // startHTTP serves a fresh notes store over HTTP at /mcp on a 127.0.0.1
-// listener, as serveHTTP mounts it.
-func startHTTP(t *testing.T) (url string, h *mcphttp.Handler) {
+// listener, as serveHTTP mounts it; the handler logs at Debug to hlog.
+func startHTTP(t *testing.T) (url string, h *mcphttp.Handler, hlog *lockedBuffer) {
 	t.Helper()
 	srv := newServer(newStore(time.Millisecond), slog.New(slog.DiscardHandler))
-	h = mcphttp.NewHandler(srv, nil)
+	hlog = &lockedBuffer{}
+	h = mcphttp.NewHandler(srv, &mcphttp.Options{Logger: slog.New(slog.NewTextHandler(hlog, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	ts := httptest.NewServer(httpRoutes(h))
 	t.Cleanup(func() {
 		if err := h.Close(); err != nil {
@@ -64,7 +65,7 @@ func startHTTP(t *testing.T) (url string, h *mcphttp.Handler) {
 		}
 		ts.Close()
 	})
-	return ts.URL + "/mcp", h
+	return ts.URL + "/mcp", h, hlog
 }
 
 // TestHTTPTypedClient uses the generated NotesMCPClient over mcphttp.Connect,
@@ -73,7 +74,7 @@ func startHTTP(t *testing.T) (url string, h *mcphttp.Handler) {
 func TestHTTPTypedClient(t *testing.T) {
 	for _, m := range httpModes {
 		t.Run(m.name, func(t *testing.T) {
-			url, h := startHTTP(t)
+			url, h, hlog := startHTTP(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			c, err := mcphttp.Connect(ctx, url, &mcphttp.ClientOptions{
@@ -108,12 +109,10 @@ func TestHTTPTypedClient(t *testing.T) {
 			}
 			closed = true
 			// Closing sends DELETE (Streamable HTTP) or ends the GET stream
-			// (HTTP+SSE); the server may notice the latter a moment later.
-			deadline := time.Now().Add(5 * time.Second)
-			for h.SessionCount() != 0 && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
-			if n := h.SessionCount(); n != 0 {
+			// (HTTP+SSE); the server may notice the latter a moment later,
+			// and logs "HTTP+SSE session ended" (Debug) once it removed it.
+			if !hlog.waitFor(5*time.Second, func() bool { return h.SessionCount() == 0 }) {
+				n := h.SessionCount()
 				t.Errorf("%d legacy sessions left after the client closed", n)
 			}
 		})
@@ -330,11 +329,7 @@ func TestHTTPCancelledCall(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("cancelled reindex returned %v, want context.Canceled", err)
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			for !strings.Contains(log.String(), "method=Reindex err=\"context canceled\"") && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
-			if !strings.Contains(log.String(), "method=Reindex err=\"context canceled\"") {
+			if !log.waitFor(5*time.Second, func() bool { return strings.Contains(log.String(), "method=Reindex err=\"context canceled\"") }) {
 				t.Fatalf("the tool did not see its context end within 5s; server log:\n%s", log.String())
 			}
 			if d := time.Since(start); d > 900*time.Millisecond {
@@ -393,14 +388,42 @@ func TestListenAddr(t *testing.T) {
 // lockedBuffer collects a process's stderr or a logger's output while a test
 // reads it.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu   sync.Mutex
+	b    strings.Builder
+	more chan struct{} // closed and replaced under mu at each write
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.more != nil {
+		close(l.more)
+		l.more = nil
+	}
 	return l.b.Write(p)
+}
+
+// waitFor waits up to d until cond holds, looking again after each write,
+// and reports whether it did.
+func (l *lockedBuffer) waitFor(d time.Duration, cond func() bool) bool {
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	for {
+		l.mu.Lock()
+		if l.more == nil {
+			l.more = make(chan struct{})
+		}
+		more := l.more
+		l.mu.Unlock()
+		if cond() {
+			return true
+		}
+		select {
+		case <-more:
+		case <-timeout.C:
+			return cond()
+		}
+	}
 }
 
 func (l *lockedBuffer) String() string {
