@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -88,6 +89,30 @@ type httpServer struct {
 	done    chan error
 	release func() error
 	conns   atomic.Int64 // open connections
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced when conns changes
+}
+
+// connsChanged returns the channel closed when the number of open
+// connections next changes.
+func (s *httpServer) connsChanged() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+func (s *httpServer) noteConns(d int64) {
+	s.conns.Add(d)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 }
 
 // serveHTTP serves h on a new 127.0.0.1 listener; release (may be nil) is
@@ -104,9 +129,9 @@ func serveHTTP(h http.Handler, release func() error) (*httpServer, error) {
 		ConnState: func(_ net.Conn, st http.ConnState) {
 			switch st {
 			case http.StateNew:
-				s.conns.Add(1)
+				s.noteConns(1)
 			case http.StateClosed, http.StateHijacked:
-				s.conns.Add(-1)
+				s.noteConns(-1)
 			}
 		},
 	}

@@ -216,12 +216,22 @@ func liveHeap() uint64 {
 // has stopped changing (the same in 5 samples 10 ms apart), and returns it.
 func quiesce(s *httpServer) (int, error) {
 	deadline := time.Now().Add(10 * time.Second)
-	for s.conns.Load() != 0 {
-		if time.Now().After(deadline) {
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for {
+		changed := s.connsChanged() // before the count, so no change is missed
+		if s.conns.Load() == 0 {
+			break
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
 			return 0, errors.New("connections still open after 10s")
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
+	// This sampling stays: it measures when the goroutine count settles
+	// (the peers' own goroutines end on no signal of theirs), and the
+	// figure it returns is a measurement, not a verdict.
 	last, same := goruntime.NumGoroutine(), 0
 	for same < 5 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

@@ -138,7 +138,10 @@ func TestRedisDown(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the replica is not ready 20s after Redis came back")
 		}
-		time.Sleep(100 * time.Millisecond) // polling another process's state
+		// This poll stays: /readyz is the probe a load balancer polls, and the
+		// replica (another process) says nothing else when its Redis pool is
+		// back; only the 20s limit, not the interval, decides the verdict.
+		time.Sleep(100 * time.Millisecond)
 	}
 	sid = initialize(t, a.URL)
 	if st, _, body := post(t, a.URL, sid, addNote); st != http.StatusOK || !bytes.Contains([]byte(body), []byte(`"id":"1"`)) {

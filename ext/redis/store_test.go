@@ -78,16 +78,32 @@ func TestTTLFollowsIdleTimeout(t *testing.T) {
 			t.Errorf("%s: TTL %v, want the idle timeout", key, ttl)
 		}
 	}
+	// Redis expires keys on its own clock and says so when it has: listen
+	// for its expired keyevents (this test's own redis-server).
+	if err := c.ConfigSet(ctx, "notify-keyspace-events", "Ex").Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := c.Subscribe(ctx, "__keyevent@0__:expired")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil { // the subscription is live
+		t.Fatal(err)
+	}
+	expired := sub.Channel()
 	if _, err := st.Touch(ctx, "a", 50*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	if ttl := c.PTTL(ctx, prefix+"{a}:s").Val(); ttl > 50*time.Millisecond {
 		t.Errorf("after Touch: TTL %v", ttl)
 	}
-	// Redis expires it; wait for that on Redis's clock.
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Exists(ctx, prefix+"{a}:s").Val() == 1 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond) // Redis expires keys on its own clock: poll it
+	timeout := time.NewTimer(5 * time.Second)
+	defer timeout.Stop()
+	for gone := false; !gone; {
+		select {
+		case m := <-expired:
+			gone = m.Payload == prefix+"{a}:s"
+		case <-timeout.C:
+			t.Fatalf("Redis did not expire %s{a}:s within 5s", prefix)
+		}
 	}
 	if _, err := st.Touch(ctx, "a", time.Minute); err != mcphttp.ErrSessionNotFound {
 		t.Errorf("Touch of an expired session: %v", err)
