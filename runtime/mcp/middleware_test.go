@@ -268,3 +268,43 @@ func TestSessionFromContextEveryPath(t *testing.T) {
 		}
 	}
 }
+
+// TestClientMiddlewareRequestSizes: a request through client middleware
+// arrives whole whether its bytes fit in the request's own room or not, and
+// a middleware appending to Params changes nothing that is sent.
+func TestClientMiddlewareRequestSizes(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, nil)
+	srv.AddTools(mcp.Tool{Name: "echo", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		var a struct{ X string }
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]string{"x": a.X})
+	}})
+	var seen []string
+	mw := func(next mcp.ClientHandler) mcp.ClientHandler {
+		return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
+			if req.Method == "tools/call" {
+				seen = append(seen, string(req.Arguments()))
+				_ = append(req.Params, `,"x":"clobbered"}`...)
+			}
+			return next(ctx, req)
+		}
+	}
+	ctx := context.Background()
+	c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{Middleware: []mcp.ClientMiddleware{mw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, n := range []int{1, 100, 150, 200, 1000, 100000} {
+		x := strings.Repeat("a", n)
+		var out struct{ X string }
+		if err := c.CallTool(ctx, "echo", map[string]string{"x": x}, &out); err != nil || out.X != x {
+			t.Fatalf("%d bytes: got %d bytes back, %v", n, len(out.X), err)
+		}
+		if want := `{"x":"` + x + `"}`; seen[len(seen)-1] != want {
+			t.Errorf("%d bytes: the middleware saw arguments of %d bytes", n, len(seen[len(seen)-1]))
+		}
+	}
+}
