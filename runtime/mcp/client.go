@@ -99,6 +99,17 @@ type ClientOptions struct {
 	// those; and it wraps ErrSessionExpired when the attempt failed (the
 	// client tries again). It runs on a goroutine of the client's.
 	OnSessionExpired func(err error)
+	// OnSessionChanged, when set, hears that a new session the client
+	// started negotiated something else than the one before it (the server
+	// was upgraded): another revision, server name or version, capabilities
+	// or instructions. The client speaks the new session's revision and its
+	// accessors (Session, ProtocolVersion, ServerInfo, ServerCapabilities,
+	// Instructions) return its values from then on; it restores the log
+	// level and subscriptions only where the new capabilities offer them
+	// (OnSessionExpired reports the rest), and lists the tools again before
+	// it retries a tool call. It runs before OnSessionExpired(nil), on the
+	// same goroutine.
+	OnSessionChanged func(old, new SessionInfo)
 }
 
 // DefaultProbeTimeout is the ProbeTimeout used when none is given.
@@ -112,11 +123,10 @@ type Client struct {
 	t      clientTransport
 	nextID atomic.Int64
 
-	version      string
-	modern       bool
-	serverInfo   Implementation
-	instructions string
-	capabilities json.RawMessage
+	// What the handshake (or the last new session) negotiated; swapped
+	// whole when a new session starts (client_renew.go).
+	neg     atomic.Pointer[negotiated]
+	offered string // the legacy revision initialize offered
 
 	serving serverRequests // legacy server requests being answered
 	listen  listener       // the subscriptions/listen stream (2026-07-28)
@@ -180,6 +190,7 @@ func newClient(opts ClientOptions) *Client {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{opts: opts, logger: logger, notifying: make(chan struct{}, notifyLimit)}
+	c.neg.Store(&negotiated{})
 	c.chain = c.clientChain(opts.Middleware)
 	c.serving.init()
 	return c
@@ -215,26 +226,55 @@ func (c *Client) checkOptions() error {
 	return nil
 }
 
+// SessionInfo is what a handshake negotiated with the server. A legacy
+// session that the server ended is followed by a new one, whose values may
+// differ (an upgraded server): see ClientOptions.OnSessionChanged.
+type SessionInfo struct {
+	ProtocolVersion string
+	ServerInfo      Implementation
+	Instructions    string
+	Capabilities    json.RawMessage
+}
+
+// negotiated is the client's SessionInfo and its era.
+type negotiated struct {
+	SessionInfo
+	modern bool
+}
+
+// info returns what is negotiated; never nil.
+func (c *Client) info() *negotiated { return c.neg.Load() }
+
+// Session returns what the current session negotiated, all of one session.
+func (c *Client) Session() SessionInfo { return c.info().SessionInfo }
+
 // ProtocolVersion returns the protocol revision in use.
-func (c *Client) ProtocolVersion() string { return c.version }
+func (c *Client) ProtocolVersion() string { return c.info().ProtocolVersion }
 
 // Modern reports whether the client speaks the stateless 2026-07-28 era.
-func (c *Client) Modern() bool { return c.modern }
+func (c *Client) Modern() bool { return c.info().modern }
 
 // ServerInfo returns the server's name and version, as it gave them.
-func (c *Client) ServerInfo() Implementation { return c.serverInfo }
+func (c *Client) ServerInfo() Implementation { return c.info().ServerInfo }
 
 // Instructions returns the server's instructions for models, if it gave any.
-func (c *Client) Instructions() string { return c.instructions }
+func (c *Client) Instructions() string { return c.info().Instructions }
 
 // ServerCapabilities returns the server's capabilities object.
-func (c *Client) ServerCapabilities() json.RawMessage { return c.capabilities }
+func (c *Client) ServerCapabilities() json.RawMessage { return c.info().Capabilities }
 
 // Close ends the connection; calls still waiting fail with runtime.ErrClosed,
-// and the contexts of handlers answering a legacy server's requests end.
-// For DialCommand it also waits for the server process.
+// and the contexts of handlers answering a legacy server's requests end. A
+// new session being started is given up, and Close waits for it (but not
+// for an OnSessionExpired or OnSessionChanged callback running then, which
+// may itself call Close). For DialCommand it also waits for the server
+// process.
 func (c *Client) Close() error {
+	done := c.renew.shut()
 	c.serving.stop()
+	if done != nil {
+		<-done
+	}
 	return c.t.close()
 }
 
@@ -245,9 +285,10 @@ func isLegacyVersion(v string) bool { return slices.Contains(LegacyVersions, v) 
 // setVersion records the negotiated revision and, for a modern one, builds the
 // _meta members every request carries.
 func (c *Client) setVersion(v string) {
-	c.version = v
-	c.modern = isModernVersion(v)
-	if !c.modern {
+	n := *c.info()
+	n.ProtocolVersion, n.modern = v, isModernVersion(v)
+	c.neg.Store(&n)
+	if !n.modern {
 		c.meta.Store(nil)
 		return
 	}
@@ -256,9 +297,16 @@ func (c *Client) setVersion(v string) {
 	c.metaMu.Unlock()
 }
 
+// adopt records what the server said of itself in the handshake.
+func (c *Client) adopt(server Implementation, instructions string, caps json.RawMessage) {
+	n := *c.info()
+	n.ServerInfo, n.Instructions, n.Capabilities = server, instructions, caps
+	c.neg.Store(&n)
+}
+
 // rebuildMeta must be called with metaMu held.
 func (c *Client) rebuildMeta() {
-	m := clientMeta(c.version, c.opts.Capabilities, c.opts.Info, c.logLevel)
+	m := clientMeta(c.info().ProtocolVersion, c.opts.Capabilities, c.opts.Info, c.logLevel)
 	c.meta.Store(&m)
 }
 

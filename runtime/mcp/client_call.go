@@ -133,7 +133,7 @@ func (c *Client) notify(ctx context.Context, method string) error {
 // checkResultType rejects a modern result that is not complete; a missing
 // resultType counts as complete.
 func (c *Client) checkResultType(method string, result []byte) error {
-	if !c.modern {
+	if !c.Modern() {
 		return nil
 	}
 	o, ok := runtime.ScanObject(result)
@@ -295,7 +295,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args, result any) er
 		}
 		return nil
 	}
-	if c.version >= Version20250618 {
+	if c.ProtocolVersion() >= Version20250618 {
 		return fmt.Errorf("mcp: tool %s returned no structured result", name)
 	}
 	return decodeTextResult(name, content, result)
@@ -340,8 +340,8 @@ func (c *Client) CallToolRaw(ctx context.Context, p CallToolParams) (*CallToolRe
 // Ping checks that the server answers (legacy sessions only: 2026-07-28 has
 // no ping).
 func (c *Client) Ping(ctx context.Context) error {
-	if c.modern {
-		return fmt.Errorf("mcp: ping does not exist in protocol %s", c.version)
+	if c.Modern() {
+		return fmt.Errorf("mcp: ping does not exist in protocol %s", c.ProtocolVersion())
 	}
 	return c.call(ctx, "ping", nil, nil)
 }
@@ -360,7 +360,7 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 	if !valid {
 		return fmt.Errorf("mcp: unknown log level %q (want one of %s)", level, strings.Join(logLevels, ", "))
 	}
-	if !c.modern {
+	if !c.Modern() {
 		err := c.call(ctx, "logging/setLevel", &struct {
 			Level string `json:"level"`
 		}{level}, nil)

@@ -133,7 +133,7 @@ func (c *Client) Complete(ctx context.Context, ref CompletionRef, argument, valu
 // OnListChanged is set, the list changes), and Subscribe returns once the
 // server has acknowledged the new set.
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
-	if c.modern {
+	if c.Modern() {
 		return c.subscribeModern(ctx, uri, true)
 	}
 	return c.subscription(ctx, "resources/subscribe", uri)
@@ -143,7 +143,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 // resources/unsubscribe; in 2026-07-28 the listen stream moves to the
 // remaining set (and ends when nothing is left to hear).
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
-	if c.modern {
+	if c.Modern() {
 		return c.subscribeModern(ctx, uri, false)
 	}
 	return c.subscription(ctx, "resources/unsubscribe", uri)

@@ -150,7 +150,7 @@ func (c *Client) discovered(res *discoverResult, dual bool) (probeOutcome, error
 		c.logger.Debug("mcp: server/discover result without supportedVersions; trying initialize")
 		return probeLegacy, nil
 	}
-	if !slices.Contains(res.SupportedVersions, c.version) {
+	if !slices.Contains(res.SupportedVersions, c.ProtocolVersion()) {
 		if v := highest(ModernVersions, res.SupportedVersions); v != "" {
 			c.setVersion(v)
 		} else if dual && highest(LegacyVersions, res.SupportedVersions) != "" {
@@ -159,10 +159,8 @@ func (c *Client) discovered(res *discoverResult, dual bool) (probeOutcome, error
 			return probeLegacy, fmt.Errorf("mcp: the server supports only %v", res.SupportedVersions)
 		}
 	}
-	c.serverInfo = res.Meta.ServerInfo
-	c.instructions = res.Instructions
-	c.capabilities = res.Capabilities
-	c.logger.Debug("mcp: connected", "version", c.version, "server", c.serverInfo.Name)
+	c.adopt(res.Meta.ServerInfo, res.Instructions, res.Capabilities)
+	c.logger.Debug("mcp: connected", "version", c.ProtocolVersion(), "server", res.Meta.ServerInfo.Name)
 	return probeModern, nil
 }
 
@@ -200,12 +198,11 @@ func (c *Client) initialize(ctx context.Context, version string, dual bool) (mod
 		return "", fmt.Errorf("mcp: the server chose protocol version %q, which this client does not speak", res.ProtocolVersion)
 	}
 	c.setVersion(res.ProtocolVersion)
-	c.serverInfo = res.ServerInfo
-	c.instructions = res.Instructions
-	c.capabilities = res.Capabilities
+	c.adopt(res.ServerInfo, res.Instructions, res.Capabilities)
+	c.offered = version
 	if err := c.notify(ctx, "notifications/initialized"); err != nil {
 		return "", err
 	}
-	c.logger.Debug("mcp: connected", "version", c.version, "server", c.serverInfo.Name)
+	c.logger.Debug("mcp: connected", "version", res.ProtocolVersion, "server", res.ServerInfo.Name)
 	return "", nil
 }

@@ -346,7 +346,7 @@ func (c *Client) callWithInputOnce(ctx context.Context, method, target string, w
 		if err != nil {
 			return nil, err
 		}
-		if !c.modern {
+		if !c.Modern() {
 			return r.result, nil
 		}
 		ir, resultType, err := parseInputRequired(r.result)

@@ -145,7 +145,7 @@ func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token i
 	req := &ir.ClientRequest
 	*req = ClientRequest{
 		Method:          cb.method,
-		ProtocolVersion: c.version,
+		ProtocolVersion: c.ProtocolVersion(),
 		Params:          b[len(msg):len(b):len(b)],
 		prefix:          b[:len(msg):len(msg)],
 		id:              id,

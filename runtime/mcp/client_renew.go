@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,13 +46,29 @@ type sessionRenewer interface {
 
 // renewal is the state of a client's session renewals.
 type renewal struct {
-	on      atomic.Bool // active, read without mu by every call
-	mu      sync.Mutex
-	active  bool          // a renewal is under way
-	attempt chan struct{} // closed when its current attempt ends
-	err     error         // why the last attempt failed
-	uris    []string      // the resources subscribed to (legacy)
-	level   string        // the log level set (legacy)
+	on        atomic.Bool // active, read without mu by every call
+	mu        sync.Mutex
+	active    bool          // a renewal is under way
+	attempt   chan struct{} // closed when its current attempt ends
+	err       error         // why the last attempt failed
+	uris      []string      // the resources subscribed to (legacy)
+	level     string        // the log level set (legacy)
+	closed    bool          // Close was called: no renewal starts
+	loop      chan struct{} // closed when the renewing goroutine returns
+	reporting bool          // it runs a callback of the user's
+}
+
+// shut keeps renewals from starting, and returns the channel to wait on for
+// the one under way, if any (nil while it runs a callback, which may be
+// calling Close).
+func (r *renewal) shut() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.reporting {
+		return nil
+	}
+	return r.loop
 }
 
 // renewTimeout bounds one attempt to set up a new session.
@@ -64,7 +81,7 @@ type clientRenewKey struct{}
 // sessionLost starts a renewal, unless one is under way or the client does
 // not renew sessions.
 func (c *Client) sessionLost() {
-	if c.opts.NoReinitialize || !c.ready.Load() || c.modern {
+	if c.opts.NoReinitialize || !c.ready.Load() || c.Modern() {
 		return
 	}
 	if _, ok := c.transport().(sessionRenewer); !ok {
@@ -72,15 +89,17 @@ func (c *Client) sessionLost() {
 	}
 	r := &c.renew
 	r.mu.Lock()
-	if r.active || c.serving.base.Err() != nil {
+	if r.active || r.closed || c.serving.base.Err() != nil {
 		r.mu.Unlock()
 		return
 	}
 	r.active, r.err, r.attempt = true, nil, make(chan struct{})
+	r.loop = make(chan struct{})
 	r.on.Store(true)
+	done := r.loop
 	r.mu.Unlock()
 	c.logger.Info("mcp: the server ended the session; starting a new one")
-	go c.renewLoop()
+	go c.renewLoop(done)
 }
 
 // transport returns the ClientTransport under the client, or nil.
@@ -91,11 +110,32 @@ func (c *Client) transport() ClientTransport {
 	return nil
 }
 
+// report runs f, which calls a callback of the user's, unless the client is
+// closed; a Close meanwhile does not wait for it.
+func (c *Client) report(f func()) {
+	r := &c.renew
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.reporting = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.reporting = false
+		r.mu.Unlock()
+	}()
+	f()
+}
+
 // renewLoop sets up a new session, with backoff between failed attempts,
-// until one succeeds or the client closes.
-func (c *Client) renewLoop() {
+// until one succeeds or the client closes; it closes done when it returns.
+func (c *Client) renewLoop(done chan struct{}) {
+	defer close(done)
 	r := &c.renew
 	base := c.serving.base
+	old := c.Session()
 	for n := 1; ; n++ {
 		ctx, cancel := context.WithTimeout(context.WithValue(base, clientRenewKey{}, true), renewTimeout)
 		err, partial := c.reinitialize(ctx)
@@ -110,20 +150,25 @@ func (c *Client) renewLoop() {
 			r.err = fmt.Errorf("%w; a new one could not be started: %v", ErrSessionExpired, err)
 			r.attempt = make(chan struct{})
 		}
+		failed := r.err
 		r.mu.Unlock()
 		if closed {
 			return
 		}
 		if err == nil {
-			c.logger.Info("mcp: started a new session", "session", c.t.(*clientAdapter).sessionID())
+			now := c.Session()
+			c.logger.Info("mcp: started a new session", "session", c.t.(*clientAdapter).sessionID(), "version", now.ProtocolVersion)
+			if f := c.opts.OnSessionChanged; f != nil && !sameSession(&old, &now) {
+				c.report(func() { f(old, now) })
+			}
 			if f := c.opts.OnSessionExpired; f != nil {
-				f(partial)
+				c.report(func() { f(partial) })
 			}
 			return
 		}
 		c.logger.Warn("mcp: start a new session", "attempt", n, "err", err)
 		if f := c.opts.OnSessionExpired; f != nil {
-			f(r.err)
+			c.report(func() { f(failed) })
 		}
 		t := time.NewTimer(c.opts.Retry.Delay(n))
 		select {
@@ -134,10 +179,19 @@ func (c *Client) renewLoop() {
 	}
 }
 
-// reinitialize runs one attempt: a new session, initialized with the
-// client's revision, its log level and subscriptions restored. partial
-// joins the subscriptions the new session refused (it answered with an
-// error), which are not tried again.
+// sameSession reports whether a and b negotiated the same.
+func sameSession(a, b *SessionInfo) bool {
+	return a.ProtocolVersion == b.ProtocolVersion && a.ServerInfo == b.ServerInfo &&
+		a.Instructions == b.Instructions && bytes.Equal(a.Capabilities, b.Capabilities)
+}
+
+// reinitialize runs one attempt: a new session, initialized offering the
+// revision the first initialize offered, and taking what the server answers
+// (an upgraded server may choose another revision, be another version, have
+// other capabilities and instructions); then its log level and
+// subscriptions restored where the new server offers them. partial joins
+// what the new session refused (it answered with an error, or does not
+// offer the capability), which is not tried again.
 func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 	if err := c.transport().(sessionRenewer).RenewSession(ctx); err != nil {
 		return err, nil
@@ -146,16 +200,20 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ClientInfo      Implementation  `json:"clientInfo"`
-	}{c.version, c.opts.Capabilities, c.opts.Info}
+	}{c.offered, c.opts.Capabilities, c.opts.Info}
 	var res initializeResult
 	if err := c.call(context.WithValue(ctx, clientNoCancelKey{}, true), "initialize", &params, &res); err != nil {
 		return fmt.Errorf("initialize: %w", err), nil
 	}
-	if res.ProtocolVersion != c.version {
-		// The client's callers (and its own decoding) rely on the revision
-		// negotiated first.
-		return fmt.Errorf("the new session chose protocol version %q, not %q", res.ProtocolVersion, c.version), nil
+	if !isLegacyVersion(res.ProtocolVersion) {
+		return fmt.Errorf("the new session chose protocol version %q, which this client does not speak", res.ProtocolVersion), nil
 	}
+	c.neg.Store(&negotiated{SessionInfo: SessionInfo{
+		ProtocolVersion: res.ProtocolVersion, ServerInfo: res.ServerInfo,
+		Instructions: res.Instructions, Capabilities: res.Capabilities,
+	}})
+	// The tools may differ too: learn again which may be retried.
+	c.hints.forget()
 	if err := c.notify(ctx, "notifications/initialized"); err != nil {
 		return err, nil
 	}
@@ -172,20 +230,41 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 		}
 		return err
 	}
+	caps := serverCapabilities(res.Capabilities)
 	if level != "" {
-		err := c.call(ctx, "logging/setLevel", &struct {
+		if caps.Logging == nil {
+			refused = append(refused, errors.New("logging/setLevel: the new session offers no logging"))
+		} else if err := check("logging/setLevel", c.call(ctx, "logging/setLevel", &struct {
 			Level string `json:"level"`
-		}{level}, nil)
-		if err := check("logging/setLevel", err); err != nil {
+		}{level}, nil)); err != nil {
 			return err, nil
 		}
 	}
 	for _, uri := range uris {
+		if caps.Resources == nil || !caps.Resources.Subscribe {
+			refused = append(refused, fmt.Errorf("resources/subscribe %s: the new session offers no resource subscriptions", uri))
+			continue
+		}
 		if err := check("resources/subscribe "+uri, c.subscription(ctx, "resources/subscribe", uri)); err != nil {
 			return err, nil
 		}
 	}
 	return nil, errors.Join(refused...)
+}
+
+// offeredCaps is the part of a server's capabilities a new session needs.
+type offeredCaps struct {
+	Logging   json.RawMessage `json:"logging"`
+	Resources *struct {
+		Subscribe bool `json:"subscribe"`
+	} `json:"resources"`
+}
+
+// serverCapabilities reads the capabilities a new session needs from raw.
+func serverCapabilities(raw json.RawMessage) offeredCaps {
+	var caps offeredCaps
+	_ = json.Unmarshal(raw, &caps) // malformed: none offered
+	return caps
 }
 
 // awaitSession waits, within ctx, for a renewal under way, and returns the

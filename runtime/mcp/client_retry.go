@@ -67,6 +67,14 @@ func (h *toolHints) learn(tools []ToolInfo) {
 	}
 }
 
+// forget drops what tools/list said (a new session's server may have other
+// tools); what DeclareRetrySafe declared stays.
+func (h *toolHints) forget() {
+	h.mu.Lock()
+	h.known = nil
+	h.mu.Unlock()
+}
+
 func (h *toolHints) lookup(name string) (idempotent, known bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
