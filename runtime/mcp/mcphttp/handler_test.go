@@ -259,6 +259,14 @@ func BenchmarkHandler(b *testing.B) {
 	b.Run("modern", func(b *testing.B) {
 		run(b, ts.URL, modernCall(1, "add", `{"a":1,"b":2}`), modernHeaders("tools/call", "add")...)
 	})
+	// A call that reports progress once: its response becomes an event
+	// stream (on HTTP/1.1 one that says Connection: close, as it may end
+	// before its call).
+	b.Run("legacy-progress", func(b *testing.B) {
+		sid := benchInitialize(b, client, ts.URL)
+		run(b, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"progress":true},"_meta":{"progressToken":1}}}`,
+			"Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25")
+	})
 }
 
 // BenchmarkHandlerInProcess measures the handler alone, without sockets,
@@ -297,10 +305,16 @@ func BenchmarkHandlerInProcess(b *testing.B) {
 // schema.
 func benchServer(schema string) *mcp.Server {
 	srv := mcp.NewServer(mcp.Implementation{Name: "b", Version: "1"}, nil)
-	srv.AddTools(mcp.Tool{Name: "add", InputSchema: json.RawMessage(schema), Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
-		var in struct{ A, B int64 }
+	srv.AddTools(mcp.Tool{Name: "add", InputSchema: json.RawMessage(schema), Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		var in struct {
+			A, B     int64
+			Progress bool
+		}
 		if err := json.Unmarshal(args, &in); err != nil {
 			return nil, err
+		}
+		if in.Progress {
+			mcp.Progress(ctx, 1, 1, "")
 		}
 		return fmt.Appendf(nil, `{"sum":%d}`, in.A+in.B), nil
 	}})
