@@ -188,15 +188,8 @@ func TestClientSessionUpgrade(t *testing.T) {
 // the renewal is left when Close returns. A callback may call Close.
 func TestClientCloseDuringRenewal(t *testing.T) {
 	t.Run("held", func(t *testing.T) {
-		rpctest.CheckLeaks(t)
-		var runs atomic.Int32
-		h1 := NewHandler(upgradeServer("1", "", true, true, &runs), nil)
-		t.Cleanup(func() { h1.Close() })
-		var sw anyHandler
-		sw.set(h1)
+		sw, ts := upServer(t)
 		held := make(chan struct{}, 8)
-		ts := httptest.NewServer(&sw)
-		t.Cleanup(ts.Close)
 		ctx := context.Background()
 		c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true,
 			MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20251125}})
@@ -224,14 +217,7 @@ func TestClientCloseDuringRenewal(t *testing.T) {
 		}
 	})
 	t.Run("from-callback", func(t *testing.T) {
-		rpctest.CheckLeaks(t)
-		var runs atomic.Int32
-		h1 := NewHandler(upgradeServer("1", "", true, true, &runs), nil)
-		t.Cleanup(func() { h1.Close() })
-		var sw anyHandler
-		sw.set(h1)
-		ts := httptest.NewServer(&sw)
-		t.Cleanup(ts.Close)
+		sw, ts := upServer(t)
 		closed := make(chan error, 1)
 		var c *mcp.Client
 		var once sync.Once
@@ -261,6 +247,19 @@ func TestClientCloseDuringRenewal(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// upServer serves upgradeServer through an anyHandler, checking for leaks.
+func upServer(t *testing.T) (*anyHandler, *httptest.Server) {
+	rpctest.CheckLeaks(t)
+	var runs atomic.Int32
+	h := NewHandler(upgradeServer("1", "", true, true, &runs), nil)
+	t.Cleanup(func() { h.Close() })
+	sw := new(anyHandler)
+	sw.set(h)
+	ts := httptest.NewServer(sw)
+	t.Cleanup(ts.Close)
+	return sw, ts
 }
 
 // allStacks returns the stacks of every goroutine.
