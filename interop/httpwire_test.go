@@ -501,6 +501,9 @@ func checkSSESessionEnded(t *testing.T, w *httpWire, base string) {
 		if status == http.StatusNotFound {
 			return
 		}
+		// This poll stays: the server under test is any process
+		// (INTEROP_HTTP_SERVER), and the 404 is the only thing it shows of
+		// the session's end; only the 5s limit, not the interval, decides.
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("POST to %s after the client closed its stream: %d %s, want 404", u, status, body)

@@ -365,6 +365,9 @@ func pollRefused(url string) string {
 			return ""
 		}
 		last = fmt.Sprintf("%d %s", resp.StatusCode, b)
+		// This poll stays: SIGTERM reaches the other process when it will,
+		// and its "shutting down" log comes before its handler refuses, so
+		// the 503 itself is the signal; only the 5s limit decides.
 		time.Sleep(5 * time.Millisecond)
 	}
 	return "a new initialize got " + last + ", never 503"

@@ -116,18 +116,13 @@ func TestJSONCallOutlivesClient(t *testing.T) {
 	s := cs.h.session(sid)
 	// The server notices the client is gone (its request's context ends)
 	// only when its connection reports it; wait for that.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		s.mu.Lock()
-		c := s.calls[0]
-		s.mu.Unlock()
-		if c.rctx.Err() != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server did not notice the client went away")
-		}
-		time.Sleep(time.Millisecond)
+	s.mu.Lock()
+	c := s.calls[0]
+	s.mu.Unlock()
+	select {
+	case <-c.rctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not notice the client went away")
 	}
 	for i := range 3 {
 		if i > 0 {
@@ -135,19 +130,15 @@ func TestJSONCallOutlivesClient(t *testing.T) {
 		}
 		cs.gate <- struct{}{}
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	eventually(t, cs.h, "the call finishes", func() bool {
 		s.mu.Lock()
-		n, named := len(s.calls), s.nstreams
-		s.mu.Unlock()
-		if n == 0 {
-			if named != 0 {
-				t.Fatalf("%d streams named for a call whose client is gone", named)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the call did not finish")
-		}
-		time.Sleep(time.Millisecond)
+		defer s.mu.Unlock()
+		return len(s.calls) == 0
+	})
+	s.mu.Lock()
+	named := s.nstreams
+	s.mu.Unlock()
+	if named != 0 {
+		t.Fatalf("%d streams named for a call whose client is gone", named)
 	}
 }

@@ -140,13 +140,7 @@ func newClientE2E(t *testing.T) *clientE2E {
 // waitSessions waits until the handler holds n legacy sessions.
 func (e *clientE2E) waitSessions(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for e.h.SessionCount() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions, want %d", e.h.SessionCount(), n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	e.h.WaitUntil(t, "the handler holds the sessions wanted", func() bool { return e.h.SessionCount() == n })
 }
 
 // clientModes are the ways a client reaches the Handler.

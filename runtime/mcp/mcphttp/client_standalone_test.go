@@ -52,7 +52,7 @@ func TestClientStandaloneStream(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	hn, srv := newFeatureHarness(t, nil, false)
 	clientUpdates(t, NewStreamableTransport(hn.url, nil), srv, mcp.Version20251125)
-	eventually(t, "the session ends", func() bool { return hn.h.SessionCount() == 0 })
+	eventually(t, hn.h, "the session ends", func() bool { return hn.h.SessionCount() == 0 })
 }
 
 // The HTTP+SSE client transport hands its incoming function what comes

@@ -109,7 +109,7 @@ func TestShutdownTakesAnswers(t *testing.T) {
 	defer cancel()
 	shut := make(chan error, 1)
 	go func() { shut <- hn.h.Shutdown(ctx) }()
-	eventually(t, "the shutdown begins", hn.h.closing)
+	eventually(t, hn.h, "the shutdown begins", hn.h.closing)
 	wantError(t, hn.post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Mcp-Session-Id", sid), 503, -32000, "null")
 	if a := hn.post(elicitAnswer(req.ID, "Bo"), "Mcp-Session-Id", sid); a.status != http.StatusAccepted {
 		t.Fatalf("answer during shutdown: %d %q, want 202", a.status, a.body)
@@ -172,7 +172,7 @@ func TestLegacySSEShutdownTakesAnswers(t *testing.T) {
 	defer cancel()
 	shut := make(chan error, 1)
 	go func() { shut <- h.Shutdown(ctx) }()
-	eventually(t, "the shutdown begins", h.closing)
+	eventually(t, h, "the shutdown begins", h.closing)
 	if resp, b := c.post(c.endpoint, toolCall(2, "ask", `{}`)); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("call during shutdown: %d %s, want 503", resp.StatusCode, b)
 	}
@@ -223,11 +223,17 @@ func TestElicitAfterClientLeft(t *testing.T) {
 	cancel() // the client goes away
 	<-posted
 	s := hn.h.session(sid)
-	eventually(t, "the server sees the client gone", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return len(s.calls) == 1 && s.calls[0].rctx.Err() != nil
-	})
+	s.mu.Lock()
+	calls := s.calls
+	s.mu.Unlock()
+	if len(calls) != 1 {
+		t.Fatalf("%d calls in flight, want 1", len(calls))
+	}
+	select { // the server sees the client gone
+	case <-calls[0].rctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not see the client go away within 10s")
+	}
 	close(release)
 
 	r := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Accept", "text/event-stream")

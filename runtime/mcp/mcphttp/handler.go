@@ -76,6 +76,18 @@ type Handler struct {
 	sessions  map[string]*session // live Streamable HTTP sessions by id
 	sweeping  bool                // the janitor ending idle sessions runs
 	sweepWake chan struct{}       // tells the janitor the last session ended
+
+	// testChanged, a test seam (nil outside tests), is called after a state
+	// a test waits for has changed: a call, stream or session ended, or
+	// shutdown began. See noteChange.
+	testChanged atomic.Pointer[func()]
+}
+
+// noteChange calls the testChanged seam, if set.
+func (h *Handler) noteChange() {
+	if f := h.testChanged.Load(); f != nil {
+		(*f)()
+	}
 }
 
 const closingBit = 1 << 62

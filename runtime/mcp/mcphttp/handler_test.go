@@ -130,7 +130,7 @@ func TestGracefulShutdown(t *testing.T) {
 	go func() { done <- hn.h.Shutdown(context.Background()) }()
 	// The standalone stream ends; new requests are refused.
 	withinTime(t, "standalone stream end", func() { events(t, stream) })
-	eventually(t, "shutdown refuses requests", func() bool { return hn.h.closing() })
+	eventually(t, hn.h, "shutdown refuses requests", func() bool { return hn.h.closing() })
 	wantError(t, hn.post(toolCall(3, "add", `{"a":1,"b":2}`), "Mcp-Session-Id", sid), 503, -32000, "null")
 	wantError(t, hn.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`), 503, -32000, "null")
 	select {

@@ -350,18 +350,6 @@ func readKeepAlive(t *testing.T, br *bufio.Reader) {
 	})
 }
 
-// eventually polls cond until it holds, failing after 10s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // postAsync sends a POST on a goroutine of its own; its reply comes on the
 // channel returned.
 func (hn *harness) postAsync(body string, kv ...string) <-chan reply {

@@ -123,6 +123,7 @@ func (sess *sseSession) written(n int) {
 	sess.buffered -= n
 	sess.mu.Unlock()
 	legacyOutput.used.Add(-int64(n))
+	sess.l.h.noteChange()
 }
 
 func (sess *sseSession) isCondemned() bool {
@@ -179,9 +180,11 @@ func (l *sseLegacy) end(sess *sseSession) {
 	sess.mu.Unlock()
 	legacyOutput.used.Add(-int64(n))
 	if !live {
+		sess.l.h.noteChange()
 		return
 	}
 	// Its subscriptions end, and the requests it sent the client fail.
 	sess.ss.Close()
 	sess.logger.Debug("mcphttp: HTTP+SSE session ended", "session", sess.id)
+	sess.l.h.noteChange()
 }

@@ -132,7 +132,7 @@ func TestLegacySSECondemned(t *testing.T) {
 		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"chunk","arguments":{}}}`, i))
 	}
 	close(gate)
-	eventually(t, "the session is condemned and removed", func() bool { return h.SessionCount() == 0 })
+	eventually(t, h, "the session is condemned and removed", func() bool { return h.SessionCount() == 0 })
 	resp, body := c.post(c.endpoint, `{"jsonrpc":"2.0","id":"late","method":"ping"}`)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("POST to the condemned session: %d %s", resp.StatusCode, body)
@@ -150,5 +150,5 @@ func TestLegacySSECondemned(t *testing.T) {
 	if answers >= calls {
 		t.Errorf("all %d answers arrived on a condemned stream", answers)
 	}
-	eventually(t, "the buffers are let go", func() bool { return legacyOutput.used.Load() == 0 })
+	eventually(t, h, "the buffers are let go", func() bool { return legacyOutput.used.Load() == 0 })
 }

@@ -28,7 +28,9 @@ func TestLegacySSEServerTimeouts(t *testing.T) {
 		})
 		c := dialSSE(t, ts, "/", "")
 		c.initialize()
-		// Let both timeouts pass with the stream open and idle.
+		// Let both timeouts pass with the stream open and idle. This sleep
+		// stays: in the bubble it is virtual time passing, the behaviour
+		// under test, and synctest.Wait then settles every goroutine.
 		time.Sleep(4 * timeout)
 		synctest.Wait()
 		if msgs := c.call(`{"jsonrpc":"2.0","id":"late","method":"ping"}`); len(msgs) != 1 || !strings.Contains(msgs[0], `"late"`) {
@@ -51,7 +53,7 @@ func TestLegacySSETooManyCalls(t *testing.T) {
 	}
 	wantErrorBody(t, resp, body, -32000, "")
 	c.close() // cancels the blocked calls
-	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
+	eventually(t, h, "the session has ended", func() bool { return h.SessionCount() == 0 })
 }
 
 func TestLegacySSESlowReader(t *testing.T) {

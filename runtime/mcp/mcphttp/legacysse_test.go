@@ -119,7 +119,7 @@ func TestLegacySSE(t *testing.T) {
 
 	// Closing the stream ends the session.
 	c.close()
-	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
+	eventually(t, h, "the session has ended", func() bool { return h.SessionCount() == 0 })
 	resp2, body := c.post(c.endpoint, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
 	if resp2.StatusCode != http.StatusNotFound {
 		t.Errorf("POST after the stream closed: status %d, want 404", resp2.StatusCode)
@@ -148,7 +148,7 @@ func TestLegacySSECloseCancelsCalls(t *testing.T) {
 	key := c.startCall(`9`, "block")
 	c.close()
 	recv(t, toolChan(testTools.ended, key), "closing the stream to cancel the call")
-	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
+	eventually(t, h, "the session has ended", func() bool { return h.SessionCount() == 0 })
 }
 
 func TestLegacySSECancelNotification(t *testing.T) {
@@ -246,7 +246,7 @@ func TestLegacySSEMaxSessions(t *testing.T) {
 	}
 	wantErrorBody(t, resp, body, -32000, "")
 	c.close()
-	eventually(t, "the session has ended", func() bool { return h.SessionCount() == 0 })
+	eventually(t, h, "the session has ended", func() bool { return h.SessionCount() == 0 })
 	dialSSE(t, ts, "/mcp", "") // the slot is free again
 }
 
@@ -284,16 +284,14 @@ func TestLegacySSEShutdown(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- h.Shutdown(context.Background()) }()
 	// New streams are refused while the call finishes.
-	eventually(t, "new streams are refused", func() bool {
-		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
-		req.Header.Set("Accept", "text/event-stream")
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusServiceUnavailable
-	})
+	eventually(t, h, "the shutdown begins", h.closing)
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	if resp, err := ts.Client().Do(req); err != nil {
+		t.Errorf("a new stream during the shutdown: %v", err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a new stream during the shutdown: %d, want 503", resp.StatusCode)
+	}
 	select {
 	case err := <-done:
 		t.Fatalf("Shutdown returned (%v) with a call in flight", err)

@@ -56,10 +56,12 @@ func TestResourceUpdatedStandalone(t *testing.T) {
 			// update: the second one is replayed.
 			r.resp.Body.Close()
 			var resumed reply
-			eventually(t, "the stream is free again", func() bool {
-				resumed = hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", first.ID)
-				return resumed.status == http.StatusOK
-			})
+			// The server lets the stream go once it sees the client gone.
+			eventually(t, hn.h, "the stream is free again", func() bool { return standaloneFree(hn.h, sid) })
+			resumed = hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", first.ID)
+			if resumed.status != http.StatusOK {
+				t.Fatalf("GET resuming the freed stream: %d %s", resumed.status, resumed.body)
+			}
 			ch = streamEvents(t, resumed.resp.Body)
 			m, _ = nextMsg(t, ch, "the replayed update")
 			wantUpdated(t, m)
@@ -117,7 +119,7 @@ func TestModernListen(t *testing.T) {
 				t.Fatalf("first message %+v", m)
 			}
 			cancel()
-			eventually(t, "the closed listen ends", func() bool { return hn.h.state.Load() == 0 })
+			eventually(t, hn.h, "the closed listen ends", func() bool { return hn.h.state.Load() == 0 })
 
 			ch := open(2)
 			srv.ResourceUpdated(featureURI)

@@ -251,6 +251,7 @@ func (s *session) end() {
 		h.logger.Warn("mcphttp: delete a session's events", "session", s.id, "err", err)
 	}
 	h.logger.Debug("mcphttp: session ended", "session", s.id)
+	h.noteChange()
 }
 
 // cancelCalls cancels the calls in flight.
@@ -395,6 +396,7 @@ func (s *session) serveStream(r *http.Request, st *stream, cn *conn) {
 		gone := st.conn != cn
 		st.mu.Unlock()
 		if gone {
+			s.h.noteChange()
 			return
 		}
 	}

@@ -93,7 +93,9 @@ func TestIdleExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		hn := newBubbleHarness(t, &Options{SessionIdleTimeout: 30 * time.Millisecond})
 		sid := hn.initialize(mcp.Version20251125)
-		// (Polling with requests would keep it alive.)
+		// (Polling with requests would keep it alive.) These sleeps stay:
+		// in the bubble they are virtual time passing, the behaviour under
+		// test, and synctest.Wait then settles every goroutine.
 		time.Sleep(45 * time.Millisecond) // a timeout and a sweep
 		synctest.Wait()
 		if n := hn.h.SessionCount(); n != 0 {
@@ -152,10 +154,12 @@ func TestStandaloneStream(t *testing.T) {
 	s.sendUnrelated([]byte(`{"jsonrpc":"2.0","method":"notifications/m","params":{"n":2}}`))
 	s.sendUnrelated([]byte(`{"jsonrpc":"2.0","method":"notifications/m","params":{"n":3}}`))
 	var resumed reply
-	eventually(t, "the stream is free again", func() bool {
-		resumed = hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", e1.ID)
-		return resumed.status == 200
-	})
+	// The server lets the stream go once it sees the client gone.
+	eventually(t, hn.h, "the stream is free again", func() bool { return standaloneFree(hn.h, sid) })
+	resumed = hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", e1.ID)
+	if resumed.status != 200 {
+		t.Fatalf("GET resuming the freed stream: %d %s", resumed.status, resumed.body)
+	}
 	rd = sse.NewReader(resumed.resp.Body)
 	for _, n := range []string{`"n":2`, `"n":3`} {
 		e, err := rd.Next()
@@ -204,7 +208,7 @@ func TestDeleteCancelsCalls(t *testing.T) {
 	hn.endSession(sid)
 	recv(t, hn.cancelled, "the cancellation")
 	wantError(t, recv(t, done, "the call's POST"), 404, -32600, "null")
-	eventually(t, "the events are gone", func() bool { return hn.h.store.(*MemoryEventStore).sessionCount() == 0 })
+	eventually(t, hn.h, "the events are gone", func() bool { return hn.h.store.(*MemoryEventStore).sessionCount() == 0 })
 }
 
 // A session belongs to the token subject that started it: to anyone else
@@ -261,7 +265,7 @@ func TestStreamsOutliveReadTimeout(t *testing.T) {
 		}
 		posted := hn.postAsync(toolCall(1, "slow", `{"key":"k"}`), "Mcp-Session-Id", sid)
 		recv(t, hn.started, "the call")
-		time.Sleep(5 * time.Second) // five read timeouts
+		time.Sleep(5 * time.Second) // five read timeouts, in virtual time: the behaviour under test
 		synctest.Wait()
 		hn.release <- struct{}{}
 		if res := recv(t, posted, "the reply"); res.status != 200 || !strings.Contains(res.body, `"slow":true`) {

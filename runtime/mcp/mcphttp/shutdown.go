@@ -19,6 +19,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	if old := h.state.Or(closingBit); old&^closingBit == 0 {
 		h.signalDrained()
 	}
+	h.noteChange()
 	// subscriptions/listen calls run until the client leaves: ended now, each
 	// with its complete result, they do not hold the drain below.
 	h.srv.EndSubscriptions()
@@ -126,6 +127,7 @@ func (h *Handler) exit() {
 	if h.state.Add(-1) == closingBit {
 		h.signalDrained()
 	}
+	h.noteChange()
 }
 
 func (h *Handler) signalDrained() { h.drainOnce.Do(func() { close(h.drained) }) }

@@ -25,7 +25,7 @@ func TestSlowBodies(t *testing.T) {
 		srv := mcp.NewServer(mcp.Implementation{Name: "slow", Version: "1"}, nil)
 		srv.AddTools(mcp.Tool{Name: "minute", InputSchema: json.RawMessage(`{"type":"object"}`),
 			Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
-				time.Sleep(time.Minute)
+				time.Sleep(time.Minute) // the behaviour under test: a call of a minute (virtual time), which no deadline may cut
 				return json.RawMessage(`{"ok":true}`), nil
 			}})
 		h := NewHandler(srv, nil)

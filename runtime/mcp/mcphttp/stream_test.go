@@ -183,7 +183,7 @@ func TestResumeCancelledStream(t *testing.T) {
 			t.Fatalf("the cancelled call's stream: %+v, %v", e, err)
 		}
 	}
-	eventually(t, "the call has ended", func() bool {
+	eventually(t, hn.h, "the call has ended", func() bool {
 		hn.h.mu.Lock()
 		defer hn.h.mu.Unlock()
 		s := hn.h.sessions[sid]
@@ -267,7 +267,7 @@ func TestDisconnectIsNotCancel(t *testing.T) {
 	r.resp.Body.Close()
 	hn.release <- struct{}{}
 	s := hn.h.session(sid)
-	eventually(t, "the call finishes", func() bool {
+	eventually(t, hn.h, "the call finishes", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return len(s.calls) == 0
