@@ -246,7 +246,10 @@ func TestLegacySSEMaxSessions(t *testing.T) {
 	}
 	wantErrorBody(t, resp, body, -32000, "")
 	c.close()
-	eventually(t, h, "the session has ended", func() bool { return h.SessionCount() == 0 })
+	// The session is removed, then its GET lets its slot go as it returns.
+	eventually(t, h, "the session has ended and freed its slot", func() bool {
+		return h.SessionCount() == 0 && h.nsessions.Load() == 0
+	})
 	dialSSE(t, ts, "/mcp", "") // the slot is free again
 }
 

@@ -101,7 +101,10 @@ func (h *Handler) reserveSession() bool {
 }
 
 // releaseSession gives back a slot reserveSession took.
-func (h *Handler) releaseSession() { h.nsessions.Add(-1) }
+func (h *Handler) releaseSession() {
+	h.nsessions.Add(-1)
+	h.noteChange()
+}
 
 // closing reports whether Shutdown has begun.
 func (h *Handler) closing() bool { return h.state.Load()&closingBit != 0 }
