@@ -24,6 +24,7 @@ func TestSubscriptionIndexBounded(t *testing.T) {
 	prefix := "idx:" + rand.Text()[:8] + ":"
 	sh, c := newShared(t, rs, redis.Options{Prefix: prefix})
 	ctx := context.Background()
+	events := keyEvents(t, c) // Redis expires keys on its own clock, and says so
 	st := sh.Sessions()
 	create := func(id string, ttl time.Duration, uris ...string) {
 		t.Helper()
@@ -57,13 +58,7 @@ func TestSubscriptionIndexBounded(t *testing.T) {
 	// gone waits, on Redis's clock, for key to expire.
 	gone := func(key string) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for c.Exists(ctx, key).Val() == 1 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s did not expire", key)
-			}
-			time.Sleep(10 * time.Millisecond) // Redis expires keys on its own clock: poll it
-		}
+		waitGone(t, c, events, key)
 	}
 
 	// A session subscribed to 50 resources: each index has a TTL no

@@ -30,6 +30,37 @@ func newShared(t *testing.T, rs *redistest.Server, opts redis.Options) (*redis.S
 	return sh, c
 }
 
+// keyEvents has Redis (the test's own redis-server) publish its keyevents,
+// and returns them: how a test sees keys expire on Redis's own clock.
+func keyEvents(t *testing.T, c *goredis.Client) <-chan *goredis.Message {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.ConfigSet(ctx, "notify-keyspace-events", "EA").Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := c.PSubscribe(ctx, "__keyevent@0__:*")
+	t.Cleanup(func() { sub.Close() })
+	if _, err := sub.Receive(ctx); err != nil { // the subscription is live
+		t.Fatal(err)
+	}
+	return sub.Channel()
+}
+
+// waitGone waits until key no longer exists, looking again at each keyevent
+// (an expiry, a deletion, any write), and fails after 5s.
+func waitGone(t *testing.T, c *goredis.Client, events <-chan *goredis.Message, key string) {
+	t.Helper()
+	timeout := time.NewTimer(5 * time.Second)
+	defer timeout.Stop()
+	for c.Exists(context.Background(), key).Val() == 1 {
+		select {
+		case <-events:
+		case <-timeout.C:
+			t.Fatalf("%s did not expire within 5s", key)
+		}
+	}
+}
+
 func stored(id string) *mcphttp.StoredSession {
 	return &mcphttp.StoredSession{ID: id, State: mcp.SessionState{ProtocolVersion: mcp.Version20251125, Features: []string{"resources"}}, Created: time.Now()}
 }
@@ -78,33 +109,14 @@ func TestTTLFollowsIdleTimeout(t *testing.T) {
 			t.Errorf("%s: TTL %v, want the idle timeout", key, ttl)
 		}
 	}
-	// Redis expires keys on its own clock and says so when it has: listen
-	// for its expired keyevents (this test's own redis-server).
-	if err := c.ConfigSet(ctx, "notify-keyspace-events", "Ex").Err(); err != nil {
-		t.Fatal(err)
-	}
-	sub := c.Subscribe(ctx, "__keyevent@0__:expired")
-	defer sub.Close()
-	if _, err := sub.Receive(ctx); err != nil { // the subscription is live
-		t.Fatal(err)
-	}
-	expired := sub.Channel()
+	events := keyEvents(t, c) // Redis expires keys on its own clock, and says so
 	if _, err := st.Touch(ctx, "a", 50*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	if ttl := c.PTTL(ctx, prefix+"{a}:s").Val(); ttl > 50*time.Millisecond {
 		t.Errorf("after Touch: TTL %v", ttl)
 	}
-	timeout := time.NewTimer(5 * time.Second)
-	defer timeout.Stop()
-	for gone := false; !gone; {
-		select {
-		case m := <-expired:
-			gone = m.Payload == prefix+"{a}:s"
-		case <-timeout.C:
-			t.Fatalf("Redis did not expire %s{a}:s within 5s", prefix)
-		}
-	}
+	waitGone(t, c, events, prefix+"{a}:s")
 	if _, err := st.Touch(ctx, "a", time.Minute); err != mcphttp.ErrSessionNotFound {
 		t.Errorf("Touch of an expired session: %v", err)
 	}
