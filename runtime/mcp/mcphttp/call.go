@@ -14,17 +14,19 @@ import (
 // Options.SSE): then the POST's response becomes an event stream, whose
 // events are stored so the client can resume it.
 //
-// On HTTP/1.x the call runs on the goroutine serving the POST (inline), so
-// a call costs no goroutine and no hand-off. Its context does not end with
-// the request: a client that goes away makes the writes fail, and the call
-// goes on, its events stored for a resume. The POST's response can still
-// end before the call does (mcp.CloseStream, a resume taking the stream
-// over, the session ending): the connection is then taken from net/http
-// (Hijack), the chunked body ended and the connection closed, while the call
-// keeps running on that goroutine. Where the connection cannot be taken
-// (HTTP/2, a ResponseWriter without Hijack), the call runs on a goroutine of
-// its own and the POST's goroutine waits for its response, so that the
-// response can end early there too.
+// On HTTP/1.x a call whose response is expected to stay JSON runs on the
+// goroutine serving the POST (inline), so it costs no goroutine and no
+// hand-off; a call whose response may become an event stream runs on a
+// goroutine of its own, and the POST's goroutine waits for its response, so
+// that the response can end before the call (mcp.CloseStream, a resume
+// taking the stream over, the session ending) by returning the handler,
+// the connection staying usable (inline.go says which calls run where). On
+// HTTP/2 every call runs on its own goroutine. Either way the call's
+// context does not end with the request: a client that goes away makes the
+// writes fail, and the call goes on, its events stored for a resume. An
+// inline call that streams all the same says Connection: close; an early
+// end then takes its connection from net/http (Hijack), ends the chunked
+// body and closes the connection while the call keeps running there.
 type call struct {
 	stream
 	cancel context.CancelFunc
@@ -32,6 +34,7 @@ type call struct {
 	done   bool            // Handle returned
 	reply  []byte          // what it returned, for a JSON response
 	first  conn            // the POST's own connection
+	key    []byte          // what an inline call is known by (streamKey)
 }
 
 // serveCall runs a request of the session and answers the POST with its
@@ -46,10 +49,11 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 	c.s = s
 	c.first.w = w
 	c.conn = &c.first
-	inline := r.ProtoMajor == 1 && canHijack(w)
+	inline := h.runsInline(w, r, env)
 	if inline {
 		c.first.inline = true
 		c.first.chunked = r.ProtoAtLeast(1, 1)
+		c.key = streamKey(env)
 	} else {
 		c.first.wake = make(chan struct{}, 1)
 	}
@@ -80,21 +84,6 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 	}
 	go c.run(ctx, body)
 	c.wait(r, &c.first)
-}
-
-// canHijack reports whether the connection of w can be taken from net/http
-// (so a response can end while its handler goes on).
-func canHijack(w http.ResponseWriter) bool {
-	for {
-		switch t := w.(type) {
-		case http.Hijacker:
-			return true
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = t.Unwrap()
-		default:
-			return false
-		}
-	}
 }
 
 // run handles the call and finishes it.
@@ -157,6 +146,9 @@ func (c *call) notify(msg []byte) {
 // c.mu held, c.conn set.
 func (c *call) startSSE(flush bool) {
 	c.sse = true
+	if c.conn.inline {
+		c.s.h.noteStreamer(c.key) // its next calls run on their own goroutines
+	}
 	c.s.nameStream(&c.stream)
 	c.conn.open()
 	if flush {

@@ -23,6 +23,7 @@ type envelope struct {
 	batch                      bool   // parseBody: the body is an array
 	name, uri, arguments, meta []byte // from params
 	metaVersion, metaCaps      []byte // from params._meta
+	progressToken              bool   // params._meta has a progressToken
 }
 
 // scanParams fills, after scan, the members e reads from params and from
@@ -50,6 +51,8 @@ func (e *envelope) scanMeta(raw []byte) {
 			e.metaVersion = val
 		case mcp.MetaClientCapabilities:
 			e.metaCaps = val
+		case "progressToken":
+			e.progressToken = true
 		}
 	})
 }

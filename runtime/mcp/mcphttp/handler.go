@@ -58,6 +58,11 @@ type Handler struct {
 	paramsMu sync.Mutex
 	params   atomic.Pointer[map[string]*toolParams]
 
+	// streamers names the methods and tools whose legacy calls turned into
+	// event streams on the POST's own goroutine (inline.go).
+	streamersMu sync.Mutex
+	streamers   atomic.Pointer[map[string]struct{}]
+
 	// state counts the calls in flight, with closingBit set once Shutdown
 	// has begun; drained is closed when, after that, the count is zero.
 	state     atomic.Int64

@@ -60,7 +60,11 @@ func newHarnessOn(t *testing.T, opts *Options, inMemory bool, configure func(*ht
 		hn.ts = rpctest.NewPipeServer(t, hn.h, configure)
 		hn.client = hn.ts.Client()
 	} else {
-		hn.ts = httptest.NewServer(hn.h)
+		hn.ts = httptest.NewUnstartedServer(hn.h)
+		if configure != nil {
+			configure(hn.ts.Config)
+		}
+		hn.ts.Start()
 		t.Cleanup(hn.ts.Close)
 	}
 	hn.url = hn.ts.URL + "/mcp"

@@ -88,7 +88,8 @@ func (cn *conn) signal() {
 }
 
 // open writes the headers of an event stream. The stream of an inline
-// connection may end before its call does, and then ends the response by
+// connection (a call expected to answer JSON that streams all the same, see
+// inline.go) may end before its call does, and then ends the response by
 // closing the connection (see end): it says Connection: close from the
 // start, so that no client keeps the connection for a request of its own
 // and sees it fail.

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
@@ -85,32 +88,80 @@ func TestPrimingEventFlushedAtOnce(t *testing.T) {
 }
 
 // A call's event stream that ends before the call (mcp.CloseStream, here)
-// said Connection: close in its headers, so the client does not keep the
-// connection, which the server closes, for a request of its own; the next
-// request goes through.
-func TestEarlyEndSaysConnectionClose(t *testing.T) {
+// leaves its HTTP/1.1 connection usable: the client's next request goes on
+// that same connection and gets its answer, and the call finishes, its
+// result delivered on a resume. A call that asks for progress runs on its
+// own goroutine from the start; one expected to answer JSON runs on the
+// POST's goroutine, so the first that streams says Connection: close (the
+// client opens a new connection, and sees no error either), and its tool's
+// later calls run on their own goroutines.
+func TestEarlyEndKeepsConnection(t *testing.T) {
 	rpctest.CheckLeaks(t)
-	hn := newHarness(t, nil)
+	var conns atomic.Int32
+	hn := newHarnessOn(t, nil, false, func(s *http.Server) {
+		s.ConnState = func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				conns.Add(1)
+			}
+		}
+	})
 	hn.client = &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(hn.client.CloseIdleConnections)
 	sid := hn.initialize(mcp.Version20251125)
-	r := hn.post(toolCall(1, "poll", `{"n":1,"key":"p"}`), "Mcp-Session-Id", sid)
-	if r.resp == nil {
-		t.Fatalf("not an event stream: %d %s", r.status, r.body)
+	ping := func(id int) {
+		t.Helper()
+		r := hn.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id), "Mcp-Session-Id", sid)
+		wantJSON(t, r, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id))
 	}
-	if !r.resp.Close {
-		t.Fatalf("the event stream's headers do not say Connection: close: %v", r.header)
+	ping(1)
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("%d connections for the first requests, want 1", n)
 	}
-	evs := events(t, r)
-	if !recv(t, hn.closed, "CloseStream") {
-		t.Fatal("CloseStream returned false")
-	}
-	recv(t, hn.started, "the call waits")
-	ping := hn.post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Mcp-Session-Id", sid)
-	wantJSON(t, ping, http.StatusOK, `{"jsonrpc":"2.0","id":2,"result":{}}`)
-	res := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", evs[len(evs)-1].ID)
-	hn.release <- struct{}{}
-	if after := events(t, res); len(after) == 0 || !strings.Contains(after[len(after)-1].Data, `"polled":true`) {
-		t.Fatalf("events after the close: %+v", after)
+	for i, tc := range []struct {
+		name   string
+		meta   string
+		closes bool // the stream says Connection: close
+	}{
+		{"progress", `,"_meta":{"progressToken":"t"}`, false},
+		{"first without progress", "", true},
+		{"next without progress", "", false},
+	} {
+		before := conns.Load()
+		id := 10 * (i + 1)
+		r := hn.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"poll","arguments":{"n":1,"key":"p"}%s}}`, id, tc.meta),
+			"Mcp-Session-Id", sid)
+		if r.resp == nil {
+			t.Fatalf("%s: not an event stream: %d %s", tc.name, r.status, r.body)
+		}
+		if r.resp.Close != tc.closes {
+			t.Fatalf("%s: Connection: close is %v, want %v (%v)", tc.name, r.resp.Close, tc.closes, r.header)
+		}
+		evs := events(t, r)
+		if !recv(t, hn.closed, "CloseStream") {
+			t.Fatalf("%s: CloseStream returned false", tc.name)
+		}
+		recv(t, hn.started, "the call waits")
+		ping(id + 1) // on the connection the stream left, unless it said close
+		want := before
+		if tc.closes {
+			want++
+		}
+		if n := conns.Load(); n != want {
+			t.Fatalf("%s: %d connections after the early end, want %d", tc.name, n, want)
+		}
+		if len(evs) == 0 || evs[len(evs)-1].ID == "" {
+			t.Fatalf("%s: no event to resume from: %+v", tc.name, evs)
+		}
+		res := hn.do(http.MethodGet, "", "Mcp-Session-Id", sid, "Last-Event-ID", evs[len(evs)-1].ID)
+		hn.release <- struct{}{}
+		after := events(t, res)
+		if len(after) == 0 || !strings.Contains(after[len(after)-1].Data, fmt.Sprintf(`"id":%d`, id)) ||
+			!strings.Contains(after[len(after)-1].Data, `"polled":true`) {
+			t.Fatalf("%s: events after the close: %+v", tc.name, after)
+		}
+		ping(id + 2)
+		if n := conns.Load(); n != want {
+			t.Fatalf("%s: %d connections after the resume, want %d", tc.name, n, want)
+		}
 	}
 }
