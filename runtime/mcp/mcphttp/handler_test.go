@@ -260,8 +260,8 @@ func BenchmarkHandler(b *testing.B) {
 		run(b, ts.URL, modernCall(1, "add", `{"a":1,"b":2}`), modernHeaders("tools/call", "add")...)
 	})
 	// A call that reports progress once: its response becomes an event
-	// stream (on HTTP/1.1 one that says Connection: close, as it may end
-	// before its call).
+	// stream (so the call runs on a goroutine of its own, as that stream
+	// may end before its call).
 	b.Run("legacy-progress", func(b *testing.B) {
 		sid := benchInitialize(b, client, ts.URL)
 		run(b, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"progress":true},"_meta":{"progressToken":1}}}`,
