@@ -5,7 +5,9 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +24,13 @@ func SplitQualified(name string) (qualifier, typeName string) {
 		return "", name
 	}
 	return name[:i], name[i+1:]
+}
+
+// IsRelative reports whether the qualifier q names a directory relative to
+// the generating package's ("./sub", "../api"), as go commands accept
+// them, rather than an import path or a name the files import.
+func IsRelative(q string) bool {
+	return strings.HasPrefix(q, "./") || strings.HasPrefix(q, "../")
 }
 
 // toLoad returns the qualifiers of foreign that must be loaded besides the
@@ -71,10 +80,12 @@ func loadForeign(pkg *packages.Package, fset *token.FileSet, dir string, flags [
 
 // keepForeign records in pkg.Imports the loaded packages that qs name, by
 // qualifier.
+// A relative qualifier is matched by directory: go list answers with the
+// package's import path, not the pattern.
 func keepForeign(pkg *packages.Package, loaded []*packages.Package, qs []string) {
 	for _, q := range qs {
 		for _, l := range loaded {
-			if l.PkgPath == q || l.ID == q {
+			if l.PkgPath == q || l.ID == q || IsRelative(q) && sameDir(l.Dir, relDir(pkg, q)) {
 				if pkg.Imports == nil {
 					pkg.Imports = map[string]*packages.Package{}
 				}
@@ -84,11 +95,38 @@ func keepForeign(pkg *packages.Package, loaded []*packages.Package, qs []string)
 	}
 }
 
+// relDir is the directory the relative qualifier q names for pkg.
+func relDir(pkg *packages.Package, q string) string {
+	dir := pkg.Dir
+	if dir == "" && len(pkg.GoFiles) > 0 {
+		dir = filepath.Dir(pkg.GoFiles[0])
+	}
+	return filepath.Join(dir, filepath.FromSlash(q))
+}
+
+// sameDir reports whether a and b name the same directory, also through
+// different spellings (a symbolic link).
+func sameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
 // Foreign returns the package the qualifier q of a qualified interface
 // name means for pkg: a package pkg's files import under the name q (when q
-// has no slash), or else the package whose import path is q, which
-// LoadSources loaded when asked to.
+// has no slash), the package in the directory q names relative to pkg's
+// (when q starts with ./ or ../), or else the package whose import path is
+// q, which LoadSources loaded when asked to.
 func Foreign(pkg *packages.Package, q string) (*types.Package, error) {
+	if IsRelative(q) {
+		return relative(pkg, q)
+	}
 	if !strings.Contains(q, "/") {
 		if p := importedAs(pkg, q); p != nil {
 			return p, nil
@@ -108,6 +146,24 @@ func Foreign(pkg *packages.Package, q string) (*types.Package, error) {
 		}
 	}
 	return nil, fmt.Errorf("no package %s: name it by its import path (example.com/mod/pkg.Interface), or by the name the package's files import it as", q)
+}
+
+// relative is Foreign for a relative qualifier: the package LoadSources
+// loaded from that directory, or an error that names the directory.
+func relative(pkg *packages.Package, q string) (*types.Package, error) {
+	dir := relDir(pkg, q)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("no directory %s (relative to the directory of package %s)", q, pkg.Name)
+	}
+	l := pkg.Imports[q]
+	switch {
+	case l == nil || (l.Types == nil && len(l.Errors) == 0):
+		return nil, fmt.Errorf("directory %s holds no Go package this module can import", q)
+	case len(l.Errors) > 0:
+		// go list names the directory by its absolute path; the user named it q.
+		return nil, fmt.Errorf("directory %s: %s", q, strings.ReplaceAll(l.Errors[0].Msg, dir, q))
+	}
+	return l.Types, nil
 }
 
 // importedAs is the package a file of pkg imports under the name q.

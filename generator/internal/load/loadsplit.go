@@ -93,7 +93,7 @@ func loadSplit(dir, outPath string, buildTags []string, lists ListStore, parse f
 	if parseFailed || rErr != nil || dErr != nil || len(deps) == 0 {
 		return nil, false
 	}
-	pkg := &packages.Package{ID: root.ImportPath, Name: root.Name, PkgPath: root.ImportPath, GoFiles: root.files()}
+	pkg := &packages.Package{ID: root.ImportPath, Name: root.Name, PkgPath: root.ImportPath, Dir: root.Dir, GoFiles: root.files()}
 	if !slices.Equal(pkg.GoFiles, paths) {
 		return nil, false
 	}
