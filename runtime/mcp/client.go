@@ -90,7 +90,11 @@ type ClientOptions struct {
 	// client initializes a new session with the revision it spoke, sets the
 	// log level again and subscribes again to its resources, trying again
 	// with backoff (Retry's delays) until it succeeds or closes; calls made
-	// meanwhile wait for it, within their contexts.
+	// meanwhile wait for it, within their contexts. A dual-era client
+	// (ProtocolVersion "") first probes with server/discover, as the
+	// handshake does, and moves to 2026-07-28 when the restarted server
+	// speaks it: the log level then goes in _meta and the subscriptions
+	// reopen as one subscriptions/listen stream.
 	NoReinitialize bool
 	// OnSessionExpired, when set, hears of each new session the client
 	// started because the server ended the old one: err is nil when it is

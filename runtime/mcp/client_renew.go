@@ -19,10 +19,11 @@ import (
 // stream, which is the session, breaks. The spec then wants a new session
 // with a fresh initialize. A transport that can tell (package mcphttp's)
 // calls the function it got from SetSessionLost; the client then opens a
-// new session (RenewSession), initializes it with the revision it spoke,
-// sets the log level again and subscribes again to every resource it was
-// subscribed to, trying again with backoff until it succeeds or the client
-// closes. Calls made meanwhile wait for the attempt under way (within their
+// new session (RenewSession), initializes it with the revision it spoke (a
+// dual-era client probes with server/discover first, and may move to
+// 2026-07-28: client_renew_era.go), sets the log level again and subscribes
+// again to every resource it was subscribed to, trying again with backoff
+// until it succeeds or the client closes. Calls made meanwhile wait for the attempt under way (within their
 // contexts); calls in flight in the old session fail with an error wrapping
 // ErrSessionExpired.
 
@@ -195,6 +196,11 @@ func sameSession(a, b *SessionInfo) bool {
 func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 	if err := c.transport().(sessionRenewer).RenewSession(ctx); err != nil {
 		return err, nil
+	}
+	if c.opts.ProtocolVersion == "" {
+		if switched, err, partial := c.renewModern(ctx); switched || err != nil {
+			return err, partial
+		}
 	}
 	params := struct {
 		ProtocolVersion string          `json:"protocolVersion"`

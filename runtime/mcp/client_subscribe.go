@@ -83,7 +83,13 @@ func (c *Client) openListen(ctx context.Context, uris []string) (context.CancelF
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encode subscriptions/listen filter: %w", err)
 	}
-	lctx, stop := context.WithCancel(c.serving.base)
+	base := c.serving.base
+	if ctx.Value(clientRenewKey{}) != nil {
+		// A renewal moving to 2026-07-28 opens it: it must not wait for
+		// itself (and that era has no session to renew again).
+		base = context.WithValue(base, clientRenewKey{}, true)
+	}
+	lctx, stop := context.WithCancel(base)
 	acked, ended := c.startListen(lctx, fb)
 	select {
 	case <-acked:
