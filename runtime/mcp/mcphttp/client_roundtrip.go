@@ -38,6 +38,9 @@ func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *cli
 		return nil, err
 	}
 	legacy := m.version == "" && s.legacy
+	if legacy {
+		awaitListen(ctx, s)
+	}
 	rctx, cancel, stop := t.bind(ctx)
 	defer cancel()
 	defer stop()

@@ -4,6 +4,12 @@ package mcphttp
 // carries the server's messages not related to any request
 // (resources/updated, list_changed, and the server's own requests).
 
+import (
+	"context"
+	"sync"
+	"time"
+)
+
 // SetIncoming sets f to receive the server's messages not related to any
 // request, in order, on the goroutine reading the stream: a request must be
 // answered (Send) from another goroutine. With f set, once initialize
@@ -30,8 +36,48 @@ func (t *streamable) startListenLocked() bool {
 		return false
 	}
 	t.listening = t.sess.gen
+	t.sess.listenUp = &standaloneGate{ch: make(chan struct{})}
 	t.listenWG.Add(1)
 	return true
+}
+
+// clientListenWait bounds how long a request of a legacy session waits for
+// the session's standalone stream to open (see awaitListen); after one such
+// wait, no request waits again.
+const clientListenWait = 2 * time.Second
+
+// A standaloneGate is opened once: when the standalone stream is open or
+// refused, or when a request has waited clientListenWait for it.
+type standaloneGate struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func (g *standaloneGate) open() { g.once.Do(func() { close(g.ch) }) }
+
+// awaitListen waits, within ctx and clientListenWait, until the standalone
+// stream of s is open (or refused): a server sends its requests and
+// notifications not related to a request (an elicitation a tool makes
+// without naming its call, say) on that stream only, and drops them while
+// none is open. Waiting keeps a call the client makes right after the
+// handshake from triggering one before the stream is there to carry it.
+func awaitListen(ctx context.Context, s clientSession) {
+	if s.listenUp == nil {
+		return
+	}
+	select {
+	case <-s.listenUp.ch:
+		return
+	default:
+	}
+	timer := time.NewTimer(clientListenWait)
+	defer timer.Stop()
+	select {
+	case <-s.listenUp.ch:
+	case <-ctx.Done():
+	case <-timer.C:
+		s.listenUp.open() // a server slow to answer the GET delays one request, not each
+	}
 }
 
 // listen reads the standalone stream of session s until Close, the end of
@@ -42,6 +88,7 @@ func (t *streamable) startListenLocked() bool {
 // in a row may fail.
 func (t *streamable) listen(s clientSession) {
 	defer t.listenWG.Done()
+	defer s.listenUp.open()
 	t.mu.Lock()
 	deliver := t.incoming
 	t.mu.Unlock()
@@ -49,6 +96,7 @@ func (t *streamable) listen(s clientSession) {
 	retry := clientDefaultRetry
 	for failures := 0; failures <= clientMaxResumes; {
 		body, permanent, err := t.resume(t.closeCtx, lastID, s)
+		s.listenUp.open() // open, or refused: the requests waiting in awaitListen go on
 		switch {
 		case err == nil:
 			failures = 0

@@ -61,6 +61,9 @@ type clientSession struct {
 	legacy  bool     // an initialize succeeded through the transport
 	id      []string // the Mcp-Session-Id header value; nil when none
 	version []string // the MCP-Protocol-Version header value
+	// listenUp opens once the session's standalone stream is open, or has
+	// been refused or given up; nil when none is opened.
+	listenUp *standaloneGate
 }
 
 // NewStreamableTransport returns the Streamable HTTP transport for the MCP
@@ -250,6 +253,7 @@ func (t *streamable) initialized(reply []byte, sessionID string) {
 	t.sess = s
 	t.expired = false
 	start := t.startListenLocked()
+	s = t.sess
 	t.mu.Unlock()
 	if start {
 		go t.listen(s)
