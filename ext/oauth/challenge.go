@@ -52,6 +52,14 @@ func (p *challengeParser) skipSpace() {
 	}
 }
 
+// skipBlank skips spaces and tabs (RFC 9110's BWS around an auth-param's
+// '=').
+func (p *challengeParser) skipBlank() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
+		p.i++
+	}
+}
+
 func (p *challengeParser) token() string {
 	start := p.i
 	for p.i < len(p.s) && !strings.ContainsRune(" \t,=\"", rune(p.s[p.i])) {
@@ -73,6 +81,7 @@ func (p *challengeParser) next() (challenge, bool) {
 		p.skipSpace()
 		start := p.i
 		name := p.token()
+		p.skipBlank() // BWS before '='
 		if name == "" || p.i >= len(p.s) || p.s[p.i] != '=' {
 			p.i = start // the next challenge's scheme, or the end
 			if name == "" && p.i < len(p.s) {
@@ -81,22 +90,41 @@ func (p *challengeParser) next() (challenge, bool) {
 			return c, true
 		}
 		p.i++ // '='
+		p.skipBlank()
 		var val string
 		if p.i < len(p.s) && p.s[p.i] == '"' {
-			p.i++
-			var b strings.Builder
-			for p.i < len(p.s) && p.s[p.i] != '"' {
-				if p.s[p.i] == '\\' && p.i+1 < len(p.s) {
-					p.i++
-				}
-				b.WriteByte(p.s[p.i])
-				p.i++
+			v, ok := p.quoted()
+			if !ok {
+				// An unterminated quoted-string: the field is malformed
+				// from here on, and nothing after the quote is taken.
+				return c, true
 			}
-			p.i++ // the closing quote
-			val = b.String()
+			val = v
 		} else {
 			val = p.token()
 		}
 		c.params[strings.ToLower(name)] = val
 	}
+}
+
+// quoted reads a quoted-string (RFC 9110 §5.6.4) starting at its opening
+// quote and returns its value, unescaped. It reports false, having consumed
+// the rest of the field, when the closing quote is missing.
+func (p *challengeParser) quoted() (string, bool) {
+	p.i++ // the opening quote
+	var b strings.Builder
+	for p.i < len(p.s) {
+		switch ch := p.s[p.i]; {
+		case ch == '"':
+			p.i++
+			return b.String(), true
+		case ch == '\\' && p.i+1 < len(p.s):
+			b.WriteByte(p.s[p.i+1])
+			p.i += 2
+		default:
+			b.WriteByte(ch)
+			p.i++
+		}
+	}
+	return "", false
 }
