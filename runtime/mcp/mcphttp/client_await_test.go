@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -31,10 +32,13 @@ func TestClientCallAwaitsStandaloneStream(t *testing.T) {
 			if r.Method == http.MethodGet {
 				close(getArrived)
 				<-gate
+				// Open before the headers go out, as a real server
+				// registers its stream before answering: once the client
+				// has the headers, what the server says is delivered.
+				streamOpen.Store(true)
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(http.StatusOK)
 				w.(http.Flusher).Flush()
-				streamOpen.Store(true)
 				select {
 				case msg := <-stream:
 					_, _ = io.WriteString(w, "id: 1\ndata: "+string(msg)+"\n\n")
@@ -87,7 +91,15 @@ func TestClientCallAwaitsStandaloneStream(t *testing.T) {
 			ts.CloseClientConnections()
 			ts.Close()
 		}()
-		<-getArrived
+		// Every wait is bounded in the bubble's fake time: a client that
+		// never sends its GET, never answers or never delivers fails this
+		// test instead of deadlocking the bubble, which would panic and
+		// abort every other test of the package.
+		select {
+		case <-getArrived:
+		case <-time.After(time.Minute):
+			t.Fatal("the client opened no standalone GET stream")
+		}
 		done := make(chan error, 1)
 		go func() {
 			done <- c.CallTool(ctx, "say", nil, nil)
@@ -97,11 +109,21 @@ func TestClientCallAwaitsStandaloneStream(t *testing.T) {
 			t.Fatal("the call reached the server before its standalone stream was open")
 		}
 		release()
-		if err := <-done; err != nil {
-			t.Fatal(err)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the call got no answer")
 		}
-		if m := <-logs; string(m.Data) != `"on the stream"` {
-			t.Errorf("log message %s, want the one sent on the stream", m.Data)
+		select {
+		case m := <-logs:
+			if string(m.Data) != `"on the stream"` {
+				t.Errorf("log message %s, want the one sent on the stream", m.Data)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the log message sent on the stream never arrived")
 		}
 	})
 }
