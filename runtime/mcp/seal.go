@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -43,27 +44,30 @@ var errNoCrypto = errors.New("mcp: no ciphers to seal a requestState: package as
 
 // stateSealer seals and opens requestState. Its ciphers are made on first
 // use, so a server that never asks the client for input never pays for them
-// (nor for the random key) at start.
+// (nor for the random key) at start; SetStateKeys replaces them while the
+// server runs.
 type stateSealer struct {
-	keys [][]byte // as given; nil means one random key
-	ttl  time.Duration
-	now  func() time.Time // the clock; tests replace it
+	ttl time.Duration
+	now func() time.Time // the clock; tests replace it
 
-	once  sync.Once
-	aeads []askhook.AEAD // the first seals; all open; none without askhook.Crypto
-	ids   []byte         // key id of each
+	mu   sync.Mutex
+	keys [][]byte                    // as given; nil means one random key
+	set  atomic.Pointer[stateKeySet] // made from keys on first use; nil until then
+}
+
+// stateKeySet is the ciphers of a key ring: the first seals, all open; none
+// without askhook.Crypto.
+type stateKeySet struct {
+	aeads []askhook.AEAD
+	ids   []byte // key id of each
 }
 
 // newStateSealer returns a sealer over keys (each 16, 24 or 32 bytes; nil
 // means one random 32-byte key). It panics on a key of another length, a
 // programmer error like the others NewServer panics on.
 func newStateSealer(keys [][]byte, ttl time.Duration) *stateSealer {
-	for i, k := range keys {
-		switch len(k) {
-		case 16, 24, 32:
-		default:
-			panic(fmt.Sprintf("mcp: StateKeys[%d]: want 16, 24 or 32 bytes, have %d", i, len(k)))
-		}
+	if err := checkStateKeys(keys); err != nil {
+		panic(err.Error())
 	}
 	if ttl <= 0 {
 		ttl = defaultStateTTL
@@ -71,32 +75,89 @@ func newStateSealer(keys [][]byte, ttl time.Duration) *stateSealer {
 	return &stateSealer{keys: keys, ttl: ttl, now: time.Now}
 }
 
-// ciphers makes the AEADs, once; it makes none when no askhook.Crypto is
-// installed.
-func (s *stateSealer) ciphers() {
-	s.once.Do(func() {
-		c := askhook.Installed()
-		if c == nil {
-			return
+// checkStateKeys reports a key of a length AES does not take.
+func checkStateKeys(keys [][]byte) error {
+	for i, k := range keys {
+		switch len(k) {
+		case 16, 24, 32:
+		default:
+			return fmt.Errorf("mcp: StateKeys[%d]: want 16, 24 or 32 bytes, have %d", i, len(k))
 		}
-		keys := s.keys
-		if len(keys) == 0 {
-			k := make([]byte, 32)
-			if err := c.Rand(k); err != nil {
-				panic("mcp: cannot make a state key: " + err.Error())
-			}
-			keys = [][]byte{k}
+	}
+	return nil
+}
+
+// ciphers returns the current key set, made on first use (none when no
+// askhook.Crypto is installed).
+func (s *stateSealer) ciphers() *stateKeySet {
+	if ks := s.set.Load(); ks != nil {
+		return ks
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ks := s.set.Load(); ks != nil {
+		return ks
+	}
+	ks, err := makeStateKeySet(s.keys)
+	if err != nil {
+		panic(err.Error())
+	}
+	s.set.Store(ks)
+	return ks
+}
+
+// setKeys replaces the keys: the first seals from now on, all open.
+func (s *stateSealer) setKeys(keys [][]byte) error {
+	if len(keys) == 0 {
+		return errors.New("mcp: SetStateKeys: no keys")
+	}
+	if err := checkStateKeys(keys); err != nil {
+		return err
+	}
+	keys = cloneKeys(keys)
+	ks, err := makeStateKeySet(keys)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.keys = keys
+	s.set.Store(ks)
+	s.mu.Unlock()
+	return nil
+}
+
+func cloneKeys(keys [][]byte) [][]byte {
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = append([]byte(nil), k...)
+	}
+	return out
+}
+
+// makeStateKeySet makes the ciphers of keys (nil: one random key).
+func makeStateKeySet(keys [][]byte) (*stateKeySet, error) {
+	ks := new(stateKeySet)
+	c := askhook.Installed()
+	if c == nil {
+		return ks, nil
+	}
+	if len(keys) == 0 {
+		k := make([]byte, 32)
+		if err := c.Rand(k); err != nil {
+			return nil, errors.New("mcp: cannot make a state key: " + err.Error())
 		}
-		for i, k := range keys {
-			aead, err := c.NewAEAD(k)
-			if err != nil {
-				panic(fmt.Sprintf("mcp: StateKeys[%d]: %v", i, err))
-			}
-			sum := c.Sum256(k)
-			s.aeads = append(s.aeads, aead)
-			s.ids = append(s.ids, sum[0])
+		keys = [][]byte{k}
+	}
+	for i, k := range keys {
+		aead, err := c.NewAEAD(k)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: StateKeys[%d]: %v", i, err)
 		}
-	})
+		sum := c.Sum256(k)
+		ks.aeads = append(ks.aeads, aead)
+		ks.ids = append(ks.ids, sum[0])
+	}
+	return ks, nil
 }
 
 // stateData is what a requestState carries.
@@ -128,8 +189,8 @@ func (b *stateBinding) aad() []byte {
 
 // seal returns the requestState carrying d (whose Expiry it sets) for b.
 func (s *stateSealer) seal(b *stateBinding, d *stateData) (string, error) {
-	s.ciphers()
-	if len(s.aeads) == 0 {
+	ks := s.ciphers()
+	if len(ks.aeads) == 0 {
 		return "", errNoCrypto
 	}
 	d.Expiry = s.now().Add(s.ttl).UnixMilli()
@@ -137,9 +198,9 @@ func (s *stateSealer) seal(b *stateBinding, d *stateData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	aead := s.aeads[0]
+	aead := ks.aeads[0]
 	out := make([]byte, 1+aead.NonceSize(), 1+aead.NonceSize()+len(plain)+aead.Overhead())
-	out[0] = s.ids[0]
+	out[0] = ks.ids[0]
 	if err := askhook.Installed().Rand(out[1:]); err != nil {
 		return "", err
 	}
@@ -159,10 +220,10 @@ func (s *stateSealer) open(state []byte, b *stateBinding) (*stateData, error) {
 	if err != nil || len(raw) < 1 {
 		return nil, errBadState
 	}
-	s.ciphers()
+	ks := s.ciphers()
 	aad := b.aad()
-	for i, aead := range s.aeads {
-		if s.ids[i] != raw[0] || len(raw) < 1+aead.NonceSize()+aead.Overhead() {
+	for i, aead := range ks.aeads {
+		if ks.ids[i] != raw[0] || len(raw) < 1+aead.NonceSize()+aead.Overhead() {
 			continue
 		}
 		nonce, sealed := raw[1:1+aead.NonceSize()], raw[1+aead.NonceSize():]

@@ -39,8 +39,10 @@ type ServerOptions struct {
 	// StateKeys are the keys that seal the requestState of a 2026-07-28
 	// input_required result (AES-GCM; each 16, 24 or 32 bytes). The first
 	// seals; every one opens, so a key can be rotated out without failing
-	// the retries in flight. Servers behind a load balancer share them;
-	// nil means one random key, made when the first state is sealed. Only
+	// the retries in flight. Servers behind a load balancer share them
+	// (ParseStateKeys reads them from configuration; SetStateKeys rotates
+	// them while the server runs); nil means one random key, made when the
+	// first state is sealed, which no other replica has. Only
 	// handlers that ask the client (package ask, which brings the ciphers)
 	// make such a result.
 	StateKeys [][]byte
