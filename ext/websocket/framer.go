@@ -82,21 +82,32 @@ func (f *framer) ReadMessage() ([]byte, error) {
 		return nil, errBinary
 	}
 	f.scratch.Reset()
+	// One large message, whatever became of it, does not pin its buffer for
+	// as long as the connection lives.
+	defer f.shrink()
 	n, err := f.scratch.ReadFrom(io.LimitReader(r, int64(f.max)+1))
 	if err != nil {
 		return nil, f.readErr(err)
 	}
 	if n > int64(f.max) {
+		f.shrink() // before the rest is read and discarded, which may take long
 		if _, err := io.Copy(io.Discard, r); err != nil {
 			return nil, f.readErr(err)
 		}
 		return nil, runtime.ErrMessageTooLarge
 	}
-	msg := bytes.Clone(f.scratch.Bytes())
-	if f.scratch.Cap() > 64<<10 {
-		f.scratch = bytes.Buffer{} // one large message does not pin its buffer
+	return bytes.Clone(f.scratch.Bytes()), nil
+}
+
+// maxKeptBuffer is the largest read buffer a connection keeps between
+// messages.
+const maxKeptBuffer = 64 << 10
+
+// shrink lets go of a read buffer grown by a large message.
+func (f *framer) shrink() {
+	if f.scratch.Cap() > maxKeptBuffer {
+		f.scratch = bytes.Buffer{}
 	}
-	return msg, nil
 }
 
 func (f *framer) readErr(err error) error {
