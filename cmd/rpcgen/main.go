@@ -95,7 +95,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.contact[0], "contact", "", "who to contact about the API: a name")
 	fs.StringVar(&o.contact[1], "contact-email", "", "who to contact about the API: an email address")
 	fs.StringVar(&o.contact[2], "contact-url", "", "who to contact about the API: a URL")
-	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale")
+	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale (with no interface named: check every //go:generate line of the package that runs rpcgen, as rpcgen check does)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "generate and format afresh instead of reusing the output, the formatting or the package's file list of an earlier run with the same inputs (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
 	fs.BoolVar(&o.strict, "strict", false, "treat warnings (such as a method without a doc comment, whose tool then has no description) as errors")
 	fs.BoolVar(&o.version, "version", false, "print the version (module version and VCS revision) and exit")
@@ -106,6 +106,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 
 func usage(fs *pflag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, `Usage: rpcgen [flags] Interface...
+       rpcgen check [--tags a,b] [packages]
 
 rpcgen reads the Go package in the current directory (or --dir) and writes,
 for the named interfaces, one Go file holding:
@@ -124,6 +125,11 @@ document (--openrpc), a TypeScript client (--ts) and a Markdown reference
 (--docs). --check writes nothing and fails with a diff when any of these
 files is stale.
 
+rpcgen check ./... runs every //go:generate line that runs rpcgen in the
+packages with --check, each with its own flags in its own directory (see
+rpcgen check --help); --check without interfaces does it for the package
+in the current directory.
+
 Example, in the package that declares the interface:
 
 	//go:generate go tool rpcgen Calculator
@@ -136,22 +142,13 @@ Flags:
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "check" {
+		return runCheck(args[1:], stdout, stderr)
+	}
 	var o options
 	fs := newFlagSet(&o, stderr)
-	if err := rejectSingleDashLong(fs, args); err != nil {
-		fmt.Fprintf(stderr, "rpcgen: %v\n", err)
-		return exitUsage
-	}
-	if err := rejectUnknownLong(fs, args); err != nil {
-		fmt.Fprintf(stderr, "rpcgen: %v\nRun 'rpcgen --help' for usage.\n", err)
-		return exitUsage
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "rpcgen: %v\nRun 'rpcgen --help' for usage.\n", err)
-		return exitUsage
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
 	}
 	switch {
 	case o.help:
@@ -160,20 +157,54 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case o.version:
 		fmt.Fprintf(stdout, "rpcgen %s\n", version())
 		return exitOK
+	case fs.NArg() == 0 && o.check:
+		return checkWithoutInterfaces(fs, &o, stdout, stderr)
 	case fs.NArg() == 0:
 		fmt.Fprint(stderr, "rpcgen: name at least one interface\nRun 'rpcgen --help' for usage.\n")
 		return exitUsage
 	}
-
 	cache := generator.Cache{Dir: cacheDir(o.noCache), Map: true} // the outputs are written and the process exits
+	return generate(&o, fs.Args(), "", cache, stdout, stderr)
+}
+
+// parseFlags parses args into fs, reporting a usage error (or --help's
+// ErrHelp) itself: done says whether the caller should return code.
+func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, done bool) {
+	if err := rejectSingleDashLong(fs, args); err != nil {
+		fmt.Fprintf(stderr, "rpcgen: %v\n", err)
+		return exitUsage, true
+	}
+	if err := rejectUnknownLong(fs, args); err != nil {
+		fmt.Fprintf(stderr, "rpcgen: %v\nRun 'rpcgen --help' for usage.\n", err)
+		return exitUsage, true
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK, true
+		}
+		fmt.Fprintf(stderr, "rpcgen: %v\nRun 'rpcgen --help' for usage.\n", err)
+		return exitUsage, true
+	}
+	return exitOK, false
+}
+
+// generate runs the generator for the interfaces with the options o in
+// the directory wd ("" is the current one, which --dir is relative to),
+// and writes the outputs that changed, or under --check compares them with
+// the files and prints a diff of those that differ.
+func generate(o *options, interfaces []string, wd string, cache generator.Cache, stdout, stderr io.Writer) int {
 	cwd, _ := os.Getwd()
+	dir := o.dir
+	if wd != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(wd, dir)
+	}
 	files, err := cache.Generate(generator.Config{
 		Strict: o.strict,
 		Warn: func(w *generator.Error) {
 			fmt.Fprint(stderr, generator.ErrorList{w}.Format(cwd))
 		},
-		Dir:        o.dir,
-		Interfaces: fs.Args(),
+		Dir:        dir,
+		Interfaces: interfaces,
 		Output:     o.out,
 		BuildTags:  o.tags,
 		SchemaDir:  o.schemas,
@@ -233,7 +264,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			} else {
 				fmt.Fprintf(stderr, "rpcgen: %s is stale; run go generate\n", name)
 			}
-			fmt.Fprint(stdout, diff.Unified("a/"+name, "b/"+name, string(have), string(want)))
+			fmt.Fprint(stdout, diff.Summarized("a/"+name, "b/"+name, string(have), string(want)))
 			status = exitFail
 			continue
 		}

@@ -1,9 +1,11 @@
 package diff
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // lcsLen is the length of a longest common subsequence, the quadratic way.
@@ -145,5 +147,58 @@ func TestUnifiedReversed(t *testing.T) {
 	}
 	if edits := check(t, a, b, compare(a, b)); edits < 2*(n-1) {
 		t.Fatalf("%d edits, fewer than possible", edits)
+	}
+}
+
+// TestSummarized: a long changed line shows its start, the part that
+// changed with some context, and its length; short lines and the hunk
+// structure are Unified's.
+func TestSummarized(t *testing.T) {
+	pad := strings.Repeat("abcdefghij", 30) // 300 bytes
+	before := "const schema = `{" + pad + `"description":"Add returns a + b."` + pad + "}`\n"
+	after := "const schema = `{" + pad + `"description":"Add returns the sum of a and b."` + pad + "}`\n"
+	old := "package p\n\n" + before + "// end\n"
+	new := "package p\n\n" + after + "// end\n"
+	got := Summarized("a", "b", old, new)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 9 || lines[2] != "@@ -1,4 +1,4 @@" || lines[3] != " package p" || lines[6] != "+"+lines[6][1:] || lines[7] != " // end" {
+		t.Fatalf("hunk not as Unified makes it:\n%s", got)
+	}
+	del, ins := lines[5], lines[6]
+	for _, l := range []string{del, ins} {
+		if len(l) > 400 {
+			t.Errorf("line of %d bytes not shortened: %s", len(l), l)
+		}
+		if !strings.HasPrefix(l[1:], "const schema = `{abcdefghij") {
+			t.Errorf("line lacks its start: %s", l)
+		}
+	}
+	if !strings.Contains(del, `"description":"Add returns a + b."`) || !strings.HasSuffix(del, fmt.Sprintf(" [%d bytes, shortened]", len(before)-1)) {
+		t.Errorf("deleted line: %s", del)
+	}
+	if !strings.Contains(ins, `"description":"Add returns the sum of a and b."`) || !strings.HasSuffix(ins, fmt.Sprintf(" [%d bytes, shortened]", len(after)-1)) {
+		t.Errorf("inserted line: %s", ins)
+	}
+
+	// A long line with no line it replaces: its start and length.
+	got = Summarized("a", "b", "", before)
+	if want := "--- a\n+++ b\n@@ -0,0 +1 @@\n+" + before[:180] + " … [" + fmt.Sprint(len(before)-1) + " bytes, shortened]\n"; got != want {
+		t.Errorf("long line added:\ngot  %q\nwant %q", got, want)
+	}
+
+	// A change far into a very long line, and a change that is itself long.
+	long := strings.Repeat("é", 500) // two bytes each: cuts fall between characters
+	got = Summarized("a", "b", "x"+long+"1\n", "x"+long+"2\n")
+	if !utf8.ValidString(got) || !strings.Contains(got, "… "+strings.Repeat("é", 15)+"1 [1002 bytes, shortened]") {
+		t.Errorf("change at the end of a long line:\n%s", got)
+	}
+	got = Summarized("a", "b", "<"+long+">\n", "<"+strings.Repeat("e", 1000)+">\n")
+	if !utf8.ValidString(got) || !strings.Contains(got, "-<"+strings.Repeat("é", 59)+" … "+strings.Repeat("é", 15)+"> [1002 bytes, shortened]") {
+		t.Errorf("long change:\n%s", got)
+	}
+
+	// Short lines are left alone: Summarized is Unified then.
+	if a, b := "1\n2\n3\n", "1\ntwo\n3\n"; Summarized("a", "b", a, b) != Unified("a", "b", a, b) {
+		t.Error("short lines changed")
 	}
 }

@@ -13,6 +13,19 @@ const Context = 3
 // the texts are equal. A last line without a newline is marked as diff -u
 // marks it.
 func Unified(oldName, newName, old, new string) string {
+	return unified(oldName, newName, old, new, false)
+}
+
+// Summarized is Unified for people reading a report: a changed line longer
+// than LongLine bytes (a schema or an OpenRPC document that generated code
+// holds as one string constant) is shortened to its start and the part
+// that differs from the line it replaces, with its length. The result no
+// longer applies as a patch.
+func Summarized(oldName, newName, old, new string) string {
+	return unified(oldName, newName, old, new, true)
+}
+
+func unified(oldName, newName, old, new string, summarize bool) string {
 	if old == new {
 		return ""
 	}
@@ -47,9 +60,15 @@ func Unified(oldName, newName, old, new string) string {
 			}
 		}
 		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(ops[start].ai, aLen), hunkRange(ops[start].bi, bLen))
-		for _, op := range ops[start:end] {
+		hunk := ops[start:end]
+		for k, op := range hunk {
 			out.WriteByte(op.kind)
-			out.WriteString(op.line)
+			if summarize {
+				other, paired := counterpart(hunk, k)
+				out.WriteString(shorten(op.line, other, paired))
+			} else {
+				out.WriteString(op.line)
+			}
 			if !strings.HasSuffix(op.line, "\n") {
 				out.WriteString("\n\\ No newline at end of file\n")
 			}
