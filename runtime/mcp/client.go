@@ -64,8 +64,22 @@ type ClientOptions struct {
 	// the notification's, such as "notifications/tools/list_changed". It
 	// runs as OnResourceUpdated does.
 	OnListChanged func(method string)
-	// ProbeTimeout bounds the dual-era probe: a server that has not answered
-	// server/discover by then is taken for a legacy one (default 2s).
+	// ProbeTimeout matters only to a dual-era client (ProtocolVersion ""),
+	// on a stream transport (stdio, TCP, Unix sockets, WebSocket). Such a
+	// client first sends server/discover, and the answer decides the era: a
+	// DiscoverResult or a recognized 2026-07-28 error means a 2026-07-28
+	// server, any other answer a legacy one, which gets initialize. A
+	// legacy server may also ignore server/discover, so when it has no
+	// answer after ProbeTimeout (default 2s) the client sends a ping, which
+	// legacy servers answer before initialize: a server that answers the
+	// ping first is taken for a legacy one. A timeout alone is not: a
+	// server that answers nothing (still starting, or on a busy machine) is
+	// waited for, and server/discover's answer still decides, up to 10
+	// ProbeTimeouts in all; then the client sends initialize and logs a
+	// warning. Over Streamable HTTP and ConnectSession every request gets
+	// an answer, so the client waits for it within Connect's context and
+	// ProbeTimeout does not apply. A client given a ProtocolVersion never
+	// probes.
 	ProbeTimeout time.Duration
 	// Middleware wraps every request and notification the client sends, the
 	// first outermost (see ClientMiddleware). None costs nothing.
@@ -138,6 +152,8 @@ type Client struct {
 	notifying chan struct{} // a slot per NotifyTool call running
 
 	chain ClientHandler // the middleware chain; nil without
+
+	answersAll bool // the transport answers every request: no clock in the probe (client_probe.go)
 
 	ready atomic.Bool // the handshake succeeded
 	renew renewal     // new sessions for ended ones (client_renew.go)

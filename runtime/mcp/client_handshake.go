@@ -38,15 +38,9 @@ const (
 
 // dualEra probes with server/discover and falls back to initialize on
 // anything but a DiscoverResult or a recognized modern error (spec: stdio
-// transport, Backward Compatibility).
+// transport, Backward Compatibility); see probe for what silence means.
 func (c *Client) dualEra(ctx context.Context) error {
-	pctx, cancel := context.WithTimeout(context.WithValue(ctx, clientNoCancelKey{}, true), c.opts.ProbeTimeout)
-	outcome, err := c.discover(pctx, ModernVersions[len(ModernVersions)-1], true)
-	cancel()
-	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		c.logger.Debug("mcp: no answer to server/discover in time; trying initialize", "timeout", c.opts.ProbeTimeout)
-		outcome, err = probeLegacy, nil
-	}
+	outcome, err := c.probe(ctx)
 	if err != nil {
 		return err
 	}

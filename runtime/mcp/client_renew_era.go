@@ -23,12 +23,7 @@ import (
 // initialize.
 func (c *Client) renewModern(ctx context.Context) (switched bool, err, partial error) {
 	old := c.info()
-	pctx, cancel := context.WithTimeout(context.WithValue(ctx, clientNoCancelKey{}, true), c.opts.ProbeTimeout)
-	outcome, err := c.discover(pctx, ModernVersions[len(ModernVersions)-1], true)
-	cancel()
-	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		outcome, err = probeLegacy, nil
-	}
+	outcome, err := c.probe(ctx)
 	if err != nil || outcome == probeLegacy {
 		// The probe set a modern version on the way: back to the legacy one.
 		c.neg.Store(old)

@@ -30,6 +30,10 @@ func (t sessionTransport) RoundTrip(ctx context.Context, id int64, msg []byte, i
 	return reply, nil
 }
 
+// AnswersEveryRequest reports that the session answers every request: a
+// dual-era client waits for its answer to server/discover.
+func (t sessionTransport) AnswersEveryRequest() bool { return true }
+
 // SetIncoming makes the session's unprompted messages (resource updates,
 // list changes) the client's incoming ones.
 func (t sessionTransport) SetIncoming(incoming func(msg []byte)) { t.ss.SetOutbound(incoming) }

@@ -43,11 +43,18 @@ type ClientTransport interface {
 // transport whose server may end a legacy session implements
 // SetSessionLost(f func()), calling f once the server ended it, and
 // RenewSession(ctx) error, readying it for a new session's initialize: the
-// client then starts one (see ClientOptions.NoReinitialize).
+// client then starts one (see ClientOptions.NoReinitialize). A transport on
+// which the server answers every request, as an HTTP server answers every
+// POST, implements AnswersEveryRequest() bool returning true: a dual-era
+// client then waits for the answer to server/discover within ctx, and
+// ProbeTimeout does not apply (see ClientOptions.ProbeTimeout).
 func ConnectTransport(ctx context.Context, t ClientTransport, opts ClientOptions) (*Client, error) {
 	c := newClient(opts)
 	a := newClientAdapter(c, t)
 	c.t = a
+	if a, ok := t.(answersEveryRequest); ok {
+		c.answersAll = a.AnswersEveryRequest()
+	}
 	if in, ok := t.(interface{ SetIncoming(func(msg []byte)) }); ok {
 		in.SetIncoming(a.routes)
 	}

@@ -100,11 +100,6 @@ func (h *host) connect(ctx context.Context) error {
 		Roots: func(ctx context.Context) ([]mcp.Root, error) {
 			return []mcp.Root{{URI: "file:///conformance/root", Name: "conformance root"}}, nil
 		},
-		// The suite runs its scenarios in parallel; on a loaded CI machine
-		// the probe (and its retry after -32022) can take longer than the
-		// default 2s, after which the client would take the mock for a
-		// legacy server.
-		ProbeTimeout: 15 * time.Second,
 	}
 	// A 2025 revision is asked for exactly; for 2026-07-28 (or none) the
 	// client runs its dual-era probe, as a host would by default.

@@ -356,6 +356,12 @@ func (t *streamable) Close() error {
 	return fmt.Errorf("mcphttp: end the session: HTTP %s", clientStatus(resp))
 }
 
+// AnswersEveryRequest reports that every request gets an answer (each POST
+// has an HTTP response): a dual-era mcp.Client waits for the answer to its
+// server/discover probe, within Connect's context, and no timeout makes it
+// take a slow server for a legacy one (see mcp.ClientOptions.ProbeTimeout).
+func (t *streamable) AnswersEveryRequest() bool { return true }
+
 // SessionID returns the legacy session's Mcp-Session-Id, or "" when there is
 // none (mcp.ClientRequest.SessionID reads it).
 func (t *streamable) SessionID() string {
