@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // tracker keeps the in-flight incoming requests by raw id, so a cancellation can find
@@ -79,13 +81,13 @@ func (t *tracker) cancelNotification(m *message) bool {
 	if name == "" || len(m.method) != len(name)+2 || string(m.method[1:len(m.method)-1]) != name {
 		return false
 	}
-	obj, ok := openObject(m.params)
+	obj, ok := jsonscan.OpenObject(m.params)
 	for ok {
-		key, val, more := obj.nextMember()
+		key, val, more := obj.NextMember()
 		if !more {
 			break
 		}
-		if string(unescapeKey(key)) == t.key {
+		if string(jsonscan.UnescapeKey(key)) == t.key {
 			t.cancel(string(val))
 			break
 		}

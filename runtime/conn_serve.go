@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // read is the connection's only reader: it routes responses to pending calls and hands
@@ -119,7 +121,7 @@ func (c *Conn) dispatch(msg []byte) job {
 		c.writeError(nullID, e)
 		return job{}
 	}
-	if firstByte(msg) == '[' {
+	if jsonscan.FirstByte(msg) == '[' {
 		if c.onlyResponses(msg) {
 			return job{}
 		}
@@ -171,10 +173,10 @@ func (c *Conn) run(j job) {
 // onlyResponses delivers a batch made only of responses (the reply to our own Batch)
 // right here, without taking a handler slot; it reports whether it did.
 func (c *Conn) onlyResponses(msg []byte) bool {
-	cur, _ := openArray(msg)
+	cur, _ := jsonscan.OpenArray(msg)
 	n := 0
 	for {
-		el, ok := cur.nextElem()
+		el, ok := cur.NextElem()
 		if !ok {
 			break
 		}
@@ -187,9 +189,9 @@ func (c *Conn) onlyResponses(msg []byte) bool {
 	if n == 0 {
 		return false
 	}
-	cur, _ = openArray(msg)
+	cur, _ = jsonscan.OpenArray(msg)
 	for {
-		el, ok := cur.nextElem()
+		el, ok := cur.NextElem()
 		if !ok {
 			return true
 		}

@@ -15,5 +15,6 @@
 // The package uses the standard library only and links neither net nor any
 // cryptography, so that a stdio server stays small and starts fast. JSON-RPC
 // over HTTP is in package runtime/rpchttp; the Model Context Protocol, built
-// on this package, is in runtime/mcp.
+// on this package, is in runtime/mcp. What only generated code calls (the
+// params decoders, the version guards) is in runtime/rpcimpl, off this page.
 package runtime

@@ -9,10 +9,6 @@ import (
 	"reflect"
 )
 
-// SupportsGeneratedV5 is what files generated with explicit examples
-// reference: they declare their examples as []Example.
-const SupportsGeneratedV5 = true
-
 // Example is one explicit example of a method, from its
 // //rpcgen:example directive: params, and the result or the error they
 // get. A generated file lists its services' examples (<Svc>Examples) so

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // headerFramer reads and writes LSP-style frames: "Content-Length: N\r\n\r\n" + N bytes.
@@ -210,11 +212,11 @@ func (f *headerFramer) mismatch(body []byte, n int64, atEOF bool) error {
 
 // valueEnd returns the length of the JSON object or array body starts with, or 0.
 func valueEnd(body []byte) int {
-	i := skipSpace(body, 0)
+	i := jsonscan.SkipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' && body[i] != '[' {
 		return 0
 	}
-	return max(skipValue(body, i), 0)
+	return max(jsonscan.SkipValue(body, i), 0)
 }
 
 // startsHeader reports whether b begins like a header block: a Content-Length line.
@@ -225,13 +227,13 @@ func startsHeader(b []byte) bool {
 // messageID returns the raw id of the message that body (a whole message or the start
 // of one) is, when it shows a valid one before it ends or breaks off; else nil.
 func messageID(body []byte) []byte {
-	c, ok := openObject(body)
+	c, ok := jsonscan.OpenObject(body)
 	for ok {
-		key, val, more := c.nextMember()
+		key, val, more := c.NextMember()
 		if !more {
 			break
 		}
-		if string(unescapeKey(key)) == "id" && validID(val) && string(val) != "null" && json.Valid(val) {
+		if string(jsonscan.UnescapeKey(key)) == "id" && validID(val) && string(val) != "null" && json.Valid(val) {
 			return bytes.Clone(val)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // DecodeParams decodes a request's params for a hand-written Handler, with
@@ -20,11 +22,11 @@ import (
 // message names the offending field or position, for example
 // `invalid params: "a": cannot use string as int`.
 func DecodeParams(raw json.RawMessage, named any, positional ...any) error {
-	switch firstByte(raw) {
+	switch jsonscan.FirstByte(raw) {
 	case 0:
 		return nil
 	case 'n':
-		if string(raw) == "null" || string(trimSpace(raw)) == "null" {
+		if string(raw) == "null" || string(jsonscan.TrimSpace(raw)) == "null" {
 			return nil
 		}
 	case '{':
@@ -33,17 +35,6 @@ func DecodeParams(raw json.RawMessage, named any, positional ...any) error {
 		return decodePositional(raw, named, positional)
 	}
 	return InvalidParams("params must be an object or an array")
-}
-
-func trimSpace(b []byte) []byte {
-	i, j := 0, len(b)
-	for i < j && isSpace(b[i]) {
-		i++
-	}
-	for j > i && isSpace(b[j-1]) {
-		j--
-	}
-	return b[i:j]
 }
 
 func decodeNamed(raw json.RawMessage, named any, npositional int) error {
@@ -65,7 +56,7 @@ func decodeNamed(raw json.RawMessage, named any, npositional int) error {
 }
 
 func decodePositional(raw json.RawMessage, named any, positional []any) error {
-	n := countElems(raw)
+	n := jsonscan.CountElems(raw)
 	if n < 0 {
 		return InvalidParams("malformed JSON array")
 	}
@@ -81,9 +72,9 @@ func decodePositional(raw json.RawMessage, named any, positional []any) error {
 			names = keys.names
 		}
 	}
-	cur, _ := openArray(raw)
+	cur, _ := jsonscan.OpenArray(raw)
 	for i := range positional {
-		el, _ := cur.nextElem()
+		el, _ := cur.NextElem()
 		if err := json.Unmarshal(el, positional[i]); err != nil {
 			where := fmt.Sprintf("position %d", i+1)
 			if names != nil {
@@ -187,16 +178,16 @@ func collectKeys(t reflect.Type, keys *paramKeys, depth int) {
 // checkKeys rejects the first top-level key of obj that keys does not know, matching
 // case-insensitively as encoding/json does. It allocates only to report an error.
 func checkKeys(obj []byte, keys *paramKeys) error {
-	cur, ok := openObject(obj)
+	cur, ok := jsonscan.OpenObject(obj)
 	if !ok {
 		return InvalidParams("params must be an object or an array")
 	}
 	for {
-		key, _, ok := cur.nextMember()
+		key, _, ok := cur.NextMember()
 		if !ok {
 			return nil
 		}
-		key = unescapeKey(key)
+		key = jsonscan.UnescapeKey(key)
 		if !keys.has(key) {
 			if len(keys.names) == 0 {
 				return InvalidParams("unknown field %q (the method takes no params)", key)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // server is the incoming-message core shared by Conn and Processor (which the HTTP
@@ -40,16 +42,16 @@ type message struct {
 // parse slices obj's members into m and reports whether obj is a well-formed object.
 // Duplicate members keep the last one, as encoding/json does.
 func (m *message) parse(obj []byte) bool {
-	c, ok := openObject(obj)
+	c, ok := jsonscan.OpenObject(obj)
 	if !ok {
 		return false
 	}
 	for {
-		key, val, ok := c.nextMember()
+		key, val, ok := c.NextMember()
 		if !ok {
 			break
 		}
-		switch string(unescapeKey(key)) {
+		switch string(jsonscan.UnescapeKey(key)) {
 		case "jsonrpc":
 			m.version = val
 		case "id":
@@ -64,7 +66,7 @@ func (m *message) parse(obj []byte) bool {
 			m.errObj = val
 		}
 	}
-	return !c.bad
+	return !c.Malformed()
 }
 
 func (m *message) isResponse() bool {
@@ -111,7 +113,7 @@ func (s *server) check(msg []byte) *Error {
 	if !utf8.Valid(msg) || !json.Valid(msg) {
 		return errParse
 	}
-	if depthExceeds(msg, s.maxDepth) {
+	if jsonscan.DepthExceeds(msg, s.maxDepth) {
 		return errTooDeep(s.maxDepth)
 	}
 	return nil
@@ -155,7 +157,7 @@ func (s *server) process(ctx context.Context, msg, buf []byte) []byte {
 	if e := s.check(msg); e != nil {
 		return appendErrorResponse(buf, nullID, e)
 	}
-	if firstByte(msg) == '[' {
+	if jsonscan.FirstByte(msg) == '[' {
 		return s.serveBatch(ctx, msg, buf)
 	}
 	return s.serveOne(ctx, msg, buf)
@@ -193,9 +195,9 @@ func (s *server) serveBatch(ctx context.Context, msg, buf []byte) []byte {
 		return appendErrorResponse(buf, nullID, errNoBatches)
 	}
 	var elems [][]byte
-	c, _ := openArray(msg)
+	c, _ := jsonscan.OpenArray(msg)
 	for {
-		el, ok := c.nextElem()
+		el, ok := c.NextElem()
 		if !ok {
 			break
 		}

@@ -223,18 +223,3 @@ func ParseStreamItem(msg []byte) (id ID, item json.RawMessage, ok bool) {
 	}
 	return ID{raw: string(rawID)}, item, true
 }
-
-// SupportsGeneratedV4 is referenced, instead of SupportsGeneratedV3, by files
-// rpcgen generates for services with stream or idempotent methods: they call
-// Stream, StreamError, ServeStream, CallIdempotent, mcp.StreamTool and
-// mcp.CallToolStream.
-const SupportsGeneratedV4 = true
-
-// StreamError returns a sequence of one pair, the zero T and err: a stream
-// method's result when it cannot be called at all.
-func StreamError[T any](err error) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		yield(zero, err)
-	}
-}

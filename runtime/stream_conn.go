@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // streams is a Conn's state of the streams it serves and reads, under its own
@@ -119,13 +121,13 @@ func (c *Conn) streamControl(m *message) bool {
 // streamParams reads the raw "id" of a stream notification's params and, when
 // key is not "", the member key (an item, or a count).
 func streamParams(params []byte, key string) (id, val []byte) {
-	obj, ok := openObject(params)
+	obj, ok := jsonscan.OpenObject(params)
 	for ok {
-		k, v, more := obj.nextMember()
+		k, v, more := obj.NextMember()
 		if !more {
 			break
 		}
-		switch string(unescapeKey(k)) {
+		switch string(jsonscan.UnescapeKey(k)) {
 		case "id":
 			id = v
 		case key:

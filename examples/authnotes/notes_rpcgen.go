@@ -8,11 +8,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV4
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Notes service, as they appear on the wire.
 const (
@@ -95,23 +96,23 @@ func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) 
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.AddNote(ctx, p.Text))
+	return rpcimpl.Result(h.impl.AddNote(ctx, p.Text))
 }
 
 // serveListNotes decodes the params of Notes.ListNotes, calls it and encodes its result.
 func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.ListNotes(ctx))
+	return rpcimpl.Result(h.impl.ListNotes(ctx))
 }
 
 // serveWhoAmI decodes the params of Notes.WhoAmI, calls it and encodes its result.
 func (h notesHandler) serveWhoAmI(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.WhoAmI(ctx))
+	return rpcimpl.Result(h.impl.WhoAmI(ctx))
 }
 
 // MCP tool names of the Notes service.
@@ -209,12 +210,12 @@ type notesAddNoteParams struct {
 }
 
 // notesAddNoteFields lists the params of Notes.AddNote, in order.
-var notesAddNoteFields = runtime.NewFields("text")
+var notesAddNoteFields = rpcimpl.NewFields("text")
 
 // decodeNotesAddNoteParams decodes the params of Notes.AddNote into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeNotesAddNoteParams(raw []byte, p *notesAddNoteParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(notesAddNoteFields)
 	var hasText bool
 	var key []byte

@@ -8,11 +8,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV5
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Calculator service, as they appear on the wire.
 const (
@@ -109,7 +110,7 @@ func (h calculatorHandler) ServeRPC(ctx context.Context, req *runtime.Request) (
 	case "rpc.discover":
 		// OpenRPC service discovery: the document --openrpc wrote, which
 		// describes every service of this file.
-		if err := runtime.NoParams(req.Params); err != nil {
+		if err := rpcimpl.NoParams(req.Params); err != nil {
 			return nil, err
 		}
 		return json.RawMessage(calculatorOpenRPC), nil
@@ -124,7 +125,7 @@ func (h calculatorHandler) serveAdd(ctx context.Context, params json.RawMessage)
 	if err := decodeCalculatorAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Add(ctx, p.A, p.B))
+	return rpcimpl.Result(h.impl.Add(ctx, p.A, p.B))
 }
 
 // serveDivide decodes the params of Calculator.Divide, calls it and encodes its result.
@@ -133,7 +134,7 @@ func (h calculatorHandler) serveDivide(ctx context.Context, params json.RawMessa
 	if err := decodeCalculatorDivideParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Divide(ctx, p.A, p.B))
+	return rpcimpl.Result(h.impl.Divide(ctx, p.A, p.B))
 }
 
 // serveStats decodes the params of Calculator.Stats, calls it and encodes its result.
@@ -142,7 +143,7 @@ func (h calculatorHandler) serveStats(ctx context.Context, params json.RawMessag
 	if err := decodeCalculatorStatsParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Stats(ctx, p))
+	return rpcimpl.Result(h.impl.Stats(ctx, p))
 }
 
 // serveRemember decodes the params of Calculator.Remember and calls it.
@@ -156,10 +157,10 @@ func (h calculatorHandler) serveRemember(ctx context.Context, params json.RawMes
 
 // serveRecall decodes the params of Calculator.Recall, calls it and encodes its result.
 func (h calculatorHandler) serveRecall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Recall(ctx))
+	return rpcimpl.Result(h.impl.Recall(ctx))
 }
 
 // MCP tool names of the Calculator service.
@@ -330,12 +331,12 @@ type calculatorAddParams struct {
 }
 
 // calculatorAddFields lists the params of Calculator.Add, in order.
-var calculatorAddFields = runtime.NewFields("a", "b")
+var calculatorAddFields = rpcimpl.NewFields("a", "b")
 
 // decodeCalculatorAddParams decodes the params of Calculator.Add into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeCalculatorAddParams(raw []byte, p *calculatorAddParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(calculatorAddFields)
 	var hasA, hasB bool
 	var key []byte
@@ -367,12 +368,12 @@ type calculatorDivideParams struct {
 }
 
 // calculatorDivideFields lists the params of Calculator.Divide, in order.
-var calculatorDivideFields = runtime.NewFields("a", "b")
+var calculatorDivideFields = rpcimpl.NewFields("a", "b")
 
 // decodeCalculatorDivideParams decodes the params of Calculator.Divide into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeCalculatorDivideParams(raw []byte, p *calculatorDivideParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(calculatorDivideFields)
 	var hasA, hasB bool
 	var key []byte
@@ -400,17 +401,17 @@ func decodeCalculatorDivideParams(raw []byte, p *calculatorDivideParams) error {
 // decodeCalculatorStatsParams decodes the params of Calculator.Stats into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeCalculatorStatsParams(raw []byte, p *StatsRequest) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.StructParams()
 	readStatsRequest(&d, p)
 	return d.Finish()
 }
 
 // statsRequestFields lists the fields of StatsRequest.
-var statsRequestFields = runtime.NewFields("numbers", "round")
+var statsRequestFields = rpcimpl.NewFields("numbers", "round")
 
 // readStatsRequest reads an object into p, a StatsRequest, validating it as it goes.
-func readStatsRequest(d *runtime.Decoder, p *StatsRequest) {
+func readStatsRequest(d *rpcimpl.Decoder, p *StatsRequest) {
 	if !d.Object() {
 		return
 	}
@@ -445,12 +446,12 @@ type calculatorRememberParams struct {
 }
 
 // calculatorRememberFields lists the params of Calculator.Remember, in order.
-var calculatorRememberFields = runtime.NewFields("value")
+var calculatorRememberFields = rpcimpl.NewFields("value")
 
 // decodeCalculatorRememberParams decodes the params of Calculator.Remember into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeCalculatorRememberParams(raw []byte, p *calculatorRememberParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(calculatorRememberFields)
 	var hasValue bool
 	var key []byte

@@ -10,11 +10,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV4
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Conformance service, as they appear on the wire.
 const (
@@ -362,7 +363,7 @@ func (h conformanceHandler) ServeRPC(ctx context.Context, req *runtime.Request) 
 	case "rpc.discover":
 		// OpenRPC service discovery: the document --openrpc wrote, which
 		// describes every service of this file.
-		if err := runtime.NoParams(req.Params); err != nil {
+		if err := rpcimpl.NoParams(req.Params); err != nil {
 			return nil, err
 		}
 		return json.RawMessage(conformanceOpenRPC), nil
@@ -373,7 +374,7 @@ func (h conformanceHandler) ServeRPC(ctx context.Context, req *runtime.Request) 
 
 // serveSimpleText decodes the params of Conformance.SimpleText, calls it and encodes its result.
 func (h conformanceHandler) serveSimpleText(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.SimpleText(ctx)
@@ -385,7 +386,7 @@ func (h conformanceHandler) serveSimpleText(ctx context.Context, params json.Raw
 
 // serveImage decodes the params of Conformance.Image, calls it and encodes its result.
 func (h conformanceHandler) serveImage(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Image(ctx)
@@ -397,7 +398,7 @@ func (h conformanceHandler) serveImage(ctx context.Context, params json.RawMessa
 
 // serveAudio decodes the params of Conformance.Audio, calls it and encodes its result.
 func (h conformanceHandler) serveAudio(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Audio(ctx)
@@ -409,7 +410,7 @@ func (h conformanceHandler) serveAudio(ctx context.Context, params json.RawMessa
 
 // serveEmbeddedResource decodes the params of Conformance.EmbeddedResource, calls it and encodes its result.
 func (h conformanceHandler) serveEmbeddedResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.EmbeddedResource(ctx)
@@ -421,7 +422,7 @@ func (h conformanceHandler) serveEmbeddedResource(ctx context.Context, params js
 
 // serveMultipleContentTypes decodes the params of Conformance.MultipleContentTypes, calls it and encodes its result.
 func (h conformanceHandler) serveMultipleContentTypes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.MultipleContentTypes(ctx)
@@ -433,7 +434,7 @@ func (h conformanceHandler) serveMultipleContentTypes(ctx context.Context, param
 
 // serveErrorHandling decodes the params of Conformance.ErrorHandling, calls it and encodes its result.
 func (h conformanceHandler) serveErrorHandling(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.ErrorHandling(ctx)
@@ -445,7 +446,7 @@ func (h conformanceHandler) serveErrorHandling(ctx context.Context, params json.
 
 // serveWithProgress decodes the params of Conformance.WithProgress, calls it and encodes its result.
 func (h conformanceHandler) serveWithProgress(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.WithProgress(ctx)
@@ -457,7 +458,7 @@ func (h conformanceHandler) serveWithProgress(ctx context.Context, params json.R
 
 // serveWithLogging decodes the params of Conformance.WithLogging, calls it and encodes its result.
 func (h conformanceHandler) serveWithLogging(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.WithLogging(ctx)
@@ -482,7 +483,7 @@ func (h conformanceHandler) serveJSONSchema(ctx context.Context, params json.Raw
 
 // serveReconnection decodes the params of Conformance.Reconnection, calls it and encodes its result.
 func (h conformanceHandler) serveReconnection(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Reconnection(ctx)
@@ -520,7 +521,7 @@ func (h conformanceHandler) serveElicitation(ctx context.Context, params json.Ra
 
 // serveElicitationDefaults decodes the params of Conformance.ElicitationDefaults, calls it and encodes its result.
 func (h conformanceHandler) serveElicitationDefaults(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.ElicitationDefaults(ctx)
@@ -532,7 +533,7 @@ func (h conformanceHandler) serveElicitationDefaults(ctx context.Context, params
 
 // serveElicitationEnums decodes the params of Conformance.ElicitationEnums, calls it and encodes its result.
 func (h conformanceHandler) serveElicitationEnums(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.ElicitationEnums(ctx)
@@ -544,7 +545,7 @@ func (h conformanceHandler) serveElicitationEnums(ctx context.Context, params js
 
 // serveTouchWatchedResource decodes the params of Conformance.TouchWatchedResource, calls it and encodes its result.
 func (h conformanceHandler) serveTouchWatchedResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.TouchWatchedResource(ctx)
@@ -556,18 +557,18 @@ func (h conformanceHandler) serveTouchWatchedResource(ctx context.Context, param
 
 // serveStaticText decodes the params of Conformance.StaticText, calls it and encodes its result.
 func (h conformanceHandler) serveStaticText(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.StaticText(ctx))
+	return rpcimpl.Result(h.impl.StaticText(ctx))
 }
 
 // serveStaticBinary decodes the params of Conformance.StaticBinary, calls it and encodes its result.
 func (h conformanceHandler) serveStaticBinary(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.StaticBinary(ctx))
+	return rpcimpl.Result(h.impl.StaticBinary(ctx))
 }
 
 // serveTemplateData decodes the params of Conformance.TemplateData, calls it and encodes its result.
@@ -576,23 +577,23 @@ func (h conformanceHandler) serveTemplateData(ctx context.Context, params json.R
 	if err := decodeConformanceTemplateDataParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.TemplateData(ctx, p.ID))
+	return rpcimpl.Result(h.impl.TemplateData(ctx, p.ID))
 }
 
 // serveWatchedResource decodes the params of Conformance.WatchedResource, calls it and encodes its result.
 func (h conformanceHandler) serveWatchedResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.WatchedResource(ctx))
+	return rpcimpl.Result(h.impl.WatchedResource(ctx))
 }
 
 // serveSimplePrompt decodes the params of Conformance.SimplePrompt, calls it and encodes its result.
 func (h conformanceHandler) serveSimplePrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.SimplePrompt(ctx))
+	return rpcimpl.Result(h.impl.SimplePrompt(ctx))
 }
 
 // servePromptWithArguments decodes the params of Conformance.PromptWithArguments, calls it and encodes its result.
@@ -601,7 +602,7 @@ func (h conformanceHandler) servePromptWithArguments(ctx context.Context, params
 	if err := decodeConformancePromptWithArgumentsParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.PromptWithArguments(ctx, p.Arg1, p.Arg2))
+	return rpcimpl.Result(h.impl.PromptWithArguments(ctx, p.Arg1, p.Arg2))
 }
 
 // servePromptWithEmbeddedResource decodes the params of Conformance.PromptWithEmbeddedResource, calls it and encodes its result.
@@ -610,15 +611,15 @@ func (h conformanceHandler) servePromptWithEmbeddedResource(ctx context.Context,
 	if err := decodeConformancePromptWithEmbeddedResourceParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.PromptWithEmbeddedResource(ctx, p.ResourceURI))
+	return rpcimpl.Result(h.impl.PromptWithEmbeddedResource(ctx, p.ResourceURI))
 }
 
 // servePromptWithImage decodes the params of Conformance.PromptWithImage, calls it and encodes its result.
 func (h conformanceHandler) servePromptWithImage(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.PromptWithImage(ctx))
+	return rpcimpl.Result(h.impl.PromptWithImage(ctx))
 }
 
 // serveCompleteArg1 decodes the params of Conformance.CompleteArg1, calls it and encodes its result.
@@ -627,7 +628,7 @@ func (h conformanceHandler) serveCompleteArg1(ctx context.Context, params json.R
 	if err := decodeConformanceCompleteArg1Params(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.CompleteArg1(ctx, p.Value))
+	return rpcimpl.Result(h.impl.CompleteArg1(ctx, p.Value))
 }
 
 // serveCompleteRecordID decodes the params of Conformance.CompleteRecordID, calls it and encodes its result.
@@ -636,7 +637,7 @@ func (h conformanceHandler) serveCompleteRecordID(ctx context.Context, params js
 	if err := decodeConformanceCompleteRecordIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.CompleteRecordID(ctx, p.Value, p.Resolved))
+	return rpcimpl.Result(h.impl.CompleteRecordID(ctx, p.Value, p.Resolved))
 }
 
 // MCP tool names of the Conformance service.
@@ -1287,17 +1288,17 @@ func (c *ConformanceMCPClient) CompleteRecordID(ctx context.Context, value strin
 // decodeConformanceJSONSchemaParams decodes the params of Conformance.JSONSchema into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeConformanceJSONSchemaParams(raw []byte, p *person) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.StructParams()
 	readPerson(&d, p)
 	return d.Finish()
 }
 
 // personFields lists the fields of person.
-var personFields = runtime.NewFields("name", "address", "contactMethod", "phone", "email")
+var personFields = rpcimpl.NewFields("name", "address", "contactMethod", "phone", "email")
 
 // readPerson reads an object into p, a person, validating it as it goes.
-func readPerson(d *runtime.Decoder, p *person) {
+func readPerson(d *rpcimpl.Decoder, p *person) {
 	if !d.Object() {
 		return
 	}
@@ -1326,10 +1327,10 @@ func readPerson(d *runtime.Decoder, p *person) {
 }
 
 // addressFields lists the fields of address.
-var addressFields = runtime.NewFields("street", "city")
+var addressFields = rpcimpl.NewFields("street", "city")
 
 // readAddress reads an object into p, a address, validating it as it goes.
-func readAddress(d *runtime.Decoder, p *address) {
+func readAddress(d *rpcimpl.Decoder, p *address) {
 	if !d.Object() {
 		return
 	}
@@ -1352,12 +1353,12 @@ type conformanceSamplingParams struct {
 }
 
 // conformanceSamplingFields lists the params of Conformance.Sampling, in order.
-var conformanceSamplingFields = runtime.NewFields("prompt")
+var conformanceSamplingFields = rpcimpl.NewFields("prompt")
 
 // decodeConformanceSamplingParams decodes the params of Conformance.Sampling into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeConformanceSamplingParams(raw []byte, p *conformanceSamplingParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(conformanceSamplingFields)
 	var hasPrompt bool
 	var key []byte
@@ -1382,12 +1383,12 @@ type conformanceElicitationParams struct {
 }
 
 // conformanceElicitationFields lists the params of Conformance.Elicitation, in order.
-var conformanceElicitationFields = runtime.NewFields("message")
+var conformanceElicitationFields = rpcimpl.NewFields("message")
 
 // decodeConformanceElicitationParams decodes the params of Conformance.Elicitation into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeConformanceElicitationParams(raw []byte, p *conformanceElicitationParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(conformanceElicitationFields)
 	var hasMessage bool
 	var key []byte
@@ -1412,12 +1413,12 @@ type conformanceTemplateDataParams struct {
 }
 
 // conformanceTemplateDataFields lists the params of Conformance.TemplateData, in order.
-var conformanceTemplateDataFields = runtime.NewFields("id")
+var conformanceTemplateDataFields = rpcimpl.NewFields("id")
 
 // decodeConformanceTemplateDataParams decodes the params of Conformance.TemplateData into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeConformanceTemplateDataParams(raw []byte, p *conformanceTemplateDataParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(conformanceTemplateDataFields)
 	var hasID bool
 	var key []byte
@@ -1443,12 +1444,12 @@ type conformancePromptWithArgumentsParams struct {
 }
 
 // conformancePromptWithArgumentsFields lists the params of Conformance.PromptWithArguments, in order.
-var conformancePromptWithArgumentsFields = runtime.NewFields("arg1", "arg2")
+var conformancePromptWithArgumentsFields = rpcimpl.NewFields("arg1", "arg2")
 
 // decodeConformancePromptWithArgumentsParams decodes the params of Conformance.PromptWithArguments into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeConformancePromptWithArgumentsParams(raw []byte, p *conformancePromptWithArgumentsParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(conformancePromptWithArgumentsFields)
 	var hasArg1, hasArg2 bool
 	var key []byte
@@ -1479,12 +1480,12 @@ type conformancePromptWithEmbeddedResourceParams struct {
 }
 
 // conformancePromptWithEmbeddedResourceFields lists the params of Conformance.PromptWithEmbeddedResource, in order.
-var conformancePromptWithEmbeddedResourceFields = runtime.NewFields("resourceUri")
+var conformancePromptWithEmbeddedResourceFields = rpcimpl.NewFields("resourceUri")
 
 // decodeConformancePromptWithEmbeddedResourceParams decodes the params of Conformance.PromptWithEmbeddedResource into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeConformancePromptWithEmbeddedResourceParams(raw []byte, p *conformancePromptWithEmbeddedResourceParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(conformancePromptWithEmbeddedResourceFields)
 	var hasResourceURI bool
 	var key []byte
@@ -1509,12 +1510,12 @@ type conformanceCompleteArg1Params struct {
 }
 
 // conformanceCompleteArg1Fields lists the params of Conformance.CompleteArg1, in order.
-var conformanceCompleteArg1Fields = runtime.NewFields("value")
+var conformanceCompleteArg1Fields = rpcimpl.NewFields("value")
 
 // decodeConformanceCompleteArg1Params decodes the params of Conformance.CompleteArg1 into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeConformanceCompleteArg1Params(raw []byte, p *conformanceCompleteArg1Params) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(conformanceCompleteArg1Fields)
 	var hasValue bool
 	var key []byte
@@ -1540,12 +1541,12 @@ type conformanceCompleteRecordIDParams struct {
 }
 
 // conformanceCompleteRecordIDFields lists the params of Conformance.CompleteRecordID, in order.
-var conformanceCompleteRecordIDFields = runtime.NewFields("value", "resolved")
+var conformanceCompleteRecordIDFields = rpcimpl.NewFields("value", "resolved")
 
 // decodeConformanceCompleteRecordIDParams decodes the params of Conformance.CompleteRecordID into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeConformanceCompleteRecordIDParams(raw []byte, p *conformanceCompleteRecordIDParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(conformanceCompleteRecordIDFields)
 	var hasValue, hasResolved bool
 	var key []byte

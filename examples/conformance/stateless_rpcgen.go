@@ -9,11 +9,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV4
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Stateless service, as they appear on the wire.
 const (
@@ -256,7 +257,7 @@ func (h statelessHandler) ServeRPC(ctx context.Context, req *runtime.Request) (j
 
 // serveInputElicitation decodes the params of Stateless.InputElicitation, calls it and encodes its result.
 func (h statelessHandler) serveInputElicitation(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.InputElicitation(ctx)
@@ -268,7 +269,7 @@ func (h statelessHandler) serveInputElicitation(ctx context.Context, params json
 
 // serveInputSampling decodes the params of Stateless.InputSampling, calls it and encodes its result.
 func (h statelessHandler) serveInputSampling(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.InputSampling(ctx)
@@ -280,7 +281,7 @@ func (h statelessHandler) serveInputSampling(ctx context.Context, params json.Ra
 
 // serveInputListRoots decodes the params of Stateless.InputListRoots, calls it and encodes its result.
 func (h statelessHandler) serveInputListRoots(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.InputListRoots(ctx)
@@ -292,7 +293,7 @@ func (h statelessHandler) serveInputListRoots(ctx context.Context, params json.R
 
 // serveInputRequestState decodes the params of Stateless.InputRequestState, calls it and encodes its result.
 func (h statelessHandler) serveInputRequestState(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.InputRequestState(ctx)
@@ -304,7 +305,7 @@ func (h statelessHandler) serveInputRequestState(ctx context.Context, params jso
 
 // serveInputMultiple decodes the params of Stateless.InputMultiple, calls it and encodes its result.
 func (h statelessHandler) serveInputMultiple(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.InputMultiple(ctx)
@@ -316,7 +317,7 @@ func (h statelessHandler) serveInputMultiple(ctx context.Context, params json.Ra
 
 // serveInputMultiRound decodes the params of Stateless.InputMultiRound, calls it and encodes its result.
 func (h statelessHandler) serveInputMultiRound(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.InputMultiRound(ctx)
@@ -328,7 +329,7 @@ func (h statelessHandler) serveInputMultiRound(ctx context.Context, params json.
 
 // serveInputTamperedState decodes the params of Stateless.InputTamperedState, calls it and encodes its result.
 func (h statelessHandler) serveInputTamperedState(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.InputTamperedState(ctx)
@@ -340,7 +341,7 @@ func (h statelessHandler) serveInputTamperedState(ctx context.Context, params js
 
 // serveInputCapabilities decodes the params of Stateless.InputCapabilities, calls it and encodes its result.
 func (h statelessHandler) serveInputCapabilities(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.InputCapabilities(ctx)
@@ -352,15 +353,15 @@ func (h statelessHandler) serveInputCapabilities(ctx context.Context, params jso
 
 // serveInputPrompt decodes the params of Stateless.InputPrompt, calls it and encodes its result.
 func (h statelessHandler) serveInputPrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.InputPrompt(ctx))
+	return rpcimpl.Result(h.impl.InputPrompt(ctx))
 }
 
 // serveMissingCapability decodes the params of Stateless.MissingCapability, calls it and encodes its result.
 func (h statelessHandler) serveMissingCapability(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.MissingCapability(ctx)
@@ -372,7 +373,7 @@ func (h statelessHandler) serveMissingCapability(ctx context.Context, params jso
 
 // serveStreamingElicitation decodes the params of Stateless.StreamingElicitation, calls it and encodes its result.
 func (h statelessHandler) serveStreamingElicitation(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.StreamingElicitation(ctx)
@@ -384,7 +385,7 @@ func (h statelessHandler) serveStreamingElicitation(ctx context.Context, params 
 
 // serveLogging decodes the params of Stateless.Logging, calls it and encodes its result.
 func (h statelessHandler) serveLogging(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Logging(ctx)
@@ -409,7 +410,7 @@ func (h statelessHandler) serveForecast(ctx context.Context, params json.RawMess
 
 // serveTriggerToolChange decodes the params of Stateless.TriggerToolChange, calls it and encodes its result.
 func (h statelessHandler) serveTriggerToolChange(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.TriggerToolChange(ctx)
@@ -421,7 +422,7 @@ func (h statelessHandler) serveTriggerToolChange(ctx context.Context, params jso
 
 // serveTriggerPromptChange decodes the params of Stateless.TriggerPromptChange, calls it and encodes its result.
 func (h statelessHandler) serveTriggerPromptChange(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.TriggerPromptChange(ctx)
@@ -775,17 +776,17 @@ func (c *StatelessMCPClient) TriggerPromptChange(ctx context.Context) (mcp.Conte
 // decodeStatelessForecastParams decodes the params of Stateless.Forecast into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeStatelessForecastParams(raw []byte, p *forecastQuery) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.StructParams()
 	readForecastQuery(&d, p)
 	return d.Finish()
 }
 
 // forecastQueryFields lists the fields of forecastQuery.
-var forecastQueryFields = runtime.NewFields("region", "days", "detail")
+var forecastQueryFields = rpcimpl.NewFields("region", "days", "detail")
 
 // readForecastQuery reads an object into p, a forecastQuery, validating it as it goes.
-func readForecastQuery(d *runtime.Decoder, p *forecastQuery) {
+func readForecastQuery(d *rpcimpl.Decoder, p *forecastQuery) {
 	if !d.Object() {
 		return
 	}

@@ -9,11 +9,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV4
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Quotes service, as they appear on the wire.
 const (
@@ -79,7 +80,7 @@ func (h quotesHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json
 	case "rpc.discover":
 		// OpenRPC service discovery: the document --openrpc wrote, which
 		// describes every service of this file.
-		if err := runtime.NoParams(req.Params); err != nil {
+		if err := rpcimpl.NoParams(req.Params); err != nil {
 			return nil, err
 		}
 		return json.RawMessage(quotesOpenRPC), nil
@@ -94,7 +95,7 @@ func (h quotesHandler) servePrice(ctx context.Context, params json.RawMessage) (
 	if err := decodeQuotesPriceParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Price(ctx, p.Symbol))
+	return rpcimpl.Result(h.impl.Price(ctx, p.Symbol))
 }
 
 // serveWatch decodes the params of Quotes.Watch, calls it and serves its stream.
@@ -182,12 +183,12 @@ type quotesPriceParams struct {
 }
 
 // quotesPriceFields lists the params of Quotes.Price, in order.
-var quotesPriceFields = runtime.NewFields("symbol")
+var quotesPriceFields = rpcimpl.NewFields("symbol")
 
 // decodeQuotesPriceParams decodes the params of Quotes.Price into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeQuotesPriceParams(raw []byte, p *quotesPriceParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(quotesPriceFields)
 	var hasSymbol bool
 	var key []byte
@@ -213,12 +214,12 @@ type quotesWatchParams struct {
 }
 
 // quotesWatchFields lists the params of Quotes.Watch, in order.
-var quotesWatchFields = runtime.NewFields("symbol", "count")
+var quotesWatchFields = rpcimpl.NewFields("symbol", "count")
 
 // decodeQuotesWatchParams decodes the params of Quotes.Watch into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeQuotesWatchParams(raw []byte, p *quotesWatchParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(quotesWatchFields)
 	var hasSymbol, hasCount bool
 	var key []byte

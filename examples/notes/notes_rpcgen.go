@@ -11,11 +11,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV4
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Notes service, as they appear on the wire.
 const (
@@ -153,7 +154,7 @@ func (h notesHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 	case "rpc.discover":
 		// OpenRPC service discovery: the document --openrpc wrote, which
 		// describes every service of this file.
-		if err := runtime.NoParams(req.Params); err != nil {
+		if err := rpcimpl.NoParams(req.Params); err != nil {
 			return nil, err
 		}
 		return json.RawMessage(notesOpenRPC), nil
@@ -168,7 +169,7 @@ func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) 
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.AddNote(ctx, p))
+	return rpcimpl.Result(h.impl.AddNote(ctx, p))
 }
 
 // serveSearchNotes decodes the params of Notes.SearchNotes, calls it and encodes its result.
@@ -177,7 +178,7 @@ func (h notesHandler) serveSearchNotes(ctx context.Context, params json.RawMessa
 	if err := decodeNotesSearchNotesParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.SearchNotes(ctx, p.Query, p.Limit))
+	return rpcimpl.Result(h.impl.SearchNotes(ctx, p.Query, p.Limit))
 }
 
 // serveGetNote decodes the params of Notes.GetNote, calls it and encodes its result.
@@ -186,7 +187,7 @@ func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) 
 	if err := decodeNotesGetNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.GetNote(ctx, p.ID))
+	return rpcimpl.Result(h.impl.GetNote(ctx, p.ID))
 }
 
 // serveDeleteNote decodes the params of Notes.DeleteNote and calls it.
@@ -200,10 +201,10 @@ func (h notesHandler) serveDeleteNote(ctx context.Context, params json.RawMessag
 
 // serveReindex decodes the params of Notes.Reindex, calls it and encodes its result.
 func (h notesHandler) serveReindex(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Reindex(ctx))
+	return rpcimpl.Result(h.impl.Reindex(ctx))
 }
 
 // serveNote decodes the params of Notes.Note, calls it and encodes its result.
@@ -212,7 +213,7 @@ func (h notesHandler) serveNote(ctx context.Context, params json.RawMessage) (js
 	if err := decodeNotesNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Note(ctx, p.ID))
+	return rpcimpl.Result(h.impl.Note(ctx, p.ID))
 }
 
 // serveCompleteNoteID decodes the params of Notes.CompleteNoteID, calls it and encodes its result.
@@ -221,7 +222,7 @@ func (h notesHandler) serveCompleteNoteID(ctx context.Context, params json.RawMe
 	if err := decodeNotesCompleteNoteIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.CompleteNoteID(ctx, p.Value))
+	return rpcimpl.Result(h.impl.CompleteNoteID(ctx, p.Value))
 }
 
 // serveReviewNotes decodes the params of Notes.ReviewNotes, calls it and encodes its result.
@@ -230,7 +231,7 @@ func (h notesHandler) serveReviewNotes(ctx context.Context, params json.RawMessa
 	if err := decodeNotesReviewNotesParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.ReviewNotes(ctx, p.Priority))
+	return rpcimpl.Result(h.impl.ReviewNotes(ctx, p.Priority))
 }
 
 // MCP tool names of the Notes service.
@@ -509,17 +510,17 @@ func (c *NotesMCPClient) ReviewNotes(ctx context.Context, priority Priority) (st
 // decodeNotesAddNoteParams decodes the params of Notes.AddNote into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeNotesAddNoteParams(raw []byte, p *NewNote) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.StructParams()
 	readNewNote(&d, p)
 	return d.Finish()
 }
 
 // newNoteFields lists the fields of NewNote.
-var newNoteFields = runtime.NewFields("text", "tags", "priority")
+var newNoteFields = rpcimpl.NewFields("text", "tags", "priority")
 
 // readNewNote reads an object into p, a NewNote, validating it as it goes.
-func readNewNote(d *runtime.Decoder, p *NewNote) {
+func readNewNote(d *rpcimpl.Decoder, p *NewNote) {
 	if !d.Object() {
 		return
 	}
@@ -570,12 +571,12 @@ type notesSearchNotesParams struct {
 }
 
 // notesSearchNotesFields lists the params of Notes.SearchNotes, in order.
-var notesSearchNotesFields = runtime.NewFields("query", "limit")
+var notesSearchNotesFields = rpcimpl.NewFields("query", "limit")
 
 // decodeNotesSearchNotesParams decodes the params of Notes.SearchNotes into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeNotesSearchNotesParams(raw []byte, p *notesSearchNotesParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(notesSearchNotesFields)
 	var hasQuery bool
 	var key []byte
@@ -607,12 +608,12 @@ type notesGetNoteParams struct {
 }
 
 // notesGetNoteFields lists the params of Notes.GetNote, in order.
-var notesGetNoteFields = runtime.NewFields("id")
+var notesGetNoteFields = rpcimpl.NewFields("id")
 
 // decodeNotesGetNoteParams decodes the params of Notes.GetNote into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeNotesGetNoteParams(raw []byte, p *notesGetNoteParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(notesGetNoteFields)
 	var hasID bool
 	var key []byte
@@ -637,12 +638,12 @@ type notesDeleteNoteParams struct {
 }
 
 // notesDeleteNoteFields lists the params of Notes.DeleteNote, in order.
-var notesDeleteNoteFields = runtime.NewFields("id")
+var notesDeleteNoteFields = rpcimpl.NewFields("id")
 
 // decodeNotesDeleteNoteParams decodes the params of Notes.DeleteNote into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeNotesDeleteNoteParams(raw []byte, p *notesDeleteNoteParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(notesDeleteNoteFields)
 	var hasID bool
 	var key []byte
@@ -667,12 +668,12 @@ type notesNoteParams struct {
 }
 
 // notesNoteFields lists the params of Notes.Note, in order.
-var notesNoteFields = runtime.NewFields("id")
+var notesNoteFields = rpcimpl.NewFields("id")
 
 // decodeNotesNoteParams decodes the params of Notes.Note into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeNotesNoteParams(raw []byte, p *notesNoteParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(notesNoteFields)
 	var hasID bool
 	var key []byte
@@ -697,12 +698,12 @@ type notesCompleteNoteIDParams struct {
 }
 
 // notesCompleteNoteIDFields lists the params of Notes.CompleteNoteID, in order.
-var notesCompleteNoteIDFields = runtime.NewFields("value")
+var notesCompleteNoteIDFields = rpcimpl.NewFields("value")
 
 // decodeNotesCompleteNoteIDParams decodes the params of Notes.CompleteNoteID into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeNotesCompleteNoteIDParams(raw []byte, p *notesCompleteNoteIDParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(notesCompleteNoteIDFields)
 	var hasValue bool
 	var key []byte
@@ -727,12 +728,12 @@ type notesReviewNotesParams struct {
 }
 
 // notesReviewNotesFields lists the params of Notes.ReviewNotes, in order.
-var notesReviewNotesFields = runtime.NewFields("priority")
+var notesReviewNotesFields = rpcimpl.NewFields("priority")
 
 // decodeNotesReviewNotesParams decodes the params of Notes.ReviewNotes into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeNotesReviewNotesParams(raw []byte, p *notesReviewNotesParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(notesReviewNotesFields)
 	var hasPriority bool
 	var key []byte

@@ -8,11 +8,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV4
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Weather service, as they appear on the wire.
 const (
@@ -72,7 +73,7 @@ func (h weatherHandler) serveForecast(ctx context.Context, params json.RawMessag
 	if err := decodeWeatherForecastParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Forecast(ctx, p.City))
+	return rpcimpl.Result(h.impl.Forecast(ctx, p.City))
 }
 
 // MCP tool names of the Weather service.
@@ -133,12 +134,12 @@ type weatherForecastParams struct {
 }
 
 // weatherForecastFields lists the params of Weather.Forecast, in order.
-var weatherForecastFields = runtime.NewFields("city")
+var weatherForecastFields = rpcimpl.NewFields("city")
 
 // decodeWeatherForecastParams decodes the params of Weather.Forecast into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeWeatherForecastParams(raw []byte, p *weatherForecastParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(weatherForecastFields)
 	var hasCity bool
 	var key []byte

@@ -9,11 +9,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV4
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Greeter service, as they appear on the wire.
 const (
@@ -95,15 +96,15 @@ func (h greeterHandler) serveGreet(ctx context.Context, params json.RawMessage) 
 	if err := decodeGreeterGreetParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Greet(ctx, p.Name))
+	return rpcimpl.Result(h.impl.Greet(ctx, p.Name))
 }
 
 // serveMotto decodes the params of Greeter.Motto, calls it and encodes its result.
 func (h greeterHandler) serveMotto(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Motto(ctx))
+	return rpcimpl.Result(h.impl.Motto(ctx))
 }
 
 // serveWelcome decodes the params of Greeter.Welcome, calls it and encodes its result.
@@ -112,7 +113,7 @@ func (h greeterHandler) serveWelcome(ctx context.Context, params json.RawMessage
 	if err := decodeGreeterWelcomeParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Welcome(ctx, p.Name))
+	return rpcimpl.Result(h.impl.Welcome(ctx, p.Name))
 }
 
 // MCP tool names of the Greeter service.
@@ -261,12 +262,12 @@ type greeterGreetParams struct {
 }
 
 // greeterGreetFields lists the params of Greeter.Greet, in order.
-var greeterGreetFields = runtime.NewFields("name")
+var greeterGreetFields = rpcimpl.NewFields("name")
 
 // decodeGreeterGreetParams decodes the params of Greeter.Greet into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeGreeterGreetParams(raw []byte, p *greeterGreetParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(greeterGreetFields)
 	var hasName bool
 	var key []byte
@@ -291,12 +292,12 @@ type greeterWelcomeParams struct {
 }
 
 // greeterWelcomeFields lists the params of Greeter.Welcome, in order.
-var greeterWelcomeFields = runtime.NewFields("name")
+var greeterWelcomeFields = rpcimpl.NewFields("name")
 
 // decodeGreeterWelcomeParams decodes the params of Greeter.Welcome into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeGreeterWelcomeParams(raw []byte, p *greeterWelcomeParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(greeterWelcomeFields)
 	var hasName bool
 	var key []byte

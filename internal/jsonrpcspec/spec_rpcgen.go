@@ -8,11 +8,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV3
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Spec service, as they appear on the wire.
 const (
@@ -129,7 +130,7 @@ func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) 
 	if err := decodeSpecSubtractParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Subtract(ctx, p.Minuend, p.Subtrahend))
+	return rpcimpl.Result(h.impl.Subtract(ctx, p.Minuend, p.Subtrahend))
 }
 
 // serveSum decodes the params of Spec.Sum, calls it and encodes its result.
@@ -138,7 +139,7 @@ func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (json
 	if err := decodeSpecSumParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Sum(ctx, p.A, p.B, p.C))
+	return rpcimpl.Result(h.impl.Sum(ctx, p.A, p.B, p.C))
 }
 
 // serveNotifyHello decodes the params of Spec.NotifyHello and calls it.
@@ -170,10 +171,10 @@ func (h specHandler) serveUpdate(ctx context.Context, params json.RawMessage) (j
 
 // serveGetData decodes the params of Spec.GetData, calls it and encodes its result.
 func (h specHandler) serveGetData(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if err := runtime.NoParams(params); err != nil {
+	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.GetData(ctx))
+	return rpcimpl.Result(h.impl.GetData(ctx))
 }
 
 // MCP tool names of the Spec service.
@@ -315,12 +316,12 @@ type specSubtractParams struct {
 }
 
 // specSubtractFields lists the params of Spec.Subtract, in order.
-var specSubtractFields = runtime.NewFields("minuend", "subtrahend")
+var specSubtractFields = rpcimpl.NewFields("minuend", "subtrahend")
 
 // decodeSpecSubtractParams decodes the params of Spec.Subtract into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeSpecSubtractParams(raw []byte, p *specSubtractParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(specSubtractFields)
 	var hasMinuend, hasSubtrahend bool
 	var key []byte
@@ -353,12 +354,12 @@ type specSumParams struct {
 }
 
 // specSumFields lists the params of Spec.Sum, in order.
-var specSumFields = runtime.NewFields("a", "b", "c")
+var specSumFields = rpcimpl.NewFields("a", "b", "c")
 
 // decodeSpecSumParams decodes the params of Spec.Sum into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeSpecSumParams(raw []byte, p *specSumParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(specSumFields)
 	var hasA, hasB, hasC bool
 	var key []byte
@@ -395,12 +396,12 @@ type specNotifyHelloParams struct {
 }
 
 // specNotifyHelloFields lists the params of Spec.NotifyHello, in order.
-var specNotifyHelloFields = runtime.NewFields("n")
+var specNotifyHelloFields = rpcimpl.NewFields("n")
 
 // decodeSpecNotifyHelloParams decodes the params of Spec.NotifyHello into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeSpecNotifyHelloParams(raw []byte, p *specNotifyHelloParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(specNotifyHelloFields)
 	var hasN bool
 	var key []byte
@@ -427,12 +428,12 @@ type specNotifySumParams struct {
 }
 
 // specNotifySumFields lists the params of Spec.NotifySum, in order.
-var specNotifySumFields = runtime.NewFields("a", "b", "c")
+var specNotifySumFields = rpcimpl.NewFields("a", "b", "c")
 
 // decodeSpecNotifySumParams decodes the params of Spec.NotifySum into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeSpecNotifySumParams(raw []byte, p *specNotifySumParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(specNotifySumFields)
 	var hasA, hasB, hasC bool
 	var key []byte
@@ -473,12 +474,12 @@ type specUpdateParams struct {
 }
 
 // specUpdateFields lists the params of Spec.Update, in order.
-var specUpdateFields = runtime.NewFields("a", "b", "c", "d", "e")
+var specUpdateFields = rpcimpl.NewFields("a", "b", "c", "d", "e")
 
 // decodeSpecUpdateParams decodes the params of Spec.Update into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeSpecUpdateParams(raw []byte, p *specUpdateParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(specUpdateFields)
 	var hasA, hasB, hasC, hasD, hasE bool
 	var key []byte

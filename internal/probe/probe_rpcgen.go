@@ -8,11 +8,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV3
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Probe service, as they appear on the wire.
 const (
@@ -132,7 +133,7 @@ func (h probeHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 	case "rpc.discover":
 		// OpenRPC service discovery: the document --openrpc wrote, which
 		// describes every service of this file.
-		if err := runtime.NoParams(req.Params); err != nil {
+		if err := rpcimpl.NoParams(req.Params); err != nil {
 			return nil, err
 		}
 		return json.RawMessage(probeOpenRPC), nil
@@ -147,7 +148,7 @@ func (h probeHandler) serveEcho(ctx context.Context, params json.RawMessage) (js
 	if err := decodeProbeEchoParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Echo(ctx, p.Text))
+	return rpcimpl.Result(h.impl.Echo(ctx, p.Text))
 }
 
 // serveAdd decodes the params of Probe.Add, calls it and encodes its result.
@@ -156,7 +157,7 @@ func (h probeHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 	if err := decodeProbeAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Add(ctx, p.A, p.B))
+	return rpcimpl.Result(h.impl.Add(ctx, p.A, p.B))
 }
 
 // serveIncrement decodes the params of Probe.Increment, calls it and encodes its result.
@@ -165,7 +166,7 @@ func (h probeHandler) serveIncrement(ctx context.Context, params json.RawMessage
 	if err := decodeProbeIncrementParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Increment(ctx, p))
+	return rpcimpl.Result(h.impl.Increment(ctx, p))
 }
 
 // serveHeader decodes the params of Probe.Header, calls it and encodes its result.
@@ -174,7 +175,7 @@ func (h probeHandler) serveHeader(ctx context.Context, params json.RawMessage) (
 	if err := decodeProbeHeaderParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Header(ctx, p.Name))
+	return rpcimpl.Result(h.impl.Header(ctx, p.Name))
 }
 
 // serveHold decodes the params of Probe.Hold and calls it.
@@ -201,7 +202,7 @@ func (h probeHandler) serveReleased(ctx context.Context, params json.RawMessage)
 	if err := decodeProbeReleasedParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Released(ctx, p.Tag))
+	return rpcimpl.Result(h.impl.Released(ctx, p.Tag))
 }
 
 // MCP tool names of the Probe service.
@@ -361,12 +362,12 @@ type probeEchoParams struct {
 }
 
 // probeEchoFields lists the params of Probe.Echo, in order.
-var probeEchoFields = runtime.NewFields("text")
+var probeEchoFields = rpcimpl.NewFields("text")
 
 // decodeProbeEchoParams decodes the params of Probe.Echo into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeProbeEchoParams(raw []byte, p *probeEchoParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(probeEchoFields)
 	var hasText bool
 	var key []byte
@@ -392,12 +393,12 @@ type probeAddParams struct {
 }
 
 // probeAddFields lists the params of Probe.Add, in order.
-var probeAddFields = runtime.NewFields("a", "b")
+var probeAddFields = rpcimpl.NewFields("a", "b")
 
 // decodeProbeAddParams decodes the params of Probe.Add into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeProbeAddParams(raw []byte, p *probeAddParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(probeAddFields)
 	var hasA, hasB bool
 	var key []byte
@@ -425,17 +426,17 @@ func decodeProbeAddParams(raw []byte, p *probeAddParams) error {
 // decodeProbeIncrementParams decodes the params of Probe.Increment into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeProbeIncrementParams(raw []byte, p *Big) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.StructParams()
 	readBig(&d, p)
 	return d.Finish()
 }
 
 // bigFields lists the fields of Big.
-var bigFields = runtime.NewFields("value")
+var bigFields = rpcimpl.NewFields("value")
 
 // readBig reads an object into p, a Big, validating it as it goes.
-func readBig(d *runtime.Decoder, p *Big) {
+func readBig(d *rpcimpl.Decoder, p *Big) {
 	if !d.Object() {
 		return
 	}
@@ -464,12 +465,12 @@ type probeHeaderParams struct {
 }
 
 // probeHeaderFields lists the params of Probe.Header, in order.
-var probeHeaderFields = runtime.NewFields("name")
+var probeHeaderFields = rpcimpl.NewFields("name")
 
 // decodeProbeHeaderParams decodes the params of Probe.Header into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeProbeHeaderParams(raw []byte, p *probeHeaderParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(probeHeaderFields)
 	var hasName bool
 	var key []byte
@@ -494,12 +495,12 @@ type probeHoldParams struct {
 }
 
 // probeHoldFields lists the params of Probe.Hold, in order.
-var probeHoldFields = runtime.NewFields("tag")
+var probeHoldFields = rpcimpl.NewFields("tag")
 
 // decodeProbeHoldParams decodes the params of Probe.Hold into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeProbeHoldParams(raw []byte, p *probeHoldParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(probeHoldFields)
 	var hasTag bool
 	var key []byte
@@ -524,12 +525,12 @@ type probeHeldParams struct {
 }
 
 // probeHeldFields lists the params of Probe.Held, in order.
-var probeHeldFields = runtime.NewFields("tag")
+var probeHeldFields = rpcimpl.NewFields("tag")
 
 // decodeProbeHeldParams decodes the params of Probe.Held into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeProbeHeldParams(raw []byte, p *probeHeldParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(probeHeldFields)
 	var hasTag bool
 	var key []byte
@@ -554,12 +555,12 @@ type probeReleasedParams struct {
 }
 
 // probeReleasedFields lists the params of Probe.Released, in order.
-var probeReleasedFields = runtime.NewFields("tag")
+var probeReleasedFields = rpcimpl.NewFields("tag")
 
 // decodeProbeReleasedParams decodes the params of Probe.Released into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeProbeReleasedParams(raw []byte, p *probeReleasedParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(probeReleasedFields)
 	var hasTag bool
 	var key []byte

@@ -8,11 +8,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV3
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Bench service, as they appear on the wire.
 const (
@@ -82,7 +83,7 @@ func (h benchHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 	if err := decodeBenchAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Add(ctx, p.A, p.B))
+	return rpcimpl.Result(h.impl.Add(ctx, p.A, p.B))
 }
 
 // serveEcho decodes the params of Bench.Echo, calls it and encodes its result.
@@ -91,7 +92,7 @@ func (h benchHandler) serveEcho(ctx context.Context, params json.RawMessage) (js
 	if err := decodeBenchEchoParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Echo(ctx, p.Text))
+	return rpcimpl.Result(h.impl.Echo(ctx, p.Text))
 }
 
 // MCP tool names of the Bench service.
@@ -168,12 +169,12 @@ type benchAddParams struct {
 }
 
 // benchAddFields lists the params of Bench.Add, in order.
-var benchAddFields = runtime.NewFields("a", "b")
+var benchAddFields = rpcimpl.NewFields("a", "b")
 
 // decodeBenchAddParams decodes the params of Bench.Add into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeBenchAddParams(raw []byte, p *benchAddParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(benchAddFields)
 	var hasA, hasB bool
 	var key []byte
@@ -204,12 +205,12 @@ type benchEchoParams struct {
 }
 
 // benchEchoFields lists the params of Bench.Echo, in order.
-var benchEchoFields = runtime.NewFields("text")
+var benchEchoFields = rpcimpl.NewFields("text")
 
 // decodeBenchEchoParams decodes the params of Bench.Echo into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeBenchEchoParams(raw []byte, p *benchEchoParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(benchEchoFields)
 	var hasText bool
 	var key []byte

@@ -8,11 +8,12 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
-// This file needs a runtime that supports what rpcgen generates; an older or
-// newer runtime makes this line a compile error rather than a subtle bug.
-const _ = runtime.SupportsGeneratedV3
+// This file needs a runtime as new as the rpcgen that generated it; an older
+// runtime makes this line a compile error that names the release it needs.
+const _ = rpcimpl.IsAtLeastVersion0_1_0
 
 // Method names of the Calc service, as they appear on the wire.
 const (
@@ -71,7 +72,7 @@ func (h calcHandler) serveAdd(ctx context.Context, params json.RawMessage) (json
 	if err := decodeCalcAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	return runtime.Result(h.impl.Add(ctx, p.A, p.B))
+	return rpcimpl.Result(h.impl.Add(ctx, p.A, p.B))
 }
 
 // MCP tool names of the Calc service.
@@ -131,12 +132,12 @@ type calcAddParams struct {
 }
 
 // calcAddFields lists the params of Calc.Add, in order.
-var calcAddFields = runtime.NewFields("a", "b")
+var calcAddFields = rpcimpl.NewFields("a", "b")
 
 // decodeCalcAddParams decodes the params of Calc.Add into p, by name or by
 // position, and validates them against the method's input schema.
 func decodeCalcAddParams(raw []byte, p *calcAddParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(calcAddFields)
 	var hasA, hasB bool
 	var key []byte

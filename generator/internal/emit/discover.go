@@ -35,7 +35,7 @@ func (g *emitter) discoverCase(cases *jen.Group) {
 	cases.Case(jen.Lit(discoverMethod)).Block(
 		jen.Comment("OpenRPC service discovery: the document --openrpc wrote, which"),
 		jen.Comment("describes every service of this file."),
-		jen.If(jen.Err().Op(":=").Qual(runtimePath, "NoParams").Call(jen.Id("req").Dot("Params")), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.Err().Op(":=").Qual(implPath, "NoParams").Call(jen.Id("req").Dot("Params")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Err()),
 		),
 		jen.Return(jen.Qual("encoding/json", "RawMessage").Call(jen.Id(g.discoverName)), jen.Nil()),

@@ -50,7 +50,7 @@ type signature struct {
 // method returns a sequence of err alone.
 func (s *signature) ret(err jen.Code) jen.Code {
 	if s.item != nil {
-		return jen.Return(jen.Qual(runtimePath, "StreamError").Types(s.item).Call(err))
+		return jen.Return(jen.Qual(implPath, "StreamError").Types(s.item).Call(err))
 	}
 	if s.zero == nil {
 		return jen.Return(err)

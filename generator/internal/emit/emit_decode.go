@@ -15,7 +15,7 @@ import (
 )
 
 // The decoders: for each method with params, a generated function that
-// decodes its params with runtime.Decoder and validates them against the
+// decodes its params with rpcimpl.Decoder and validates them against the
 // input schema in the same pass, with no reflection and no schema engine.
 // Objects of a user struct type get one helper per type and file, shared by
 // every method that needs it (recursive types call their own helper).
@@ -136,7 +136,7 @@ func (de *decodeEmitter) method(svc *model.Service, m *model.Method) {
 	sc := &decodeScope{d: func() *jen.Statement { return jen.Op("&").Id("d") }, owner: svc.Name + m.Name, path: svc.Name + "." + m.Name}
 	var body []jen.Code
 	var paramsType jen.Code
-	body = append(body, jen.Id("d").Op(":=").Qual(runtimePath, "NewDecoder").Call(jen.Id("raw")))
+	body = append(body, jen.Id("d").Op(":=").Qual(implPath, "NewDecoder").Call(jen.Id("raw")))
 	if m.StructParams {
 		t := m.Params[0].Type
 		if p, ok := types.Unalias(t).(*types.Pointer); ok {
@@ -164,7 +164,7 @@ func (de *decodeEmitter) method(svc *model.Service, m *model.Method) {
 		body = append(body, de.objectBody(sc, members, fields)...)
 		f.Line()
 		f.Commentf("%s lists the params of %s.%s, in order.", fields, svc.Name, m.Name)
-		f.Var().Id(fields).Op("=").Qual(runtimePath, "NewFields").Call(lits(keys)...)
+		f.Var().Id(fields).Op("=").Qual(implPath, "NewFields").Call(lits(keys)...)
 	}
 	body = append(body, jen.Return(dcall("Finish")))
 
@@ -202,11 +202,11 @@ func (de *decodeEmitter) structHelper(h helper) {
 	body = append(body, de.objectBody(sc, members, h.fields)...)
 	f.Line()
 	f.Commentf("%s lists the fields of %s.", h.fields, h.desc)
-	f.Var().Id(h.fields).Op("=").Qual(runtimePath, "NewFields").Call(lits(keys)...)
+	f.Var().Id(h.fields).Op("=").Qual(implPath, "NewFields").Call(lits(keys)...)
 	f.Line()
 	f.Commentf("%s reads an object into p, a %s, validating it as it goes.", h.name, h.desc)
 	f.Func().Id(h.name).Params(
-		jen.Id("d").Op("*").Qual(runtimePath, "Decoder"),
+		jen.Id("d").Op("*").Qual(implPath, "Decoder"),
 		jen.Id("p").Op("*").Add(typ),
 	).Block(body...)
 }

@@ -233,7 +233,7 @@ func (de *decodeEmitter) multipleOfCheck(u *types.Basic, m json.Number, val func
 		if u.Kind() != types.Float64 {
 			v = jen.Float64().Call(val())
 		}
-		return []jen.Code{jen.If(jen.Op("!").Qual(runtimePath, "MultipleOf").Call(v, jen.Op(string(m)))).Block(msg)}
+		return []jen.Code{jen.If(jen.Op("!").Qual(implPath, "MultipleOf").Call(v, jen.Op(string(m)))).Block(msg)}
 	}
 	a := r.Num()
 	_, hi := basicRange(u)
@@ -327,7 +327,7 @@ func (de *decodeEmitter) uniqueCheck(elem types.Type, slice jen.Code, pos token.
 		de.sg.Errorf(pos, "uniqueItems needs items that compare by value; "+de.sg.TypeString(elem)+" does not")
 		return nil
 	}
-	return []jen.Code{jen.If(jen.Qual(runtimePath, "HasDuplicates").Call(slice)).Block(fail("must not hold the same item twice (uniqueItems)"))}
+	return []jen.Code{jen.If(jen.Qual(implPath, "HasDuplicates").Call(slice)).Block(fail("must not hold the same item twice (uniqueItems)"))}
 }
 
 // plainComparable reports whether == on t compares JSON values: basic

@@ -105,8 +105,8 @@ func readItem() {}
 	}
 	for _, want := range []string{
 		"func decodeSA", "func decodeSBParams(raw []byte, p *Item) error",
-		"func readPageItem(d *runtime.Decoder, p *Page[Item])",
-		"func readItem2(d *runtime.Decoder, p *Item)",
+		"func readPageItem(d *rpcimpl.Decoder, p *Page[Item])",
+		"func readItem2(d *rpcimpl.Decoder, p *Item)",
 		"readItem2(&d, p)", "readItem2(d, &elem)",
 	} {
 		if !strings.Contains(string(src), want) {

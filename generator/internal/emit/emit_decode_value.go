@@ -13,7 +13,7 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
 )
 
-// scalarReaders names the runtime.Decoder method reading each basic kind.
+// scalarReaders names the rpcimpl.Decoder method reading each basic kind.
 var scalarReaders = map[types.BasicKind]string{
 	types.Bool: "Bool", types.String: "String",
 	types.Int: "Int", types.Int8: "Int8", types.Int16: "Int16", types.Int32: "Int32", types.Int64: "Int64",

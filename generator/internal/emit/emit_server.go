@@ -66,7 +66,7 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 
 	switch {
 	case len(m.Params) == 0:
-		body = append(body, decode(jen.Qual(runtimePath, "NoParams").Call(jen.Id("params"))))
+		body = append(body, decode(jen.Qual(implPath, "NoParams").Call(jen.Id("params"))))
 	case m.StructParams:
 		p := m.Params[0]
 		typ := p.Type
@@ -96,7 +96,7 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	} else if m.Result == nil {
 		body = append(body, jen.Return(jen.Nil(), call))
 	} else if m.Content == model.ContentNone {
-		body = append(body, jen.Return(jen.Qual(runtimePath, "Result").Call(call)))
+		body = append(body, jen.Return(jen.Qual(implPath, "Result").Call(call)))
 	} else {
 		body = append(body,
 			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),

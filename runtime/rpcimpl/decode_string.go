@@ -1,4 +1,4 @@
-package runtime
+package rpcimpl
 
 import (
 	"encoding/base64"
@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // String reads a string.
@@ -191,7 +193,7 @@ func (d *Decoder) Time() time.Time {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		d.fail("expected a date-time string (RFC 3339), got " + describe(trimSpace(d.buf[start:d.pos])))
+		d.fail("expected a date-time string (RFC 3339), got " + describe(jsonscan.TrimSpace(d.buf[start:d.pos])))
 	}
 	return t
 }
@@ -225,7 +227,7 @@ func (d *Decoder) CloseQuoted() {
 	if !d.quoted {
 		return
 	}
-	rest := skipSpace(d.buf, d.pos) < len(d.buf)
+	rest := jsonscan.SkipSpace(d.buf, d.pos) < len(d.buf)
 	d.buf, d.pos, d.quoted = d.outer, d.outerPos, false
 	if rest {
 		d.fail("expected a string holding only the value")

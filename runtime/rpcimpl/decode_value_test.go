@@ -1,4 +1,4 @@
-package runtime_test
+package rpcimpl_test
 
 import (
 	"encoding/json"
@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
 // read runs one Decoder read over in and returns its value and error text.
-func read[T any](in string, f func(d *runtime.Decoder) T) (T, string) {
-	d := runtime.NewDecoder([]byte(in))
+func read[T any](in string, f func(d *rpcimpl.Decoder) T) (T, string) {
+	d := rpcimpl.NewDecoder([]byte(in))
 	v := f(&d)
 	if err := d.Finish(); err != nil {
 		return v, strings.TrimPrefix(err.(*runtime.Error).Message, "invalid params: ")
@@ -46,7 +47,7 @@ func TestDecoderStrings(t *testing.T) {
 		{`tru`, "", "malformed JSON at offset 0: invalid literal"},
 	}
 	for _, tc := range cases {
-		got, err := read(tc.in, (*runtime.Decoder).String)
+		got, err := read(tc.in, (*rpcimpl.Decoder).String)
 		if got != tc.want || err != tc.err {
 			t.Errorf("%s: got %q, %q; want %q, %q", tc.in, got, err, tc.want, tc.err)
 		}
@@ -82,25 +83,25 @@ func TestDecoderIntegers(t *testing.T) {
 		{``, 0, "malformed JSON at offset 0: unexpected end of JSON input"},
 	}
 	for _, tc := range cases {
-		got, err := read(tc.in, (*runtime.Decoder).Int64)
+		got, err := read(tc.in, (*rpcimpl.Decoder).Int64)
 		if got != tc.want || err != tc.err {
 			t.Errorf("Int64 %s: got %d, %q; want %d, %q", tc.in, got, err, tc.want, tc.err)
 		}
 	}
 	sized := []struct {
 		in   string
-		f    func(*runtime.Decoder) int64
+		f    func(*rpcimpl.Decoder) int64
 		want int64
 		err  string
 	}{
-		{`127`, func(d *runtime.Decoder) int64 { return int64(d.Int8()) }, 127, ""},
-		{`-129`, func(d *runtime.Decoder) int64 { return int64(d.Int8()) }, 0, "expected an integer between -128 and 127, got -129"},
-		{`65535`, func(d *runtime.Decoder) int64 { return int64(d.Uint16()) }, 65535, ""},
-		{`65536`, func(d *runtime.Decoder) int64 { return int64(d.Uint16()) }, 0, "expected an integer between 0 and 65535, got 65536"},
-		{`-1`, func(d *runtime.Decoder) int64 { return int64(d.Uint8()) }, 0, "expected an integer between 0 and 255, got -1"},
-		{`-0`, func(d *runtime.Decoder) int64 { return int64(d.Uint8()) }, 0, ""},
-		{`-2147483648`, func(d *runtime.Decoder) int64 { return int64(d.Int32()) }, math.MinInt32, ""},
-		{`4294967295`, func(d *runtime.Decoder) int64 { return int64(d.Uint32()) }, math.MaxUint32, ""},
+		{`127`, func(d *rpcimpl.Decoder) int64 { return int64(d.Int8()) }, 127, ""},
+		{`-129`, func(d *rpcimpl.Decoder) int64 { return int64(d.Int8()) }, 0, "expected an integer between -128 and 127, got -129"},
+		{`65535`, func(d *rpcimpl.Decoder) int64 { return int64(d.Uint16()) }, 65535, ""},
+		{`65536`, func(d *rpcimpl.Decoder) int64 { return int64(d.Uint16()) }, 0, "expected an integer between 0 and 65535, got 65536"},
+		{`-1`, func(d *rpcimpl.Decoder) int64 { return int64(d.Uint8()) }, 0, "expected an integer between 0 and 255, got -1"},
+		{`-0`, func(d *rpcimpl.Decoder) int64 { return int64(d.Uint8()) }, 0, ""},
+		{`-2147483648`, func(d *rpcimpl.Decoder) int64 { return int64(d.Int32()) }, math.MinInt32, ""},
+		{`4294967295`, func(d *rpcimpl.Decoder) int64 { return int64(d.Uint32()) }, math.MaxUint32, ""},
 	}
 	for _, tc := range sized {
 		got, err := read(tc.in, tc.f)
@@ -108,72 +109,72 @@ func TestDecoderIntegers(t *testing.T) {
 			t.Errorf("%s: got %d, %q; want %d, %q", tc.in, got, err, tc.want, tc.err)
 		}
 	}
-	u, err := read(`18446744073709551615`, (*runtime.Decoder).Uint64)
+	u, err := read(`18446744073709551615`, (*rpcimpl.Decoder).Uint64)
 	if u != math.MaxUint64 || err != "" {
 		t.Errorf("Uint64 max: %d, %q", u, err)
 	}
-	u, err = read(`1.8446744073709551616e19`, (*runtime.Decoder).Uint64)
+	u, err = read(`1.8446744073709551616e19`, (*rpcimpl.Decoder).Uint64)
 	if err != "expected an integer between 0 and 18446744073709551615, got 1.8446744073709551616e19" {
 		t.Errorf("Uint64 max+1: %d, %q", u, err)
 	}
 }
 
 func TestDecoderFloatsAndOthers(t *testing.T) {
-	if f, err := read(`-0`, (*runtime.Decoder).Float64); err != "" || !math.Signbit(f) {
+	if f, err := read(`-0`, (*rpcimpl.Decoder).Float64); err != "" || !math.Signbit(f) {
 		t.Errorf("-0: %v %q", f, err)
 	}
-	if f, err := read(`1.5e300`, (*runtime.Decoder).Float64); err != "" || f != 1.5e300 {
+	if f, err := read(`1.5e300`, (*rpcimpl.Decoder).Float64); err != "" || f != 1.5e300 {
 		t.Errorf("1.5e300: %v %q", f, err)
 	}
-	if _, err := read(`1e400`, (*runtime.Decoder).Float64); err != "expected a number between -1.7976931348623157e+308 and 1.7976931348623157e+308, got 1e400" {
+	if _, err := read(`1e400`, (*rpcimpl.Decoder).Float64); err != "expected a number between -1.7976931348623157e+308 and 1.7976931348623157e+308, got 1e400" {
 		t.Errorf("1e400: %q", err)
 	}
-	if _, err := read(`1e39`, (*runtime.Decoder).Float32); err != "expected a number between -3.4028235e+38 and 3.4028235e+38, got 1e39" {
+	if _, err := read(`1e39`, (*rpcimpl.Decoder).Float32); err != "expected a number between -3.4028235e+38 and 3.4028235e+38, got 1e39" {
 		t.Errorf("float32 1e39: %q", err)
 	}
-	if f, err := read(`0.1`, (*runtime.Decoder).Float32); err != "" || f != float32(0.1) {
+	if f, err := read(`0.1`, (*rpcimpl.Decoder).Float32); err != "" || f != float32(0.1) {
 		t.Errorf("float32 0.1: %v %q", f, err)
 	}
-	if b, err := read(` true `, (*runtime.Decoder).Bool); !b || err != "" {
+	if b, err := read(` true `, (*rpcimpl.Decoder).Bool); !b || err != "" {
 		t.Errorf("true: %v %q", b, err)
 	}
-	if _, err := read(`"true"`, (*runtime.Decoder).Bool); err != `expected a boolean, got "true"` {
+	if _, err := read(`"true"`, (*rpcimpl.Decoder).Bool); err != `expected a boolean, got "true"` {
 		t.Errorf(`"true": %q`, err)
 	}
-	if b, err := read(`"aGVsbG8="`, (*runtime.Decoder).Bytes); string(b) != "hello" || err != "" {
+	if b, err := read(`"aGVsbG8="`, (*rpcimpl.Decoder).Bytes); string(b) != "hello" || err != "" {
 		t.Errorf("bytes: %q %q", b, err)
 	}
-	if b, err := read(`null`, (*runtime.Decoder).Bytes); b != nil || err != "" {
+	if b, err := read(`null`, (*rpcimpl.Decoder).Bytes); b != nil || err != "" {
 		t.Errorf("null bytes: %q %q", b, err)
 	}
-	if _, err := read(`"!!"`, (*runtime.Decoder).Bytes); err != `expected a base64 string, got "!!"` {
+	if _, err := read(`"!!"`, (*rpcimpl.Decoder).Bytes); err != `expected a base64 string, got "!!"` {
 		t.Errorf("bad base64: %q", err)
 	}
-	if tm, err := read(`"2024-05-06T07:08:09.5+02:00"`, (*runtime.Decoder).Time); err != "" || !tm.Equal(time.Date(2024, 5, 6, 5, 8, 9, 5e8, time.UTC)) {
+	if tm, err := read(`"2024-05-06T07:08:09.5+02:00"`, (*rpcimpl.Decoder).Time); err != "" || !tm.Equal(time.Date(2024, 5, 6, 5, 8, 9, 5e8, time.UTC)) {
 		t.Errorf("time: %v %q", tm, err)
 	}
-	if _, err := read(`"yesterday"`, (*runtime.Decoder).Time); err != `expected a date-time string (RFC 3339), got "yesterday"` {
+	if _, err := read(`"yesterday"`, (*rpcimpl.Decoder).Time); err != `expected a date-time string (RFC 3339), got "yesterday"` {
 		t.Errorf("bad time: %q", err)
 	}
-	if r, err := read(` {"a": [1, "x"]} `, (*runtime.Decoder).RawMessage); string(r) != `{"a": [1, "x"]}` || err != "" {
+	if r, err := read(` {"a": [1, "x"]} `, (*rpcimpl.Decoder).RawMessage); string(r) != `{"a": [1, "x"]}` || err != "" {
 		t.Errorf("raw: %s %q", r, err)
 	}
-	if _, err := read(`{"a": [1, "x"}`, (*runtime.Decoder).RawMessage); err != `"a": malformed JSON at offset 13: expected ',' or ']' after an array element` {
+	if _, err := read(`{"a": [1, "x"}`, (*rpcimpl.Decoder).RawMessage); err != `"a": malformed JSON at offset 13: expected ',' or ']' after an array element` {
 		t.Errorf("bad raw: %q", err)
 	}
 	var dur jsonDuration
-	if _, err := read(`"1m30s"`, func(d *runtime.Decoder) any { d.Unmarshal(&dur); return nil }); err != "" || dur != jsonDuration(90*time.Second) {
+	if _, err := read(`"1m30s"`, func(d *rpcimpl.Decoder) any { d.Unmarshal(&dur); return nil }); err != "" || dur != jsonDuration(90*time.Second) {
 		t.Errorf("unmarshal: %v %q", dur, err)
 	}
-	if _, err := read(`"soon"`, func(d *runtime.Decoder) any { d.Unmarshal(&dur); return nil }); err != `time: invalid duration "soon"` {
+	if _, err := read(`"soon"`, func(d *rpcimpl.Decoder) any { d.Unmarshal(&dur); return nil }); err != `time: invalid duration "soon"` {
 		t.Errorf("bad unmarshal: %q", err)
 	}
-	if v, err := read(`{"n":1,"s":["x",null,true]}`, (*runtime.Decoder).Any); err != "" ||
+	if v, err := read(`{"n":1,"s":["x",null,true]}`, (*rpcimpl.Decoder).Any); err != "" ||
 		!reflect.DeepEqual(v, map[string]any{"n": 1.0, "s": []any{"x", nil, true}}) {
 		t.Errorf("any: %#v %q", v, err)
 	}
 	deep := strings.Repeat("[", 129) + strings.Repeat("]", 129)
-	if _, err := read(deep, (*runtime.Decoder).Any); !strings.HasSuffix(err, "nested deeper than 128 levels") {
+	if _, err := read(deep, (*rpcimpl.Decoder).Any); !strings.HasSuffix(err, "nested deeper than 128 levels") {
 		t.Errorf("deep: %q", err)
 	}
 }
@@ -191,7 +192,7 @@ func (j *jsonDuration) UnmarshalJSON(b []byte) error {
 }
 
 func TestDecoderQuoted(t *testing.T) {
-	quotedInt := func(d *runtime.Decoder) int64 {
+	quotedInt := func(d *rpcimpl.Decoder) int64 {
 		var v int64
 		if d.OpenQuoted() {
 			v = d.Int64()
@@ -223,22 +224,22 @@ func TestValidationHelpers(t *testing.T) {
 		v, m float64
 		want bool
 	}{{0.3, 0.1, true}, {10, 2.5, true}, {1, 3, false}, {0.35, 0.1, false}, {-4, 2, true}, {1e300, 1e-300, false}} {
-		if got := runtime.MultipleOf(tc.v, tc.m); got != tc.want {
+		if got := rpcimpl.MultipleOf(tc.v, tc.m); got != tc.want {
 			t.Errorf("MultipleOf(%v, %v) = %v", tc.v, tc.m, got)
 		}
 	}
-	if runtime.HasDuplicates([]string{"a", "b"}) || !runtime.HasDuplicates([]int{1, 2, 1}) {
+	if rpcimpl.HasDuplicates([]string{"a", "b"}) || !rpcimpl.HasDuplicates([]int{1, 2, 1}) {
 		t.Error("HasDuplicates on a short slice")
 	}
 	long := make([]int, 100)
 	for i := range long {
 		long[i] = i
 	}
-	if runtime.HasDuplicates(long) {
+	if rpcimpl.HasDuplicates(long) {
 		t.Error("HasDuplicates: false positive")
 	}
 	long[99] = 3
-	if !runtime.HasDuplicates(long) {
+	if !rpcimpl.HasDuplicates(long) {
 		t.Error("HasDuplicates: missed a duplicate")
 	}
 }

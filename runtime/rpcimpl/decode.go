@@ -1,8 +1,11 @@
-package runtime
+package rpcimpl
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // maxDecodeDepth bounds how deeply a Decoder lets objects and arrays nest.
@@ -16,7 +19,7 @@ const maxDecodeDepth = 128
 //
 // The first problem stops decoding: from then on every read returns a zero
 // value, NextKey and NextElem return false, and Finish returns the problem as
-// a *Error with CodeInvalidParams whose message names the offending value by
+// a *runtime.Error with CodeInvalidParams whose message names the offending value by
 // its path, for example
 //
 //	invalid params: "tags[2]": expected a string, got 42
@@ -55,7 +58,7 @@ type Decoder struct {
 	quoted   bool
 
 	key []byte // storage for keys holding escapes
-	err *Error
+	err *runtime.Error
 }
 
 // NewDecoder returns a Decoder reading data, which must not change while it
@@ -89,7 +92,7 @@ var emptyObject = []byte("{}")
 // isAbsent reports whether data holds no value or only null: params a
 // caller may leave out.
 func isAbsent(data []byte) bool {
-	v := trimSpace(data)
+	v := jsonscan.TrimSpace(data)
 	return len(v) == 0 || string(v) == "null"
 }
 
@@ -123,11 +126,11 @@ func (d *Decoder) StructParams() {
 		d.buf, d.orig = emptyObject, emptyObject
 		return
 	}
-	i := skipSpace(d.buf, 0)
+	i := jsonscan.SkipSpace(d.buf, 0)
 	if d.buf[i] != '[' {
 		return
 	}
-	d.pos = skipSpace(d.buf, i+1)
+	d.pos = jsonscan.SkipSpace(d.buf, i+1)
 	if d.pos < len(d.buf) && d.buf[d.pos] == ']' {
 		d.fail("expected 1 param by position, got 0")
 		return
@@ -162,7 +165,7 @@ func (d *Decoder) Finish() error {
 		d.closeWrapper()
 	}
 	if d.err == nil {
-		if i := skipSpace(d.buf, d.pos); i < len(d.buf) {
+		if i := jsonscan.SkipSpace(d.buf, d.pos); i < len(d.buf) {
 			d.pos = i
 			d.syntaxError("unexpected data after the value")
 		}
@@ -175,7 +178,7 @@ func (d *Decoder) Finish() error {
 
 // closeWrapper reads the end of the array around by-position struct params.
 func (d *Decoder) closeWrapper() {
-	i := skipSpace(d.buf, d.pos)
+	i := jsonscan.SkipSpace(d.buf, d.pos)
 	switch {
 	case i < len(d.buf) && d.buf[i] == ']':
 		d.pos = i + 1
@@ -240,5 +243,5 @@ func (d *Decoder) fail(msg string) {
 	if path := pathAt(d.orig, d.root, d.start, d.names); path != "" {
 		msg = strconv.Quote(path) + ": " + msg
 	}
-	d.err = &Error{Code: CodeInvalidParams, Message: "invalid params: " + msg}
+	d.err = &runtime.Error{Code: runtime.CodeInvalidParams, Message: "invalid params: " + msg}
 }

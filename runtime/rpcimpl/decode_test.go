@@ -1,4 +1,4 @@
-package runtime_test
+package rpcimpl_test
 
 import (
 	"reflect"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
 // searchParams and decodeSearchParams are what rpcgen generates for
@@ -25,10 +26,10 @@ type author struct {
 	Level int8   `json:"level,omitempty"`
 }
 
-var searchFields = runtime.NewFields("query", "limit", "tags", "author")
+var searchFields = rpcimpl.NewFields("query", "limit", "tags", "author")
 
 func decodeSearchParams(raw []byte, p *searchParams) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.Params(searchFields)
 	var hasQuery, hasLimit, hasTags bool
 	var key []byte
@@ -86,9 +87,9 @@ func decodeSearchParams(raw []byte, p *searchParams) error {
 	return d.Finish()
 }
 
-var authorFields = runtime.NewFields("name", "email", "level")
+var authorFields = rpcimpl.NewFields("name", "email", "level")
 
-func readAuthor(d *runtime.Decoder, p *author) {
+func readAuthor(d *rpcimpl.Decoder, p *author) {
 	if !d.Object() {
 		return
 	}
@@ -113,7 +114,7 @@ func readAuthor(d *runtime.Decoder, p *author) {
 }
 
 func decodeAuthorParams(raw []byte, p *author) error {
-	d := runtime.NewDecoder(raw)
+	d := rpcimpl.NewDecoder(raw)
 	d.StructParams()
 	readAuthor(&d, p)
 	return d.Finish()
@@ -212,7 +213,7 @@ func TestNoParams(t *testing.T) {
 		`[1,2]`:   `invalid params: expected no params, got 2 by position`,
 		`5`:       `invalid params: expected an object, got 5`,
 	} {
-		err := runtime.NoParams([]byte(raw))
+		err := rpcimpl.NoParams([]byte(raw))
 		got := ""
 		if err != nil {
 			got = rpctest.WantError(t, err, runtime.CodeInvalidParams).Message

@@ -1,4 +1,4 @@
-package runtime_test
+package rpcimpl_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
 // FuzzDecoder checks the Decoder against encoding/json: on any input it
@@ -24,7 +25,7 @@ func FuzzDecoder(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d := runtime.NewDecoder(b)
+		d := rpcimpl.NewDecoder(b)
 		got := d.Any()
 		err := d.Finish()
 		var want any

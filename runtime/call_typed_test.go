@@ -39,17 +39,3 @@ func TestCall(t *testing.T) {
 		t.Fatalf("undecodable Call = %v, %v", list, err)
 	}
 }
-
-func TestResult(t *testing.T) {
-	b, err := Result([]string{"a"}, nil)
-	if err != nil || string(b) != `["a"]` {
-		t.Fatalf("Result = %s, %v", b, err)
-	}
-	boom := errors.New("boom")
-	if b, err := Result(0, boom); b != nil || !errors.Is(err, boom) {
-		t.Fatalf("Result with an error = %s, %v", b, err)
-	}
-	if _, err := Result(func() {}, nil); err == nil {
-		t.Fatal("Result of a value JSON cannot encode gave no error")
-	}
-}

@@ -1,7 +1,9 @@
-package runtime
+package rpcimpl
 
 import (
 	"strconv"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // Object opens an object, whose members are then read with NextKey; anything
@@ -49,7 +51,7 @@ func (d *Decoder) NextKey(key *[]byte) bool {
 		d.key = appendUnescaped(d.key[:0], raw)
 		raw = d.key
 	}
-	i = skipSpace(d.buf, d.pos)
+	i = jsonscan.SkipSpace(d.buf, d.pos)
 	if i >= len(d.buf) || d.buf[i] != ':' {
 		d.pos = i
 		d.syntaxError("expected ':' after an object key")
@@ -90,7 +92,7 @@ func (d *Decoder) countRest() int {
 	for d.err == nil {
 		d.Skip()
 		n++
-		i := skipSpace(d.buf, d.pos)
+		i := jsonscan.SkipSpace(d.buf, d.pos)
 		if i >= len(d.buf) || d.buf[i] != ',' {
 			break
 		}
@@ -130,7 +132,7 @@ func (d *Decoder) NextElem() bool {
 // and returns where the item starts; at the container's end it closes it.
 func (d *Decoder) next(open, close byte, what string) (int, bool) {
 	first := d.buf[d.pos-1] == open
-	i := skipSpace(d.buf, d.pos)
+	i := jsonscan.SkipSpace(d.buf, d.pos)
 	if i >= len(d.buf) {
 		d.pos = i
 		d.syntaxError("unexpected end of JSON input")
@@ -150,7 +152,7 @@ func (d *Decoder) next(open, close byte, what string) (int, bool) {
 			d.syntaxError("expected ',' or '" + string(close) + "' after an " + what)
 			return 0, false
 		}
-		i = skipSpace(d.buf, i+1)
+		i = jsonscan.SkipSpace(d.buf, i+1)
 		if i >= len(d.buf) || d.buf[i] == close {
 			d.pos = i
 			d.syntaxError("expected an " + what + " after ','")
@@ -230,7 +232,7 @@ func (d *Decoder) begin() byte {
 	if d.err != nil {
 		return 0
 	}
-	i := skipSpace(d.buf, d.pos)
+	i := jsonscan.SkipSpace(d.buf, d.pos)
 	d.pos = i
 	if !d.quoted {
 		d.start = i

@@ -1,8 +1,10 @@
-package runtime
+package rpcimpl
 
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // pathAt returns the path of the innermost value in b that holds offset x,
@@ -14,7 +16,7 @@ import (
 func pathAt(b []byte, root, x int, names *Fields) string {
 	var path []byte
 	top := true
-	for i := skipSpace(b, root); i < len(b) && i < x; i = skipSpace(b, i) {
+	for i := jsonscan.SkipSpace(b, root); i < len(b) && i < x; i = jsonscan.SkipSpace(b, i) {
 		open := b[i]
 		if open != '{' && open != '[' {
 			break // a scalar: x is inside it
@@ -29,7 +31,7 @@ func pathAt(b []byte, root, x int, names *Fields) string {
 		case open == '[':
 			path = append(strconv.AppendInt(append(path, '['), int64(n), 10), ']')
 		default:
-			path = appendKey(path, unescapeKey(key))
+			path = appendKey(path, jsonscan.UnescapeKey(key))
 		}
 		top = false
 		i = inner
@@ -50,29 +52,29 @@ func appendKey(path, key []byte) []byte {
 func memberAt(b []byte, i, x int) (start int, key []byte, index int) {
 	j := i + 1
 	for n := 0; ; n++ {
-		j = skipSpace(b, j)
+		j = jsonscan.SkipSpace(b, j)
 		if n > 0 && j < len(b) && b[j] == ',' {
-			j = skipSpace(b, j+1)
+			j = jsonscan.SkipSpace(b, j+1)
 		}
 		if j >= len(b) || j > x || b[j] == '}' || b[j] == ']' {
 			return -1, nil, 0
 		}
 		if b[i] == '{' {
-			k := skipString(b, j)
+			k := jsonscan.SkipString(b, j)
 			if b[j] != '"' || k < 0 || x < k {
 				return -1, nil, 0 // x is at or in a key: the object's own problem
 			}
 			key = b[j+1 : k-1]
-			j = skipSpace(b, k)
+			j = jsonscan.SkipSpace(b, k)
 			if j >= len(b) || b[j] != ':' {
 				return -1, nil, 0
 			}
-			j = skipSpace(b, j+1)
+			j = jsonscan.SkipSpace(b, j+1)
 			if x < j {
 				return -1, nil, 0
 			}
 		}
-		end := skipValue(b, j)
+		end := jsonscan.SkipValue(b, j)
 		if end < 0 || x < end {
 			return j, key, n
 		}
