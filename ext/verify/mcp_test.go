@@ -124,3 +124,41 @@ func TestBadTokens(t *testing.T) {
 		t.Errorf("the tool ran %d times for two good calls", n)
 	}
 }
+
+// TestLeewayOverHTTP: the 30-second leeway docs/auth.md promises holds
+// behind mcphttp.Auth, which used to refuse a token the verifier had
+// accepted as soon as its exp had passed; beyond the leeway the token is
+// refused.
+func TestLeewayOverHTTP(t *testing.T) {
+	is := newTestIssuer(t)
+	v, err := NewJWT(JWTConfig{Issuer: is.ts.URL, Audience: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1"}, nil)
+	h := mcphttp.NewHandler(srv, &mcphttp.Options{Auth: &mcphttp.Auth{Verify: v.Verify}})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+	for _, tc := range []struct {
+		expiredFor time.Duration
+		status     int
+	}{{5 * time.Second, 200}, {25 * time.Second, 200}, {40 * time.Second, 401}} {
+		c := is.claims(resource, "")
+		c["exp"] = time.Now().Add(-tc.expiredFor).Unix()
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/list")
+		req.Header.Set("Authorization", "Bearer "+sign(t, is.key("k1"), "k1", jose.ES256, c))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("a token expired %s ago: %d, want %d", tc.expiredFor, resp.StatusCode, tc.status)
+		}
+	}
+}

@@ -23,12 +23,23 @@ type Auth struct {
 	// Verify checks a bearer token and returns what it grants. It must check
 	// the token the way OAuth 2.1 asks of a resource server, the audience
 	// included: a token issued for another resource must be refused, never
-	// passed on. An error (ErrInvalidToken, or any other) gets 401 with
-	// error="invalid_token"; a *ScopeError gets 403 with
-	// error="insufficient_scope". A TokenInfo whose Expiry has passed gets
-	// 401 too. r is the request, for verifiers that need more than the token
-	// (its URL, a proof-of-possession header); ctx is its context.
+	// passed on. It alone decides whether the token is still valid, with
+	// whatever clock-skew leeway it allows on its expiry (ext/verify's
+	// verifiers allow 30 seconds by default): the handler does not check
+	// TokenInfo.Expiry again. An error (ErrInvalidToken, or any other) gets
+	// 401 with error="invalid_token"; a *ScopeError gets 403 with
+	// error="insufficient_scope"; a *ChallengeError chooses its challenge.
+	// r is the request, for verifiers that need more than the token (its
+	// URL, the DPoP proof header); ctx is its context.
 	Verify func(ctx context.Context, token string, r *http.Request) (*TokenInfo, error)
+	// DPoPAlgorithms, when set, makes the handler take DPoP-bound tokens
+	// too (RFC 9449): "Authorization: DPoP <token>" with a DPoP proof
+	// header. Verify gets them like bearer tokens and must check the proof
+	// and the token's binding to the proof's key (ext/verify's JWT does,
+	// with JWTConfig.DPoP); a request without credentials is offered both
+	// schemes, the DPoP challenge naming these algorithms (algs). Without
+	// it the DPoP scheme is refused as any scheme but Bearer is.
+	DPoPAlgorithms []string
 	// ResourceMetadataURL is the absolute URL of the protected resource
 	// metadata document (RFC 9728; see ProtectedResourceMetadataHandler),
 	// named in the resource_metadata parameter of every challenge.
@@ -63,6 +74,45 @@ type TokenInfo struct {
 // ErrInvalidToken is the error a Verify function returns for a token that is
 // malformed, unknown, revoked, expired or issued for another resource.
 var ErrInvalidToken = errors.New("mcphttp: invalid bearer token")
+
+// ChallengeError is an error a Verify function returns to choose how a
+// refused request is answered: 401 (400 for invalid_request) with a
+// challenge of Scheme carrying Code and Description, and Header added to
+// the response. It is how a DPoP verifier answers RFC 9449's
+// invalid_dpop_proof, or use_dpop_nonce with a DPoP-Nonce header.
+type ChallengeError struct {
+	// Scheme is the challenge's scheme, "Bearer" or "DPoP"; "" means the
+	// scheme the request used.
+	Scheme string
+	// Code is the challenge's error parameter; "" means invalid_token.
+	Code string
+	// Description is its error_description, sent to the client: say what
+	// a developer needs, nothing secret.
+	Description string
+	// Header holds header fields to set on the answer (DPoP-Nonce).
+	Header http.Header
+	// Err is the cause, for the server's logs and errors.Is.
+	Err error
+}
+
+// Error says what was refused and why.
+func (e *ChallengeError) Error() string {
+	code := e.Code
+	if code == "" {
+		code = "invalid_token"
+	}
+	msg := "mcphttp: " + code
+	if e.Description != "" {
+		msg += ": " + e.Description
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *ChallengeError) Unwrap() error { return e.Err }
 
 // ScopeError is the error a Verify function returns for a valid token that
 // lacks scopes the request needs: the request gets 403 with
@@ -113,22 +163,22 @@ func tokenSubject(r *http.Request) string {
 	return ""
 }
 
-// authenticate checks r's bearer token against a. On success it returns r
-// with the token's TokenInfo in its context; otherwise it answers r (401 or
-// 403 with a challenge and a JSON-RPC error body) and returns false.
+// authenticate checks r's token against a. On success it returns r with
+// the token's TokenInfo in its context; otherwise it answers r (401, 403 or
+// 400 with a challenge and a JSON-RPC error body) and returns false.
 func (a *Auth) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	values := r.Header.Values("Authorization")
 	if len(values) > 1 {
-		a.challenge(w, http.StatusBadRequest, "invalid_request", "more than one Authorization header", nil)
+		a.challenge(w, r, http.StatusBadRequest, "invalid_request", "", "more than one Authorization header", nil)
 		return nil, false
 	}
-	token, ok := bearerToken(values)
+	token, ok := a.token(values)
 	if !ok {
-		a.challenge(w, http.StatusUnauthorized, "", "Unauthorized: a bearer token is required", nil)
+		a.challenge(w, r, http.StatusUnauthorized, "", "", "Unauthorized: a bearer token is required", nil)
 		return nil, false
 	}
 	if a.Verify == nil {
-		a.challenge(w, http.StatusUnauthorized, "invalid_token", "Unauthorized: no token verifier is configured", nil)
+		a.challenge(w, r, http.StatusUnauthorized, "invalid_token", "", "Unauthorized: no token verifier is configured", nil)
 		return nil, false
 	}
 	ti, err := a.Verify(r.Context(), token, r)
@@ -137,38 +187,74 @@ func (a *Auth) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reque
 		if len(scopes) == 0 {
 			scopes = a.Scopes
 		}
-		a.challenge(w, http.StatusForbidden, "insufficient_scope", "Forbidden: the token lacks a required scope", scopes)
+		a.challenge(w, r, http.StatusForbidden, "insufficient_scope", "", "Forbidden: the token lacks a required scope", scopes)
+		return nil, false
+	}
+	if ce, ok := errors.AsType[*ChallengeError](err); ok {
+		a.refuse(w, r, ce)
 		return nil, false
 	}
 	if err != nil || ti == nil {
-		a.challenge(w, http.StatusUnauthorized, "invalid_token", "Unauthorized: the bearer token is not valid", nil)
-		return nil, false
-	}
-	if !ti.Expiry.IsZero() && !time.Now().Before(ti.Expiry) {
-		a.challenge(w, http.StatusUnauthorized, "invalid_token", "Unauthorized: the bearer token has expired", nil)
+		a.challenge(w, r, http.StatusUnauthorized, "invalid_token", "", "Unauthorized: the bearer token is not valid", nil)
 		return nil, false
 	}
 	for _, s := range a.Scopes {
 		if !hasScope(ti.Scopes, s) {
-			a.challenge(w, http.StatusForbidden, "insufficient_scope", "Forbidden: the token lacks the scope "+strconv.Quote(s), a.Scopes)
+			a.challenge(w, r, http.StatusForbidden, "insufficient_scope", "", "Forbidden: the token lacks the scope "+strconv.Quote(s), a.Scopes)
 			return nil, false
 		}
 	}
 	return r.WithContext(withTokenInfo(r.Context(), ti, a.HideTools)), true
 }
 
-// bearerToken returns the token of an "Authorization: Bearer <token>" header
-// (the scheme is case-insensitive, RFC 9110).
-func bearerToken(values []string) (string, bool) {
+// refuse answers r as a Verify function's ChallengeError asks.
+func (a *Auth) refuse(w http.ResponseWriter, r *http.Request, ce *ChallengeError) {
+	for k, vs := range ce.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	code, status := ce.Code, http.StatusUnauthorized
+	switch code {
+	case "":
+		code = "invalid_token"
+	case "invalid_request":
+		status = http.StatusBadRequest
+	}
+	scheme := ce.Scheme
+	if scheme == "" {
+		scheme = a.requestScheme(r)
+	}
+	msg := "Unauthorized: " + code
+	if ce.Description != "" {
+		msg += ": " + ce.Description
+	}
+	a.writeChallenge(w, status, scheme, code, ce.Description, msg, nil)
+}
+
+// token returns the token of an "Authorization: Bearer <token>" header, or
+// of "Authorization: DPoP <token>" when a takes DPoP (schemes are
+// case-insensitive, RFC 9110).
+func (a *Auth) token(values []string) (string, bool) {
 	if len(values) != 1 {
 		return "", false
 	}
 	scheme, token, ok := strings.Cut(strings.TrimSpace(values[0]), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
+	if !ok || !strings.EqualFold(scheme, "Bearer") && !(strings.EqualFold(scheme, "DPoP") && len(a.DPoPAlgorithms) > 0) {
 		return "", false
 	}
 	token = strings.TrimSpace(token)
 	return token, token != ""
+}
+
+// requestScheme returns DPoP when r used that scheme and a takes it, and
+// Bearer otherwise: a refusal is a challenge of the scheme the client used.
+func (a *Auth) requestScheme(r *http.Request) string {
+	scheme, _, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if strings.EqualFold(scheme, "DPoP") && len(a.DPoPAlgorithms) > 0 {
+		return "DPoP"
+	}
+	return "Bearer"
 }
 
 func hasScope(granted []string, s string) bool {
@@ -180,16 +266,37 @@ func hasScope(granted []string, s string) bool {
 	return false
 }
 
-// challenge answers with status, a Bearer WWW-Authenticate challenge (RFC
-// 6750 §3, RFC 9728 §5.1) and a JSON-RPC error body. errCode is the OAuth
-// error ("" for a request that carried no token); scopes, when nil, default
-// to a.Scopes.
-func (a *Auth) challenge(w http.ResponseWriter, status int, errCode, message string, scopes []string) {
+// challenge answers r with status, a WWW-Authenticate challenge (RFC 6750
+// §3, RFC 9728 §5.1; RFC 9449 §7.1 for a request that used the DPoP
+// scheme) and a JSON-RPC error body. errCode is the OAuth error ("" for a
+// request that carried no token, which is offered the DPoP scheme too when
+// a takes it); scopes, when nil, default to a.Scopes.
+func (a *Auth) challenge(w http.ResponseWriter, r *http.Request, status int, errCode, desc, message string, scopes []string) {
+	if errCode == "" && len(a.DPoPAlgorithms) > 0 {
+		// RFC 9449 §7.2: both schemes, each in a field of its own, Bearer
+		// first for clients that read only the first.
+		w.Header().Add("WWW-Authenticate", a.challengeValue(status, "Bearer", "", "", scopes))
+		a.writeChallenge(w, status, "DPoP", "", desc, message, scopes)
+		return
+	}
+	a.writeChallenge(w, status, a.requestScheme(r), errCode, desc, message, scopes)
+}
+
+// writeChallenge adds a challenge of scheme and writes the error answer.
+func (a *Auth) writeChallenge(w http.ResponseWriter, status int, scheme, errCode, desc, message string, scopes []string) {
+	w.Header().Add("WWW-Authenticate", a.challengeValue(status, scheme, errCode, desc, scopes))
+	writeError(w, status, nil, authErrorCode, message)
+}
+
+// challengeValue returns a challenge of scheme: its error and description,
+// the scopes (nil means a.Scopes) and the metadata URL, in the order of the
+// protocol's examples, and for DPoP the algorithms taken.
+func (a *Auth) challengeValue(status int, scheme, errCode, desc string, scopes []string) string {
 	if scopes == nil {
 		scopes = a.Scopes
 	}
 	var b strings.Builder
-	b.WriteString("Bearer")
+	b.WriteString(scheme)
 	sep := " "
 	param := func(name, value string) {
 		b.WriteString(sep)
@@ -207,6 +314,9 @@ func (a *Auth) challenge(w http.ResponseWriter, status int, errCode, message str
 	if errCode != "" {
 		param("error", errCode)
 	}
+	if desc != "" {
+		param("error_description", desc)
+	}
 	if status == http.StatusForbidden {
 		// The order of the protocol's example of a scope challenge.
 		if len(scopes) > 0 {
@@ -223,8 +333,10 @@ func (a *Auth) challenge(w http.ResponseWriter, status int, errCode, message str
 			param("scope", strings.Join(scopes, " "))
 		}
 	}
-	w.Header().Set("WWW-Authenticate", b.String())
-	writeError(w, status, nil, authErrorCode, message)
+	if scheme == "DPoP" && len(a.DPoPAlgorithms) > 0 {
+		param("algs", strings.Join(a.DPoPAlgorithms, " "))
+	}
+	return b.String()
 }
 
 // authErrorCode is the JSON-RPC code of an authorization failure's body; the

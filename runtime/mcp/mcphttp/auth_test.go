@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +72,9 @@ func TestAuth(t *testing.T) {
 		{name: "empty bearer", ts: ts, auth: []string{"Bearer "}, status: 401, wwwAuth: challenge},
 		{name: "bad token", ts: ts, auth: []string{"Bearer mallory"}, status: 401, wwwAuth: invalid},
 		{name: "no info", ts: ts, auth: []string{"Bearer nil-info"}, status: 401, wwwAuth: invalid},
-		{name: "expired", ts: ts, auth: []string{"Bearer expired"}, status: 401, wwwAuth: invalid},
+		// Verify alone decides on expiry, with its own leeway: the
+		// handler does not refuse what it accepted.
+		{name: "expiry is the verifier's", ts: ts, auth: []string{"Bearer expired"}, status: 204, subject: "alice"},
 		{name: "missing scope", ts: ts, auth: []string{"Bearer narrow"}, status: 403, wwwAuth: scope},
 		{name: "scope error", ts: ts, auth: []string{"Bearer needs-admin"}, status: 403,
 			wwwAuth: `Bearer error="insufficient_scope", scope="mcp:read admin", resource_metadata="` + testMetadataURL + `"`},
@@ -110,7 +113,7 @@ func TestAuth(t *testing.T) {
 func TestAuthChallengeQuoting(t *testing.T) {
 	a := &Auth{ResourceMetadataURL: `https://x.example/a"b\c`}
 	rec := httptest.NewRecorder()
-	a.challenge(rec, http.StatusUnauthorized, "", "m", nil)
+	a.challenge(rec, httptest.NewRequest("POST", "/", nil), http.StatusUnauthorized, "", "", "m", nil)
 	want := `Bearer resource_metadata="https://x.example/a\"b\\c"`
 	if got := rec.Header().Get("WWW-Authenticate"); got != want {
 		t.Errorf("got %s, want %s", got, want)
@@ -237,4 +240,92 @@ func ExampleProtectedResourceMetadataHandler() {
 		ScopesSupported:      []string{"files:read"},
 	}))
 	_ = &http.Server{Addr: "127.0.0.1:8080", Handler: mux}
+}
+
+// TestAuthDPoP: with DPoPAlgorithms the handler takes the DPoP scheme,
+// offers both schemes to a request without credentials, answers refusals
+// in the scheme the request used, and answers a verifier's ChallengeError
+// as it asks (RFC 9449 §7.1, §9).
+func TestAuthDPoP(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	var got []string // tokens Verify saw, with their scheme
+	verify := func(ctx context.Context, token string, r *http.Request) (*TokenInfo, error) {
+		got = append(got, r.Header.Get("Authorization"))
+		switch token {
+		case "bound":
+			return &TokenInfo{Subject: "alice", Scopes: []string{"mcp:read", "mcp:write"}}, nil
+		case "narrow":
+			return &TokenInfo{Subject: "alice", Scopes: []string{"mcp:read"}}, nil
+		case "stale-nonce":
+			return nil, &ChallengeError{Scheme: "DPoP", Code: "use_dpop_nonce", Description: "a new nonce is needed",
+				Header: http.Header{"Dpop-Nonce": {"n-2"}}, Err: ErrInvalidToken}
+		case "bad-proof":
+			return nil, &ChallengeError{Code: "invalid_dpop_proof", Description: `htu is not "this" URL`}
+		case "two-proofs":
+			return nil, &ChallengeError{Code: "invalid_request", Description: "more than one DPoP header"}
+		}
+		return nil, ErrInvalidToken
+	}
+	auth := &Auth{Verify: verify, ResourceMetadataURL: testMetadataURL, Scopes: []string{"mcp:read", "mcp:write"}, DPoPAlgorithms: []string{"ES256", "EdDSA"}}
+	ts := guardServer(t, Options{Auth: auth})
+	bearerOnly := guardServer(t, Options{Auth: &Auth{Verify: verify, ResourceMetadataURL: testMetadataURL}})
+	const (
+		md    = `resource_metadata="` + testMetadataURL + `"`
+		algs  = `algs="ES256 EdDSA"`
+		scope = `scope="mcp:read mcp:write"`
+	)
+	for _, tc := range []struct {
+		name    string
+		ts      *httptest.Server
+		auth    string
+		status  int
+		wwwAuth []string
+		nonce   string
+	}{
+		{"no credentials: both schemes", ts, "", 401, []string{`Bearer ` + md + `, ` + scope, `DPoP ` + md + `, ` + scope + `, ` + algs}, ""},
+		{"DPoP token", ts, "DPoP bound", 204, nil, ""},
+		{"scheme in lower case", ts, "dpop bound", 204, nil, ""},
+		{"bearer still taken", ts, "Bearer bound", 204, nil, ""},
+		{"invalid token, in the scheme used", ts, "DPoP mallory", 401, []string{`DPoP error="invalid_token", ` + md + `, ` + scope + `, ` + algs}, ""},
+		{"invalid bearer token", ts, "Bearer mallory", 401, []string{`Bearer error="invalid_token", ` + md + `, ` + scope}, ""},
+		{"insufficient scope", ts, "DPoP narrow", 403, []string{`DPoP error="insufficient_scope", ` + scope + `, ` + md + `, ` + algs}, ""},
+		{"nonce wanted", ts, "DPoP stale-nonce", 401, []string{`DPoP error="use_dpop_nonce", error_description="a new nonce is needed", ` + md + `, ` + scope + `, ` + algs}, "n-2"},
+		{"bad proof", ts, "DPoP bad-proof", 401, []string{`DPoP error="invalid_dpop_proof", error_description="htu is not \"this\" URL", ` + md + `, ` + scope + `, ` + algs}, ""},
+		{"malformed request", ts, "DPoP two-proofs", 400, []string{`DPoP error="invalid_request", error_description="more than one DPoP header", ` + md + `, ` + scope + `, ` + algs}, ""},
+		{"DPoP not taken without DPoPAlgorithms", bearerOnly, "DPoP bound", 401, []string{`Bearer ` + md}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got = nil
+			req, _ := http.NewRequest(http.MethodPost, tc.ts.URL, strings.NewReader(`{}`))
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			resp, body := roundTrip(t, tc.ts, req)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, tc.status, body)
+			}
+			if www := resp.Header.Values("WWW-Authenticate"); !slices.Equal(www, tc.wwwAuth) {
+				t.Errorf("WWW-Authenticate\n%q\nwant\n%q", www, tc.wwwAuth)
+			}
+			if n := resp.Header.Get("DPoP-Nonce"); n != tc.nonce {
+				t.Errorf("DPoP-Nonce %q, want %q", n, tc.nonce)
+			}
+			if tc.status != 204 {
+				wantErrorBody(t, resp, body, -32600, "")
+			}
+			if tc.ts == bearerOnly && len(got) != 0 {
+				t.Errorf("Verify saw %q: a DPoP token reached a verifier that does not take DPoP", got)
+			}
+		})
+	}
+}
+
+func TestChallengeError(t *testing.T) {
+	err := error(&ChallengeError{Code: "invalid_dpop_proof", Description: "bad htm", Err: ErrInvalidToken})
+	if got, want := err.Error(), "mcphttp: invalid_dpop_proof: bad htm: mcphttp: invalid bearer token"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if !errors.Is(err, ErrInvalidToken) {
+		t.Error("the cause is not unwrapped")
+	}
 }

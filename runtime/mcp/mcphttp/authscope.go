@@ -53,7 +53,7 @@ func (h *Handler) toolScopes(w http.ResponseWriter, r *http.Request, body []byte
 		return true
 	}
 	scopes := union(a.Scopes, missing)
-	a.challenge(w, http.StatusForbidden, "insufficient_scope",
+	a.challenge(w, r, http.StatusForbidden, "insufficient_scope", "",
 		"Forbidden: the token lacks a scope this tool requires: "+strings.Join(mcp.MissingScopes(scopes, ti.Scopes), " "), scopes)
 	return false
 }

@@ -13,18 +13,18 @@ import (
 // MCP, a preflight from a listed origin may ask for GET, POST and DELETE
 // and for Content-Type, Accept, Authorization, Mcp-Session-Id,
 // MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*, Last-Event-ID,
-// traceparent and tracestate (and AllowedHeaders), and the responses
-// expose Mcp-Session-Id, MCP-Protocol-Version and WWW-Authenticate (and
-// ExposedHeaders).
+// traceparent, tracestate and DPoP (and AllowedHeaders), and the
+// responses expose Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate
+// and DPoP-Nonce (and ExposedHeaders).
 type CORS = rpchttp.CORS
 
 // corsHeaders are the request headers the transports (and a tracing
 // client) send.
 var corsHeaders = []string{hdrContentType, hdrAccept, "Authorization", hdrLastEventID,
-	hdrSessionID, hdrProtocolVersion, hdrMethod, hdrName, "Mcp-Param-*", "Traceparent", "Tracestate"}
+	hdrSessionID, hdrProtocolVersion, hdrMethod, hdrName, "Mcp-Param-*", "Traceparent", "Tracestate", "DPoP"}
 
 // corsExposed are the response headers a script of the MCP client reads.
-var corsExposed = []string{hdrSessionID, hdrProtocolVersion, "WWW-Authenticate"}
+var corsExposed = []string{hdrSessionID, hdrProtocolVersion, "WWW-Authenticate", "DPoP-Nonce"}
 
 // newCORS checks c (nil: no CORS), panicking on a configuration NewHandler
 // cannot serve (see CORS.Validate).
