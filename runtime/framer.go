@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bufio"
 	"errors"
 	"io"
 )
@@ -35,6 +36,36 @@ type FrameError struct {
 }
 
 func (e *FrameError) Error() string { return "jsonrpc: malformed frame: " + e.Reason }
+
+// ReadTimer is implemented by a reader under a line or header framer that times each
+// message as it arrives, as rpcnet's sockets do to bound how long a message may take
+// once it has begun (a peer that trickles a message holds its connection no longer).
+// The framer calls BeginMessage when ReadMessage starts, saying whether the start of
+// the next message (anything but white space) is already in its buffer, and
+// EndMessage when ReadMessage returns, whatever it returns. A reader that times
+// messages starts the clock itself when a read brings the first byte that is not
+// white space.
+type ReadTimer interface {
+	BeginMessage(started bool)
+	EndMessage()
+}
+
+// readTimerOf returns r as a ReadTimer, or nil.
+func readTimerOf(r io.Reader) ReadTimer {
+	t, _ := r.(ReadTimer)
+	return t
+}
+
+// bufferedStart reports whether br holds anything but white space.
+func bufferedStart(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Buffered())
+	for _, c := range b {
+		if !isSpace(c) {
+			return true
+		}
+	}
+	return false
+}
 
 // DefaultMaxMessageSize is the message size limit used when none is given.
 const DefaultMaxMessageSize = 4 << 20

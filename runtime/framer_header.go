@@ -27,8 +27,9 @@ type headerFramer struct {
 	closer streamCloser
 	max    int
 	hdr    []byte
-	lost   bool  // the last frame was malformed: scan for the next header block
-	ended  error // the stream ended inside a frame: returned by the next ReadMessage
+	lost   bool      // the last frame was malformed: scan for the next header block
+	ended  error     // the stream ended inside a frame: returned by the next ReadMessage
+	timer  ReadTimer // r, when it times messages
 }
 
 // NewHeaderFramer returns a Framer for LSP-style Content-Length framing. Headers other
@@ -43,6 +44,7 @@ func NewHeaderFramer(r io.Reader, w io.Writer, maxSize int) Framer {
 		w:      bufio.NewWriterSize(w, 16<<10),
 		closer: streamCloser{r, w},
 		max:    limitOrDefault(maxSize),
+		timer:  readTimerOf(r),
 	}
 }
 
@@ -59,6 +61,11 @@ var contentLength = []byte("Content-Length")
 func (f *headerFramer) ReadMessage() ([]byte, error) {
 	if err := f.ended; err != nil {
 		return nil, err
+	}
+	if f.timer != nil {
+		// Bytes given back (pushback) are read again through f.r's buffer.
+		f.timer.BeginMessage(bufferedStart(f.r) || len(f.src.pending) > 0)
+		defer f.timer.EndMessage()
 	}
 	if f.lost {
 		if err := f.resync(); err != nil {

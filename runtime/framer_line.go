@@ -17,6 +17,7 @@ type lineFramer struct {
 	max    int
 	long   []byte // accumulates a line longer than the reader's buffer
 	flat   bytes.Buffer
+	timer  ReadTimer // r, when it times messages
 }
 
 // NewLineFramer returns a Framer for newline-delimited JSON (MCP stdio). maxSize <= 0
@@ -28,10 +29,15 @@ func NewLineFramer(r io.Reader, w io.Writer, maxSize int) Framer {
 		w:      bufio.NewWriterSize(w, 16<<10),
 		closer: streamCloser{r, w},
 		max:    limitOrDefault(maxSize),
+		timer:  readTimerOf(r),
 	}
 }
 
 func (f *lineFramer) ReadMessage() ([]byte, error) {
+	if f.timer != nil {
+		f.timer.BeginMessage(bufferedStart(f.r))
+		defer f.timer.EndMessage()
+	}
 	for {
 		line, err := f.readLine()
 		if err != nil {

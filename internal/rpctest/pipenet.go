@@ -61,6 +61,23 @@ func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) 
 	}
 }
 
+// PipeDialer dials a listener of NewPipeListener; it is a function with the
+// DialContext method that dialer interfaces ask for.
+type PipeDialer func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// DialContext calls d.
+func (d PipeDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return d(ctx, network, addr)
+}
+
+// NewPipeListener returns a net.Listener whose connections are net.Pipe
+// pairs, and the dialer that makes them, for servers tested in a
+// testing/synctest bubble (rpcnet's).
+func NewPipeListener() (net.Listener, PipeDialer) {
+	l := newPipeListener()
+	return l, l.dial
+}
+
 type pipeAddr struct{}
 
 func (pipeAddr) Network() string { return "pipe" }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -91,4 +92,18 @@ func WantError(t testing.TB, err error, code int64) *runtime.Error {
 		t.Fatalf("error code %d (%s), want %d", rpcErr.Code, rpcErr.Message, code)
 	}
 	return rpcErr
+}
+
+// Synctest runs f in a testing/synctest bubble, as synctest.Test does, with
+// sync.Pool emptied (two collections) before and after: the runtime pools
+// what a Conn's call waits on, a channel, and a channel made in one bubble
+// may not be used outside it (a fatal error), nor does one made outside
+// block durably inside. So every test that calls through a Conn in a bubble
+// goes through here.
+func Synctest(t *testing.T, f func(*testing.T)) {
+	t.Helper()
+	flush := func() { goruntime.GC(); goruntime.GC() }
+	flush()
+	defer flush()
+	synctest.Test(t, f)
 }

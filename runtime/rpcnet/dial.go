@@ -25,6 +25,10 @@ type DialOptions struct {
 	// WriteTimeout bounds each write to the server (default
 	// DefaultWriteTimeout; negative for none).
 	WriteTimeout time.Duration
+	// MessageTimeout bounds the time a message from the server takes to
+	// arrive once its first byte has (default DefaultMessageTimeout; negative
+	// for none), as Server.MessageTimeout does.
+	MessageTimeout time.Duration
 	// Dialer, if set, makes the connections instead of a net.Dialer: a TLS
 	// dialer, say.
 	Dialer interface {
@@ -74,7 +78,7 @@ func Dialer(network, address string, opts *DialOptions) runtime.DialFunc {
 		if err != nil {
 			return nil, fmt.Errorf("rpcnet: %w", err)
 		}
-		sock := newSocket(nc, o.WriteTimeout, 0)
+		sock := newSocket(nc, o.WriteTimeout, 0, o.MessageTimeout)
 		copts := o.Options
 		if copts.Transport == "" {
 			copts.Transport = transportOf(network)

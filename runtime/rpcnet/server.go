@@ -31,6 +31,15 @@ const shutdownGrace = 5 * time.Second
 // otherwise.
 const DefaultWriteTimeout = 30 * time.Second
 
+// DefaultMessageTimeout bounds the time a message takes to arrive, once its
+// first byte has, unless MessageTimeout says otherwise: a message of the
+// default size limit (4 MiB) needs about 140 KB/s.
+const DefaultMessageTimeout = 30 * time.Second
+
+// DefaultEvictIdle is how long a connection must have been idle before a new
+// connection at the limit takes its place, unless EvictIdle says otherwise.
+const DefaultEvictIdle = time.Minute
+
 // Server serves JSON-RPC 2.0 on the connections of a net.Listener. Set its
 // fields before Serve; the zero Server serves with no handler.
 type Server struct {
@@ -46,6 +55,19 @@ type Server struct {
 	// negative for none): a peer that stops reading (a stream it never reads,
 	// a host that vanished) is disconnected instead of holding its handlers.
 	WriteTimeout time.Duration
+	// MessageTimeout bounds the time a message takes to arrive once its first
+	// byte has (default DefaultMessageTimeout; negative for none): a peer that
+	// sends a message slowly, or stops halfway, is disconnected, with "a
+	// message took over 30s to arrive" as the connection's Err. Time between
+	// messages does not count (see IdleTimeout), nor does white space.
+	MessageTimeout time.Duration
+	// EvictIdle is how long a connection must have been idle (nothing read or
+	// written, no message begun, no request in flight) for a new connection
+	// at MaxConns to take its place (default DefaultEvictIdle; negative:
+	// never): the idle connection longest so is closed, the reason logged at
+	// Info, and the new one served. Only when no connection has been idle that
+	// long is the new one refused.
+	EvictIdle time.Duration
 	// IdleTimeout, if positive, closes a connection from which nothing has been
 	// read for this long while none of its requests is in flight: a peer that
 	// went away without closing (a half-open connection) or sends nothing. Off
@@ -57,7 +79,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	lns      map[net.Listener]struct{}
-	conns    map[*runtime.Conn]struct{}
+	conns    map[*runtime.Conn]*socket
 	shutdown bool
 	wg       sync.WaitGroup
 }
@@ -74,7 +96,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	if s.lns == nil {
 		s.lns = map[net.Listener]struct{}{}
-		s.conns = map[*runtime.Conn]struct{}{}
+		s.conns = map[*runtime.Conn]*socket{}
 	}
 	s.lns[ln] = struct{}{}
 	s.mu.Unlock()
@@ -137,16 +159,16 @@ func (s *Server) serveConn(nc net.Conn) {
 		nc.Close()
 		return
 	}
-	if limit := s.maxConns(); limit > 0 && len(s.conns) >= limit {
+	if limit := s.maxConns(); limit > 0 && len(s.conns) >= limit && !s.evictIdle(limit) {
 		s.mu.Unlock()
 		s.logger().Warn("rpcnet: connection refused: at the connection limit", "remote", nc.RemoteAddr().String(), "limit", limit)
 		go refuse(nc, frameFor(s.Options.Framing, s.busyResponse()))
 		return
 	}
-	sock := newSocket(nc, s.WriteTimeout, s.IdleTimeout)
+	sock := newSocket(nc, s.WriteTimeout, s.IdleTimeout, s.MessageTimeout)
 	c := runtime.NewConn(runtime.NewFramer(s.Options.Framing, sock, sock, s.Options.MaxMessageSize), s.withLogger(nc.LocalAddr().Network()))
 	sock.conn.Store(c)
-	s.conns[c] = struct{}{}
+	s.conns[c] = sock
 	s.wg.Add(1)
 	s.mu.Unlock()
 	if s.OnConnect != nil {
@@ -167,6 +189,36 @@ func (s *Server) serveConn(nc net.Conn) {
 		delete(s.conns, c)
 		s.mu.Unlock()
 	}()
+}
+
+// evictIdle closes the connection idle longest, if one has been idle for
+// EvictIdle, to make room for a new one; s.mu is held. The closed connection
+// leaves the count at once.
+func (s *Server) evictIdle(limit int) bool {
+	min := s.EvictIdle
+	if min == 0 {
+		min = DefaultEvictIdle
+	}
+	if min < 0 {
+		return false
+	}
+	now := time.Now()
+	var victim *runtime.Conn
+	var longest time.Duration
+	for c, sock := range s.conns {
+		if d := sock.idleFor(now); d >= min && d > longest {
+			victim, longest = c, d
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	sock := s.conns[victim]
+	delete(s.conns, victim)
+	reason := fmt.Errorf("rpcnet: closed after %v idle to make room for a new connection at the limit of %d connections", longest.Round(time.Second), limit)
+	s.logger().Info("rpcnet: closed an idle connection to make room", "remote", sock.nc.RemoteAddr().String(), "idle", longest, "limit", limit)
+	sock.cutOff(reason)
+	return true
 }
 
 func (s *Server) withLogger(network string) runtime.Options {
