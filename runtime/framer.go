@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"io"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // Framer reads and writes whole JSON-RPC messages on a stream.
@@ -60,7 +62,7 @@ func readTimerOf(r io.Reader) ReadTimer {
 func bufferedStart(br *bufio.Reader) bool {
 	b, _ := br.Peek(br.Buffered())
 	for _, c := range b {
-		if !isSpace(c) {
+		if !jsonscan.IsSpace(c) {
 			return true
 		}
 	}
