@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,7 +204,7 @@ func TestExposeOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := goEnv(t)
+	g := newOfflineGo(t, http.StatusForbidden)
 	root := t.TempDir()
 	for name, src := range exposeFiles {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
@@ -212,16 +213,16 @@ func TestExposeOverMCP(t *testing.T) {
 		write(t, filepath.Join(root, name), src)
 	}
 	app := filepath.Join(root, "app")
-	goIn(t, app, env, "go", "mod", "init", "example.com/app")
-	goIn(t, app, env, "go", "mod", "edit", "-replace", "example.com/todo=../todo", "-require", "example.com/todo@v0.0.0")
-	installFromCheckout(t, app, repo, env) // go generate ./... included
+	g.run(t, app, nil, "go", "mod", "init", "example.com/app")
+	g.run(t, app, nil, "go", "mod", "edit", "-replace", "example.com/todo=../todo", "-require", "example.com/todo@v0.0.0")
+	installFromCheckout(t, g, app, repo) // go generate ./... included
 	for _, f := range []string{"tasks_rpcgen.go", "todo_rpcgen.go"} {
 		if _, err := os.Stat(filepath.Join(app, "expose", f)); err != nil {
 			t.Fatalf("go generate did not write expose/%s: %v", f, err)
 		}
 	}
 	server := filepath.Join(root, "server")
-	goIn(t, app, env, "go", "build", "-o", server, "./cmd/server")
+	g.run(t, app, nil, "go", "build", "-o", server, "./cmd/server")
 
 	ctx := context.Background()
 	c, err := mcp.DialCommand(ctx, exec.Command(server), mcp.ClientOptions{})
@@ -291,7 +292,7 @@ func TestExposeOverMCP(t *testing.T) {
 	}
 
 	// The typed MCP clients, in the module.
-	out := goIn(t, app, append(env, "SERVER="+server), "go", "test", "-count=1", "-v", "-run", "TestTypedClients", "./expose")
+	out := g.run(t, app, []string{"SERVER=" + server}, "go", "test", "-count=1", "-v", "-run", "TestTypedClients", "./expose")
 	if !strings.Contains(out, "--- PASS: TestTypedClients") {
 		t.Errorf("the typed clients' test did not pass:\n%s", out)
 	}
