@@ -61,7 +61,7 @@ type ClientOptions struct {
 	// and must not call the client back.
 	OnResourceUpdated func(uri string)
 	// OnListChanged hears the server's list_changed notifications; method is
-	// the notification's, such as "notifications/tools/list_changed". It
+	// the notification's, such as NotificationToolsListChanged. It
 	// runs as OnResourceUpdated does.
 	OnListChanged func(method string)
 	// ProbeTimeout matters only to a dual-era client (ProtocolVersion ""),
@@ -341,7 +341,7 @@ func (c *Client) requestMeta() []byte {
 // notification handles a notification other than progress.
 func (c *Client) notification(env *wire.Envelope) {
 	switch {
-	case env.MethodIs("notifications/message"):
+	case env.MethodIs(NotificationMessage):
 		if c.opts.OnLog == nil {
 			return
 		}
@@ -351,16 +351,16 @@ func (c *Client) notification(env *wire.Envelope) {
 			return
 		}
 		c.opts.OnLog(m)
-	case env.MethodIs("notifications/cancelled"):
+	case env.MethodIs(NotificationCancelled):
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
 		if json.Unmarshal(env.Params, &p) == nil && len(p.RequestID) > 0 {
 			c.serving.cancel(p.RequestID)
 		}
-	case env.MethodIs("notifications/subscriptions/acknowledged"):
+	case env.MethodIs(NotificationSubscriptionsAcknowledged):
 		c.acknowledged(env.Params)
-	case env.MethodIs("notifications/resources/updated"):
+	case env.MethodIs(NotificationResourcesUpdated):
 		if c.opts.OnResourceUpdated == nil {
 			return
 		}
@@ -372,9 +372,9 @@ func (c *Client) notification(env *wire.Envelope) {
 			return
 		}
 		c.opts.OnResourceUpdated(p.URI)
-	case env.MethodIs("notifications/tools/list_changed"),
-		env.MethodIs("notifications/prompts/list_changed"),
-		env.MethodIs("notifications/resources/list_changed"):
+	case env.MethodIs(NotificationToolsListChanged),
+		env.MethodIs(NotificationPromptsListChanged),
+		env.MethodIs(NotificationResourcesListChanged):
 		if c.opts.OnListChanged != nil {
 			var method string
 			json.Unmarshal(env.Method, &method) // a JSON string: methodIs matched it

@@ -175,7 +175,7 @@ func unsupportedResultType(method, rt string) error {
 // ListTools returns every tool the server offers, following nextCursor
 // through all pages.
 func (c *Client) ListTools(ctx context.Context) ([]ToolInfo, error) {
-	tools, err := listAll[ToolInfo](ctx, c, "tools/list", "tools")
+	tools, err := listAll[ToolInfo](ctx, c, MethodToolsList, "tools")
 	if err == nil {
 		c.hints.learn(tools) // for retries
 	}
@@ -228,7 +228,7 @@ func listAll[T any](ctx context.Context, c *Client, method, member string) ([]T,
 // callTool sends tools/call, answering the server's requests for input in
 // 2026-07-28, and returns the raw result.
 func (c *Client) callTool(ctx context.Context, name string, args any, onProgress func(ProgressNotification)) ([]byte, error) {
-	return c.callWithInput(ctx, "tools/call", name, func(cb *clientBuf) error {
+	return c.callWithInput(ctx, MethodToolsCall, name, func(cb *clientBuf) error {
 		cb.field("name")
 		cb.str(name)
 		if err := cb.arguments(args); err != nil {
@@ -332,7 +332,7 @@ func (c *Client) CallToolRaw(ctx context.Context, p CallToolParams) (*CallToolRe
 		return nil, fmt.Errorf("mcp: decode result of tools/call %s: %w", p.Name, err)
 	}
 	if res.ResultType != "" && res.ResultType != "complete" {
-		return nil, unsupportedResultType("tools/call "+p.Name, res.ResultType)
+		return nil, unsupportedResultType(MethodToolsCall+" "+p.Name, res.ResultType)
 	}
 	return res, nil
 }
@@ -343,7 +343,7 @@ func (c *Client) Ping(ctx context.Context) error {
 	if c.Modern() {
 		return fmt.Errorf("mcp: ping does not exist in protocol %s", c.ProtocolVersion())
 	}
-	return c.call(ctx, "ping", nil, nil)
+	return c.call(ctx, MethodPing, nil, nil)
 }
 
 // logLevels are the RFC 5424 severities MCP uses.
@@ -361,7 +361,7 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 		return fmt.Errorf("mcp: unknown log level %q (want one of %s)", level, strings.Join(logLevels, ", "))
 	}
 	if !c.Modern() {
-		err := c.call(ctx, "logging/setLevel", &struct {
+		err := c.call(ctx, MethodLoggingSetLevel, &struct {
 			Level string `json:"level"`
 		}{level}, nil)
 		if err == nil {

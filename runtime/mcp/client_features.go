@@ -20,19 +20,19 @@ var _ FeatureCaller = (*Client)(nil)
 // ListResources returns every resource the server lists, following
 // nextCursor through all pages.
 func (c *Client) ListResources(ctx context.Context) ([]ResourceInfo, error) {
-	return listAll[ResourceInfo](ctx, c, "resources/list", "resources")
+	return listAll[ResourceInfo](ctx, c, MethodResourcesList, "resources")
 }
 
 // ListResourceTemplates returns every resource template the server lists,
 // following nextCursor through all pages.
 func (c *Client) ListResourceTemplates(ctx context.Context) ([]ResourceTemplateInfo, error) {
-	return listAll[ResourceTemplateInfo](ctx, c, "resources/templates/list", "resourceTemplates")
+	return listAll[ResourceTemplateInfo](ctx, c, MethodResourcesTemplatesList, "resourceTemplates")
 }
 
 // ListPrompts returns every prompt the server lists, following nextCursor
 // through all pages.
 func (c *Client) ListPrompts(ctx context.Context) ([]PromptInfo, error) {
-	return listAll[PromptInfo](ctx, c, "prompts/list", "prompts")
+	return listAll[PromptInfo](ctx, c, MethodPromptsList, "prompts")
 }
 
 // ReadResource reads the resource uri and returns its contents. In
@@ -40,7 +40,7 @@ func (c *Client) ListPrompts(ctx context.Context) ([]PromptInfo, error) {
 // ClientOptions handlers. An unknown resource is a *runtime.Error (-32002
 // from a legacy server, -32602 from a 2026-07-28 one).
 func (c *Client) ReadResource(ctx context.Context, uri string) ([]ResourceContents, error) {
-	raw, err := c.callWithInput(ctx, "resources/read", uri, func(cb *clientBuf) error {
+	raw, err := c.callWithInput(ctx, MethodResourcesRead, uri, func(cb *clientBuf) error {
 		cb.field("uri")
 		cb.str(uri)
 		return nil
@@ -61,7 +61,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) ([]ResourceConten
 // it answers the server's requests for input through the ClientOptions
 // handlers. An unknown prompt or a missing argument is a *runtime.Error.
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
-	raw, err := c.callWithInput(ctx, "prompts/get", name, func(cb *clientBuf) error {
+	raw, err := c.callWithInput(ctx, MethodPromptsGet, name, func(cb *clientBuf) error {
 		cb.field("name")
 		cb.str(name)
 		if len(args) > 0 {
@@ -114,7 +114,7 @@ func (c *Client) Complete(ctx context.Context, ref CompletionRef, argument, valu
 	var res struct {
 		Completion *Completion `json:"completion"`
 	}
-	if err := c.call(ctx, "completion/complete", &p, &res); err != nil {
+	if err := c.call(ctx, MethodCompletionComplete, &p, &res); err != nil {
 		return nil, err
 	}
 	if res.Completion == nil {
@@ -136,7 +136,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	if c.Modern() {
 		return c.subscribeModern(ctx, uri, true)
 	}
-	return c.subscription(ctx, "resources/subscribe", uri)
+	return c.subscription(ctx, MethodResourcesSubscribe, uri)
 }
 
 // Unsubscribe undoes Subscribe: a legacy session sends
@@ -146,7 +146,7 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 	if c.Modern() {
 		return c.subscribeModern(ctx, uri, false)
 	}
-	return c.subscription(ctx, "resources/unsubscribe", uri)
+	return c.subscription(ctx, MethodResourcesUnsubscribe, uri)
 }
 
 func (c *Client) subscription(ctx context.Context, method, uri string) error {
@@ -154,7 +154,7 @@ func (c *Client) subscription(ctx context.Context, method, uri string) error {
 		URI string `json:"uri"`
 	}{uri}, nil)
 	if err == nil && ctx.Value(clientRenewKey{}) == nil {
-		c.subscribed(uri, method == "resources/subscribe") // for a new session
+		c.subscribed(uri, method == MethodResourcesSubscribe) // for a new session
 	}
 	return err
 }

@@ -104,7 +104,7 @@ func (c *Client) discover(ctx context.Context, version string, dual bool) (probe
 	for range len(ModernVersions) + 1 {
 		c.setVersion(version)
 		var res discoverResult
-		err := c.call(ctx, "server/discover", nil, &res)
+		err := c.call(ctx, MethodServerDiscover, nil, &res)
 		var rpcErr *runtime.Error
 		switch {
 		case err == nil:
@@ -179,7 +179,7 @@ func (c *Client) initialize(ctx context.Context, version string, dual bool) (mod
 	var res initializeResult
 	// initialize must not be cancelled (lifecycle rules).
 	ictx := context.WithValue(ctx, clientNoCancelKey{}, true)
-	if err := c.call(ictx, "initialize", &params, &res); err != nil {
+	if err := c.call(ictx, MethodInitialize, &params, &res); err != nil {
 		var rpcErr *runtime.Error
 		if dual && errors.As(err, &rpcErr) {
 			if v := highest(ModernVersions, supportedVersions(rpcErr)); v != "" {
@@ -194,7 +194,7 @@ func (c *Client) initialize(ctx context.Context, version string, dual bool) (mod
 	c.setVersion(res.ProtocolVersion)
 	c.adopt(res.ServerInfo, res.Instructions, res.Capabilities)
 	c.offered = version
-	if err := c.notify(ctx, "notifications/initialized"); err != nil {
+	if err := c.notify(ctx, NotificationInitialized); err != nil {
 		return "", err
 	}
 	c.logger.Debug("mcp: connected", "version", res.ProtocolVersion, "server", res.ServerInfo.Name)

@@ -49,7 +49,7 @@ func defaultCapabilities(opts *ClientOptions) json.RawMessage {
 // Method not found *runtime.Error.
 func (c *Client) answerInput(ctx context.Context, method string, params []byte) ([]byte, error) {
 	switch {
-	case method == "elicitation/create" && c.opts.OnElicit != nil:
+	case method == MethodElicitationCreate && c.opts.OnElicit != nil:
 		p := new(ElicitParams)
 		if err := decodeInputParams(method, params, p); err != nil {
 			return nil, err
@@ -72,7 +72,7 @@ func (c *Client) answerInput(ctx context.Context, method string, params []byte) 
 			res = &r
 		}
 		return json.Marshal(res)
-	case method == "sampling/createMessage" && c.opts.OnSample != nil:
+	case method == MethodSamplingCreateMessage && c.opts.OnSample != nil:
 		p := new(CreateMessageParams)
 		if err := decodeInputParams(method, params, p); err != nil {
 			return nil, err
@@ -85,7 +85,7 @@ func (c *Client) answerInput(ctx context.Context, method string, params []byte) 
 			return nil, errors.New("mcp: OnSample returned no result")
 		}
 		return json.Marshal(res)
-	case method == "roots/list" && c.opts.Roots != nil:
+	case method == MethodRootsList && c.opts.Roots != nil:
 		roots, err := c.opts.Roots(ctx)
 		if err != nil {
 			return nil, err
@@ -164,7 +164,7 @@ func (c *Client) answerServerRequest(env *wire.Envelope) []byte {
 	if err := json.Unmarshal(env.Method, &method); err != nil {
 		return append(b, `,"error":{"code":-32600,"message":"Invalid Request"}}`...)
 	}
-	if method == "ping" {
+	if method == MethodPing {
 		return append(b, `,"result":{}}`...)
 	}
 	ctx, done := c.serving.begin(env.ID)

@@ -48,18 +48,15 @@ func (r *ClientRequest) SetMeta(key, value string) {
 	r.meta = runtime.AppendJSONString(r.meta, value)
 }
 
-// Target returns the name a tools/call or prompts/get names, the uri of a
-// resources/read, subscribe or unsubscribe, or "".
+// Target returns what the request acts on, as the method table's Target
+// says: the name a tools/call or prompts/get names, the uri of a
+// resources/read, subscribe or unsubscribe; "" for other methods.
 func (r *ClientRequest) Target() string {
-	key := "name"
-	switch r.Method {
-	case "tools/call", "prompts/get":
-	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		key = "uri"
-	default:
+	m := LookupMethod(r.Method)
+	if m == nil || m.Target == "" {
 		return ""
 	}
-	v := member(r.Params, key)
+	v := member(r.Params, m.Target)
 	if len(v) >= 2 && v[0] == '"' && !bytes.ContainsRune(v, '\\') {
 		return string(v[1 : len(v)-1])
 	}
@@ -176,7 +173,7 @@ func (c *Client) sendRequest(ctx context.Context, req *ClientRequest) (json.RawM
 	if observe := req.OnNotification; observe != nil && onProgress != nil {
 		onProgress = func(pn ProgressNotification) {
 			if raw, err := json.Marshal(pn); err == nil {
-				observe("notifications/progress", raw)
+				observe(NotificationProgress, raw)
 			}
 			req.onProgress(pn)
 		}

@@ -208,7 +208,7 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 		ClientInfo      Implementation  `json:"clientInfo"`
 	}{c.offered, c.opts.Capabilities, c.opts.Info}
 	var res initializeResult
-	if err := c.call(context.WithValue(ctx, clientNoCancelKey{}, true), "initialize", &params, &res); err != nil {
+	if err := c.call(context.WithValue(ctx, clientNoCancelKey{}, true), MethodInitialize, &params, &res); err != nil {
 		return fmt.Errorf("initialize: %w", err), nil
 	}
 	if !isLegacyVersion(res.ProtocolVersion) {
@@ -220,7 +220,7 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 	}})
 	// The tools may differ too: learn again which may be retried.
 	c.hints.forget()
-	if err := c.notify(ctx, "notifications/initialized"); err != nil {
+	if err := c.notify(ctx, NotificationInitialized); err != nil {
 		return err, nil
 	}
 	r := &c.renew
@@ -240,7 +240,7 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 	if level != "" {
 		if caps.Logging == nil {
 			refused = append(refused, errors.New("logging/setLevel: the new session offers no logging"))
-		} else if err := check("logging/setLevel", c.call(ctx, "logging/setLevel", &struct {
+		} else if err := check(MethodLoggingSetLevel, c.call(ctx, MethodLoggingSetLevel, &struct {
 			Level string `json:"level"`
 		}{level}, nil)); err != nil {
 			return err, nil
@@ -251,7 +251,7 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 			refused = append(refused, fmt.Errorf("resources/subscribe %s: the new session offers no resource subscriptions", uri))
 			continue
 		}
-		if err := check("resources/subscribe "+uri, c.subscription(ctx, "resources/subscribe", uri)); err != nil {
+		if err := check(MethodResourcesSubscribe+" "+uri, c.subscription(ctx, MethodResourcesSubscribe, uri)); err != nil {
 			return err, nil
 		}
 	}

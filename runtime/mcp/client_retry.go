@@ -17,14 +17,6 @@ import (
 // how long to wait; runtime.WithoutRetry turns it off for one call. Each
 // try is a new request, with an id of its own.
 
-// idempotentMethods may run more than once with the effect of once.
-var idempotentMethods = map[string]bool{
-	"ping": true, "server/discover": true, "logging/setLevel": true,
-	"tools/list": true, "resources/list": true, "resources/templates/list": true,
-	"prompts/list": true, "resources/read": true, "prompts/get": true,
-	"completion/complete": true, "resources/subscribe": true, "resources/unsubscribe": true,
-}
-
 // toolHints is what a client learnt from tools/list about each tool: whether
 // it is read-only or idempotent.
 type toolHints struct {
@@ -112,8 +104,12 @@ func (c *Client) retried(ctx context.Context, method, target string, err error, 
 		if !errors.Is(err, runtime.ErrConnectionLost) || errors.Is(err, runtime.ErrNotSent) {
 			return rule(err, false)
 		}
-		idempotent := idempotentMethods[method]
-		if method == "tools/call" {
+		var idempotent bool
+		switch m := LookupMethod(method); {
+		case m == nil:
+		case m.Retry == RetrySafe:
+			idempotent = true
+		case m.Retry == RetrySafeIfTool:
 			idempotent = c.toolIdempotent(ctx, target)
 			lostTool = !idempotent
 		}

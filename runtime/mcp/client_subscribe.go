@@ -118,7 +118,7 @@ func (c *Client) startListen(lctx context.Context, fb []byte) (acked chan struct
 	l.acks[id] = acked
 	l.mu.Unlock()
 	cb := clientGetBuf()
-	cb.begin(id, "subscriptions/listen")
+	cb.begin(id, MethodSubscriptionsListen)
 	cb.field("notifications")
 	cb.b.Write(fb)
 	go func() {

@@ -154,14 +154,14 @@ func (s *clientStream) unregister(id int64) bool {
 func (s *clientStream) cancel(id int64, reason error) {
 	cb := clientGetBuf()
 	defer cb.free()
-	cb.begin(0, "notifications/cancelled")
+	cb.begin(0, NotificationCancelled)
 	cb.field("requestId")
 	cb.b.WriteString(strconv.FormatInt(id, 10))
 	cb.field("reason")
 	cb.str(reason.Error())
 	cb.end(s.c.requestMeta(), 0)
 	if err := s.write(context.Background(), cb.b.Bytes()); err != nil {
-		s.c.logger.Debug("mcp: send notifications/cancelled", "id", id, "err", err)
+		s.c.logger.Debug("mcp: send "+NotificationCancelled, "id", id, "err", err)
 	}
 }
 
@@ -240,7 +240,7 @@ func (s *clientStream) handle(msg []byte) {
 				s.c.logger.Debug("mcp: answer a server request", "err", err)
 			}
 		}()
-	case env.MethodIs("notifications/progress"):
+	case env.MethodIs(NotificationProgress):
 		pn, ok := clientParseProgress(env.Params)
 		if !ok {
 			return

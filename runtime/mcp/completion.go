@@ -44,9 +44,6 @@ func (cp *completeRequest) parse(p *reqParams) error {
 // complete runs a completion/complete. cc comes with the era's fields set.
 func (ss *Session) complete(ctx context.Context, cc *callCtx, p *reqParams) (json.RawMessage, error) {
 	r := ss.srv.reg.Load()
-	if !r.kinds.completions() {
-		return nil, runtime.ErrMethodNotFound("completion/complete")
-	}
 	var cp completeRequest
 	if err := cp.parse(p); err != nil {
 		return nil, err
@@ -57,7 +54,7 @@ func (ss *Session) complete(ctx context.Context, cc *callCtx, p *reqParams) (jso
 	}
 	var c *Completion
 	if h != nil {
-		if err := ss.beginCall(ctx, cc, "completion/complete", p); err != nil {
+		if err := ss.beginCall(ctx, cc, MethodCompletionComplete, p); err != nil {
 			return nil, err
 		}
 		req := &CompleteRequest{Argument: *cp.argument.Name, Value: *cp.argument.Value, Context: cp.context.Arguments}

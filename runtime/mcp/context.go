@@ -163,7 +163,7 @@ func Progress(ctx context.Context, progress, total float64, message string) {
 		b = append(b, `,"message":`...)
 		b = runtime.AppendJSONString(b, message)
 	}
-	cc.send("notifications/progress", append(b, '}'))
+	cc.send(NotificationProgress, append(b, '}'))
 }
 
 // Log sends a log message (notifications/message) to the client from a tool,
@@ -205,7 +205,7 @@ func Log(ctx context.Context, level LogLevel, logger string, data any) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if cc.live() {
-		cc.send("notifications/message", b)
+		cc.send(NotificationMessage, b)
 	}
 }
 

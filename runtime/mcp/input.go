@@ -48,7 +48,7 @@ func (cc *callCtx) Elicit(key string, p *ElicitParams) (*ElicitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := cc.request("elicitation/create", key, params)
+	raw, err := cc.request(MethodElicitationCreate, key, params)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func (cc *callCtx) Sample(key string, p *CreateMessageParams) (*CreateMessageRes
 	if err != nil {
 		return nil, fmt.Errorf("mcp: Sample: %w", err)
 	}
-	raw, err := cc.request("sampling/createMessage", key, params)
+	raw, err := cc.request(MethodSamplingCreateMessage, key, params)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func (cc *callCtx) ListRoots(key string) ([]Root, error) {
 	if err := cc.require("roots"); err != nil {
 		return nil, err
 	}
-	raw, err := cc.request("roots/list", key, []byte(`{}`))
+	raw, err := cc.request(MethodRootsList, key, []byte(`{}`))
 	if err != nil {
 		return nil, err
 	}
@@ -282,11 +282,11 @@ func (cc *callCtx) request(method, key string, params []byte) (json.RawMessage, 
 // checkAnswer reports whether raw is a valid result of method.
 func checkAnswer(method string, raw []byte) error {
 	switch method {
-	case "elicitation/create":
+	case MethodElicitationCreate:
 		return decodeElicitResult(raw, new(ElicitResult))
-	case "sampling/createMessage":
+	case MethodSamplingCreateMessage:
 		return decodeSampleResult(raw, new(CreateMessageResult))
-	case "roots/list":
+	case MethodRootsList:
 		return decodeRootsResult(raw, new(listRootsResult))
 	}
 	return fmt.Errorf("unknown method %q", method)

@@ -88,7 +88,7 @@ func (o *outRequests) call(cc *callCtx, method string, params []byte) (json.RawM
 			params := cc.ss.appendRequestID([]byte(`{"`+cancelledIDMember+`":`), id)
 			cc.mu.Lock()
 			if !cc.done {
-				cc.send(methodCancelled, append(params, '}'))
+				cc.send(NotificationCancelled, append(params, '}'))
 			}
 			cc.mu.Unlock()
 		}

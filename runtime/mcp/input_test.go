@@ -87,7 +87,7 @@ func pipeClient(t *testing.T, srv *Server, version, caps string, handler runtime
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, a) }()
-	c := runtime.NewConn(b, runtime.Options{Handler: handler, CancelMethod: methodCancelled, CancelIDKey: cancelledIDMember})
+	c := runtime.NewConn(b, runtime.Options{Handler: handler, CancelMethod: NotificationCancelled, CancelIDKey: cancelledIDMember})
 	t.Cleanup(func() {
 		c.Close()
 		cancel()

@@ -18,54 +18,40 @@ var (
 var emptyResult = json.RawMessage(`{}`)
 
 // serveLegacy serves a request of the session-based era (2024-11-05 to
-// 2025-11-25).
-func (ss *Session) serveLegacy(ctx context.Context, method string, p *reqParams) (json.RawMessage, error) {
-	switch method {
-	case "initialize":
+// 2025-11-25): initialize and ping at any time, every other method the
+// table gives the session's revision once initialize has chosen it.
+func (ss *Session) serveLegacy(ctx context.Context, req *runtime.Request, p *reqParams) (json.RawMessage, error) {
+	switch req.Method {
+	case MethodInitialize:
 		return ss.initialize(ctx, p)
-	case "ping":
+	case MethodPing:
 		return emptyResult, nil
 	}
 	st := ss.state.Load()
 	if st == nil {
 		return nil, errNotInitialized
 	}
-	switch method {
-	case "tools/list":
-		return ss.srv.listTools(ctx, st.v, p.cursor)
-	case "tools/call":
-		return ss.callTool(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
-	case "resources/list":
-		return ss.srv.listResources(st.v, p.cursor)
-	case "resources/templates/list":
-		return ss.srv.listResourceTemplates(st.v, p.cursor)
-	case "resources/read":
-		return ss.readResource(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
-	case "resources/subscribe":
-		return ss.subscribe(ctx, p)
-	case "resources/unsubscribe":
-		return ss.unsubscribe(ctx, p)
-	case "prompts/list":
-		return ss.srv.listPrompts(st.v, p.cursor)
-	case "prompts/get":
-		return ss.getPrompt(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
-	case "completion/complete":
-		return ss.complete(ctx, &callCtx{v: st.v, caps: st.caps, level: -1}, p)
-	case "logging/setLevel":
-		if p.level == nil {
-			return nil, runtime.InvalidParams(`missing "level"`)
-		}
-		rank, ok := parseLevel(p.level)
-		if !ok {
-			return nil, errInvalidLevel(p.level)
-		}
-		if err := ss.changeState(ctx, StateChange{LogLevel: levelNames[rank]}); err != nil {
-			return nil, err
-		}
-		ss.level.Store(int32(rank) + 1)
-		return emptyResult, nil
+	m, ok := ss.srv.method(req.Method, st.v)
+	if !ok || !ss.srv.offers(m.Capability) {
+		return nil, runtime.ErrMethodNotFound(req.Method)
 	}
-	return nil, runtime.ErrMethodNotFound(method)
+	return m.handle(ss, ctx, req, p, era{v: st.v, caps: st.caps, level: -1})
+}
+
+// setLevel serves logging/setLevel.
+func (ss *Session) setLevel(ctx context.Context, p *reqParams) (json.RawMessage, error) {
+	if p.level == nil {
+		return nil, runtime.InvalidParams(`missing "level"`)
+	}
+	rank, ok := parseLevel(p.level)
+	if !ok {
+		return nil, errInvalidLevel(p.level)
+	}
+	if err := ss.changeState(ctx, StateChange{LogLevel: levelNames[rank]}); err != nil {
+		return nil, err
+	}
+	ss.level.Store(int32(rank) + 1)
+	return emptyResult, nil
 }
 
 // initialize starts the legacy lifecycle. The version rule: a revision the

@@ -100,7 +100,7 @@ func (ss *Session) listen(ctx context.Context, req *runtime.Request, p *reqParam
 	}
 	srv.hub.listeners[l] = struct{}{}
 	srv.hub.mu.Unlock()
-	l.sendLocked("notifications/subscriptions/acknowledged", ack)
+	l.sendLocked(NotificationSubscriptionsAcknowledged, ack)
 	l.mu.Unlock()
 
 	var res json.RawMessage

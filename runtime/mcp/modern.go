@@ -22,11 +22,8 @@ func (ss *Session) serveModern(ctx context.Context, req *runtime.Request, p *req
 		}
 		return nil, errUnsupportedVersion(requested)
 	}
-	switch method {
-	case "server/discover", "tools/list", "tools/call",
-		"resources/list", "resources/templates/list", "resources/read",
-		"prompts/list", "prompts/get", "completion/complete", "subscriptions/listen":
-	default:
+	m, ok := ss.srv.method(method, ver20260728)
+	if !ok {
 		return nil, runtime.ErrMethodNotFound(method)
 	}
 	if p.metaCaps == nil {
@@ -43,27 +40,10 @@ func (ss *Session) serveModern(ctx context.Context, req *runtime.Request, p *req
 		}
 		level = rank
 	}
-	switch method {
-	case "server/discover":
-		return ss.srv.encodedFor(ss.srv.reg.Load(), ver20260728).handshake, nil
-	case "tools/list":
-		return ss.srv.listTools(ctx, ver20260728, p.cursor)
-	case "resources/list":
-		return ss.srv.listResources(ver20260728, p.cursor)
-	case "resources/templates/list":
-		return ss.srv.listResourceTemplates(ver20260728, p.cursor)
-	case "resources/read":
-		return ss.readResource(ctx, &callCtx{v: ver20260728, caps: p.metaCaps, level: level}, p)
-	case "prompts/list":
-		return ss.srv.listPrompts(ver20260728, p.cursor)
-	case "prompts/get":
-		return ss.getPrompt(ctx, &callCtx{v: ver20260728, caps: p.metaCaps, level: level}, p)
-	case "completion/complete":
-		return ss.complete(ctx, &callCtx{v: ver20260728, caps: p.metaCaps, level: level}, p)
-	case "subscriptions/listen":
-		return ss.listen(ctx, req, p)
+	if !ss.srv.offers(m.Capability) {
+		return nil, runtime.ErrMethodNotFound(method)
 	}
-	return ss.callTool(ctx, &callCtx{v: ver20260728, caps: p.metaCaps, level: level}, p)
+	return m.handle(ss, ctx, req, p, era{v: ver20260728, caps: p.metaCaps, level: level})
 }
 
 func errMissingMeta(key string) *runtime.Error {

@@ -42,9 +42,10 @@ type inputQuestion struct {
 }
 
 // mrtrMethod reports whether a 2026-07-28 request of method may end with
-// input_required: the protocol allows it only for these three.
+// input_required, as the method table says.
 func mrtrMethod(method string) bool {
-	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
+	m := LookupMethod(method)
+	return m != nil && m.InputRequired
 }
 
 type principalKey struct{}
@@ -82,7 +83,7 @@ func (ss *Session) beginCall(ctx context.Context, cc *callCtx, method string, p 
 	if !cc.v.modern() || !mrtrMethod(method) {
 		return nil
 	}
-	if method == "resources/read" {
+	if method == MethodResourcesRead {
 		cc.idName = p.uri
 	} else {
 		cc.idName, cc.idArgs = p.name, p.arguments

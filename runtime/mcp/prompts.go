@@ -49,16 +49,13 @@ func (s *Server) AddPrompts(ps ...Prompt) {
 	}
 	s.reg.Store(r.finish())
 	if len(ps) > 0 {
-		s.listChanged("notifications/prompts/list_changed", kindPrompts)
+		s.listChanged(NotificationPromptsListChanged, kindPrompts)
 	}
 }
 
 // listPrompts returns the pre-encoded prompts/list page the cursor points at.
 func (s *Server) listPrompts(v ver, cursor []byte) (json.RawMessage, error) {
 	r := s.reg.Load()
-	if r.kinds&kindPrompts == 0 {
-		return nil, runtime.ErrMethodNotFound("prompts/list")
-	}
 	return listPage(s.encodedFor(r, v).promptPages, promptsCursor, s.opts.PageSize, len(r.prompts), cursor)
 }
 
@@ -91,11 +88,7 @@ func stringMap(raw []byte, member string) (map[string]string, error) {
 
 // getPrompt runs a prompts/get. cc comes with the era's fields set.
 func (ss *Session) getPrompt(ctx context.Context, cc *callCtx, p *reqParams) (json.RawMessage, error) {
-	r := ss.srv.reg.Load()
-	if r.kinds&kindPrompts == 0 {
-		return nil, runtime.ErrMethodNotFound("prompts/get")
-	}
-	pr, err := r.lookupPrompt(p.name)
+	pr, err := ss.srv.reg.Load().lookupPrompt(p.name)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +104,7 @@ func (ss *Session) getPrompt(ctx context.Context, cc *callCtx, p *reqParams) (js
 	if args == nil {
 		args = map[string]string{}
 	}
-	if err := ss.beginCall(ctx, cc, "prompts/get", p); err != nil {
+	if err := ss.beginCall(ctx, cc, MethodPromptsGet, p); err != nil {
 		return nil, err
 	}
 	res, err := ss.runPrompt(cc, pr, args)

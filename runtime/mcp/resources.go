@@ -80,7 +80,7 @@ func (s *Server) AddResources(rs ...Resource) {
 	}
 	s.reg.Store(reg.finish())
 	if len(rs) > 0 {
-		s.listChanged("notifications/resources/list_changed", kindResources)
+		s.listChanged(NotificationResourcesListChanged, kindResources)
 	}
 }
 
@@ -120,7 +120,7 @@ func (s *Server) AddResourceTemplates(ts ...ResourceTemplate) {
 	}
 	s.reg.Store(reg.finish())
 	if len(ts) > 0 {
-		s.listChanged("notifications/resources/list_changed", kindResources)
+		s.listChanged(NotificationResourcesListChanged, kindResources)
 	}
 }
 
@@ -141,9 +141,6 @@ func compactObject(what, field string, raw json.RawMessage) json.RawMessage {
 // points at.
 func (s *Server) listResources(v ver, cursor []byte) (json.RawMessage, error) {
 	r := s.reg.Load()
-	if r.kinds&kindResources == 0 {
-		return nil, runtime.ErrMethodNotFound("resources/list")
-	}
 	return listPage(s.encodedFor(r, v).resPages, resourcesCursor, s.opts.PageSize, len(r.resources), cursor)
 }
 
@@ -151,9 +148,6 @@ func (s *Server) listResources(v ver, cursor []byte) (json.RawMessage, error) {
 // page the cursor points at.
 func (s *Server) listResourceTemplates(v ver, cursor []byte) (json.RawMessage, error) {
 	r := s.reg.Load()
-	if r.kinds&kindResources == 0 {
-		return nil, runtime.ErrMethodNotFound("resources/templates/list")
-	}
 	return listPage(s.encodedFor(r, v).tmplPages, templatesCursor, s.opts.PageSize, len(r.templates), cursor)
 }
 
@@ -208,9 +202,6 @@ const readCache = `,"ttlMs":0,"cacheScope":"private"`
 // readResource runs a resources/read. cc comes with the era's fields set.
 func (ss *Session) readResource(ctx context.Context, cc *callCtx, p *reqParams) (json.RawMessage, error) {
 	r := ss.srv.reg.Load()
-	if r.kinds&kindResources == 0 {
-		return nil, runtime.ErrMethodNotFound("resources/read")
-	}
 	uri, err := resourceURI(p.uri)
 	if err != nil {
 		return nil, err
@@ -222,7 +213,7 @@ func (ss *Session) readResource(ctx context.Context, cc *callCtx, p *reqParams) 
 		}
 		return nil, notFoundFor(ResourceNotFound(uri).(*runtime.Error), cc.v)
 	}
-	if err := ss.beginCall(ctx, cc, "resources/read", p); err != nil {
+	if err := ss.beginCall(ctx, cc, MethodResourcesRead, p); err != nil {
 		return nil, err
 	}
 	contents, err := ss.runResource(cc, h, &ReadResourceRequest{URI: uri, Vars: vars})

@@ -210,7 +210,7 @@ func (s *Server) AddTools(tools ...Tool) {
 	}
 	s.reg.Store(r.finish())
 	if len(tools) > 0 {
-		s.listChanged("notifications/tools/list_changed", 0)
+		s.listChanged(NotificationToolsListChanged, 0)
 	}
 }
 

@@ -294,10 +294,10 @@ func appendTool(b []byte, t *Tool, v ver) []byte {
 // tools/list) and the offset of the page's first item: opaque to clients,
 // checked when it comes back.
 const (
-	cursorPrefix    = "tools/list:"
-	resourcesCursor = "resources/list:"
-	templatesCursor = "resources/templates/list:"
-	promptsCursor   = "prompts/list:"
+	cursorPrefix    = MethodToolsList + ":"
+	resourcesCursor = MethodResourcesList + ":"
+	templatesCursor = MethodResourcesTemplatesList + ":"
+	promptsCursor   = MethodPromptsList + ":"
 )
 
 func encodeCursor(prefix string, offset int) string {

@@ -47,11 +47,9 @@ type legacyState struct {
 	caps json.RawMessage // the client's capabilities
 }
 
-// The notification that cancels a request, and the member naming it.
-const (
-	methodCancelled   = "notifications/cancelled"
-	cancelledIDMember = "requestId"
-)
+// cancelledIDMember is the member of notifications/cancelled naming the
+// request it cancels.
+const cancelledIDMember = "requestId"
 
 // options are the runtime options both transports of the session use, so a
 // stream (Serve) and Handle go through the same core.
@@ -60,7 +58,7 @@ func (ss *Session) options() runtime.Options {
 		Handler:      ss.handler,
 		MaxInflight:  ss.srv.opts.MaxInflight,
 		AllowBatch:   ss.batchesAllowed,
-		CancelMethod: methodCancelled,
+		CancelMethod: NotificationCancelled,
 		CancelIDKey:  cancelledIDMember,
 		StrictIDs:    true, // MCP: "a string or integer", never null
 		TrustResults: true, // results are pre-encoded, or built from checked JSON
@@ -75,12 +73,8 @@ func (ss *Session) options() runtime.Options {
 // goroutine of a stream (runtime.Options.Inline), which takes a hand-off and,
 // in a fresh process, a thread start off the handshake.
 func preparedAnswer(method string) bool {
-	switch method {
-	case "initialize", "ping", "server/discover", "tools/list", "resources/list",
-		"resources/templates/list", "prompts/list", "logging/setLevel":
-		return true
-	}
-	return false
+	m := LookupMethod(method)
+	return m != nil && m.Inline
 }
 
 // batchesAllowed reports whether the session takes JSON-RPC batches: only
@@ -166,7 +160,7 @@ func (ss *Session) serveRPC(ctx context.Context, req *runtime.Request) (json.Raw
 	if p.modern(req.Method) {
 		return ss.serveModern(ctx, req, &p)
 	}
-	return ss.serveLegacy(ctx, req.Method, &p)
+	return ss.serveLegacy(ctx, req, &p)
 }
 
 // reqParams holds the raw members of a request's params this server reads;
@@ -243,7 +237,7 @@ func (p *reqParams) parseMeta(raw []byte) {
 // modern reports whether a request is a 2026-07-28 one: it carries one of
 // the era's required _meta keys, or calls a method only that era has.
 func (p *reqParams) modern(method string) bool {
-	return p.metaVersion != nil || p.metaCaps != nil || method == "server/discover"
+	return p.metaVersion != nil || p.metaCaps != nil || method == MethodServerDiscover
 }
 
 // rawStringIs reports whether the raw JSON value v is the string s written

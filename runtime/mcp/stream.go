@@ -118,7 +118,7 @@ func streamProgress(ctx context.Context, n int, item json.RawMessage) {
 	}
 	b = append(b, `,"_meta":{"`+StreamItemMeta+`":`...)
 	b = append(b, item...)
-	cc.send("notifications/progress", append(b, "}}"...))
+	cc.send(NotificationProgress, append(b, "}}"...))
 }
 
 // cut returns b, or its first max bytes (whole UTF-8 sequences) and "…".

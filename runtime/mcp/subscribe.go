@@ -176,7 +176,7 @@ func (s *Server) ResourceUpdated(uri string) {
 		uri = clean
 	}
 	params := append(runtime.AppendJSONString([]byte(`{"uri":`), uri), '}')
-	s.announce(Change{Method: "notifications/resources/updated", Params: params, URI: uri})
+	s.announce(Change{Method: NotificationResourcesUpdated, Params: params, URI: uri})
 }
 
 // Log sends a log message (notifications/message) that belongs to no
@@ -201,7 +201,7 @@ func (s *Server) Log(level LogLevel, logger string, data any) {
 		b = runtime.AppendJSONString(append(b, `,"logger":`...), logger)
 	}
 	b = append(append(append(b, `,"data":`...), raw...), '}')
-	s.announce(Change{Method: "notifications/message", Params: b, Level: level})
+	s.announce(Change{Method: NotificationMessage, Params: b, Level: level})
 }
 
 // deliver sends c to this process's legacy sessions that want it and to
@@ -211,9 +211,9 @@ func (s *Server) deliver(c Change) {
 	kind := featureKinds([]string{c.Feature})
 	var want func(*sessionSubs) bool
 	switch c.Method {
-	case "notifications/resources/updated":
+	case NotificationResourcesUpdated:
 		want = func(sub *sessionSubs) bool { return sub.uris[c.URI] }
-	case "notifications/message":
+	case NotificationMessage:
 		rank, _ := levelRank(c.Level)
 		want = func(*sessionSubs) bool { return true }
 		sessions = slices.DeleteFunc(sessions, func(ss *Session) bool { return !ss.allowsLog(rank) })
@@ -228,7 +228,7 @@ func (s *Server) deliver(c Change) {
 	}
 	for _, l := range listeners {
 		switch {
-		case c.Method == "notifications/resources/updated":
+		case c.Method == NotificationResourcesUpdated:
 			if l.uris[c.URI] {
 				// The listen stream's params: its _meta, then the uri.
 				l.send(c.Method, runtime.AppendJSONString([]byte(`,"uri":`), c.URI))
@@ -250,9 +250,6 @@ func (s *Server) EndSubscriptions() {
 // read (a fixed one, or one a template matches).
 func (ss *Session) subscribe(ctx context.Context, p *reqParams) (json.RawMessage, error) {
 	r := ss.srv.reg.Load()
-	if r.kinds&kindResources == 0 {
-		return nil, runtime.ErrMethodNotFound("resources/subscribe")
-	}
 	uri, err := resourceURI(p.uri)
 	if err != nil {
 		return nil, err
@@ -276,9 +273,6 @@ func (ss *Session) subscribe(ctx context.Context, p *reqParams) (json.RawMessage
 
 // unsubscribe serves a legacy resources/unsubscribe.
 func (ss *Session) unsubscribe(ctx context.Context, p *reqParams) (json.RawMessage, error) {
-	if ss.srv.reg.Load().kinds&kindResources == 0 {
-		return nil, runtime.ErrMethodNotFound("resources/unsubscribe")
-	}
 	uri, err := resourceURI(p.uri)
 	if err != nil {
 		return nil, err

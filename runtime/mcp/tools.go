@@ -63,7 +63,7 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 	if args != nil && !isObject(args) {
 		return nil, runtime.InvalidParams(`"arguments" must be an object`)
 	}
-	if err := ss.beginCall(ctx, cc, "tools/call", p); err != nil {
+	if err := ss.beginCall(ctx, cc, MethodToolsCall, p); err != nil {
 		return nil, err
 	}
 	res, err := ss.run(cc, t, args)

@@ -117,7 +117,7 @@ func (a *clientAdapter) route(msg []byte) {
 		}()
 		return
 	}
-	if !env.MethodIs("notifications/progress") {
+	if !env.MethodIs(NotificationProgress) {
 		a.c.notification(&env)
 	}
 }
@@ -136,7 +136,7 @@ func (a *clientAdapter) roundTrip(ctx context.Context, id int64, msg []byte, onP
 	if onProgress != nil {
 		incoming = func(m []byte) {
 			var env wire.Envelope
-			if env.Scan(m) && env.ID == nil && env.MethodIs("notifications/progress") {
+			if env.Scan(m) && env.ID == nil && env.MethodIs(NotificationProgress) {
 				if pn, ok := clientParseProgress(env.Params); ok {
 					// Once the caller gave up, its callback hears nothing more.
 					if tok, ok := wire.ParseID(pn.ProgressToken); ok && tok == id && ctx.Err() == nil {

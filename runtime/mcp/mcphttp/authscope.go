@@ -41,12 +41,12 @@ func (h *Handler) toolScopes(w http.ResponseWriter, r *http.Request, body []byte
 		}
 		for _, m := range msgs {
 			var e envelope
-			if e.Scan(m) && e.MethodIs("tools/call") && e.ID != nil {
+			if e.Scan(m) && e.MethodIs(mcp.MethodToolsCall) && e.ID != nil {
 				e.scanParams()
 				check(e.name)
 			}
 		}
-	} else if env.MethodIs("tools/call") {
+	} else if env.MethodIs(mcp.MethodToolsCall) {
 		check(env.name)
 	}
 	if missing == nil {

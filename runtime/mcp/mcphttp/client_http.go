@@ -24,18 +24,14 @@ import (
 // modifies a request's header slices.
 var clientAcceptBoth = []string{"application/json, text/event-stream"}
 
-// fixedValues holds the header value slices of the methods and versions the
-// client sends, so they cost nothing per request (and jsonString returns
-// their strings without allocating). Read-only after init.
+// fixedValues holds the header value slices of the methods (the method
+// table's, as it stands when the package starts) and versions the client
+// sends, so they cost nothing per request (and jsonString returns their
+// strings without allocating). Read-only after init.
 var fixedValues = func() map[string][]string {
 	m := map[string][]string{}
-	for _, s := range []string{
-		"initialize", "ping", "server/discover", "tools/list", "tools/call",
-		"resources/list", "resources/read", "resources/templates/list",
-		"prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
-		"subscriptions/listen", "notifications/initialized", "notifications/cancelled",
-	} {
-		m[s] = []string{s}
+	for _, row := range mcp.Methods() {
+		m[row.Name] = row.HeaderValue()
 	}
 	for _, v := range mcp.LegacyVersions {
 		m[v] = []string{v}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // clientMessage is what the transports need to know about an outgoing
@@ -18,7 +19,8 @@ type clientMessage struct {
 	version string // params._meta's protocol version: a 2026-07-28 message
 }
 
-// scanClientMessage reads method, the Mcp-Name source and the modern
+// scanClientMessage reads method, the Mcp-Name value (of the methods the
+// method table gives a NameHeader) and the modern
 // protocol version out of msg.
 func scanClientMessage(msg []byte) clientMessage {
 	var env envelope
@@ -29,17 +31,12 @@ func scanClientMessage(msg []byte) clientMessage {
 		return m
 	}
 	env.scanParams()
-	switch m.method {
-	case "tools/call":
+	if m.method == mcp.MethodToolsCall {
 		m.args = env.arguments
-		fallthrough
-	case "prompts/get":
-		if env.name != nil {
-			m.name, m.hasName = jsonString(env.name)
-		}
-	case "resources/read":
-		if env.uri != nil {
-			m.name, m.hasName = jsonString(env.uri)
+	}
+	if row := mcp.LookupMethod(m.method); row != nil && row.NameHeader {
+		if v := env.target(row.Target); v != nil {
+			m.name, m.hasName = jsonString(v)
 		}
 	}
 	m.meta = env.meta
@@ -101,7 +98,7 @@ func clientErrorMessage(body []byte) string {
 // clientCancelMessage returns the notifications/cancelled for request id.
 func clientCancelMessage(id int64, reason error) []byte {
 	b := make([]byte, 0, 128)
-	b = append(b, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
+	b = append(b, `{"jsonrpc":"2.0","method":"`+mcp.NotificationCancelled+`","params":{"requestId":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"reason":`...)
 	b = runtime.AppendJSONString(b, reason.Error())

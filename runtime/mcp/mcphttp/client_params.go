@@ -170,7 +170,7 @@ func clientIsHeaderMismatch(reply []byte) bool {
 func clientListRequest(id int64, cursor string, meta []byte) []byte {
 	b := []byte(`{"jsonrpc":"2.0","id":`)
 	b = strconv.AppendInt(b, id, 10)
-	b = append(b, `,"method":"tools/list","params":{`...)
+	b = append(b, `,"method":"`+mcp.MethodToolsList+`","params":{`...)
 	if cursor != "" {
 		b = append(b, `"cursor":`...)
 		b = runtime.AppendJSONString(b, cursor)

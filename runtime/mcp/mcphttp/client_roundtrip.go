@@ -21,9 +21,9 @@ func (t *streamable) RoundTrip(ctx context.Context, id int64, msg []byte, incomi
 		return reply, err
 	}
 	switch m.method {
-	case "tools/list":
+	case mcp.MethodToolsList:
 		return t.learnTools(reply), nil
-	case "tools/call":
+	case mcp.MethodToolsCall:
 		if _, known := t.clientToolParams(m.name); !known && clientIsHeaderMismatch(reply) && t.listTools(ctx, id, m.name, m.meta) {
 			return t.roundTrip(ctx, id, msg, &m, incoming)
 		}
@@ -49,10 +49,10 @@ func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *cli
 	req := t.cfg.newRequest(rctx, http.MethodPost, t.u, body, len(msg))
 	req.Header[hdrAccept] = clientAcceptBoth
 	clientSetHeaders(req.Header, m, s)
-	if m.version != "" && m.method == "tools/call" {
+	if m.version != "" && m.method == mcp.MethodToolsCall {
 		t.setParamHeaders(req.Header, m)
 	}
-	resp, err := t.cfg.do(req, m.method == "initialize" || m.method == "server/discover")
+	resp, err := t.cfg.do(req, m.method == mcp.MethodInitialize || m.method == mcp.MethodServerDiscover)
 	if err != nil {
 		err = clientClassify(rctx, err)
 	} else {
@@ -109,7 +109,7 @@ func clientStatus(resp *http.Response) string {
 
 // response reads the answer to request id.
 func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s clientSession, legacy bool, resp *http.Response, incoming func([]byte)) ([]byte, error) {
-	initialize := m.method == "initialize"
+	initialize := m.method == mcp.MethodInitialize
 	ct := resp.Header.Get(hdrContentType)
 	var reply []byte
 	switch {

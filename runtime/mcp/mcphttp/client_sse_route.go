@@ -71,7 +71,7 @@ func (t *sseTransport) routeCall(msg []byte) func([]byte) {
 		t.cfg.logger.Debug("mcphttp: dropped a response to no waiting call", "id", string(env.ID))
 	case env.Method == nil:
 		t.cfg.logger.Debug("mcphttp: dropped a message that is neither request, response nor notification")
-	case env.ID == nil && wire.StringIs(env.Method, "notifications/progress"):
+	case env.ID == nil && wire.StringIs(env.Method, mcp.NotificationProgress):
 		if id, ok := wire.ParseID(member(env.Params, "progressToken")); ok {
 			if c := t.calls[id]; c != nil {
 				c.push(msg, false)
@@ -87,7 +87,7 @@ func (t *sseTransport) routeCall(msg []byte) func([]byte) {
 		}
 		if env.ID != nil && !t.closed {
 			t.answers.Add(1)
-			go t.answer(env.ID, wire.StringIs(env.Method, "ping"))
+			go t.answer(env.ID, wire.StringIs(env.Method, mcp.MethodPing))
 		}
 	}
 	return nil
@@ -170,7 +170,7 @@ func (t *sseTransport) RoundTrip(ctx context.Context, id int64, msg []byte, inco
 		if !mcp.NoCancel(ctx) {
 			cctx, stop := context.WithTimeout(t.closeCtx, clientNoticeTimeout)
 			if _, err := t.post(cctx, st, 0, clientCancelMessage(id, cerr)); err != nil {
-				t.cfg.logger.Debug("mcphttp: send notifications/cancelled", "id", id, "err", err)
+				t.cfg.logger.Debug("mcphttp: send "+mcp.NotificationCancelled, "id", id, "err", err)
 			}
 			stop()
 		}

@@ -269,9 +269,9 @@ func (t *streamable) cancel(id int64, reason error) {
 	}
 	ctx, stop := context.WithTimeout(t.closeCtx, clientNoticeTimeout)
 	defer stop()
-	m := clientMessage{method: "notifications/cancelled"}
+	m := clientMessage{method: mcp.NotificationCancelled}
 	if err := t.post(ctx, clientCancelMessage(id, reason), &m, s); err != nil {
-		t.cfg.logger.Debug("mcphttp: send notifications/cancelled", "id", id, "err", err)
+		t.cfg.logger.Debug("mcphttp: send "+mcp.NotificationCancelled, "id", id, "err", err)
 	}
 }
 

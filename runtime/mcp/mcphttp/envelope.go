@@ -90,7 +90,19 @@ func (e *envelope) isRequest() bool { return e.batch || e.Method != nil && e.ID 
 // exists in that revision.
 func (e *envelope) modern(r *http.Request) bool {
 	return e.metaVersion != nil || e.metaCaps != nil ||
-		r.Header.Get(hdrProtocolVersion) == mcp.Version20260728 || e.MethodIs("server/discover")
+		r.Header.Get(hdrProtocolVersion) == mcp.Version20260728 || e.MethodIs(mcp.MethodServerDiscover)
+}
+
+// target returns the raw value of the params member named key, the Target
+// of a method table row: name and uri are scanned already.
+func (e *envelope) target(key string) []byte {
+	switch key {
+	case "name":
+		return e.name
+	case "uri":
+		return e.uri
+	}
+	return member(e.Params, key)
 }
 
 // member returns the raw value of the member key of the JSON object obj (the

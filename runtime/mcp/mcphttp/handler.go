@@ -232,7 +232,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case env.batch:
-	case env.MethodIs("initialize") && !env.modern(r):
+	case env.MethodIs(mcp.MethodInitialize) && !env.modern(r):
 		h.initialize(w, r, body, &env)
 		return
 	case env.modern(r):
@@ -248,7 +248,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	// A cancellation needs no session and no answer: the Go SDK's 2026-07-28
 	// client sends one without either after cancelling by closing the stream
 	// (over HTTP it should not), and takes a 400 as a broken connection.
-	if env.ID == nil && env.MethodIs("notifications/cancelled") {
+	if env.ID == nil && env.MethodIs(mcp.NotificationCancelled) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}

@@ -1,6 +1,10 @@
 package mcphttp
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
 
 // Where a legacy call runs. On HTTP/1.x a call whose response stays JSON
 // runs on the goroutine serving its POST (inline): no goroutine, no
@@ -24,7 +28,7 @@ const maxStreamers = 1024
 // streamKey is what h.streamers knows a call by: the tool's raw name for
 // tools/call, the raw method otherwise (nil for a batch).
 func streamKey(env *envelope) []byte {
-	if env.name != nil && env.MethodIs("tools/call") {
+	if env.name != nil && env.MethodIs(mcp.MethodToolsCall) {
 		return env.name
 	}
 	return env.Method

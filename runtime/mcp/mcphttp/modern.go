@@ -51,7 +51,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 		return
 	}
 	defer h.exit()
-	if env.MethodIs("subscriptions/listen") {
+	if env.MethodIs(mcp.MethodSubscriptionsListen) {
 		// A listen stream lasts until the client or the server ends it: it
 		// outlives any http.Server ReadTimeout, which would end its context.
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
@@ -207,15 +207,11 @@ func (h *Handler) checkHeaders(r *http.Request, env *envelope) (int, string) {
 	if !wire.StringIs(env.Method, m) {
 		return mismatch("Mcp-Method", m, env.Method)
 	}
-	var name []byte
-	switch {
-	case env.MethodIs("tools/call"), env.MethodIs("prompts/get"):
-		name = env.name
-	case env.MethodIs("resources/read"):
-		name = env.uri
-	default:
+	row := mcp.LookupMethod(m)
+	if row == nil || !row.NameHeader {
 		return 0, ""
 	}
+	name := env.target(row.Target)
 	values := hdr[hdrName]
 	switch {
 	case len(values) == 0 && name == nil:
@@ -232,7 +228,7 @@ func (h *Handler) checkHeaders(r *http.Request, env *envelope) (int, string) {
 			return mismatch("Mcp-Name", values[0], name)
 		}
 	}
-	if env.MethodIs("tools/call") && name != nil {
+	if env.MethodIs(mcp.MethodToolsCall) && name != nil {
 		return h.checkParams(hdr, name, env.arguments)
 	}
 	return 0, ""

@@ -300,7 +300,7 @@ func (rep *replica) route(w http.ResponseWriter, r *http.Request, s *session, bo
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return true
-	case env.ID == nil && env.MethodIs("notifications/cancelled"):
+	case env.ID == nil && env.MethodIs(mcp.NotificationCancelled):
 		rep.publish(ctlTopic, &busMsg{T: "cancel", S: s.id, M: body})
 		w.WriteHeader(http.StatusAccepted)
 		return true
