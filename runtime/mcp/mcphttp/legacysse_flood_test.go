@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -25,29 +26,40 @@ func floodServer(t *testing.T, opts *Options) (*Handler, *httptest.Server) {
 			return json.RawMessage(`{"text":` + string(text) + `}`), nil
 		}})
 	h := NewHandler(srv, opts)
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
+	ts := rpctest.NewPipeServer(t, h, nil)
 	t.Cleanup(func() { h.Close() })
 	return h, ts
 }
 
+// The flood tests run in a testing/synctest bubble, on an in-memory network
+// (rpctest.NewPipeServer): their waits end when the server has done all it
+// can, whatever the machine's load, and the minute a stream write may take
+// passes only when nothing else can happen. Their connections have no
+// kernel buffers, so what the client leaves unread stays in the session's
+// output, where the bounds apply.
+
 // TestLegacySSEFloodNeverRead: a 2024-11-05 client that stops reading its
-// stream and POSTs 20,000 calls. Memory stays bounded: once the session's
-// buffered output is full, POSTs are refused with 429 and a JSON-RPC error
-// (not accepted and dropped). And no answer is lost: when the client reads
-// again, every call that got 202 is answered, exactly once.
+// stream and POSTs 8,000 calls (about four times what fills the session's
+// output). Memory stays bounded: once the session's buffered output is
+// full, POSTs are refused with 429 and a JSON-RPC error (not accepted and
+// dropped). And no answer is lost: when the client reads again, every call
+// that got 202 is answered, exactly once.
 func TestLegacySSEFloodNeverRead(t *testing.T) {
 	rpctest.CheckLeaks(t)
+	synctest.Test(t, testLegacySSEFloodNeverRead)
+}
+
+func testLegacySSEFloodNeverRead(t *testing.T) {
 	h, ts := floodServer(t, nil)
 	c := dialSSE(t, ts, "/", "")
 	c.initialize()
+	c.pause()
 	var before goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&before)
 
-	// The test's stream reader holds at most a few events, so from here on
-	// the client reads nothing of its stream.
-	const calls = 20000
+	// From here on the client reads nothing of its stream.
+	const calls = 8000
 	accepted := make(map[string]bool)
 	refused, maxBuffered := 0, int64(0)
 	for i := range calls {
@@ -83,6 +95,7 @@ func TestLegacySSEFloodNeverRead(t *testing.T) {
 	}
 
 	// The client reads again: every accepted call is answered, once.
+	c.resume()
 	for len(accepted) > 0 {
 		var env struct {
 			ID json.RawMessage `json:"id"`
@@ -103,42 +116,64 @@ func TestLegacySSEFloodNeverRead(t *testing.T) {
 }
 
 // TestLegacySSECondemned: the answers of calls accepted while the stream had
-// room can still overflow it (here 250 calls of 200 KiB each, released
-// together, for a client that does not read). The session is then condemned
+// room can still overflow it (here 250 calls of 200 KiB each for a client
+// that stopped reading: one answer it reads, one the stream's write blocks
+// on, then the rest together). The session is then condemned
 // at once: removed (its endpoint gets 404 with a JSON-RPC error), its stream
 // cut even though a write is blocked on the client, and its buffers let go.
 func TestLegacySSECondemned(t *testing.T) {
 	rpctest.CheckLeaks(t)
-	gate := make(chan struct{})
+	synctest.Test(t, testLegacySSECondemned)
+}
+
+func testLegacySSECondemned(t *testing.T) {
+	const calls = 250
+	release := make(chan struct{}, calls) // one answer per token
 	srv := mcp.NewServer(mcp.Implementation{Name: "condemn", Version: "1"}, nil)
 	chunk, _ := json.Marshal(strings.Repeat("x", 200<<10))
 	srv.AddTools(mcp.Tool{Name: "chunk", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			select {
-			case <-gate:
+			case <-release:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 			return json.RawMessage(`{"text":` + string(chunk) + `}`), nil
 		}})
 	h := NewHandler(srv, nil)
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
+	ts := rpctest.NewPipeServer(t, h, nil)
 	t.Cleanup(func() { h.Close() })
 	c := dialSSE(t, ts, "/", "")
 	c.initialize()
-	const calls = 250
+	c.pause()
 	for i := range calls {
 		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"chunk","arguments":{}}}`, i))
 	}
-	close(gate)
+	// One answer, which the client reads before it stops reading; then one
+	// that the stream's write blocks on; then the rest, together.
+	release <- struct{}{}
+	synctest.Wait()
+	release <- struct{}{}
+	synctest.Wait()
+	for range calls - 2 {
+		release <- struct{}{}
+	}
 	eventually(t, h, "the session is condemned and removed", func() bool { return h.SessionCount() == 0 })
 	resp, body := c.post(c.endpoint, `{"jsonrpc":"2.0","id":"late","method":"ping"}`)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("POST to the condemned session: %d %s", resp.StatusCode, body)
 	}
 	wantErrorBody(t, resp, body, -32600, "")
-	// The stream ends soon, not after the minute a write may take.
+	// The client still reads nothing, yet the write blocked on it is cut at
+	// once and the session's buffers are let go, not after the minute a
+	// write may take (which the bubble's clock reaches only once every
+	// goroutine waits on it: synctest.Wait does not move it).
+	synctest.Wait()
+	if n := legacyOutput.used.Load(); n != 0 {
+		t.Errorf("%d bytes still buffered once the session was condemned: the write blocked on the client was not cut", n)
+	}
+	// The stream ends soon.
+	c.resume()
 	answers := 0
 	withinTime(t, "the condemned stream to end", func() {
 		for ev := range c.events {

@@ -161,7 +161,18 @@ type sseClient struct {
 	cancel   context.CancelFunc
 	events   chan sse.Event // the stream's events; closed at its end
 	endpoint string         // absolute URL to POST to
+
+	paused  *atomic.Bool  // pause: the stream's reader stops after its event
+	resumed chan struct{} // closed by resume
 }
+
+// pause makes the client stop reading its stream once it has read the event
+// it is reading, if any, as a client that does not read would; resume lets
+// it read again. Events already read stay in c.events.
+func (c *sseClient) pause() { c.paused.Store(true) }
+
+// resume undoes pause.
+func (c *sseClient) resume() { close(c.resumed) }
 
 // dialSSE opens the stream at path and reads the endpoint event.
 func dialSSE(t *testing.T, ts *httptest.Server, path, token string) *sseClient {
@@ -183,7 +194,8 @@ func dialSSE(t *testing.T, ts *httptest.Server, path, token string) *sseClient {
 		cancel()
 		t.Fatalf("GET %s: status %d; body %s", path, resp.StatusCode, body)
 	}
-	c := &sseClient{t: t, ts: ts, token: token, resp: resp, cancel: cancel, events: make(chan sse.Event, 64)}
+	c := &sseClient{t: t, ts: ts, token: token, resp: resp, cancel: cancel, events: make(chan sse.Event, 64),
+		paused: new(atomic.Bool), resumed: make(chan struct{})}
 	t.Cleanup(c.close)
 	go func() {
 		defer close(c.events)
@@ -194,6 +206,13 @@ func dialSSE(t *testing.T, ts *httptest.Server, path, token string) *sseClient {
 				return
 			}
 			c.events <- ev
+			if c.paused.Load() {
+				select {
+				case <-c.resumed:
+				case <-ctx.Done():
+					return
+				}
+			}
 		}
 	}()
 	ev := c.next()
