@@ -7,9 +7,13 @@
 //     the issuer exactly, this resource among the audiences, expiry and
 //     not-before with a small leeway, and reads the scopes (scope or scp).
 //     The key set is fetched from the jwks_uri of the issuer's metadata (or
-//     a URL given), kept as long as its Cache-Control allows, and fetched
-//     again when a token names a key it does not hold (a rotation), at most
-//     once a MinRefresh.
+//     a URL given) and kept as long as its Cache-Control allows; one fetch
+//     runs at a time, shared by the requests that wait for it (each within
+//     its own context), an expired set is served while its refresh runs or
+//     fails (up to a day), and a failing endpoint is retried after a
+//     backoff, not per request. A token naming a key the set lacks, or
+//     whose key of that id refuses its signature (a rotation), fetches it
+//     again, at most once a MinRefresh.
 //
 //   - Introspection asks the authorization server about opaque tokens
 //     (RFC 7662), with the same audience and expiry checks.

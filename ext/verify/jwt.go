@@ -36,10 +36,12 @@ type JWTConfig struct {
 	// Without it a typ of another kind of JWT (dpop+jwt, an ID token's
 	// JWT... ) is still refused unless it is JWT or absent.
 	RequireATJWT bool
-	// MinRefresh bounds how often an unknown key id fetches the key set
-	// again; 0 means one minute. MaxAge bounds how long a fetched set is
-	// kept when its response says nothing (Cache-Control max-age); 0 means
-	// one hour.
+	// MinRefresh bounds how often a token the cached key set cannot verify
+	// (a key id it lacks, or a signature its key of that id refuses: a key
+	// rotated under the same id) fetches the set again, and is the longest
+	// pause between retries while the endpoint fails; 0 means one minute.
+	// MaxAge is how long a fetched set is kept when its response says
+	// nothing (Cache-Control max-age); 0 means one hour.
 	MinRefresh, MaxAge time.Duration
 	// HTTPClient fetches the metadata and the key set; nil means a client
 	// with a 10-second timeout.
@@ -110,15 +112,16 @@ func (v *JWT) Verify(ctx context.Context, token string, _ *http.Request) (*mcpht
 	}
 	var std jwt.Claims
 	var all map[string]any
-	var verr error = invalid("no key of the issuer's verifies the signature")
-	for _, k := range keys {
-		if err := tok.Claims(k.Key, &std, &all); err == nil {
-			verr = nil
-			break
+	if !verifiedBy(tok, keys, &std, &all) {
+		// The issuer may have rotated a key under the same id: the set is
+		// fetched again (at most once a MinRefresh) and tried once more.
+		fresh, refreshed, err := v.keys.refresh(ctx)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if verr != nil {
-		return nil, verr
+		if !refreshed || !verifiedBy(tok, match(fresh, h.KeyID, h.Algorithm), &std, &all) {
+			return nil, invalid("no key of the issuer's verifies the signature")
+		}
 	}
 	if std.Expiry == nil {
 		return nil, invalid("the token has no exp")
@@ -136,6 +139,17 @@ func (v *JWT) Verify(ctx context.Context, token string, _ *http.Request) (*mcpht
 		sub, _ = all["client_id"].(string)
 	}
 	return &mcphttp.TokenInfo{Subject: sub, Scopes: scopesOf(all), Expiry: std.Expiry.Time(), Extra: all}, nil
+}
+
+// verifiedBy reports whether one of keys verifies tok's signature, and
+// then decodes its claims into std and all.
+func verifiedBy(tok *jwt.JSONWebToken, keys []jose.JSONWebKey, std *jwt.Claims, all *map[string]any) bool {
+	for _, k := range keys {
+		if err := tok.Claims(k.Key, std, all); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *JWT) typeOK(typ string) bool {

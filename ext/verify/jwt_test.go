@@ -65,44 +65,6 @@ func TestJWT(t *testing.T) {
 	}
 }
 
-// TestJWTKeyRotation: a token signed by a key the cached set lacks fetches
-// the set again (the issuer rotated), but made-up key ids fetch it at most
-// once a MinRefresh.
-func TestJWTKeyRotation(t *testing.T) {
-	is := newTestIssuer(t)
-	v, _ := NewJWT(JWTConfig{Issuer: is.ts.URL, Audience: resource, MinRefresh: time.Hour})
-	ok := func(kid string) error {
-		_, err := v.Verify(context.Background(), sign(t, is.key(kid), kid, jose.ES256, is.claims(resource, "")), nil)
-		return err
-	}
-	if err := ok("k1"); err != nil {
-		t.Fatal(err)
-	}
-	// The first fetch was just now: a rotation within MinRefresh is not
-	// seen yet...
-	is.rotate("k2")
-	if err := ok("k2"); err == nil {
-		t.Error("k2 verified before the key set could be fetched again")
-	}
-	// ...and after it is.
-	v.keys.mu.Lock()
-	v.keys.fetched = time.Now().Add(-2 * time.Hour)
-	v.keys.mu.Unlock()
-	if err := ok("k2"); err != nil {
-		t.Errorf("after the rotation: %v", err)
-	}
-	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	for range 20 {
-		v.Verify(context.Background(), sign(t, other, "made-up", jose.ES256, is.claims(resource, "")), nil)
-	}
-	is.mu.Lock()
-	gets := is.gets
-	is.mu.Unlock()
-	if gets != 2 {
-		t.Errorf("%d key set fetches, want 2 (first use, the rotation)", gets)
-	}
-}
-
 func TestNewJWTRefusesSymmetric(t *testing.T) {
 	if _, err := NewJWT(JWTConfig{Issuer: "https://a", Audience: resource, Algorithms: []string{"HS256"}}); err == nil {
 		t.Error("HS256 accepted")
