@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
@@ -78,8 +79,8 @@ func (cc *callCtx) elicitParams(p *ElicitParams, mode string) ([]byte, error) {
 			w.Mode = "form"
 		}
 	case "url":
-		u, ok := parseURI(p.URL)
-		if !ok || u.scheme == "" || u.host == "" {
+		u, err := url.Parse(p.URL)
+		if err != nil || u.Scheme == "" || u.Host == "" {
 			return nil, fmt.Errorf("mcp: Elicit: URL mode needs an absolute URL, have %q", p.URL)
 		}
 		w.Mode, w.URL = "url", p.URL

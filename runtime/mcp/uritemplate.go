@@ -3,6 +3,7 @@ package mcp
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -123,8 +124,8 @@ func (t *URITemplate) matchVars(uri string) (vars map[string]string, bad string)
 	}
 	vars = make(map[string]string, len(t.vars))
 	for i, name := range t.vars {
-		v, ok := uriUnescape(uri[spans[2*i]:spans[2*i+1]], modePathSegment)
-		if !ok {
+		v, err := url.PathUnescape(uri[spans[2*i]:spans[2*i+1]])
+		if err != nil {
 			return nil, ""
 		}
 		if bad == "" && !isText(v) {
@@ -320,6 +321,10 @@ func uriCharsOK(s string, brackets bool) bool {
 	return true
 }
 
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
 var errTraversal = errors.New("path traversal")
 
 // cleanFileURI returns the file:// URI s with its path cleaned, or an error
@@ -329,11 +334,11 @@ func cleanFileURI(s string) (string, *runtime.Error) {
 	if len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
 		return s, nil
 	}
-	u, ok := parseURI(s)
-	if !ok || u.opaque != "" {
+	u, err := url.Parse(s)
+	if err != nil || u.Opaque != "" {
 		return "", runtime.InvalidParams("uri %q is not a valid file URI", s)
 	}
-	p := u.path
+	p := u.Path
 	if strings.IndexByte(p, 0) >= 0 || hasDotDot(p) {
 		return "", runtime.InvalidParams("uri %q: %v is not allowed", s, errTraversal)
 	}
@@ -344,21 +349,8 @@ func cleanFileURI(s string) (string, *runtime.Error) {
 	if strings.HasSuffix(p, "/") && clean != "/" {
 		clean += "/"
 	}
-	// What net/url's URL.String makes of the scheme "file", u's host, query and
-	// fragment and the clean path.
-	var b strings.Builder
-	b.WriteString("file://")
-	b.WriteString(uriEscape(u.host, modeHost))
-	b.WriteString(uriEscape(clean, modePath))
-	if u.rawQuery != "" {
-		b.WriteByte('?')
-		b.WriteString(u.rawQuery)
-	}
-	if u.fragment != "" {
-		b.WriteByte('#')
-		b.WriteString(uriEscape(u.fragment, modeFragment))
-	}
-	return b.String(), nil
+	c := url.URL{Scheme: "file", Host: u.Host, Path: clean, RawQuery: u.RawQuery, Fragment: u.Fragment}
+	return c.String(), nil
 }
 
 // hasDotDot reports whether the decoded path p has a ".." segment, with '/'
