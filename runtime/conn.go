@@ -50,6 +50,9 @@ type Conn struct {
 	srv    server
 
 	wsem chan struct{} // serializes writes; a channel so a waiting Call can give up on ctx
+	// What c holds for its peer, and the budget it counts against (conn_output.go).
+	unsent atomic.Int64
+	budget *OutputBudget
 	// Stream items buffered by writeSoon and not yet flushed (under wsem), and
 	// the flusher that sends them.
 	unflushed bool
@@ -112,6 +115,7 @@ func newConn(f Framer, opts Options) *Conn {
 		opts:    opts,
 		logger:  opts.Logger,
 		wsem:    make(chan struct{}, 1),
+		budget:  opts.OutputBudget,
 		pending: make(map[int64]*pendingCall),
 		tr:      newTracker(opts),
 		jobs:    make(chan job),

@@ -154,9 +154,11 @@ func (c *Conn) dispatch(msg []byte) job {
 // run serves j and writes its reply, on the slot admitJob took.
 func (c *Conn) run(j job) {
 	buf := getBuffer()
+	var id []byte // of the reply: nil for a batch's
 	if j.kind == batchJob {
 		buf.b = c.srv.serveBatch(c.base, j.batch, buf.b)
 	} else {
+		id = j.m.id
 		parent := c.base
 		if j.cancelled {
 			parent = cancelledContext()
@@ -166,8 +168,14 @@ func (c *Conn) run(j job) {
 			c.forgetEarly(j.m.id)
 		}
 	}
-	c.writeReply(buf.b)
+	e := c.writeReply(id, buf.b)
 	buf.free()
+	if e != nil {
+		if id == nil {
+			id = nullID
+		}
+		c.writeError(id, e)
+	}
 }
 
 // onlyResponses delivers a batch made only of responses (the reply to our own Batch)
@@ -201,8 +209,18 @@ func (c *Conn) onlyResponses(msg []byte) bool {
 	}
 }
 
-// write sends one message, waiting for the writer at most until ctx ends.
+// write sends one message, waiting for the writer at most until ctx ends; a message
+// the output bounds refuse (see hold) is an error wrapping ErrUnread.
 func (c *Conn) write(ctx context.Context, msg []byte) error {
+	return c.send(ctx, msg, false)
+}
+
+// send is write; force sends a small message whatever the output bounds.
+func (c *Conn) send(ctx context.Context, msg []byte, force bool) error {
+	if err := c.hold(len(msg), force); err != nil {
+		return err
+	}
+	defer c.unhold(len(msg))
 	select {
 	case c.wsem <- struct{}{}:
 	case <-ctx.Done():
@@ -214,25 +232,43 @@ func (c *Conn) write(ctx context.Context, msg []byte) error {
 	return err
 }
 
-func (c *Conn) writeReply(reply []byte) {
+// writeReply writes a handler's reply to the request id (nil for a batch). For a
+// reply the output bounds refuse it returns the error that replaces it, for the
+// caller to write once it has let the reply go (waiting to write the error while
+// holding the reply would hold what the bound let go).
+func (c *Conn) writeReply(id, reply []byte) *Error {
 	if len(reply) == 0 {
-		return
+		return nil
 	}
 	select {
 	case <-c.closing:
 		// Close cancelled the handler (closing is closed first): its reply
 		// is dropped, as the peer's pending call ends with ErrClosed.
+		return nil
+	default:
+	}
+	err := c.send(context.Background(), reply, false)
+	if errors.Is(err, ErrUnread) {
+		c.logger.Warn("jsonrpc: an answer was not sent: the peer has not read the answers before it", "id", string(id), "bytes", len(reply), "err", err)
+		return unreadAnswer(err)
+	}
+	if err != nil {
+		c.logger.Debug("jsonrpc: write response", "err", err)
+	}
+	return nil
+}
+
+// writeError writes an error response, whatever the output bounds.
+func (c *Conn) writeError(id []byte, e *Error) {
+	select {
+	case <-c.closing:
 		return
 	default:
 	}
-	if err := c.write(context.Background(), reply); err != nil {
-		c.logger.Debug("jsonrpc: write response", "err", err)
-	}
-}
-
-func (c *Conn) writeError(id []byte, e *Error) {
 	buf := getBuffer()
 	buf.b = appendErrorResponse(buf.b, id, e)
-	c.writeReply(buf.b)
+	if err := c.send(context.Background(), buf.b, true); err != nil {
+		c.logger.Debug("jsonrpc: write response", "err", err)
+	}
 	buf.free()
 }

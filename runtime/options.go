@@ -46,6 +46,20 @@ type Options struct {
 	// MaxMessageSize bounds one incoming message (default DefaultMaxMessageSize); the
 	// framers built by DialCommand and ServeStdio skip larger ones without buffering them.
 	MaxMessageSize int
+	// MaxUnsent bounds the bytes the connection holds for its peer (default
+	// DefaultMaxUnsent, 16 MiB; negative for none): messages waiting for the writer and
+	// the one being written. A peer that does not read its answers would otherwise
+	// have MaxInflight answers held for it. A message that would take the connection
+	// over it, while another is held, is not sent: a handler's answer is replaced by an
+	// error response (CodeServerError, "answer not sent: ...") to its request, a
+	// stream's item ends the stream with that error, a Call or Notify fails with an
+	// error wrapping ErrUnread. One message at a time always goes, whatever its size.
+	MaxUnsent int
+	// OutputBudget bounds the same bytes across every connection that shares it, by
+	// the same rule (default DefaultOutputBudget, one for the whole process, 256 MiB):
+	// a message is refused when it would take the budget over its limit while its own
+	// connection holds another, so a peer that reads (holding none) is still answered.
+	OutputBudget *OutputBudget
 	// MaxDepth bounds the nesting depth of incoming messages (default 128); deeper
 	// messages are answered with a CodeInvalidRequest error naming the limit.
 	MaxDepth int
@@ -105,6 +119,12 @@ func (o Options) withDefaults() Options {
 		o.MaxQueued = 0
 	}
 	o.MaxMessageSize = limitOrDefault(o.MaxMessageSize)
+	if o.MaxUnsent == 0 {
+		o.MaxUnsent = DefaultMaxUnsent
+	}
+	if o.OutputBudget == nil {
+		o.OutputBudget = DefaultOutputBudget
+	}
 	if o.MaxDepth <= 0 {
 		o.MaxDepth = 128
 	}

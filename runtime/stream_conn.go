@@ -197,14 +197,19 @@ func (c *Conn) writeSoon(ctx context.Context, msg []byte) error {
 	if !ok {
 		return c.write(ctx, msg)
 	}
+	if err := c.hold(len(msg), false); err != nil {
+		return err
+	}
 	select {
 	case c.wsem <- struct{}{}:
 	case <-ctx.Done():
+		c.unhold(len(msg))
 		return ctx.Err()
 	}
 	err := bf.bufferMessage(msg)
 	c.unflushed = true
 	<-c.wsem
+	c.unhold(len(msg))
 	if err != nil {
 		return err
 	}

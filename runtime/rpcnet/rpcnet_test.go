@@ -17,7 +17,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/rpcnet"
 )
 
-// service answers "echo" with its params, "block" once release is closed
+// service answers "echo" with its params, "big" [n] with a string of n bytes, "block" once release is closed
 // (counting its calls), and streams "count" [n].
 type service struct {
 	blocked chan struct{} // gets a value when a block call starts
@@ -42,6 +42,12 @@ func (s *service) ServeRPC(ctx context.Context, req *runtime.Request) (json.RawM
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+	case "big":
+		var n [1]int
+		if err := json.Unmarshal(req.Params, &n); err != nil {
+			return nil, runtime.InvalidParams("%v", err)
+		}
+		return bigAnswer(n[0]), nil
 	case "count":
 		var n [1]int
 		if err := json.Unmarshal(req.Params, &n); err != nil {

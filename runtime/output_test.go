@@ -1,0 +1,111 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// TestUnsentBounds: toward a peer that does not read (an in-memory
+// connection, which buffers nothing), one message always goes and the
+// next waits while both fit MaxUnsent; one more fails at once with
+// ErrUnread (which counts as not sent), and so does one beyond a budget
+// that other connections have filled, unless its connection holds nothing.
+// What is held is counted per connection and in the budget, and released
+// once the peer reads.
+func TestUnsentBounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		budget := runtime.NewOutputBudget(300 << 10)
+		opts := runtime.Options{MaxUnsent: 110 << 10, OutputBudget: budget}
+		big := json.RawMessage(`"` + strings.Repeat("x", 50<<10) + `"`)
+		type peer struct {
+			c  *runtime.Conn
+			nc net.Conn
+		}
+		open := func() peer {
+			ours, theirs := net.Pipe()
+			c := runtime.NewConn(runtime.NewLineFramer(ours, ours, 0), opts)
+			t.Cleanup(func() { theirs.Close(); c.Close() })
+			return peer{c, theirs}
+		}
+		a := open()
+		sent := make(chan error, 2)
+		for range 2 {
+			go func() { sent <- a.c.Notify(context.Background(), "big", []json.RawMessage{big}) }()
+		}
+		synctest.Wait()
+		if n := a.c.Unsent(); n < 100<<10 || n > 101<<10 {
+			t.Fatalf("the connection holds %d bytes, want two messages", n)
+		}
+		err := a.c.Notify(context.Background(), "big", []json.RawMessage{big})
+		if !errors.Is(err, runtime.ErrUnread) || !errors.Is(err, runtime.ErrNotSent) || !strings.Contains(err.Error(), "MaxUnsent") {
+			t.Fatalf("a third message to a peer that does not read: %v", err)
+		}
+
+		// Two more connections nearly fill the budget (300 KiB), with a
+		// message each and then a second on b; a second on c goes over it.
+		b, c := open(), open()
+		go func() { sent <- b.c.Notify(context.Background(), "big", []json.RawMessage{big}) }()
+		go func() { sent <- c.c.Notify(context.Background(), "big", []json.RawMessage{big}) }()
+		synctest.Wait()
+		if n := budget.Used(); n < 200<<10 {
+			t.Fatalf("the budget holds %d bytes, want four messages", n)
+		}
+		go func() { sent <- b.c.Notify(context.Background(), "big", []json.RawMessage{big}) }()
+		synctest.Wait()
+		err = c.c.Notify(context.Background(), "big", []json.RawMessage{big})
+		if !errors.Is(err, runtime.ErrUnread) || !strings.Contains(err.Error(), "OutputBudget") {
+			t.Fatalf("a message over the budget: %v", err)
+		}
+		// A connection that holds nothing still sends, budget or not.
+		d := open()
+		go func() { sent <- d.c.Notify(context.Background(), "small", nil) }()
+		if _, err := readLine(d.nc); err != nil {
+			t.Fatalf("a connection holding nothing: %v", err)
+		}
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+
+		// The peers read: everything held goes, and the counts come back to 0.
+		for _, p := range []peer{a, b, c} {
+			go func() {
+				for {
+					if _, err := readLine(p.nc); err != nil {
+						return
+					}
+				}
+			}()
+		}
+		for range 5 {
+			if err := <-sent; err != nil {
+				t.Fatalf("a message held: %v", err)
+			}
+		}
+		synctest.Wait()
+		if a.c.Unsent() != 0 || b.c.Unsent() != 0 || budget.Used() != 0 {
+			t.Fatalf("after the peers read: %d, %d held, %d in the budget", a.c.Unsent(), b.c.Unsent(), budget.Used())
+		}
+	})
+}
+
+// readLine reads one line from nc.
+func readLine(nc net.Conn) (string, error) {
+	var line []byte
+	b := make([]byte, 1)
+	for {
+		if _, err := nc.Read(b); err != nil {
+			return "", err
+		}
+		if b[0] == '\n' {
+			return string(line), nil
+		}
+		line = append(line, b[0])
+	}
+}
