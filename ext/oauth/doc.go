@@ -35,10 +35,11 @@
 // key) or a JWT assertion (Config.Assertion: workload identity, or an
 // enterprise IdP's ID-JAG through IDJAGAssertion). Scopes come from the
 // challenge, else the resource's scopes_supported, else none;
-// offline_access is added when the authorization server offers it.
+// offline_access is added when the authorization server offers it, with
+// prompt=consent as OpenID Connect Core §11 requires.
 //
-// Afterwards it refreshes an expired token (with the resource parameter
-// too), steps up on 403 insufficient_scope with the union of the scopes
+// Afterwards it refreshes a token before it expires (a tenth of its
+// lifetime before, at most 30 s; with the resource parameter too), steps up on 403 insufficient_scope with the union of the scopes
 // granted and those the challenge names (once per scope set: a server that
 // keeps refusing a token that has them is an error), and with Config.DPoP
 // binds tokens to a key (RFC 9449), answering use_dpop_nonce from the

@@ -62,6 +62,12 @@ func (a *Authorizer) authorizationCode(ctx context.Context, md *serverMetadata, 
 	verifier := oauth2.GenerateVerifier()
 	state := randomString()
 	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resource)}
+	if slices.Contains(scopes, "offline_access") {
+		// OpenID Connect Core §11: a request for offline access must ask for
+		// consent, or an OpenID provider drops offline_access and issues no
+		// refresh token. A plain OAuth server ignores the parameter.
+		opts = append(opts, oauth2.SetAuthURLParam("prompt", "consent"))
+	}
 	authURL := conf.AuthCodeURL(state, opts...)
 	// The issuer the response must name is recorded now, with the verifier.
 	expectedIssuer := md.Issuer
@@ -178,7 +184,7 @@ func (a *Authorizer) refresh(ctx context.Context) error {
 // when the response brings no new one.
 func (a *Authorizer) keep(tok *oauth2.Token, md *serverMetadata, asked []string, oldRefresh string) *Token {
 	t := &Token{AccessToken: tok.AccessToken, TokenType: tok.TokenType, RefreshToken: tok.RefreshToken, Expiry: tok.Expiry,
-		Scopes: asked, Issuer: md.Issuer, TokenURL: md.TokenEndpoint}
+		IssuedAt: time.Now(), Scopes: asked, Issuer: md.Issuer, TokenURL: md.TokenEndpoint}
 	if t.TokenType == "" {
 		t.TokenType = "Bearer"
 	}

@@ -37,14 +37,16 @@ func TestParseChallenges(t *testing.T) {
 // DCR, an authorization endpoint that redirects at once, and a token
 // endpoint issuing numbered tokens with refresh tokens that expire at once.
 type fakeAS struct {
-	ts       *httptest.Server
-	mu       sync.Mutex
-	paths    []string
-	tokens   []url.Values // token request bodies
-	iss      string       // the iss the redirect carries; "-" for none
-	issOK    bool         // authorization_response_iss_parameter_supported
-	issued   int
-	expiresS int
+	ts          *httptest.Server
+	mu          sync.Mutex
+	paths       []string
+	tokens      []url.Values // token request bodies
+	iss         string       // the iss the redirect carries; "-" for none
+	issOK       bool         // authorization_response_iss_parameter_supported
+	issued      int
+	expiresS    int
+	noOffline   bool         // offline_access left out of scopes_supported
+	authQueries []url.Values // authorization requests' queries
 }
 
 func newFakeAS(t *testing.T) *fakeAS {
@@ -68,13 +70,16 @@ func newFakeAS(t *testing.T) *fakeAS {
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		js(w, 200, map[string]any{"issuer": f.ts.URL, "authorization_endpoint": f.ts.URL + "/authorize", "token_endpoint": f.ts.URL + "/token",
 			"registration_endpoint": f.ts.URL + "/register", "code_challenge_methods_supported": []string{"S256"},
-			"authorization_response_iss_parameter_supported": f.issOK, "scopes_supported": []string{"notes", "offline_access"}})
+			"authorization_response_iss_parameter_supported": f.issOK, "scopes_supported": f.scopesSupported()})
 	})
 	mux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) {
 		js(w, 201, map[string]any{"client_id": "dcr-client"})
 	})
 	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
+		f.mu.Lock()
+		f.authQueries = append(f.authQueries, q)
+		f.mu.Unlock()
 		back, _ := url.Parse(q.Get("redirect_uri"))
 		v := url.Values{"code": {"c-" + q.Get("code_challenge")}, "state": {q.Get("state")}}
 		f.mu.Lock()
@@ -106,6 +111,15 @@ func newFakeAS(t *testing.T) *fakeAS {
 		w.WriteHeader(204)
 	})
 	return f
+}
+
+func (f *fakeAS) scopesSupported() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.noOffline {
+		return []string{"notes"}
+	}
+	return []string{"notes", "offline_access"}
 }
 
 // send POSTs to the MCP endpoint through a, answering challenges the way

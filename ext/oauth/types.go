@@ -121,6 +121,9 @@ type Token struct {
 	TokenType    string    `json:"token_type,omitempty"`
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	// IssuedAt is when the client got the token: with Expiry, its
+	// lifetime, which sets how early it is refreshed.
+	IssuedAt time.Time `json:"issued_at,omitzero"`
 	// Scopes are the scopes granted (those asked for when the server did
 	// not say).
 	Scopes []string `json:"scopes,omitempty"`
@@ -129,13 +132,25 @@ type Token struct {
 	TokenURL string `json:"token_url"`
 }
 
-// expired reports whether t is past its expiry, or within skew of it.
+// expired reports whether t is past its expiry, or within its refresh
+// margin of it.
 func (t *Token) expired(now time.Time) bool {
-	return !t.Expiry.IsZero() && !now.Add(expirySkew).Before(t.Expiry)
+	return !t.Expiry.IsZero() && !now.Add(t.margin()).Before(t.Expiry)
 }
 
-// expirySkew is how long before its expiry a token is taken for expired.
-const expirySkew = 30 * time.Second
+// margin is how long before its expiry t is refreshed: a tenth of its
+// lifetime, at most maxRefreshMargin (30 s for tokens of 5 minutes and
+// more, 3 s for a 30-second token); maxRefreshMargin when the lifetime is
+// not known.
+func (t *Token) margin() time.Duration {
+	if t.IssuedAt.IsZero() || !t.IssuedAt.Before(t.Expiry) {
+		return maxRefreshMargin
+	}
+	return min(t.Expiry.Sub(t.IssuedAt)/10, maxRefreshMargin)
+}
+
+// maxRefreshMargin is the most a token is refreshed before its expiry.
+const maxRefreshMargin = 30 * time.Second
 
 // Handler serves m as a Client ID Metadata Document, to mount at the URL
 // that is the client's Config.ClientMetadataURL (m.ClientID must be that URL

@@ -28,7 +28,8 @@ type Authorizer interface {
 	// with the scopes the challenge names, a server-supplied nonce), and an
 	// error otherwise, which fails the request. ctx bounds the work, which
 	// may include the user's login: a challenge during the handshake gets
-	// Connect's context, later ones the call's.
+	// Connect's context, later ones the call's. The DELETE that ends a
+	// session at Close is not worth a login: its challenge is not passed on.
 	Challenge(ctx context.Context, req *http.Request, resp *http.Response) error
 }
 
@@ -76,6 +77,17 @@ func (cfg *clientConfig) do(req *http.Request, handshake bool) (*http.Response, 
 			return nil, err
 		}
 	}
+}
+
+// doUnchallenged sends req once with the Authorizer's credentials, and
+// leaves a 401 or 403 unanswered: for a request not worth a login.
+func (cfg *clientConfig) doUnchallenged(req *http.Request) (*http.Response, error) {
+	if a := cfg.auth; a != nil {
+		if err := a.Authorize(req); err != nil {
+			return nil, fmt.Errorf("authorize the request: %w", err)
+		}
+	}
+	return cfg.client.Do(req)
 }
 
 // again returns a copy of req to send once more, with a fresh body.

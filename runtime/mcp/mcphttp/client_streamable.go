@@ -344,7 +344,9 @@ func (t *streamable) Close() error {
 	defer stop()
 	req := t.cfg.newRequest(ctx, http.MethodDelete, t.u, nil, 0)
 	clientSetHeaders(req.Header, &clientMessage{}, s)
-	resp, err := t.cfg.do(req, false)
+	// A challenge is not answered: closing never starts a login (the
+	// Authorizer's own refresh, which needs no user, still happens).
+	resp, err := t.cfg.doUnchallenged(req)
 	if err != nil {
 		return fmt.Errorf("mcphttp: end the session: %w", err)
 	}
@@ -352,6 +354,8 @@ func (t *streamable) Close() error {
 	switch code := resp.StatusCode; {
 	case code >= 200 && code <= 299, code == http.StatusNotFound, code == http.StatusMethodNotAllowed:
 		return nil
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return fmt.Errorf("mcphttp: end the session: HTTP %s: the credentials are no longer valid, and closing does not ask for new ones (the server ends the session when it idles)", clientStatus(resp))
 	}
 	return fmt.Errorf("mcphttp: end the session: HTTP %s", clientStatus(resp))
 }
