@@ -21,24 +21,29 @@ import (
 func (t *streamable) SetIncoming(f func(msg []byte)) {
 	t.mu.Lock()
 	t.incoming = f
-	start := t.startListenLocked()
+	lctx := t.startListenLocked()
 	s := t.sess
 	t.mu.Unlock()
-	if start {
-		go t.listen(s)
+	if lctx != nil {
+		go t.listen(lctx, s)
 	}
 }
 
-// startListenLocked reports whether the standalone stream is to be opened
-// now, and counts its goroutine in; t.mu held.
-func (t *streamable) startListenLocked() bool {
+// startListenLocked returns the context of the standalone stream to open
+// now (nil: none), ending the reading of the previous session's, and
+// counts its goroutine in; t.mu held.
+func (t *streamable) startListenLocked() context.Context {
 	if t.incoming == nil || t.cfg.noStandalone || t.listening == t.sess.gen || t.closed || !t.sess.legacy || t.sess.id == nil {
-		return false
+		return nil
 	}
-	t.listening = t.sess.gen
+	if t.listenCancel != nil {
+		t.listenCancel()
+	}
+	ctx, cancel := context.WithCancel(t.closeCtx)
+	t.listening, t.listenCancel = t.sess.gen, cancel
 	t.sess.listenUp = &standaloneGate{ch: make(chan struct{})}
 	t.listenWG.Add(1)
-	return true
+	return ctx
 }
 
 // clientListenWait bounds how long a request of a legacy session waits for
@@ -81,21 +86,27 @@ func awaitListen(ctx context.Context, s clientSession) {
 }
 
 // listen reads the standalone stream of session s until Close, the end of
-// the session, or a refusal. A stream that ends or breaks is resumed
-// (Last-Event-ID) after the server's retry interval, as a server that
-// closes it to make the client poll expects; one whose last event id the
-// server no longer knows is opened afresh. Up to clientMaxResumes attempts
-// in a row may fail.
-func (t *streamable) listen(s clientSession) {
+// the session, a new session (ctx ends), or a refusal. A stream that ends
+// or breaks is resumed (Last-Event-ID) after the server's retry interval,
+// as a server that closes it to make the client poll expects; one whose
+// last event id the server no longer knows is opened afresh. Up to
+// clientMaxResumes attempts in a row may fail. Only the current session's
+// messages are delivered.
+func (t *streamable) listen(ctx context.Context, s clientSession) {
 	defer t.listenWG.Done()
 	defer s.listenUp.open()
 	t.mu.Lock()
-	deliver := t.incoming
+	incoming := t.incoming
 	t.mu.Unlock()
+	deliver := func(msg []byte) {
+		if t.current(s) {
+			incoming(msg)
+		}
+	}
 	var lastID string
 	retry := clientDefaultRetry
 	for failures := 0; failures <= clientMaxResumes; {
-		body, permanent, err := t.resume(t.closeCtx, lastID, s)
+		body, permanent, err := t.resume(ctx, lastID, s)
 		s.listenUp.open() // open, or refused: the requests waiting in awaitListen go on
 		switch {
 		case err == nil:
@@ -103,7 +114,7 @@ func (t *streamable) listen(s clientSession) {
 			// No response ends this stream: the id matches none.
 			_, _, _ = t.readEvents(body, -1, &lastID, &retry, deliver)
 			body.Close()
-		case t.closeCtx.Err() != nil:
+		case ctx.Err() != nil:
 			return
 		case permanent && lastID == "":
 			t.cfg.logger.Debug("mcphttp: no standalone stream", "err", err)
@@ -115,7 +126,7 @@ func (t *streamable) listen(s clientSession) {
 			lastID = "" // an id the server forgot: start afresh
 			failures++
 		}
-		if clientSleep(t.closeCtx, retry) != nil || !t.current(s) {
+		if clientSleep(ctx, retry) != nil || !t.current(s) {
 			return
 		}
 	}

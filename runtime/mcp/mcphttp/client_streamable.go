@@ -50,9 +50,10 @@ type streamable struct {
 	lost    func() // told once the server ended the session (SetSessionLost)
 
 	// The standalone stream of a legacy session (client_standalone.go).
-	incoming  func([]byte)   // receives its messages; nil: not opened
-	listening uint64         // the session gen whose stream was opened
-	listenWG  sync.WaitGroup // the goroutines reading the streams
+	incoming     func([]byte)       // receives its messages; nil: not opened
+	listening    uint64             // the session gen whose stream was opened
+	listenCancel context.CancelFunc // ends the reading of that stream
+	listenWG     sync.WaitGroup     // the goroutines reading the streams
 }
 
 // clientSession is the legacy session state, copied out per request.
@@ -180,11 +181,34 @@ func (t *streamable) RenewSession(context.Context) error {
 	if t.closed {
 		return runtime.ErrClosed
 	}
+	// A session the server did not end is one a renewal started and could
+	// not finish (its initialize succeeded, a later step failed): end it,
+	// or it would live on the server, its standalone stream hearing what
+	// the next one hears.
+	if old := t.sess; old.legacy && old.id != nil && !t.expired {
+		go t.deleteSession(old)
+	}
+	if t.listenCancel != nil {
+		t.listenCancel()
+		t.listenCancel = nil
+	}
 	// A new gen: a late 404 to a request of the old session (a resume, a
 	// call in flight) must not end the one about to start.
 	t.sess = clientSession{gen: t.sess.gen + 1}
 	t.expired = false
 	return nil
+}
+
+// deleteSession ends session s on the server (DELETE), as far as it
+// answers within clientNoticeTimeout.
+func (t *streamable) deleteSession(s clientSession) {
+	ctx, stop := context.WithTimeout(context.Background(), clientNoticeTimeout)
+	defer stop()
+	req := t.cfg.newRequest(ctx, http.MethodDelete, t.u, nil, 0)
+	clientSetHeaders(req.Header, &clientMessage{}, s)
+	if resp, err := t.cfg.do(req, false); err == nil {
+		clientDiscard(resp)
+	}
 }
 
 func (t *streamable) isClosed() bool {
@@ -252,11 +276,11 @@ func (t *streamable) initialized(reply []byte, sessionID string) {
 	s.gen = t.sess.gen + 1
 	t.sess = s
 	t.expired = false
-	start := t.startListenLocked()
+	lctx := t.startListenLocked()
 	s = t.sess
 	t.mu.Unlock()
-	if start {
-		go t.listen(s)
+	if lctx != nil {
+		go t.listen(lctx, s)
 	}
 }
 
