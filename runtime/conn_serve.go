@@ -169,6 +169,11 @@ func (c *Conn) run(j job) {
 		}
 	}
 	e := c.writeReply(id, buf.b)
+	if e != nil {
+		// Not back to the pool: a peer that does not read would fill it with
+		// the answers it was refused.
+		buf.b = nil
+	}
 	buf.free()
 	if e != nil {
 		if id == nil {

@@ -23,9 +23,9 @@ type DialOptions struct {
 	// HTTPClient makes it (default http.DefaultClient).
 	Header     http.Header
 	HTTPClient *http.Client
-	// PingInterval, PingTimeout and WriteTimeout mean what they mean in
-	// Options.
-	PingInterval, PingTimeout, WriteTimeout time.Duration
+	// PingInterval, PingTimeout, WriteTimeout and MessageTimeout mean what
+	// they mean in Options.
+	PingInterval, PingTimeout, WriteTimeout, MessageTimeout time.Duration
 	// Timeout bounds one dial, the handshake included (default 10 seconds).
 	Timeout time.Duration
 }
@@ -71,7 +71,7 @@ func Dialer(url string, opts *DialOptions) runtime.DialFunc {
 			}
 			return nil, fmt.Errorf("websocket: dial %s: %w", url, err)
 		}
-		f := newFramer(ws, o.Options.MaxMessageSize, o.WriteTimeout)
+		f := newFramer(ws, o.Options.MaxMessageSize, o.WriteTimeout, o.MessageTimeout)
 		c := runtime.NewConn(f, o.Options)
 		go f.keepAlive(c.Done(), o.PingInterval, o.PingTimeout)
 		return c, nil
@@ -83,5 +83,5 @@ func Dialer(url string, opts *DialOptions) runtime.DialFunc {
 // connection accepted some other way). maxSize bounds a frame (0:
 // runtime.DefaultMaxMessageSize).
 func NewFramer(ws *websocket.Conn, maxSize int) runtime.Framer {
-	return newFramer(ws, maxSize, 0)
+	return newFramer(ws, maxSize, 0, 0)
 }

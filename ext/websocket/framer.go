@@ -33,6 +33,10 @@ const (
 	// DefaultWriteTimeout bounds each frame's write: a peer that stops
 	// reading is disconnected.
 	DefaultWriteTimeout = 30 * time.Second
+	// DefaultMessageTimeout bounds the time a message takes to arrive once
+	// its first frame has begun: a peer that trickles a message in small
+	// fragments is disconnected.
+	DefaultMessageTimeout = 30 * time.Second
 )
 
 // hardLimitFactor sets the frame size beyond which the connection is closed
@@ -46,6 +50,8 @@ type framer struct {
 	ws      *websocket.Conn
 	max     int
 	write   time.Duration
+	msg     time.Duration // <= 0: none
+	msgT    *time.Timer   // cuts a message that takes longer than msg; made on first use
 	scratch bytes.Buffer
 	// cut is why the connection was closed on our side (a ping that got no
 	// pong, a write that timed out): ReadMessage reports it instead of the
@@ -53,15 +59,18 @@ type framer struct {
 	cut atomic.Pointer[error]
 }
 
-func newFramer(ws *websocket.Conn, maxSize int, write time.Duration) *framer {
+func newFramer(ws *websocket.Conn, maxSize int, write, msg time.Duration) *framer {
 	if maxSize <= 0 {
 		maxSize = runtime.DefaultMaxMessageSize
 	}
 	if write == 0 {
 		write = DefaultWriteTimeout
 	}
+	if msg == 0 {
+		msg = DefaultMessageTimeout
+	}
 	ws.SetReadLimit(int64(maxSize) * hardLimitFactor)
-	return &framer{ws: ws, max: maxSize, write: write}
+	return &framer{ws: ws, max: maxSize, write: write, msg: msg}
 }
 
 var errBinary = &runtime.FrameError{Reason: "a binary frame: JSON-RPC messages travel in text frames"}
@@ -74,6 +83,19 @@ func (f *framer) ReadMessage() ([]byte, error) {
 	typ, r, err := f.ws.Reader(context.Background())
 	if err != nil {
 		return nil, f.readErr(err)
+	}
+	// The message's first frame has begun: the rest must come within the
+	// message timeout. (A peer stalled inside a frame header answers no
+	// ping, and the keepalive cuts it.)
+	if f.msg > 0 {
+		if f.msgT == nil {
+			f.msgT = time.AfterFunc(f.msg, func() {
+				f.cutOff(fmt.Errorf("websocket: a message took over %v to arrive (a peer sending slowly or stalled mid-message); disconnected", f.msg))
+			})
+		} else {
+			f.msgT.Reset(f.msg)
+		}
+		defer f.msgT.Stop()
 	}
 	if typ != websocket.MessageText {
 		if _, err := io.Copy(io.Discard, r); err != nil {

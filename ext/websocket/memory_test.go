@@ -24,7 +24,7 @@ func heapInuse() int64 {
 // of them (it kept one twice the limit per connection, for as long as the
 // connection lived).
 func TestOversizedMessageFreesItsBuffer(t *testing.T) {
-	const conns, limit = 40, 1 << 20
+	const conns, limit = 40, 256 << 10
 	url, _, _ := serve(t, &wsrpc.Options{Options: runtime.Options{MaxMessageSize: limit}, PingInterval: -1})
 	big := []byte(`["` + strings.Repeat("x", limit+limit/2) + `"]`)
 	framers := make([]runtime.Framer, conns)

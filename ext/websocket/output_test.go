@@ -55,17 +55,17 @@ func pipeServe(t *testing.T, opts *wsrpc.Options) (dial func() *websocket.Conn, 
 }
 
 // TestNeverReadingClientsBounded: 50 WebSocket clients each ask for 64
-// answers of 64 KiB and never read (in-memory connections in a synctest
+// answers of 32 KiB and never read (in-memory connections in a synctest
 // bubble, measured once every goroutine waits). What the server holds for
 // them stays within its output budget plus one answer per connection (and
 // the small errors that replace the answers refused), as the runtime counts
-// it and as heap in use after GC (before the bound: all 3,200 answers, 200
+// it and as heap in use after GC (before the bound: all 3,200 answers, 100
 // MiB); another client is answered meanwhile; a client that reads at last
 // finds each call answered, by its result or by an error saying why not.
 func TestNeverReadingClientsBounded(t *testing.T) {
 	rpctest.Synctest(t, func(t *testing.T) {
-		const hogs, calls, size = 50, 64, 64 << 10
-		const budgetLimit, perConn = 8 << 20, 1 << 20
+		const hogs, calls, size = 50, 64, 32 << 10
+		const budgetLimit, perConn = 4 << 20, 512 << 10
 		budget := runtime.NewOutputBudget(budgetLimit)
 		dial, url, client := pipeServe(t, &wsrpc.Options{PingInterval: -1,
 			Options: runtime.Options{MaxUnsent: perConn, OutputBudget: budget, TrustResults: true}})

@@ -38,6 +38,11 @@ type Options struct {
 	// WriteTimeout bounds each frame's write (default DefaultWriteTimeout;
 	// negative: none): a client that stops reading is disconnected.
 	WriteTimeout time.Duration
+	// MessageTimeout bounds the time a message takes to arrive once its
+	// first frame has begun (default DefaultMessageTimeout; negative: none):
+	// a client that trickles a message in fragments is disconnected, with "a
+	// message took over 30s to arrive" as the connection's Err.
+	MessageTimeout time.Duration
 	// OnConnect, if set, is called with each new connection before it is
 	// read, with the upgrade request.
 	OnConnect func(c *runtime.Conn, r *http.Request)
@@ -107,7 +112,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Debug("websocket: upgrade failed", "err", err)
 		return
 	}
-	f := newFramer(ws, h.opts.Options.MaxMessageSize, h.opts.WriteTimeout)
+	f := newFramer(ws, h.opts.Options.MaxMessageSize, h.opts.WriteTimeout, h.opts.MessageTimeout)
 	c := runtime.NewConn(f, h.opts.Options)
 	h.mu.Lock()
 	h.conns[c] = struct{}{}

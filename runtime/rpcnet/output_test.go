@@ -34,18 +34,18 @@ func heapInuse() int64 {
 	return int64(m.HeapInuse)
 }
 
-// TestNeverReadingClientsBounded: 50 clients each ask for 64 answers of 64
+// TestNeverReadingClientsBounded: 50 clients each ask for 64 answers of 32
 // KiB and never read (over in-memory connections, which buffer nothing, in a
 // synctest bubble: the measure is taken once every goroutine waits). What
 // the server holds for them stays within its output budget plus one answer
 // per connection (and the small errors that replace the answers refused), measured both as the runtime counts it and as heap in use
-// after GC (before the bound: all 3,200 answers, 200 MiB); another client is
+// after GC (before the bound: all 3,200 answers, 100 MiB); another client is
 // answered meanwhile; and a client that reads at last finds each of its 64
 // calls answered, by its result or by an error saying why it was not sent.
 func TestNeverReadingClientsBounded(t *testing.T) {
 	rpctest.Synctest(t, func(t *testing.T) {
-		const hogs, calls, size = 50, 64, 64 << 10
-		const budgetLimit, perConn = 8 << 20, 1 << 20
+		const hogs, calls, size = 50, 64, 32 << 10
+		const budgetLimit, perConn = 4 << 20, 512 << 10
 		budget := runtime.NewOutputBudget(budgetLimit)
 		dial := pipeServer(t, &rpcnet.Server{Options: runtime.Options{Handler: newService(),
 			MaxUnsent: perConn, OutputBudget: budget, TrustResults: true}})
