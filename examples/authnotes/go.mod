@@ -3,6 +3,7 @@ module github.com/rpcgen/rpcgen/examples/authnotes
 go 1.26.0
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/ory/fosite v0.49.0
 	github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
 	github.com/rpcgen/rpcgen/ext/oauth v0.0.0-00010101000000-000000000000
@@ -23,7 +24,6 @@ require (
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fsnotify/fsnotify v1.6.0 // indirect
 	github.com/go-jose/go-jose/v3 v3.0.3 // indirect
-	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
 	github.com/go-logr/logr v1.3.0 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/gobuffalo/pop/v6 v6.1.1 // indirect

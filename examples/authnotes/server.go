@@ -21,7 +21,8 @@ func Handler(endpoint, issuer string, store *Store, hideTools bool) (http.Handle
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := verify.NewJWT(verify.JWTConfig{Issuer: issuer, Audience: endpoint})
+	// Bearer tokens, and DPoP-bound ones (RFC 9449) with their proofs.
+	v, err := verify.NewJWT(verify.JWTConfig{Issuer: issuer, Audience: endpoint, DPoP: &verify.DPoPConfig{}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -31,6 +32,7 @@ func Handler(endpoint, issuer string, store *Store, hideTools bool) (http.Handle
 	metadataURL := u.Scheme + "://" + u.Host + metadataPath
 	h := mcphttp.NewHandler(srv, &mcphttp.Options{Auth: &mcphttp.Auth{
 		Verify:              v.Verify,
+		DPoPAlgorithms:      v.DPoPAlgorithms(),
 		ResourceMetadataURL: metadataURL,
 		HideTools:           hideTools,
 	}})

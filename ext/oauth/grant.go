@@ -23,7 +23,7 @@ const (
 // obtain gets a token for resource from md with ci, by the Config's grant.
 func (a *Authorizer) obtain(ctx context.Context, md *serverMetadata, ci *ClientInfo, resource string, scopes []string) (*Token, error) {
 	method := a.authMethod(ci, md)
-	ctx = a.tokenContext(ctx, md)
+	ctx = a.tokenContext(ctx, md, false)
 	switch a.grant() {
 	case grantClientCredentials:
 		params := url.Values{"resource": {resource}}
@@ -170,7 +170,10 @@ func (a *Authorizer) refresh(ctx context.Context) error {
 		resource = a.meta.Resource
 	}
 	params := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {t.RefreshToken}, "resource": {resource}}
-	nt, err := a.tokenRequest(a.tokenContext(ctx, md), md, ci, method, params, nil, t.Scopes, t.RefreshToken)
+	// A DPoP-bound token's refresh needs a proof of the same key, whether
+	// or not the metadata (absent after a restart) says so.
+	bound := strings.EqualFold(t.TokenType, "DPoP")
+	nt, err := a.tokenRequest(a.tokenContext(ctx, md, bound), md, ci, method, params, nil, t.Scopes, t.RefreshToken)
 	if err != nil {
 		return fmt.Errorf("refresh: %w", err)
 	}
@@ -198,10 +201,11 @@ func (a *Authorizer) keep(tok *oauth2.Token, md *serverMetadata, asked []string,
 }
 
 // tokenContext returns ctx carrying the HTTP client x/oauth2 sends token
-// requests with: ours, with DPoP proofs when the server takes them.
-func (a *Authorizer) tokenContext(ctx context.Context, md *serverMetadata) context.Context {
+// requests with: ours, with DPoP proofs when the server takes them or the
+// token to refresh is bound (bound).
+func (a *Authorizer) tokenContext(ctx context.Context, md *serverMetadata, bound bool) context.Context {
 	hc := a.http
-	if a.dpop != nil && slices.Contains(md.DPoPSigningAlgValuesSupported, a.dpop.alg) {
+	if a.dpop != nil && (bound || slices.Contains(md.DPoPSigningAlgValuesSupported, a.dpop.alg)) {
 		hc = a.dpop.client(hc, a.nonces)
 	}
 	return context.WithValue(ctx, oauth2.HTTPClient, hc)

@@ -15,6 +15,11 @@
 //     whose key of that id refuses its signature (a rotation), fetches it
 //     again, at most once a MinRefresh.
 //
+//     With JWTConfig.DPoP it takes DPoP-bound tokens too (RFC 9449): the
+//     proof of each request is checked (typ, algorithm, key, signature,
+//     htm, htu, iat, ath, the token's cnf.jkt), taken once (a bounded
+//     replay cache), and optionally must carry a nonce of the server's.
+//
 //   - Introspection asks the authorization server about opaque tokens
 //     (RFC 7662), with the same audience and expiry checks.
 //

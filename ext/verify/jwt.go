@@ -46,6 +46,9 @@ type JWTConfig struct {
 	// HTTPClient fetches the metadata and the key set; nil means a client
 	// with a 10-second timeout.
 	HTTPClient *http.Client
+	// DPoP, when set, takes DPoP-bound tokens too (RFC 9449): see
+	// DPoPConfig. Without it a token bound to a key (cnf) is refused.
+	DPoP *DPoPConfig
 }
 
 // JWT verifies JWT access tokens for mcphttp.Auth.Verify.
@@ -53,6 +56,7 @@ type JWT struct {
 	cfg  JWTConfig
 	algs []jose.SignatureAlgorithm
 	keys *keySet
+	dpop *dpopChecker // nil without JWTConfig.DPoP
 }
 
 var defaultAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
@@ -84,6 +88,13 @@ func NewJWT(cfg JWTConfig) (*JWT, error) {
 		hc = &http.Client{Timeout: 10 * time.Second}
 	}
 	v.keys = newKeySet(hc, cfg.Issuer, cfg.JWKSURL, cfg.MinRefresh, cfg.MaxAge)
+	if cfg.DPoP != nil {
+		d, err := newDPoPChecker(cfg.DPoP, cfg.Audience)
+		if err != nil {
+			return nil, err
+		}
+		v.dpop = d
+	}
 	return v, nil
 }
 
@@ -93,8 +104,10 @@ const maxToken = 16 << 10
 // now is the verifier's clock.
 var now = time.Now
 
-// Verify implements mcphttp.Auth.Verify.
-func (v *JWT) Verify(ctx context.Context, token string, _ *http.Request) (*mcphttp.TokenInfo, error) {
+// Verify implements mcphttp.Auth.Verify. With JWTConfig.DPoP, a
+// DPoP-bound token's proof is checked against r; r may be nil for bearer
+// tokens only.
+func (v *JWT) Verify(ctx context.Context, token string, r *http.Request) (*mcphttp.TokenInfo, error) {
 	if len(token) > maxToken {
 		return nil, invalid("the token is over %d bytes", maxToken)
 	}
@@ -129,10 +142,12 @@ func (v *JWT) Verify(ctx context.Context, token string, _ *http.Request) (*mcpht
 	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: now()}, v.cfg.Leeway); err != nil {
 		return nil, invalid("%v (iss %q, aud %v)", err, std.Issuer, []string(std.Audience))
 	}
-	if _, ok := all["cnf"]; ok {
+	if cnf, ok := all["cnf"]; ok && (r == nil || v.dpop == nil) {
 		// A sender-constrained token (DPoP, mTLS) is worthless without its
 		// proof, which a bearer verifier does not check.
 		return nil, invalid("the token is bound to a key (cnf); it is no bearer token")
+	} else if err := v.dpop.bound(ctx, r, token, cnf); err != nil {
+		return nil, err
 	}
 	sub := std.Subject
 	if sub == "" {

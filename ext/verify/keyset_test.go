@@ -111,9 +111,9 @@ func (f *fakeJWKS) verifier(t *testing.T, cfg JWTConfig) *JWT {
 	return v
 }
 
-// token returns a good token signed with key under kid, valid for an hour
+// goodToken returns a good token signed with key under kid, valid for an hour
 // from now (the bubble's now).
-func token(t *testing.T, key *ecdsa.PrivateKey, kid string) string {
+func goodToken(t *testing.T, key *ecdsa.PrivateKey, kid string) string {
 	return sign(t, key, kid, jose.ES256, map[string]any{"iss": fakeIssuer, "sub": "alice", "aud": resource,
 		"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix()})
 }
@@ -128,13 +128,13 @@ func TestKeySetFailureBackoff(t *testing.T) {
 		f := newFakeJWKS()
 		f.maxAge = 60
 		v := f.verifier(t, JWTConfig{})
-		good := token(t, f.key("k1"), "k1")
+		good := goodToken(t, f.key("k1"), "k1")
 		if _, err := v.Verify(t.Context(), good, nil); err != nil {
 			t.Fatal(err)
 		}
 		f.set(500, 0)
 		time.Sleep(61 * time.Second) // the set has expired
-		good = token(t, f.key("k1"), "k1")
+		good = goodToken(t, f.key("k1"), "k1")
 		for i := range 300 {
 			if _, err := v.Verify(t.Context(), good, nil); err != nil {
 				t.Fatalf("request %d with an expired set and a failing endpoint: %v", i, err)
@@ -196,7 +196,7 @@ func TestKeySetSlowEndpoint(t *testing.T) {
 		f.maxAge = 60
 		f.set(500, 3*time.Second) // slow, and failing
 		v := f.verifier(t, JWTConfig{})
-		good := token(t, f.key("k1"), "k1")
+		good := goodToken(t, f.key("k1"), "k1")
 
 		ends := func(v *JWT, timeout time.Duration) []time.Duration {
 			start := time.Now()
@@ -269,12 +269,12 @@ func TestKeyRotatedUnderSameKid(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFakeJWKS()
 		v := f.verifier(t, JWTConfig{MinRefresh: time.Minute})
-		if _, err := v.Verify(t.Context(), token(t, f.key("k1"), "k1"), nil); err != nil {
+		if _, err := v.Verify(t.Context(), goodToken(t, f.key("k1"), "k1"), nil); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Minute)
 		rotated := f.publish("k1")
-		if _, err := v.Verify(t.Context(), token(t, rotated, "k1"), nil); err != nil {
+		if _, err := v.Verify(t.Context(), goodToken(t, rotated, "k1"), nil); err != nil {
 			t.Fatalf("a key rotated under the same kid: %v", err)
 		}
 		if n := f.count(); n != 2 {
@@ -283,7 +283,7 @@ func TestKeyRotatedUnderSameKid(t *testing.T) {
 		forger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		for _, kid := range []string{"k1", "made-up", "k1", "other"} {
 			for range 10 {
-				if _, err := v.Verify(t.Context(), token(t, forger, kid), nil); !errors.Is(err, mcphttp.ErrInvalidToken) {
+				if _, err := v.Verify(t.Context(), goodToken(t, forger, kid), nil); !errors.Is(err, mcphttp.ErrInvalidToken) {
 					t.Fatalf("a forged token (kid %s): %v, want ErrInvalidToken", kid, err)
 				}
 			}
@@ -293,7 +293,7 @@ func TestKeyRotatedUnderSameKid(t *testing.T) {
 		}
 		time.Sleep(time.Minute)
 		for range 10 {
-			v.Verify(t.Context(), token(t, forger, "made-up"), nil)
+			v.Verify(t.Context(), goodToken(t, forger, "made-up"), nil)
 		}
 		if n := f.count(); n != 3 {
 			t.Errorf("forged tokens a MinRefresh later: %d fetches, want 3", n)
@@ -301,7 +301,7 @@ func TestKeyRotatedUnderSameKid(t *testing.T) {
 		// A new kid is seen too, once a MinRefresh allows.
 		time.Sleep(time.Minute)
 		k2 := f.publish("k2")
-		if _, err := v.Verify(t.Context(), token(t, k2, "k2"), nil); err != nil {
+		if _, err := v.Verify(t.Context(), goodToken(t, k2, "k2"), nil); err != nil {
 			t.Errorf("a new key id: %v", err)
 		}
 	})
