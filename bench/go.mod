@@ -14,9 +14,9 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
-	github.com/rpcgen/rpcgen/ext/redis v0.0.0-00010101000000-000000000000
-	github.com/rpcgen/rpcgen/ext/websocket v0.0.0-00010101000000-000000000000
+	github.com/rpcgen/rpcgen v0.1.0
+	github.com/rpcgen/rpcgen/ext/redis v0.1.0
+	github.com/rpcgen/rpcgen/ext/websocket v0.1.0
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
@@ -49,7 +49,7 @@ require (
 	github.com/invopop/jsonschema v0.14.0 // indirect
 	github.com/matryer/moq v0.8.1 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
-	github.com/rpcgen/rpcgen/ext/otel v0.0.0-00010101000000-000000000000
+	github.com/rpcgen/rpcgen/ext/otel v0.1.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect

@@ -7,7 +7,7 @@ require (
 	github.com/gorilla/websocket v1.5.3
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/rpcgen/rpcgen/ext/websocket v0.0.0-00010101000000-000000000000
+	github.com/rpcgen/rpcgen/ext/websocket v0.1.0
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -27,9 +27,9 @@ require (
 
 require (
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
-	github.com/rpcgen/rpcgen/ext/oauth v0.0.0-00010101000000-000000000000
-	github.com/rpcgen/rpcgen/ext/otel v0.0.0-00010101000000-000000000000
+	github.com/rpcgen/rpcgen v0.1.0
+	github.com/rpcgen/rpcgen/ext/oauth v0.1.0
+	github.com/rpcgen/rpcgen/ext/otel v0.1.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect

@@ -5,9 +5,9 @@ go 1.26.0
 require (
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/ory/fosite v0.49.0
-	github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
-	github.com/rpcgen/rpcgen/ext/oauth v0.0.0-00010101000000-000000000000
-	github.com/rpcgen/rpcgen/ext/verify v0.0.0-00010101000000-000000000000
+	github.com/rpcgen/rpcgen v0.1.0
+	github.com/rpcgen/rpcgen/ext/oauth v0.1.0
+	github.com/rpcgen/rpcgen/ext/verify v0.1.0
 )
 
 require (

@@ -3,8 +3,8 @@ module github.com/rpcgen/rpcgen/examples/feed
 go 1.26.0
 
 require (
-	github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
-	github.com/rpcgen/rpcgen/ext/websocket v0.0.0-00010101000000-000000000000
+	github.com/rpcgen/rpcgen v0.1.0
+	github.com/rpcgen/rpcgen/ext/websocket v0.1.0
 )
 
 require (

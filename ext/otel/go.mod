@@ -3,7 +3,7 @@ module github.com/rpcgen/rpcgen/ext/otel
 go 1.26.0
 
 require (
-	github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
+	github.com/rpcgen/rpcgen v0.1.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0

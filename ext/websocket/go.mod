@@ -2,7 +2,7 @@ module github.com/rpcgen/rpcgen/ext/websocket
 
 go 1.26.0
 
-require github.com/rpcgen/rpcgen v0.0.0-00010101000000-000000000000
+require github.com/rpcgen/rpcgen v0.1.0
 
 require github.com/coder/websocket v1.8.15
 

@@ -178,11 +178,12 @@ func (p *Proxy) serveCache(w http.ResponseWriter, r *http.Request, escPath, modP
 		}
 	}
 	// A version's files are what a build needs; a list or a latest that
-	// fails is the answer to a lookup (of every prefix of a package
-	// path, say), not a gap in the cache.
+	// fails is the answer to a lookup, not a gap in the cache, and so is
+	// the .info of a path with no slash: the go command asks about every
+	// prefix of a package path, github.com included.
 	if v, ok := strings.CutPrefix(file, "v/"); ok && v != "list" {
 		ext := path.Ext(v)
-		if ver, err := module.UnescapeVersion(strings.TrimSuffix(v, ext)); err == nil {
+		if ver, err := module.UnescapeVersion(strings.TrimSuffix(v, ext)); err == nil && (ext != ".info" || strings.Contains(modPath, "/")) {
 			what := modPath + "@" + ver + " " + ext
 			p.mu.Lock()
 			if !slices.Contains(p.missing, what) {

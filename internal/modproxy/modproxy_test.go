@@ -56,6 +56,7 @@ func TestProxy(t *testing.T) {
 		{"/github.com/!burnt!sushi/toml/@v/v1.1.0.zip", 404, ""},
 		{"/github.com/!burnt!sushi/toml/@v/v1.1.0.zip", 404, ""},
 		{"/golang.org/x/sys/@v/v0.48.0.info", 404, ""},
+		{"/github.com/@v/v0.48.0.info", 404, ""},         // a lookup of a prefix: not noted
 		{"/github.com/BurntSushi/toml/@v/list", 404, ""}, // not escaped: no such module path
 		{"/example.com/corp/lib/@v/list", 200, "v0.2.0\nv0.10.0\n"},
 		{"/example.com/corp/lib/@latest", 200, `{"Version":"v0.10.0","Time":"2026-01-02T03:04:05Z"}` + "\n"},
