@@ -6,6 +6,7 @@ package feed
 
 import (
 	"context"
+	"hash/fnv"
 	"iter"
 	"time"
 
@@ -45,10 +46,9 @@ var _ Quotes = (*Market)(nil)
 // price is the seq-th price of symbol: a walk that starts at 100 and moves
 // by at most a cent a step, the same for every caller.
 func price(symbol string, seq int) float64 {
-	h := uint32(2166136261)
-	for i := range len(symbol) {
-		h = (h ^ uint32(symbol[i])) * 16777619
-	}
+	f := fnv.New32a()
+	f.Write([]byte(symbol))
+	h := f.Sum32()
 	cents := 10000
 	for i := range seq {
 		cents += int((h>>uint(i%29))&2) - 1

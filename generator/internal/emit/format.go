@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"go/format"
+	"hash/fnv"
 	"runtime"
 	"sync"
 )
@@ -128,14 +129,12 @@ func splitTopLevel(src []byte) [][]byte {
 
 // lineHash is the FNV-1a hash of the first line of b.
 func lineHash(b []byte) uint32 {
-	h := uint32(2166136261)
-	for _, c := range b {
-		if c == '\n' {
-			break
-		}
-		h = (h ^ uint32(c)) * 16777619
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
 	}
-	return h
+	h := fnv.New32a()
+	h.Write(b)
+	return h.Sum32()
 }
 
 func topLevelStart(line []byte) bool {
