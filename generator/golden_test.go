@@ -165,7 +165,8 @@ func checkOrUpdate(t *testing.T, file string, ar *txtar.Archive, got map[string]
 
 // configOf is the Config of a golden case.
 func configOf(c goldentest.Case) Config {
-	return Config{Dir: c.Dir, Interfaces: c.Interfaces, Output: c.Output, BuildTags: c.BuildTags, SchemaDir: c.SchemaDir,
-		OpenRPC: c.OpenRPC, TypeScript: c.TypeScript, Docs: c.Docs, NoDiscover: c.NoDiscover, APIVersion: c.APIVersion,
-		Servers: c.Servers, License: c.License, LicenseURL: c.LicenseURL, Contact: c.Contact, ContactEmail: c.ContactEmail, ContactURL: c.ContactURL}
+	f := c.Flags
+	return Config{Dir: c.Dir, Interfaces: c.Interfaces, Output: f.Out, BuildTags: f.Tags, SchemaDir: f.SchemaDir,
+		OpenRPC: f.OpenRPC, TypeScript: f.TypeScript, Docs: f.Docs, NoDiscover: f.NoDiscover, APIVersion: f.APIVersion,
+		Servers: f.Servers, License: f.License, LicenseURL: f.LicenseURL, Contact: f.Contact, ContactEmail: f.ContactEmail, ContactURL: f.ContactURL}
 }

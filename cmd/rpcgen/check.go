@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpcgen/rpcgen/generator"
+	"github.com/rpcgen/rpcgen/internal/cmdline"
 )
 
 // runCheck is "rpcgen check [--tags a,b] [--no-cache] [packages]": it
@@ -65,7 +66,7 @@ Flags:
 // checkWithoutInterfaces is --check with no interface named: check of the
 // package in the current directory. The generation flags belong on the
 // //go:generate lines then, so only --tags and --no-cache may come along.
-func checkWithoutInterfaces(fs *pflag.FlagSet, o *options, stdout, stderr io.Writer) int {
+func checkWithoutInterfaces(fs *pflag.FlagSet, o *cmdline.Options, stdout, stderr io.Writer) int {
 	var misplaced []string
 	fs.Visit(func(f *pflag.Flag) {
 		switch f.Name {
@@ -78,7 +79,7 @@ func checkWithoutInterfaces(fs *pflag.FlagSet, o *options, stdout, stderr io.Wri
 		fmt.Fprintf(stderr, "rpcgen: --check without interfaces checks the package's //go:generate lines, which carry their own flags: %s belongs on those lines, or name the interfaces\n", strings.Join(misplaced, ", "))
 		return exitUsage
 	}
-	return check([]string{"."}, o.tags, o.noCache, stdout, stderr)
+	return check([]string{"."}, o.Tags, o.NoCache, stdout, stderr)
 }
 
 // check checks every //go:generate line running rpcgen in the packages
@@ -146,19 +147,19 @@ func check(patterns, tags []string, noCache bool, stdout, stderr io.Writer) int 
 // checkLine runs rpcgen with l's arguments and --check in the directory of
 // l's file.
 func checkLine(l generateLine, cache generator.Cache, stdout, stderr io.Writer) int {
-	var o options
+	var o cmdline.Options
 	fs := newFlagSet(&o, stderr)
 	if code, done := parseFlags(fs, l.args, stderr); done {
 		return max(code, exitFail)
 	}
 	switch {
-	case o.help || o.version:
+	case o.Help || o.Version:
 		return exitOK // prints, generates nothing
 	case fs.NArg() == 0:
 		fmt.Fprint(stderr, "rpcgen: the line names no interface\n")
 		return exitFail
 	}
-	o.check = true
+	o.Check = true
 	return generate(&o, fs.Args(), filepath.Dir(l.file), cache, stdout, stderr)
 }
 

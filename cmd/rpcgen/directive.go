@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/rpcgen/rpcgen/internal/cmdline"
 )
 
 // A generateLine is a //go:generate line that runs rpcgen.
@@ -45,7 +47,7 @@ func generateLines(path string, src []byte, env directiveEnv) ([]generateLine, e
 			return found, fmt.Errorf("%s:%d: //go:generate line at the end of the file has no newline", path, n)
 		}
 		text := strings.TrimSuffix(string(raw[len("//go:generate "):]), "\r")
-		words, err := splitDirective(text)
+		words, err := cmdline.SplitWords(text)
 		if err != nil {
 			return found, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
@@ -92,47 +94,6 @@ func (e directiveEnv) lookup(file string, n int) func(string) string {
 			return "$"
 		}
 		return os.Getenv(name)
-	}
-}
-
-// splitDirective splits the text of a //go:generate line into words as go
-// generate does: at spaces and tabs, a word starting with a double quote
-// being a Go string literal that a space, a tab or the end must follow.
-func splitDirective(text string) ([]string, error) {
-	var words []string
-	for {
-		text = strings.TrimLeft(text, " \t")
-		if text == "" {
-			return words, nil
-		}
-		if text[0] != '"' {
-			end := strings.IndexAny(text, " \t")
-			if end < 0 {
-				end = len(text)
-			}
-			words = append(words, text[:end])
-			text = text[end:]
-			continue
-		}
-		end := 1
-		for end < len(text) && text[end] != '"' {
-			if text[end] == '\\' {
-				end++
-			}
-			end++
-		}
-		if end >= len(text) {
-			return nil, fmt.Errorf("unterminated quoted argument")
-		}
-		w, err := strconv.Unquote(text[:end+1])
-		if err != nil {
-			return nil, fmt.Errorf("bad quoted argument %s", text[:end+1])
-		}
-		words = append(words, w)
-		text = text[end+1:]
-		if text != "" && text[0] != ' ' && text[0] != '\t' {
-			return nil, fmt.Errorf("no space after quoted argument")
-		}
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpcgen/rpcgen/generator"
+	"github.com/rpcgen/rpcgen/internal/cmdline"
 	"github.com/rpcgen/rpcgen/internal/diff"
 )
 
@@ -55,51 +56,9 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// options are the parsed command line.
-type options struct {
-	out     string
-	dir     string
-	tags    []string
-	schemas string
-	openrpc string
-	ts      string
-	docs    string
-	noDisc  bool
-	apiVer  string
-	servers []string
-	license [2]string // name, URL
-	contact [3]string // name, email, URL
-	check   bool
-	noCache bool
-	strict  bool
-	version bool
-	help    bool
-}
-
-func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("rpcgen", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
-	fs.StringVarP(&o.out, "out", "o", "", "output file, relative to the package directory (default: first interface name in lower case + \"_rpcgen.go\")")
-	fs.StringVar(&o.dir, "dir", ".", "directory of the package holding the interfaces")
-	fs.StringSliceVar(&o.tags, "tags", nil, "comma-separated build tags to apply when loading the package")
-	fs.StringVar(&o.schemas, "schema-dir", "", "also write JSON Schema files (params and result of every method) to this directory, relative to the package directory")
-	fs.StringVar(&o.openrpc, "openrpc", "", "also write the OpenRPC document of the services to this file, relative to the package directory; the dispatcher then answers rpc.discover with it")
-	fs.StringVar(&o.ts, "ts", "", "also write a TypeScript client (JSON-RPC over HTTP with fetch) to this file, relative to the package directory")
-	fs.StringVar(&o.docs, "docs", "", "also write a Markdown reference of the services to this file, relative to the package directory")
-	fs.BoolVar(&o.noDisc, "no-discover", false, "with --openrpc, do not answer rpc.discover")
-	fs.StringVar(&o.apiVer, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")
-	fs.StringArrayVar(&o.servers, "server", nil, "a URL the services are served at, for the OpenRPC document's servers and the reference (repeatable)")
-	fs.StringVar(&o.license[0], "license", "", "the API's license, e.g. an SPDX identifier, for the OpenRPC document's info and the reference")
-	fs.StringVar(&o.license[1], "license-url", "", "the URL of the API's license")
-	fs.StringVar(&o.contact[0], "contact", "", "who to contact about the API: a name")
-	fs.StringVar(&o.contact[1], "contact-email", "", "who to contact about the API: an email address")
-	fs.StringVar(&o.contact[2], "contact-url", "", "who to contact about the API: a URL")
-	fs.BoolVar(&o.check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale (with no interface named: check every //go:generate line of the package that runs rpcgen, as rpcgen check does)")
-	fs.BoolVar(&o.noCache, "no-cache", false, "generate and format afresh instead of reusing the output, the formatting or the package's file list of an earlier run with the same inputs (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
-	fs.BoolVar(&o.strict, "strict", false, "treat warnings (such as a method without a doc comment, whose tool then has no description) as errors")
-	fs.BoolVar(&o.version, "version", false, "print the version (module version and VCS revision) and exit")
-	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
+// newFlagSet is the command's flag set (cmdline.NewFlagSet) with its usage.
+func newFlagSet(o *cmdline.Options, stderr io.Writer) *pflag.FlagSet {
+	fs := cmdline.NewFlagSet(o, stderr)
 	fs.Usage = func() { usage(fs, stderr) }
 	return fs
 }
@@ -145,25 +104,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "check" {
 		return runCheck(args[1:], stdout, stderr)
 	}
-	var o options
+	var o cmdline.Options
 	fs := newFlagSet(&o, stderr)
 	if code, done := parseFlags(fs, args, stderr); done {
 		return code
 	}
 	switch {
-	case o.help:
+	case o.Help:
 		usage(fs, stdout)
 		return exitOK
-	case o.version:
+	case o.Version:
 		fmt.Fprintf(stdout, "rpcgen %s\n", version())
 		return exitOK
-	case fs.NArg() == 0 && o.check:
+	case fs.NArg() == 0 && o.Check:
 		return checkWithoutInterfaces(fs, &o, stdout, stderr)
 	case fs.NArg() == 0:
 		fmt.Fprint(stderr, "rpcgen: name at least one interface\nRun 'rpcgen --help' for usage.\n")
 		return exitUsage
 	}
-	cache := generator.Cache{Dir: cacheDir(o.noCache), Map: true} // the outputs are written and the process exits
+	cache := generator.Cache{Dir: cacheDir(o.NoCache), Map: true} // the outputs are written and the process exits
 	return generate(&o, fs.Args(), "", cache, stdout, stderr)
 }
 
@@ -192,36 +151,36 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, d
 // the directory wd ("" is the current one, which --dir is relative to),
 // and writes the outputs that changed, or under --check compares them with
 // the files and prints a diff of those that differ.
-func generate(o *options, interfaces []string, wd string, cache generator.Cache, stdout, stderr io.Writer) int {
+func generate(o *cmdline.Options, interfaces []string, wd string, cache generator.Cache, stdout, stderr io.Writer) int {
 	cwd, _ := os.Getwd()
-	dir := o.dir
+	dir := o.Dir
 	if wd != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(wd, dir)
 	}
 	files, err := cache.Generate(generator.Config{
-		Strict: o.strict,
+		Strict: o.Strict,
 		Warn: func(w *generator.Error) {
 			fmt.Fprint(stderr, generator.ErrorList{w}.Format(cwd))
 		},
 		Dir:        dir,
 		Interfaces: interfaces,
-		Output:     o.out,
-		BuildTags:  o.tags,
-		SchemaDir:  o.schemas,
-		OpenRPC:    o.openrpc,
-		TypeScript: o.ts,
-		Docs:       o.docs,
-		NoDiscover: o.noDisc,
-		APIVersion: o.apiVer,
-		Servers:    o.servers,
-		License:    o.license[0], LicenseURL: o.license[1],
-		Contact: o.contact[0], ContactEmail: o.contact[1], ContactURL: o.contact[2],
+		Output:     o.Out,
+		BuildTags:  o.Tags,
+		SchemaDir:  o.SchemaDir,
+		OpenRPC:    o.OpenRPC,
+		TypeScript: o.TypeScript,
+		Docs:       o.Docs,
+		NoDiscover: o.NoDiscover,
+		APIVersion: o.APIVersion,
+		Servers:    o.Servers,
+		License:    o.License, LicenseURL: o.LicenseURL,
+		Contact: o.Contact, ContactEmail: o.ContactEmail, ContactURL: o.ContactURL,
 	})
 	if err != nil {
 		var list generator.ErrorList
 		if errors.As(err, &list) {
 			fmt.Fprint(stderr, list.Format(cwd))
-			if o.strict && strictOnly(list) {
+			if o.Strict && strictOnly(list) {
 				fmt.Fprint(stderr, "rpcgen: --strict makes these warnings errors\n")
 			}
 		} else {
@@ -229,7 +188,7 @@ func generate(o *options, interfaces []string, wd string, cache generator.Cache,
 		}
 		// Like stringer, keep unformattable output so the compiler shows what is wrong.
 		for path, src := range files {
-			if !o.check && len(src) > 0 {
+			if !o.Check && len(src) > 0 {
 				_ = os.WriteFile(path, src, 0o644)
 			}
 		}
@@ -252,7 +211,7 @@ func generate(o *options, interfaces []string, wd string, cache generator.Cache,
 		if same {
 			continue // leave the file and its modification time alone
 		}
-		if o.check {
+		if o.Check {
 			have, err := os.ReadFile(path)
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				fmt.Fprintf(stderr, "rpcgen: %v\n", err)

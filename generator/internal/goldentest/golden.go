@@ -5,6 +5,7 @@ package goldentest
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/rpcgen/rpcgen/internal/cmdline"
 )
 
 // Module is the module every golden case lives in, so that one
@@ -33,44 +36,26 @@ func WriteModule(t *testing.T, root, repo string) {
 }
 
 // Extract writes the package files of ar below dir and returns the
-// generator settings its "args" file describes.
+// generator settings its "args" file describes: the words of a
+// //go:generate line after the command (cmdline.SplitWords), parsed with
+// the rpcgen command's own flag set, less the test's own words
+// (OnlyAPIWord, OnlySchemasWord).
 func Extract(t *testing.T, ar *txtar.Archive, dir string) Case {
 	t.Helper()
 	cfg := Case{Dir: dir}
 	for _, f := range ar.Files {
 		switch {
 		case f.Name == "args":
-			for _, word := range strings.Fields(string(f.Data)) {
-				if out, ok := strings.CutPrefix(word, "--out="); ok {
-					cfg.Output = out
-				} else if sd, ok := strings.CutPrefix(word, "--schema-dir="); ok {
-					cfg.SchemaDir = sd
-				} else if f, ok := strings.CutPrefix(word, "--openrpc="); ok {
-					cfg.OpenRPC = f
-				} else if f, ok := strings.CutPrefix(word, "--ts="); ok {
-					cfg.TypeScript = f
-				} else if f, ok := strings.CutPrefix(word, "--docs="); ok {
-					cfg.Docs = f
-				} else if v, ok := strings.CutPrefix(word, "--api-version="); ok {
-					cfg.APIVersion = v
-				} else if v, ok := strings.CutPrefix(word, "--server="); ok {
-					cfg.Servers = append(cfg.Servers, v)
-				} else if v, ok := strings.CutPrefix(word, "--license="); ok {
-					cfg.License = v
-				} else if v, ok := strings.CutPrefix(word, "--license-url="); ok {
-					cfg.LicenseURL = v
-				} else if v, ok := strings.CutPrefix(word, "--contact="); ok {
-					cfg.Contact = strings.ReplaceAll(v, "_", " ")
-				} else if v, ok := strings.CutPrefix(word, "--contact-email="); ok {
-					cfg.ContactEmail = v
-				} else if v, ok := strings.CutPrefix(word, "--contact-url="); ok {
-					cfg.ContactURL = v
-				} else if word == "--no-discover" {
-					cfg.NoDiscover = true
-				} else if word != OnlySchemasWord && word != OnlyAPIWord {
-					cfg.Interfaces = append(cfg.Interfaces, word)
-				}
+			words, err := cmdline.SplitWords(strings.TrimSpace(string(f.Data)))
+			if err != nil {
+				t.Fatalf("args: %v", err)
 			}
+			words = slices.DeleteFunc(words, func(w string) bool { return w == OnlyAPIWord || w == OnlySchemasWord })
+			fs := cmdline.NewFlagSet(&cfg.Flags, io.Discard)
+			if err := fs.Parse(words); err != nil {
+				t.Fatalf("args: %v", err)
+			}
+			cfg.Interfaces = fs.Args()
 		case strings.HasPrefix(f.Name, "want/"):
 		default:
 			MustWrite(t, filepath.Join(dir, f.Name), f.Data)
@@ -124,18 +109,12 @@ func Set(t *testing.T, withErrors bool) map[string]Case {
 	return cases
 }
 
-// Case is a golden case as its "args" file describes it: the
-// generator's settings, with the package in Dir.
+// Case is a golden case as its "args" file describes it: the package in
+// Dir, the interfaces and the flags.
 type Case struct {
-	Dir                                                      string
-	Interfaces, BuildTags                                    []string
-	Output, SchemaDir, OpenRPC, TypeScript, Docs, APIVersion string
-	NoDiscover                                               bool
-	// Servers, License, ...: --server=, --license=, --license-url=,
-	// --contact= (an underscore standing for a space), --contact-email=,
-	// --contact-url=.
-	Servers                                                []string
-	License, LicenseURL, Contact, ContactEmail, ContactURL string
+	Dir        string
+	Interfaces []string
+	Flags      cmdline.Options
 }
 
 // RepoRoot is the root of this repository: the directory above the

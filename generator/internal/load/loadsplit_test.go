@@ -105,14 +105,14 @@ func TestLoadSplitMatchesLoad(t *testing.T) {
 			dir := cfg.Dir
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				out := cfg.Output
+				out := cfg.Flags.Out
 				if out == "" {
 					out = naming.OutputName(cfg.Interfaces[0])
 				}
 				if !filepath.IsAbs(out) {
 					out = filepath.Join(dir, out)
 				}
-				s, w := loadBoth(t, dir, out, cfg.BuildTags)
+				s, w := loadBoth(t, dir, out, cfg.Flags.Tags)
 				if s == nil {
 					// Only a package go list or the parser has a problem with
 					// may be declined; packages.Load reports it.

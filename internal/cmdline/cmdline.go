@@ -1,0 +1,108 @@
+// Package cmdline is rpcgen's command line: the rpcgen command's flags, as a
+// pflag set filling Options, and the splitting of a //go:generate line into
+// words. The command parses its arguments with it, and the golden tests
+// parse their cases' args with it, so a case says what a user would type.
+package cmdline
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Options are the parsed flags of the rpcgen command.
+type Options struct {
+	Out        string
+	Dir        string
+	Tags       []string
+	SchemaDir  string
+	OpenRPC    string
+	TypeScript string
+	Docs       string
+	NoDiscover bool
+	APIVersion string
+	Servers    []string
+
+	License, LicenseURL               string
+	Contact, ContactEmail, ContactURL string
+
+	Check   bool
+	NoCache bool
+	Strict  bool
+	Version bool
+	Help    bool
+}
+
+// NewFlagSet returns the flag set of the rpcgen command, which fills o
+// when it parses; it reports errors to stderr and its Usage is the
+// caller's to set.
+func NewFlagSet(o *Options, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("rpcgen", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.StringVarP(&o.Out, "out", "o", "", "output file, relative to the package directory (default: first interface name in lower case + \"_rpcgen.go\")")
+	fs.StringVar(&o.Dir, "dir", ".", "directory of the package holding the interfaces")
+	fs.StringSliceVar(&o.Tags, "tags", nil, "comma-separated build tags to apply when loading the package")
+	fs.StringVar(&o.SchemaDir, "schema-dir", "", "also write JSON Schema files (params and result of every method) to this directory, relative to the package directory")
+	fs.StringVar(&o.OpenRPC, "openrpc", "", "also write the OpenRPC document of the services to this file, relative to the package directory; the dispatcher then answers rpc.discover with it")
+	fs.StringVar(&o.TypeScript, "ts", "", "also write a TypeScript client (JSON-RPC over HTTP with fetch) to this file, relative to the package directory")
+	fs.StringVar(&o.Docs, "docs", "", "also write a Markdown reference of the services to this file, relative to the package directory")
+	fs.BoolVar(&o.NoDiscover, "no-discover", false, "with --openrpc, do not answer rpc.discover")
+	fs.StringVar(&o.APIVersion, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")
+	fs.StringArrayVar(&o.Servers, "server", nil, "a URL the services are served at, for the OpenRPC document's servers and the reference (repeatable)")
+	fs.StringVar(&o.License, "license", "", "the API's license, e.g. an SPDX identifier, for the OpenRPC document's info and the reference")
+	fs.StringVar(&o.LicenseURL, "license-url", "", "the URL of the API's license")
+	fs.StringVar(&o.Contact, "contact", "", "who to contact about the API: a name")
+	fs.StringVar(&o.ContactEmail, "contact-email", "", "who to contact about the API: an email address")
+	fs.StringVar(&o.ContactURL, "contact-url", "", "who to contact about the API: a URL")
+	fs.BoolVar(&o.Check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale (with no interface named: check every //go:generate line of the package that runs rpcgen, as rpcgen check does)")
+	fs.BoolVar(&o.NoCache, "no-cache", false, "generate and format afresh instead of reusing the output, the formatting or the package's file list of an earlier run with the same inputs (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
+	fs.BoolVar(&o.Strict, "strict", false, "treat warnings (such as a method without a doc comment, whose tool then has no description) as errors")
+	fs.BoolVar(&o.Version, "version", false, "print the version (module version and VCS revision) and exit")
+	fs.BoolVarP(&o.Help, "help", "h", false, "show this help")
+	return fs
+}
+
+// SplitWords splits the text of a //go:generate line into words as go
+// generate does: at spaces and tabs, a word starting with a double quote
+// being a Go string literal that a space, a tab or the end must follow.
+func SplitWords(text string) ([]string, error) {
+	var words []string
+	for {
+		text = strings.TrimLeft(text, " \t")
+		if text == "" {
+			return words, nil
+		}
+		if text[0] != '"' {
+			end := strings.IndexAny(text, " \t")
+			if end < 0 {
+				end = len(text)
+			}
+			words = append(words, text[:end])
+			text = text[end:]
+			continue
+		}
+		end := 1
+		for end < len(text) && text[end] != '"' {
+			if text[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(text) {
+			return nil, fmt.Errorf("unterminated quoted argument")
+		}
+		w, err := strconv.Unquote(text[:end+1])
+		if err != nil {
+			return nil, fmt.Errorf("bad quoted argument %s", text[:end+1])
+		}
+		words = append(words, w)
+		text = text[end+1:]
+		if text != "" && text[0] != ' ' && text[0] != '\t' {
+			return nil, fmt.Errorf("no space after quoted argument")
+		}
+	}
+}
