@@ -1382,7 +1382,8 @@ type conformanceElicitationParams struct {
 	Message string `json:"message"`
 }
 
-// conformanceElicitationFields lists the params of Conformance.Elicitation, in order.
+// conformanceElicitationFields lists the params of Conformance.Elicitation, in
+// order.
 var conformanceElicitationFields = rpcimpl.NewFields("message")
 
 // decodeConformanceElicitationParams decodes the params of Conformance.Elicitation into p, by name or by
@@ -1407,12 +1408,14 @@ func decodeConformanceElicitationParams(raw []byte, p *conformanceElicitationPar
 	return d.Finish()
 }
 
-// conformanceTemplateDataParams is the params object of Conformance.TemplateData.
+// conformanceTemplateDataParams is the params object of
+// Conformance.TemplateData.
 type conformanceTemplateDataParams struct {
 	ID string `json:"id"`
 }
 
-// conformanceTemplateDataFields lists the params of Conformance.TemplateData, in order.
+// conformanceTemplateDataFields lists the params of Conformance.TemplateData,
+// in order.
 var conformanceTemplateDataFields = rpcimpl.NewFields("id")
 
 // decodeConformanceTemplateDataParams decodes the params of Conformance.TemplateData into p, by name or by
@@ -1437,13 +1440,15 @@ func decodeConformanceTemplateDataParams(raw []byte, p *conformanceTemplateDataP
 	return d.Finish()
 }
 
-// conformancePromptWithArgumentsParams is the params object of Conformance.PromptWithArguments.
+// conformancePromptWithArgumentsParams is the params object of
+// Conformance.PromptWithArguments.
 type conformancePromptWithArgumentsParams struct {
 	Arg1 string `json:"arg1"`
 	Arg2 string `json:"arg2"`
 }
 
-// conformancePromptWithArgumentsFields lists the params of Conformance.PromptWithArguments, in order.
+// conformancePromptWithArgumentsFields lists the params of
+// Conformance.PromptWithArguments, in order.
 var conformancePromptWithArgumentsFields = rpcimpl.NewFields("arg1", "arg2")
 
 // decodeConformancePromptWithArgumentsParams decodes the params of Conformance.PromptWithArguments into p, by name or by
@@ -1474,12 +1479,14 @@ func decodeConformancePromptWithArgumentsParams(raw []byte, p *conformancePrompt
 	return d.Finish()
 }
 
-// conformancePromptWithEmbeddedResourceParams is the params object of Conformance.PromptWithEmbeddedResource.
+// conformancePromptWithEmbeddedResourceParams is the params object of
+// Conformance.PromptWithEmbeddedResource.
 type conformancePromptWithEmbeddedResourceParams struct {
 	ResourceURI string `json:"resourceUri"`
 }
 
-// conformancePromptWithEmbeddedResourceFields lists the params of Conformance.PromptWithEmbeddedResource, in order.
+// conformancePromptWithEmbeddedResourceFields lists the params of
+// Conformance.PromptWithEmbeddedResource, in order.
 var conformancePromptWithEmbeddedResourceFields = rpcimpl.NewFields("resourceUri")
 
 // decodeConformancePromptWithEmbeddedResourceParams decodes the params of Conformance.PromptWithEmbeddedResource into p, by name or by
@@ -1504,12 +1511,14 @@ func decodeConformancePromptWithEmbeddedResourceParams(raw []byte, p *conformanc
 	return d.Finish()
 }
 
-// conformanceCompleteArg1Params is the params object of Conformance.CompleteArg1.
+// conformanceCompleteArg1Params is the params object of
+// Conformance.CompleteArg1.
 type conformanceCompleteArg1Params struct {
 	Value string `json:"value"`
 }
 
-// conformanceCompleteArg1Fields lists the params of Conformance.CompleteArg1, in order.
+// conformanceCompleteArg1Fields lists the params of Conformance.CompleteArg1,
+// in order.
 var conformanceCompleteArg1Fields = rpcimpl.NewFields("value")
 
 // decodeConformanceCompleteArg1Params decodes the params of Conformance.CompleteArg1 into p, by name or by
@@ -1534,13 +1543,15 @@ func decodeConformanceCompleteArg1Params(raw []byte, p *conformanceCompleteArg1P
 	return d.Finish()
 }
 
-// conformanceCompleteRecordIDParams is the params object of Conformance.CompleteRecordID.
+// conformanceCompleteRecordIDParams is the params object of
+// Conformance.CompleteRecordID.
 type conformanceCompleteRecordIDParams struct {
 	Value    string            `json:"value"`
 	Resolved map[string]string `json:"resolved"`
 }
 
-// conformanceCompleteRecordIDFields lists the params of Conformance.CompleteRecordID, in order.
+// conformanceCompleteRecordIDFields lists the params of
+// Conformance.CompleteRecordID, in order.
 var conformanceCompleteRecordIDFields = rpcimpl.NewFields("value", "resolved")
 
 // decodeConformanceCompleteRecordIDParams decodes the params of Conformance.CompleteRecordID into p, by name or by

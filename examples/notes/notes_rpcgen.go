@@ -73,7 +73,7 @@ func (c *NotesClient) SearchNotes(ctx context.Context, query string, limit *int)
 // It calls the remote method "notes.getNote", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
-	return runtime.CallIdempotent[Note](ctx, c.caller, NotesGetNoteMethod, &notesGetNoteParams{ID: id})
+	return runtime.CallIdempotent[Note](ctx, c.caller, NotesGetNoteMethod, &notesIDParams{ID: id})
 }
 
 // DeleteNote removes a note. Deleting a note that does not exist is an
@@ -82,7 +82,7 @@ func (c *NotesClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
 // It calls the remote method "notes.deleteNote", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) DeleteNote(ctx context.Context, id NoteID) error {
-	_, err := runtime.CallIdempotent[struct{}](ctx, c.caller, NotesDeleteNoteMethod, &notesDeleteNoteParams{ID: id})
+	_, err := runtime.CallIdempotent[struct{}](ctx, c.caller, NotesDeleteNoteMethod, &notesIDParams{ID: id})
 	return err
 }
 
@@ -100,7 +100,7 @@ func (c *NotesClient) Reindex(ctx context.Context) (ReindexReport, error) {
 //
 // It calls the remote method "notes.note".
 func (c *NotesClient) Note(ctx context.Context, id NoteID) (Note, error) {
-	return runtime.Call[Note](ctx, c.caller, NotesNoteMethod, &notesNoteParams{ID: id})
+	return runtime.Call[Note](ctx, c.caller, NotesNoteMethod, &notesIDParams{ID: id})
 }
 
 // CompleteNoteID suggests the ids of stored notes that start with what
@@ -183,8 +183,8 @@ func (h notesHandler) serveSearchNotes(ctx context.Context, params json.RawMessa
 
 // serveGetNote decodes the params of Notes.GetNote, calls it and encodes its result.
 func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p notesGetNoteParams
-	if err := decodeNotesGetNoteParams(params, &p); err != nil {
+	var p notesIDParams
+	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
 	return rpcimpl.Result(h.impl.GetNote(ctx, p.ID))
@@ -192,8 +192,8 @@ func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) 
 
 // serveDeleteNote decodes the params of Notes.DeleteNote and calls it.
 func (h notesHandler) serveDeleteNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p notesDeleteNoteParams
-	if err := decodeNotesDeleteNoteParams(params, &p); err != nil {
+	var p notesIDParams
+	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
 	return nil, h.impl.DeleteNote(ctx, p.ID)
@@ -209,8 +209,8 @@ func (h notesHandler) serveReindex(ctx context.Context, params json.RawMessage) 
 
 // serveNote decodes the params of Notes.Note, calls it and encodes its result.
 func (h notesHandler) serveNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p notesNoteParams
-	if err := decodeNotesNoteParams(params, &p); err != nil {
+	var p notesIDParams
+	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
 	return rpcimpl.Result(h.impl.Note(ctx, p.ID))
@@ -441,7 +441,7 @@ func (c *NotesMCPClient) SearchNotes(ctx context.Context, query string, limit *i
 //
 // It calls the MCP tool "get_note".
 func (c *NotesMCPClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
-	return mcp.CallTool[Note](ctx, c.caller, NotesGetNoteTool, &notesGetNoteParams{ID: id})
+	return mcp.CallTool[Note](ctx, c.caller, NotesGetNoteTool, &notesIDParams{ID: id})
 }
 
 // DeleteNote removes a note. Deleting a note that does not exist is an
@@ -449,7 +449,7 @@ func (c *NotesMCPClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
 //
 // It calls the MCP tool "delete_note".
 func (c *NotesMCPClient) DeleteNote(ctx context.Context, id NoteID) error {
-	return mcp.CallToolNoResult(ctx, c.caller, NotesDeleteNoteTool, &notesDeleteNoteParams{ID: id})
+	return mcp.CallToolNoResult(ctx, c.caller, NotesDeleteNoteTool, &notesIDParams{ID: id})
 }
 
 // Reindex rebuilds the search index, reporting progress note by note.
@@ -602,19 +602,22 @@ func decodeNotesSearchNotesParams(raw []byte, p *notesSearchNotesParams) error {
 	return d.Finish()
 }
 
-// notesGetNoteParams is the params object of Notes.GetNote.
-type notesGetNoteParams struct {
+// notesIDParams is the params object of Notes.GetNote, Notes.DeleteNote and
+// Notes.Note.
+type notesIDParams struct {
 	ID NoteID `json:"id"`
 }
 
-// notesGetNoteFields lists the params of Notes.GetNote, in order.
-var notesGetNoteFields = rpcimpl.NewFields("id")
+// notesIDFields lists the params of Notes.GetNote, Notes.DeleteNote and
+// Notes.Note, in order.
+var notesIDFields = rpcimpl.NewFields("id")
 
-// decodeNotesGetNoteParams decodes the params of Notes.GetNote into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeNotesGetNoteParams(raw []byte, p *notesGetNoteParams) error {
+// decodeNotesIDParams decodes the params of Notes.GetNote, Notes.DeleteNote and
+// Notes.Note into p, by name or by position, and validates them against the
+// methods' input schema, the same for each.
+func decodeNotesIDParams(raw []byte, p *notesIDParams) error {
 	d := rpcimpl.NewDecoder(raw)
-	d.Params(notesGetNoteFields)
+	d.Params(notesIDFields)
 	var hasID bool
 	var key []byte
 	for d.NextKey(&key) {
@@ -623,67 +626,7 @@ func decodeNotesGetNoteParams(raw []byte, p *notesGetNoteParams) error {
 			hasID = true
 			p.ID = NoteID(d.String())
 		default:
-			d.UnknownField(key, notesGetNoteFields)
-		}
-	}
-	if !hasID {
-		d.MissingField("id")
-	}
-	return d.Finish()
-}
-
-// notesDeleteNoteParams is the params object of Notes.DeleteNote.
-type notesDeleteNoteParams struct {
-	ID NoteID `json:"id"`
-}
-
-// notesDeleteNoteFields lists the params of Notes.DeleteNote, in order.
-var notesDeleteNoteFields = rpcimpl.NewFields("id")
-
-// decodeNotesDeleteNoteParams decodes the params of Notes.DeleteNote into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeNotesDeleteNoteParams(raw []byte, p *notesDeleteNoteParams) error {
-	d := rpcimpl.NewDecoder(raw)
-	d.Params(notesDeleteNoteFields)
-	var hasID bool
-	var key []byte
-	for d.NextKey(&key) {
-		switch string(key) {
-		case "id":
-			hasID = true
-			p.ID = NoteID(d.String())
-		default:
-			d.UnknownField(key, notesDeleteNoteFields)
-		}
-	}
-	if !hasID {
-		d.MissingField("id")
-	}
-	return d.Finish()
-}
-
-// notesNoteParams is the params object of Notes.Note.
-type notesNoteParams struct {
-	ID NoteID `json:"id"`
-}
-
-// notesNoteFields lists the params of Notes.Note, in order.
-var notesNoteFields = rpcimpl.NewFields("id")
-
-// decodeNotesNoteParams decodes the params of Notes.Note into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeNotesNoteParams(raw []byte, p *notesNoteParams) error {
-	d := rpcimpl.NewDecoder(raw)
-	d.Params(notesNoteFields)
-	var hasID bool
-	var key []byte
-	for d.NextKey(&key) {
-		switch string(key) {
-		case "id":
-			hasID = true
-			p.ID = NoteID(d.String())
-		default:
-			d.UnknownField(key, notesNoteFields)
+			d.UnknownField(key, notesIDFields)
 		}
 	}
 	if !hasID {

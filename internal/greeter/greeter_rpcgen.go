@@ -46,7 +46,7 @@ func NewGreeterClient(c runtime.Caller) *GreeterClient {
 // It calls the remote method "greeter.greet", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *GreeterClient) Greet(ctx context.Context, name string) (Greeting, error) {
-	return runtime.CallIdempotent[Greeting](ctx, c.caller, GreeterGreetMethod, &greeterGreetParams{Name: name})
+	return runtime.CallIdempotent[Greeting](ctx, c.caller, GreeterGreetMethod, &greeterNameParams{Name: name})
 }
 
 // Motto is the greeter's motto.
@@ -60,7 +60,7 @@ func (c *GreeterClient) Motto(ctx context.Context) (string, error) {
 //
 // It calls the remote method "greeter.welcome".
 func (c *GreeterClient) Welcome(ctx context.Context, name string) (string, error) {
-	return runtime.Call[string](ctx, c.caller, GreeterWelcomeMethod, &greeterWelcomeParams{Name: name})
+	return runtime.Call[string](ctx, c.caller, GreeterWelcomeMethod, &greeterNameParams{Name: name})
 }
 
 // NewGreeterHandler returns a runtime.Handler that serves impl: it routes each
@@ -92,8 +92,8 @@ func (h greeterHandler) ServeRPC(ctx context.Context, req *runtime.Request) (jso
 
 // serveGreet decodes the params of Greeter.Greet, calls it and encodes its result.
 func (h greeterHandler) serveGreet(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p greeterGreetParams
-	if err := decodeGreeterGreetParams(params, &p); err != nil {
+	var p greeterNameParams
+	if err := decodeGreeterNameParams(params, &p); err != nil {
 		return nil, err
 	}
 	return rpcimpl.Result(h.impl.Greet(ctx, p.Name))
@@ -109,8 +109,8 @@ func (h greeterHandler) serveMotto(ctx context.Context, params json.RawMessage) 
 
 // serveWelcome decodes the params of Greeter.Welcome, calls it and encodes its result.
 func (h greeterHandler) serveWelcome(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p greeterWelcomeParams
-	if err := decodeGreeterWelcomeParams(params, &p); err != nil {
+	var p greeterNameParams
+	if err := decodeGreeterNameParams(params, &p); err != nil {
 		return nil, err
 	}
 	return rpcimpl.Result(h.impl.Welcome(ctx, p.Name))
@@ -224,7 +224,7 @@ func NewGreeterMCPClient(c mcp.FeatureCaller) *GreeterMCPClient {
 //
 // It calls the MCP tool "greet".
 func (c *GreeterMCPClient) Greet(ctx context.Context, name string) (Greeting, error) {
-	return mcp.CallTool[Greeting](ctx, c.caller, GreeterGreetTool, &greeterGreetParams{Name: name})
+	return mcp.CallTool[Greeting](ctx, c.caller, GreeterGreetTool, &greeterNameParams{Name: name})
 }
 
 // Motto is the greeter's motto.
@@ -256,19 +256,21 @@ func (c *GreeterMCPClient) Welcome(ctx context.Context, name string) (string, er
 	return result.Messages[0].Content.Text, nil
 }
 
-// greeterGreetParams is the params object of Greeter.Greet.
-type greeterGreetParams struct {
+// greeterNameParams is the params object of Greeter.Greet and Greeter.Welcome.
+type greeterNameParams struct {
 	Name string `json:"name"`
 }
 
-// greeterGreetFields lists the params of Greeter.Greet, in order.
-var greeterGreetFields = rpcimpl.NewFields("name")
+// greeterNameFields lists the params of Greeter.Greet and Greeter.Welcome, in
+// order.
+var greeterNameFields = rpcimpl.NewFields("name")
 
-// decodeGreeterGreetParams decodes the params of Greeter.Greet into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeGreeterGreetParams(raw []byte, p *greeterGreetParams) error {
+// decodeGreeterNameParams decodes the params of Greeter.Greet and
+// Greeter.Welcome into p, by name or by position, and validates them against
+// the methods' input schema, the same for each.
+func decodeGreeterNameParams(raw []byte, p *greeterNameParams) error {
 	d := rpcimpl.NewDecoder(raw)
-	d.Params(greeterGreetFields)
+	d.Params(greeterNameFields)
 	var hasName bool
 	var key []byte
 	for d.NextKey(&key) {
@@ -277,37 +279,7 @@ func decodeGreeterGreetParams(raw []byte, p *greeterGreetParams) error {
 			hasName = true
 			p.Name = d.String()
 		default:
-			d.UnknownField(key, greeterGreetFields)
-		}
-	}
-	if !hasName {
-		d.MissingField("name")
-	}
-	return d.Finish()
-}
-
-// greeterWelcomeParams is the params object of Greeter.Welcome.
-type greeterWelcomeParams struct {
-	Name string `json:"name"`
-}
-
-// greeterWelcomeFields lists the params of Greeter.Welcome, in order.
-var greeterWelcomeFields = rpcimpl.NewFields("name")
-
-// decodeGreeterWelcomeParams decodes the params of Greeter.Welcome into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeGreeterWelcomeParams(raw []byte, p *greeterWelcomeParams) error {
-	d := rpcimpl.NewDecoder(raw)
-	d.Params(greeterWelcomeFields)
-	var hasName bool
-	var key []byte
-	for d.NextKey(&key) {
-		switch string(key) {
-		case "name":
-			hasName = true
-			p.Name = d.String()
-		default:
-			d.UnknownField(key, greeterWelcomeFields)
+			d.UnknownField(key, greeterNameFields)
 		}
 	}
 	if !hasName {

@@ -57,7 +57,7 @@ func (c *SpecClient) Subtract(ctx context.Context, minuend int, subtrahend int) 
 //
 // It calls the remote method "sum".
 func (c *SpecClient) Sum(ctx context.Context, a int, b int, c2 int) (int, error) {
-	return runtime.Call[int](ctx, c.caller, SpecSumMethod, &specSumParams{A: a, B: b, C: c2})
+	return runtime.Call[int](ctx, c.caller, SpecSumMethod, &specABCParams{A: a, B: b, C: c2})
 }
 
 // NotifyHello is sent as a notification.
@@ -73,7 +73,7 @@ func (c *SpecClient) NotifyHello(ctx context.Context, n int) error {
 // It sends the notification "notify_sum" and returns once it is
 // written: the server never answers.
 func (c *SpecClient) NotifySum(ctx context.Context, a int, b int, c2 int) error {
-	return c.caller.Notify(ctx, SpecNotifySumMethod, &specNotifySumParams{A: a, B: b, C: c2})
+	return c.caller.Notify(ctx, SpecNotifySumMethod, &specABCParams{A: a, B: b, C: c2})
 }
 
 // Update is sent as a notification.
@@ -135,8 +135,8 @@ func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) 
 
 // serveSum decodes the params of Spec.Sum, calls it and encodes its result.
 func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p specSumParams
-	if err := decodeSpecSumParams(params, &p); err != nil {
+	var p specABCParams
+	if err := decodeSpecABCParams(params, &p); err != nil {
 		return nil, err
 	}
 	return rpcimpl.Result(h.impl.Sum(ctx, p.A, p.B, p.C))
@@ -153,8 +153,8 @@ func (h specHandler) serveNotifyHello(ctx context.Context, params json.RawMessag
 
 // serveNotifySum decodes the params of Spec.NotifySum and calls it.
 func (h specHandler) serveNotifySum(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p specNotifySumParams
-	if err := decodeSpecNotifySumParams(params, &p); err != nil {
+	var p specABCParams
+	if err := decodeSpecABCParams(params, &p); err != nil {
 		return nil, err
 	}
 	return nil, h.impl.NotifySum(ctx, p.A, p.B, p.C)
@@ -275,7 +275,7 @@ func (c *SpecMCPClient) Subtract(ctx context.Context, minuend int, subtrahend in
 //
 // It calls the MCP tool "sum".
 func (c *SpecMCPClient) Sum(ctx context.Context, a int, b int, c2 int) (int, error) {
-	return mcp.CallToolWrapped[int](ctx, c.caller, SpecSumTool, &specSumParams{A: a, B: b, C: c2})
+	return mcp.CallToolWrapped[int](ctx, c.caller, SpecSumTool, &specABCParams{A: a, B: b, C: c2})
 }
 
 // NotifyHello is sent as a notification.
@@ -291,7 +291,7 @@ func (c *SpecMCPClient) NotifyHello(ctx context.Context, n int) error {
 // It calls the MCP tool "notify_sum" and returns without waiting
 // for it, as NotifySum is a notification.
 func (c *SpecMCPClient) NotifySum(ctx context.Context, a int, b int, c2 int) error {
-	return mcp.NotifyTool(ctx, c.caller, SpecNotifySumTool, &specNotifySumParams{A: a, B: b, C: c2})
+	return mcp.NotifyTool(ctx, c.caller, SpecNotifySumTool, &specABCParams{A: a, B: b, C: c2})
 }
 
 // Update is sent as a notification.
@@ -346,21 +346,22 @@ func decodeSpecSubtractParams(raw []byte, p *specSubtractParams) error {
 	return d.Finish()
 }
 
-// specSumParams is the params object of Spec.Sum.
-type specSumParams struct {
+// specABCParams is the params object of Spec.Sum and Spec.NotifySum.
+type specABCParams struct {
 	A int `json:"a"`
 	B int `json:"b"`
 	C int `json:"c"`
 }
 
-// specSumFields lists the params of Spec.Sum, in order.
-var specSumFields = rpcimpl.NewFields("a", "b", "c")
+// specABCFields lists the params of Spec.Sum and Spec.NotifySum, in order.
+var specABCFields = rpcimpl.NewFields("a", "b", "c")
 
-// decodeSpecSumParams decodes the params of Spec.Sum into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeSpecSumParams(raw []byte, p *specSumParams) error {
+// decodeSpecABCParams decodes the params of Spec.Sum and Spec.NotifySum into p,
+// by name or by position, and validates them against the methods' input schema,
+// the same for each.
+func decodeSpecABCParams(raw []byte, p *specABCParams) error {
 	d := rpcimpl.NewDecoder(raw)
-	d.Params(specSumFields)
+	d.Params(specABCFields)
 	var hasA, hasB, hasC bool
 	var key []byte
 	for d.NextKey(&key) {
@@ -375,7 +376,7 @@ func decodeSpecSumParams(raw []byte, p *specSumParams) error {
 			hasC = true
 			p.C = d.Int()
 		default:
-			d.UnknownField(key, specSumFields)
+			d.UnknownField(key, specABCFields)
 		}
 	}
 	if !hasA {
@@ -416,50 +417,6 @@ func decodeSpecNotifyHelloParams(raw []byte, p *specNotifyHelloParams) error {
 	}
 	if !hasN {
 		d.MissingField("n")
-	}
-	return d.Finish()
-}
-
-// specNotifySumParams is the params object of Spec.NotifySum.
-type specNotifySumParams struct {
-	A int `json:"a"`
-	B int `json:"b"`
-	C int `json:"c"`
-}
-
-// specNotifySumFields lists the params of Spec.NotifySum, in order.
-var specNotifySumFields = rpcimpl.NewFields("a", "b", "c")
-
-// decodeSpecNotifySumParams decodes the params of Spec.NotifySum into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeSpecNotifySumParams(raw []byte, p *specNotifySumParams) error {
-	d := rpcimpl.NewDecoder(raw)
-	d.Params(specNotifySumFields)
-	var hasA, hasB, hasC bool
-	var key []byte
-	for d.NextKey(&key) {
-		switch string(key) {
-		case "a":
-			hasA = true
-			p.A = d.Int()
-		case "b":
-			hasB = true
-			p.B = d.Int()
-		case "c":
-			hasC = true
-			p.C = d.Int()
-		default:
-			d.UnknownField(key, specNotifySumFields)
-		}
-	}
-	if !hasA {
-		d.MissingField("a")
-	}
-	if !hasB {
-		d.MissingField("b")
-	}
-	if !hasC {
-		d.MissingField("c")
 	}
 	return d.Finish()
 }

@@ -82,14 +82,14 @@ func (c *ProbeClient) Header(ctx context.Context, name string) (string, error) {
 //
 // It calls the remote method "hold".
 func (c *ProbeClient) Hold(ctx context.Context, tag string) error {
-	return c.caller.Call(ctx, ProbeHoldMethod, &probeHoldParams{Tag: tag}, nil)
+	return c.caller.Call(ctx, ProbeHoldMethod, &probeTagParams{Tag: tag}, nil)
 }
 
 // Held returns once a Hold call with tag is running on the server.
 //
 // It calls the remote method "held".
 func (c *ProbeClient) Held(ctx context.Context, tag string) error {
-	return c.caller.Call(ctx, ProbeHeldMethod, &probeHeldParams{Tag: tag}, nil)
+	return c.caller.Call(ctx, ProbeHeldMethod, &probeTagParams{Tag: tag}, nil)
 }
 
 // Released returns once the Hold call with tag has ended, with why its
@@ -97,7 +97,7 @@ func (c *ProbeClient) Held(ctx context.Context, tag string) error {
 //
 // It calls the remote method "released".
 func (c *ProbeClient) Released(ctx context.Context, tag string) (string, error) {
-	return runtime.Call[string](ctx, c.caller, ProbeReleasedMethod, &probeReleasedParams{Tag: tag})
+	return runtime.Call[string](ctx, c.caller, ProbeReleasedMethod, &probeTagParams{Tag: tag})
 }
 
 // NewProbeHandler returns a runtime.Handler that serves impl: it routes each
@@ -180,8 +180,8 @@ func (h probeHandler) serveHeader(ctx context.Context, params json.RawMessage) (
 
 // serveHold decodes the params of Probe.Hold and calls it.
 func (h probeHandler) serveHold(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p probeHoldParams
-	if err := decodeProbeHoldParams(params, &p); err != nil {
+	var p probeTagParams
+	if err := decodeProbeTagParams(params, &p); err != nil {
 		return nil, err
 	}
 	return nil, h.impl.Hold(ctx, p.Tag)
@@ -189,8 +189,8 @@ func (h probeHandler) serveHold(ctx context.Context, params json.RawMessage) (js
 
 // serveHeld decodes the params of Probe.Held and calls it.
 func (h probeHandler) serveHeld(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p probeHeldParams
-	if err := decodeProbeHeldParams(params, &p); err != nil {
+	var p probeTagParams
+	if err := decodeProbeTagParams(params, &p); err != nil {
 		return nil, err
 	}
 	return nil, h.impl.Held(ctx, p.Tag)
@@ -198,8 +198,8 @@ func (h probeHandler) serveHeld(ctx context.Context, params json.RawMessage) (js
 
 // serveReleased decodes the params of Probe.Released, calls it and encodes its result.
 func (h probeHandler) serveReleased(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p probeReleasedParams
-	if err := decodeProbeReleasedParams(params, &p); err != nil {
+	var p probeTagParams
+	if err := decodeProbeTagParams(params, &p); err != nil {
 		return nil, err
 	}
 	return rpcimpl.Result(h.impl.Released(ctx, p.Tag))
@@ -338,14 +338,14 @@ func (c *ProbeMCPClient) Header(ctx context.Context, name string) (string, error
 //
 // It calls the MCP tool "hold".
 func (c *ProbeMCPClient) Hold(ctx context.Context, tag string) error {
-	return mcp.CallToolNoResult(ctx, c.caller, ProbeHoldTool, &probeHoldParams{Tag: tag})
+	return mcp.CallToolNoResult(ctx, c.caller, ProbeHoldTool, &probeTagParams{Tag: tag})
 }
 
 // Held returns once a Hold call with tag is running on the server.
 //
 // It calls the MCP tool "held".
 func (c *ProbeMCPClient) Held(ctx context.Context, tag string) error {
-	return mcp.CallToolNoResult(ctx, c.caller, ProbeHeldTool, &probeHeldParams{Tag: tag})
+	return mcp.CallToolNoResult(ctx, c.caller, ProbeHeldTool, &probeTagParams{Tag: tag})
 }
 
 // Released returns once the Hold call with tag has ended, with why its
@@ -353,7 +353,7 @@ func (c *ProbeMCPClient) Held(ctx context.Context, tag string) error {
 //
 // It calls the MCP tool "released".
 func (c *ProbeMCPClient) Released(ctx context.Context, tag string) (string, error) {
-	return mcp.CallToolWrapped[string](ctx, c.caller, ProbeReleasedTool, &probeReleasedParams{Tag: tag})
+	return mcp.CallToolWrapped[string](ctx, c.caller, ProbeReleasedTool, &probeTagParams{Tag: tag})
 }
 
 // probeEchoParams is the params object of Probe.Echo.
@@ -489,19 +489,22 @@ func decodeProbeHeaderParams(raw []byte, p *probeHeaderParams) error {
 	return d.Finish()
 }
 
-// probeHoldParams is the params object of Probe.Hold.
-type probeHoldParams struct {
+// probeTagParams is the params object of Probe.Hold, Probe.Held and
+// Probe.Released.
+type probeTagParams struct {
 	Tag string `json:"tag"`
 }
 
-// probeHoldFields lists the params of Probe.Hold, in order.
-var probeHoldFields = rpcimpl.NewFields("tag")
+// probeTagFields lists the params of Probe.Hold, Probe.Held and Probe.Released,
+// in order.
+var probeTagFields = rpcimpl.NewFields("tag")
 
-// decodeProbeHoldParams decodes the params of Probe.Hold into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeProbeHoldParams(raw []byte, p *probeHoldParams) error {
+// decodeProbeTagParams decodes the params of Probe.Hold, Probe.Held and
+// Probe.Released into p, by name or by position, and validates them against the
+// methods' input schema, the same for each.
+func decodeProbeTagParams(raw []byte, p *probeTagParams) error {
 	d := rpcimpl.NewDecoder(raw)
-	d.Params(probeHoldFields)
+	d.Params(probeTagFields)
 	var hasTag bool
 	var key []byte
 	for d.NextKey(&key) {
@@ -510,67 +513,7 @@ func decodeProbeHoldParams(raw []byte, p *probeHoldParams) error {
 			hasTag = true
 			p.Tag = d.String()
 		default:
-			d.UnknownField(key, probeHoldFields)
-		}
-	}
-	if !hasTag {
-		d.MissingField("tag")
-	}
-	return d.Finish()
-}
-
-// probeHeldParams is the params object of Probe.Held.
-type probeHeldParams struct {
-	Tag string `json:"tag"`
-}
-
-// probeHeldFields lists the params of Probe.Held, in order.
-var probeHeldFields = rpcimpl.NewFields("tag")
-
-// decodeProbeHeldParams decodes the params of Probe.Held into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeProbeHeldParams(raw []byte, p *probeHeldParams) error {
-	d := rpcimpl.NewDecoder(raw)
-	d.Params(probeHeldFields)
-	var hasTag bool
-	var key []byte
-	for d.NextKey(&key) {
-		switch string(key) {
-		case "tag":
-			hasTag = true
-			p.Tag = d.String()
-		default:
-			d.UnknownField(key, probeHeldFields)
-		}
-	}
-	if !hasTag {
-		d.MissingField("tag")
-	}
-	return d.Finish()
-}
-
-// probeReleasedParams is the params object of Probe.Released.
-type probeReleasedParams struct {
-	Tag string `json:"tag"`
-}
-
-// probeReleasedFields lists the params of Probe.Released, in order.
-var probeReleasedFields = rpcimpl.NewFields("tag")
-
-// decodeProbeReleasedParams decodes the params of Probe.Released into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeProbeReleasedParams(raw []byte, p *probeReleasedParams) error {
-	d := rpcimpl.NewDecoder(raw)
-	d.Params(probeReleasedFields)
-	var hasTag bool
-	var key []byte
-	for d.NextKey(&key) {
-		switch string(key) {
-		case "tag":
-			hasTag = true
-			p.Tag = d.String()
-		default:
-			d.UnknownField(key, probeReleasedFields)
+			d.UnknownField(key, probeTagFields)
 		}
 	}
 	if !hasTag {

@@ -56,6 +56,9 @@ type emitter struct {
 	schemaNames map[string]string
 	// decoders writes the params decoders, which validate against the schemas.
 	decoders *decodeEmitter
+	// share names each method's params declarations, shared between
+	// methods whose params have the same shape.
+	share *paramsShare
 	// discover is the OpenRPC document the dispatchers answer rpc.discover
 	// with, compact, held by the constant discoverName; nil when they do not
 	// (see discover.go).
@@ -70,6 +73,8 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 	g.setDiscover(services, discover)
 	g.schemaNames = map[string]string{}
 	g.decoders = newDecodeEmitter(g.file, sg)
+	g.share = shareParams(services, g.decoders.declared)
+	g.decoders.share = g.share
 	g.schemas = toolSchemasOf(services, sg)
 	g.reserved = packageNames(services)
 	for _, name := range []string{"context", "json", "runtime", "rpcimpl", "mcp", "errors", "c", "result", "err"} {
@@ -210,7 +215,7 @@ func groupImports(src []byte) ([]byte, error) {
 
 func (g *emitter) service(s *model.Service) {
 	f := g.file
-	names := newServiceNames(s)
+	names := newServiceNames(s, g.share)
 
 	f.Line()
 	f.Commentf("Method names of the %s service, as they appear on the wire.", s.Name)
@@ -226,8 +231,11 @@ func (g *emitter) service(s *model.Service) {
 	g.tools(s, names)
 	g.examples(s, names)
 	for _, m := range s.Methods {
-		if len(m.Params) > 0 && !m.StructParams {
-			g.paramsStruct(s, m, names)
+		if !g.share.first[m] {
+			continue // no params, or declared with the first method of its shape
+		}
+		if !m.StructParams {
+			g.paramsStruct(m, names)
 		}
 		g.decoders.emit(s, m)
 	}
@@ -241,11 +249,12 @@ type serviceNames struct {
 	tools     string // CalculatorTools
 	mcpClient string // CalculatorMCPClient
 	field     string // the clients' field holding the caller
+	share     *paramsShare
 }
 
-func newServiceNames(s *model.Service) *serviceNames {
+func newServiceNames(s *model.Service, share *paramsShare) *serviceNames {
 	n := &serviceNames{s: s, client: s.Name + "Client", handler: naming.LowerFirst(s.Name) + "Handler",
-		tools: s.Name + "Tools", mcpClient: s.Name + "MCPClient", field: "caller"}
+		tools: s.Name + "Tools", mcpClient: s.Name + "MCPClient", field: "caller", share: share}
 	for _, m := range s.Methods {
 		if m.Name == n.field {
 			n.field = "rpcCaller"
@@ -255,10 +264,8 @@ func newServiceNames(s *model.Service) *serviceNames {
 }
 
 func (n *serviceNames) constant(m *model.Method) string { return n.s.Name + m.Name + "Method" }
-func (n *serviceNames) params(m *model.Method) string {
-	return naming.LowerFirst(n.s.Name) + m.Name + "Params"
-}
-func (n *serviceNames) serve(m *model.Method) string { return "serve" + m.Name }
+func (n *serviceNames) params(m *model.Method) string   { return n.share.params(m) }
+func (n *serviceNames) serve(m *model.Method) string    { return "serve" + m.Name }
 
 // paramFields returns the Go field names of a method's params struct,
 // unique even when params differ only in the case of their first letter.
@@ -277,11 +284,11 @@ func paramFields(m *model.Method) []string {
 	return fields
 }
 
-func (g *emitter) paramsStruct(s *model.Service, m *model.Method, names *serviceNames) {
+func (g *emitter) paramsStruct(m *model.Method, names *serviceNames) {
 	f := g.file
 	fields := paramFields(m)
 	f.Line()
-	f.Commentf("%s is the params object of %s.%s.", names.params(m), s.Name, m.Name)
+	comment(f, wrapComment(fmt.Sprintf("%s is the params object of %s.", names.params(m), g.share.methods(m))))
 	f.Type().Id(names.params(m)).StructFunc(func(st *jen.Group) {
 		for i, p := range m.Params {
 			st.Id(fields[i]).Add(g.typeExpr(p.Type)).Add(jsonTag(p.JSONKey))

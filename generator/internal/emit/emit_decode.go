@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"go/token"
 	"go/types"
 	"strconv"
@@ -19,13 +20,6 @@ import (
 // input schema in the same pass, with no reflection and no schema engine.
 // Objects of a user struct type get one helper per type and file, shared by
 // every method that needs it (recursive types call their own helper).
-
-// decodeFuncName returns the name of the function decodeEmitter.emit writes for m:
-// func <name>(raw []byte, p *<params type>) error, where the params type is
-// the struct param's type when m.StructParams, else m's params struct.
-func decodeFuncName(svc *model.Service, m *model.Method) string {
-	return "decode" + svc.Name + m.Name + "Params"
-}
 
 // newDecodeEmitter returns the decode emitter of one generated file; it
 // remembers the helpers written so far, so each is written once per file.
@@ -55,6 +49,7 @@ type decodeEmitter struct {
 	patterns map[string]string
 	taken    map[string]bool // package-level names this file declares
 	pending  []helper        // helpers named but not yet written
+	share    *paramsShare    // the names of each method's params declarations
 }
 
 // helper is a read function for one struct type.
@@ -128,10 +123,11 @@ func dcall(method string, args ...jen.Code) *jen.Statement {
 	return jen.Id("d").Dot(method).Call(args...)
 }
 
-// method writes the decode function of m.
+// method writes the decode function of m, and of the methods whose params
+// have its shape.
 func (de *decodeEmitter) method(svc *model.Service, m *model.Method) {
 	f := de.file
-	name := decodeFuncName(svc, m)
+	name := de.share.decode(m)
 	de.taken[name] = true
 	sc := &decodeScope{d: func() *jen.Statement { return jen.Op("&").Id("d") }, owner: svc.Name + m.Name, path: svc.Name + "." + m.Name}
 	var body []jen.Code
@@ -147,8 +143,8 @@ func (de *decodeEmitter) method(svc *model.Service, m *model.Method) {
 		p := target{val: func() *jen.Statement { return jen.Op("*").Id("p") }, addr: func() *jen.Statement { return jen.Id("p") }, deref: true}
 		body = append(body, de.value(sc, t, nil, p, false, 1, m.Params[0].Pos)...)
 	} else {
-		paramsType = jen.Id(naming.LowerFirst(svc.Name) + m.Name + "Params") // see serviceNames.params
-		fields := de.name(naming.LowerFirst(svc.Name) + m.Name + "Fields")
+		paramsType = jen.Id(de.share.params(m))
+		fields := de.name(de.share.fields(m))
 		goNames := paramFields(m)
 		members := make([]member, len(m.Params))
 		keys := make([]string, len(m.Params))
@@ -163,14 +159,18 @@ func (de *decodeEmitter) method(svc *model.Service, m *model.Method) {
 		body = append(body, dcall("Params", jen.Id(fields)))
 		body = append(body, de.objectBody(sc, members, fields)...)
 		f.Line()
-		f.Commentf("%s lists the params of %s.%s, in order.", fields, svc.Name, m.Name)
+		comment(f, wrapComment(fmt.Sprintf("%s lists the params of %s, in order.", fields, de.share.methods(m))))
 		f.Var().Id(fields).Op("=").Qual(implPath, "NewFields").Call(lits(keys)...)
 	}
 	body = append(body, jen.Return(dcall("Finish")))
 
 	f.Line()
-	f.Commentf("%s decodes the params of %s.%s into p, by name or by", name, svc.Name, m.Name)
-	f.Comment("position, and validates them against the method's input schema.")
+	if de.share.shared(m) {
+		comment(f, wrapComment(fmt.Sprintf("%s decodes the params of %s into p, by name or by position, and validates them against the methods' input schema, the same for each.", name, de.share.methods(m))))
+	} else {
+		f.Commentf("%s decodes the params of %s into p, by name or by", name, de.share.methods(m))
+		f.Comment("position, and validates them against the method's input schema.")
+	}
 	f.Func().Id(name).Params(jen.Id("raw").Index().Byte(), jen.Id("p").Op("*").Add(paramsType)).Error().Block(body...)
 }
 

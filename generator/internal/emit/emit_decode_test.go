@@ -28,9 +28,12 @@ func decodersOnly(dir string, ifaces ...string) ([]byte, error) {
 	sg := schema.NewBuilder(pkg, errs)
 	f := jen.NewFilePathName(pkg.PkgPath, pkg.Name)
 	de := newDecodeEmitter(f, sg)
+	de.share = shareParams(services, de.declared)
 	for _, s := range services {
 		for _, m := range s.Methods {
-			de.emit(s, m)
+			if de.share.first[m] {
+				de.emit(s, m)
+			}
 		}
 	}
 	if err := errs.Err(); err != nil {

@@ -77,7 +77,7 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 		}
 		body = append(body,
 			jen.Var().Id("p").Add(g.typeExpr(typ)),
-			decode(jen.Id(decodeFuncName(s, m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
+			decode(jen.Id(g.share.decode(m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
 		)
 		args = append(args, arg)
 	default:
@@ -86,7 +86,7 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 		}
 		body = append(body,
 			jen.Var().Id("p").Id(names.params(m)),
-			decode(jen.Id(decodeFuncName(s, m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
+			decode(jen.Id(g.share.decode(m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
 		)
 	}
 
