@@ -31,6 +31,9 @@ func normalizeHTU(raw string) (string, error) {
 			host = host[:i+1]
 		}
 	}
+	if host == "" || strings.HasPrefix(host, ":") {
+		return "", errors.New("no host")
+	}
 	path, err := normalizePercent(u.EscapedPath())
 	if err != nil {
 		return "", err
