@@ -8,6 +8,7 @@ import (
 	"github.com/rpcgen/rpcgen/bench/mcpbench/service"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // rpcgenPeer serves service.Impl through the generated BenchTools and calls
@@ -27,7 +28,7 @@ func rpcgenServer() *mcp.Server {
 // rpcgenCaller adapts the generated typed client to Caller.
 type rpcgenCaller struct {
 	typed *service.BenchMCPClient
-	raw   *mcp.Client
+	raw   *mcpclient.Client
 	io.Closer
 }
 
@@ -46,15 +47,15 @@ func (c rpcgenCaller) Echo(ctx context.Context, text string) (string, error) {
 }
 
 func rpcgenConnect(ctx context.Context, transport, era string) (Caller, error) {
-	opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, ProtocolVersion: Versions[era]}
+	opts := mcpclient.Options{Info: mcp.Implementation{Name: "bench-client", Version: "1.0.0"}, ProtocolVersion: Versions[era]}
 	var (
-		c    *mcp.Client
+		c    *mcpclient.Client
 		err  error
 		done closers
 	)
 	switch transport {
 	case InProcess:
-		c, err = mcp.ConnectSession(ctx, rpcgenServer().NewSession(), opts)
+		c, err = mcpclient.ConnectSession(ctx, rpcgenServer().NewSession(), opts)
 	case Pipes:
 		srv := rpcgenServer()
 		p, wait, perr := servedPipes(func(r io.Reader, w io.Writer) error {
@@ -64,13 +65,13 @@ func rpcgenConnect(ctx context.Context, transport, era string) (Caller, error) {
 			return nil, perr
 		}
 		done = append(done, wait)
-		c, err = mcp.Connect(ctx, runtime.NewLineFramer(p.ClientR, p.ClientW, 0), opts)
+		c, err = mcpclient.Connect(ctx, runtime.NewLineFramer(p.ClientR, p.ClientW, 0), opts)
 	case Stdio:
 		cmd, cerr := ServerCommand("rpcgen")
 		if cerr != nil {
 			return nil, cerr
 		}
-		c, err = mcp.DialCommand(ctx, cmd, opts)
+		c, err = mcpclient.DialCommand(ctx, cmd, opts)
 	default:
 		return nil, fmt.Errorf("rpcgen: no transport %q", transport)
 	}

@@ -19,6 +19,7 @@ import (
 	rpcotel "github.com/rpcgen/rpcgen/ext/otel"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 type addParams struct {
@@ -172,14 +173,14 @@ func BenchmarkTracing(b *testing.B) {
 		for _, im := range impls(b) {
 			b.Run("mcp/inprocess/"+era.name+"/impl="+im.name, func(b *testing.B) {
 				sopts := &mcp.ServerOptions{}
-				copts := mcp.ClientOptions{ProtocolVersion: era.version}
+				copts := mcpclient.Options{ProtocolVersion: era.version}
 				if im.inst != nil {
 					sopts.Middleware = []runtime.Middleware{im.inst.MCPServer()}
-					copts.Middleware = []mcp.ClientMiddleware{im.inst.MCPClient()}
+					copts.Middleware = []mcpclient.Middleware{im.inst.MCPClient()}
 				}
 				srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1"}, sopts)
 				srv.AddTools(mcp.Tool{Name: "add", Handler: addTool})
-				c, err := mcp.ConnectSession(context.Background(), srv.NewSession(), copts)
+				c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), copts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // The module of TestExposeOverMCP: a service package of the module
@@ -147,14 +148,14 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // TestTypedClients calls the server named by $SERVER over MCP stdio through
 // the generated typed MCP clients.
 func TestTypedClients(t *testing.T) {
 	ctx := context.Background()
-	c, err := mcp.DialCommand(ctx, exec.Command(os.Getenv("SERVER")), mcp.ClientOptions{})
+	c, err := mcpclient.DialCommand(ctx, exec.Command(os.Getenv("SERVER")), mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestExposeOverMCP(t *testing.T) {
 	g.run(t, app, nil, "go", "build", "-o", server, "./cmd/server")
 
 	ctx := context.Background()
-	c, err := mcp.DialCommand(ctx, exec.Command(server), mcp.ClientOptions{})
+	c, err := mcpclient.DialCommand(ctx, exec.Command(server), mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

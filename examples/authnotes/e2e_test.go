@@ -21,6 +21,7 @@ import (
 	"github.com/rpcgen/rpcgen/examples/authnotes"
 	"github.com/rpcgen/rpcgen/ext/oauth"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -149,7 +150,7 @@ func TestEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: a, MCP: mcp.ClientOptions{ProtocolVersion: version}})
+			c, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: a, MCP: mcpclient.Options{ProtocolVersion: version}})
 			if err != nil {
 				t.Fatal(err)
 			}

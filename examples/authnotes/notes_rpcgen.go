@@ -177,7 +177,7 @@ type NotesMCPClient struct {
 var _ Notes = (*NotesMCPClient)(nil)
 
 // NewNotesMCPClient returns a Notes that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewNotesMCPClient(c mcp.ToolCaller) *NotesMCPClient {
 	mcp.DeclareRetrySafe(c, NotesListNotesTool, NotesWhoAmITool)
 	return &NotesMCPClient{caller: c}

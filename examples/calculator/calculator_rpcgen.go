@@ -239,7 +239,7 @@ type CalculatorMCPClient struct {
 var _ Calculator = (*CalculatorMCPClient)(nil)
 
 // NewCalculatorMCPClient returns a Calculator that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewCalculatorMCPClient(c mcp.ToolCaller) *CalculatorMCPClient {
 	return &CalculatorMCPClient{caller: c}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
@@ -28,7 +29,7 @@ func TestDeclaredErrorTyped(t *testing.T) {
 	for _, version := range []string{mcp.Version20241105, mcp.Version20250618, mcp.Version20251125, mcp.Version20260728} {
 		srv := mcp.NewServer(mcp.Implementation{Name: "calculator", Version: "1.0.0"}, nil)
 		srv.AddTools(CalculatorTools(&calculator{})...)
-		c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{Info: mcp.Implementation{Name: "test", Version: "1"}, ProtocolVersion: version})
+		c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{Info: mcp.Implementation{Name: "test", Version: "1"}, ProtocolVersion: version})
 		if err != nil {
 			t.Fatalf("MCP %s: %v", version, err)
 		}

@@ -1021,7 +1021,7 @@ type ConformanceMCPClient struct {
 var _ Conformance = (*ConformanceMCPClient)(nil)
 
 // NewConformanceMCPClient returns a Conformance that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewConformanceMCPClient(c mcp.FeatureCaller) *ConformanceMCPClient {
 	mcp.DeclareRetrySafe(c, ConformanceSimpleTextTool, ConformanceImageTool, ConformanceAudioTool, ConformanceEmbeddedResourceTool, ConformanceMultipleContentTypesTool, ConformanceErrorHandlingTool, ConformanceWithProgressTool, ConformanceWithLoggingTool, ConformanceJSONSchemaTool, ConformanceReconnectionTool, ConformanceSamplingTool, ConformanceElicitationTool, ConformanceElicitationDefaultsTool, ConformanceElicitationEnumsTool)
 	return &ConformanceMCPClient{caller: c}

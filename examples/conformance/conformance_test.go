@@ -21,6 +21,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -62,11 +63,11 @@ func (l *logs) take() []mcp.LogMessage {
 }
 
 // connect starts the fixture in process and connects a client speaking version.
-func connect(t *testing.T, version string) (*mcp.Client, *logs) {
+func connect(t *testing.T, version string) (*mcpclient.Client, *logs) {
 	t.Helper()
 	l := new(logs)
 	srv := newServer(time.Millisecond, slog.New(slog.DiscardHandler))
-	c, err := mcp.ConnectSession(context.Background(), srv.NewSession(), mcp.ClientOptions{ProtocolVersion: version, OnLog: l.add})
+	c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), mcpclient.Options{ProtocolVersion: version, OnLog: l.add})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +299,7 @@ func TestHTTP(t *testing.T) {
 
 	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
 		l := new(logs)
-		c, err := mcphttp.Connect(ctx, strings.TrimSpace(url), &mcphttp.ClientOptions{MCP: mcp.ClientOptions{ProtocolVersion: version, OnLog: l.add}})
+		c, err := mcphttp.Connect(ctx, strings.TrimSpace(url), &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: version, OnLog: l.add}})
 		if err != nil {
 			t.Fatalf("%s: connect: %v", version, err)
 		}

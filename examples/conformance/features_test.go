@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // answers are a client's handlers for the server's questions: they record
@@ -55,11 +56,11 @@ func (a *answers) asked() ([]*mcp.ElicitParams, []*mcp.CreateMessageParams) {
 // sampling and hears resource updates. Over a pipe, the server runs Serve on
 // one end and the client speaks on the other; otherwise the client calls a
 // session in process.
-func connectAnswering(t *testing.T, version string, pipe bool) (*mcp.Client, *answers) {
+func connectAnswering(t *testing.T, version string, pipe bool) (*mcpclient.Client, *answers) {
 	t.Helper()
 	a := newAnswers()
 	srv := newServer(time.Millisecond, slog.New(slog.DiscardHandler))
-	opts := mcp.ClientOptions{
+	opts := mcpclient.Options{
 		ProtocolVersion: version, OnElicit: a.elicit, OnSample: a.sample,
 		OnResourceUpdated: func(uri string) {
 			select {
@@ -68,7 +69,7 @@ func connectAnswering(t *testing.T, version string, pipe bool) (*mcp.Client, *an
 			}
 		},
 	}
-	var c *mcp.Client
+	var c *mcpclient.Client
 	var err error
 	if pipe {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -79,9 +80,9 @@ func connectAnswering(t *testing.T, version string, pipe bool) (*mcp.Client, *an
 			cancel()
 			<-served
 		})
-		c, err = mcp.Connect(ctx, client, opts)
+		c, err = mcpclient.Connect(ctx, client, opts)
 	} else {
-		c, err = mcp.ConnectSession(context.Background(), srv.NewSession(), opts)
+		c, err = mcpclient.ConnectSession(context.Background(), srv.NewSession(), opts)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +154,7 @@ func TestResources(t *testing.T) {
 }
 
 // readOne reads uri, which must give one contents item for that URI.
-func readOne(ctx context.Context, t *testing.T, c *mcp.Client, uri string) mcp.ResourceContents {
+func readOne(ctx context.Context, t *testing.T, c *mcpclient.Client, uri string) mcp.ResourceContents {
 	t.Helper()
 	cs, err := c.ReadResource(ctx, uri)
 	if err != nil || len(cs) != 1 || cs[0].URI != uri {

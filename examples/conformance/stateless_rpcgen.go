@@ -633,7 +633,7 @@ type StatelessMCPClient struct {
 var _ Stateless = (*StatelessMCPClient)(nil)
 
 // NewStatelessMCPClient returns a Stateless that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewStatelessMCPClient(c mcp.FeatureCaller) *StatelessMCPClient {
 	mcp.DeclareRetrySafe(c, StatelessInputElicitationTool, StatelessInputSamplingTool, StatelessInputListRootsTool, StatelessInputRequestStateTool, StatelessInputMultipleTool, StatelessInputMultiRoundTool, StatelessInputTamperedStateTool, StatelessInputCapabilitiesTool, StatelessMissingCapabilityTool, StatelessStreamingElicitationTool, StatelessLoggingTool, StatelessForecastTool)
 	return &StatelessMCPClient{caller: c}

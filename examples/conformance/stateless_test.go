@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // statelessHost answers the questions of the Stateless tools as a user, a
@@ -20,8 +21,8 @@ type statelessHost struct {
 	changed []string
 }
 
-func (h *statelessHost) options(version string) mcp.ClientOptions {
-	return mcp.ClientOptions{
+func (h *statelessHost) options(version string) mcpclient.Options {
+	return mcpclient.Options{
 		ProtocolVersion: version,
 		OnElicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			var s struct{ Properties map[string]json.RawMessage }
@@ -49,10 +50,10 @@ func (h *statelessHost) options(version string) mcp.ClientOptions {
 	}
 }
 
-func connectWith(t *testing.T, opts mcp.ClientOptions) *mcp.Client {
+func connectWith(t *testing.T, opts mcpclient.Options) *mcpclient.Client {
 	t.Helper()
 	srv := newServer(time.Millisecond, slog.New(slog.DiscardHandler))
-	c, err := mcp.ConnectSession(context.Background(), srv.NewSession(), opts)
+	c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

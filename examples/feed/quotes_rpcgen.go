@@ -156,7 +156,7 @@ type QuotesMCPClient struct {
 var _ Quotes = (*QuotesMCPClient)(nil)
 
 // NewQuotesMCPClient returns a Quotes that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewQuotesMCPClient(c mcp.ToolCaller) *QuotesMCPClient {
 	mcp.DeclareRetrySafe(c, QuotesPriceTool)
 	return &QuotesMCPClient{caller: c}

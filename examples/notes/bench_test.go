@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // BenchmarkToolsCall measures one get_note call through the generated typed
@@ -24,7 +25,7 @@ func BenchmarkToolsCall(b *testing.B) {
 			ctx := context.Background()
 			st := newStore(time.Millisecond)
 			srv := newServer(st, slog.New(slog.DiscardHandler))
-			c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{ProtocolVersion: era.version})
+			c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{ProtocolVersion: era.version})
 			if err != nil {
 				b.Fatal(err)
 			}

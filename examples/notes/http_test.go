@@ -21,6 +21,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -78,7 +79,7 @@ func TestHTTPTypedClient(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			c, err := mcphttp.Connect(ctx, url, &mcphttp.ClientOptions{
-				MCP:       mcp.ClientOptions{Info: mcp.Implementation{Name: "notes-http-test", Version: "1"}, ProtocolVersion: m.version},
+				MCP:       mcpclient.Options{Info: mcp.Implementation{Name: "notes-http-test", Version: "1"}, ProtocolVersion: m.version},
 				Transport: m.transport,
 			})
 			if err != nil {
@@ -121,7 +122,7 @@ func TestHTTPTypedClient(t *testing.T) {
 
 // exerciseNotes calls every tool through NotesMCPClient, asks for progress,
 // and checks the errors a caller gets.
-func exerciseNotes(t *testing.T, ctx context.Context, c *mcp.Client) {
+func exerciseNotes(t *testing.T, ctx context.Context, c *mcpclient.Client) {
 	t.Helper()
 	notes := NewNotesMCPClient(c)
 	a, err := notes.AddNote(ctx, NewNote{Text: "Buy oat milk", Tags: []string{"shopping"}})
@@ -308,7 +309,7 @@ func TestHTTPCancelledCall(t *testing.T) {
 			defer h.Close()
 			ctx := context.Background()
 			c, err := mcphttp.Connect(ctx, ts.URL+"/mcp", &mcphttp.ClientOptions{
-				MCP: mcp.ClientOptions{ProtocolVersion: m.version}, Transport: m.transport,
+				MCP: mcpclient.Options{ProtocolVersion: m.version}, Transport: m.transport,
 			})
 			if err != nil {
 				t.Fatalf("connect: %v", err)

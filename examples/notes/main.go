@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -248,7 +249,7 @@ func runDemo(ctx context.Context, stdout io.Writer) error {
 	}
 	cmd := exec.Command(exe, "--reindex-pause=20ms")
 	cmd.Stderr = os.Stderr
-	client, err := mcp.DialCommand(ctx, cmd, mcp.ClientOptions{Info: mcp.Implementation{Name: "notes-demo", Version: "1.0.0"}})
+	client, err := mcpclient.DialCommand(ctx, cmd, mcpclient.Options{Info: mcp.Implementation{Name: "notes-demo", Version: "1.0.0"}})
 	if err != nil {
 		return err
 	}

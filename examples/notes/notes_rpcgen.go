@@ -417,7 +417,7 @@ type NotesMCPClient struct {
 var _ Notes = (*NotesMCPClient)(nil)
 
 // NewNotesMCPClient returns a Notes that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewNotesMCPClient(c mcp.FeatureCaller) *NotesMCPClient {
 	mcp.DeclareRetrySafe(c, NotesSearchNotesTool, NotesGetNoteTool, NotesDeleteNoteTool, NotesReindexTool)
 	return &NotesMCPClient{caller: c}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // TestMain lets the test binary act as the notes server, so the tests can
@@ -31,20 +32,20 @@ func TestMain(m *testing.M) {
 
 // connections returns a client per way of reaching the server: in process
 // and over a subprocess's stdio, in the modern era and each legacy one.
-func connections(t *testing.T) map[string]*mcp.Client {
+func connections(t *testing.T) map[string]*mcpclient.Client {
 	t.Helper()
 	ctx := context.Background()
-	out := map[string]*mcp.Client{}
+	out := map[string]*mcpclient.Client{}
 	quiet := slog.New(slog.DiscardHandler)
 	for _, version := range []string{"", mcp.Version20241105, mcp.Version20250326, mcp.Version20250618, mcp.Version20251125, mcp.Version20260728} {
 		name := version
 		if name == "" {
 			name = "negotiated"
 		}
-		opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "notes-test", Version: "1"}, ProtocolVersion: version}
+		opts := mcpclient.Options{Info: mcp.Implementation{Name: "notes-test", Version: "1"}, ProtocolVersion: version}
 
 		srv := newServer(newStore(time.Millisecond), quiet)
-		c, err := mcp.ConnectSession(ctx, srv.NewSession(), opts)
+		c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), opts)
 		if err != nil {
 			t.Fatalf("in process %s: %v", name, err)
 		}
@@ -53,7 +54,7 @@ func connections(t *testing.T) map[string]*mcp.Client {
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), "NOTES_TEST_SERVER=1")
 		cmd.Stderr = io.Discard
-		c, err = mcp.DialCommand(ctx, cmd, opts)
+		c, err = mcpclient.DialCommand(ctx, cmd, opts)
 		if err != nil {
 			t.Fatalf("stdio %s: %v", name, err)
 		}

@@ -31,6 +31,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/otel"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // serveEnv, set to 1, makes the program the server.
@@ -106,7 +107,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, city string) error {
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), serveEnv+"=1")
 	cmd.Stderr = stderr
-	client, err := mcp.DialCommand(ctx, cmd, mcp.ClientOptions{Middleware: []mcp.ClientMiddleware{otel.New().MCPClient()}})
+	client, err := mcpclient.DialCommand(ctx, cmd, mcpclient.Options{Middleware: []mcpclient.Middleware{otel.New().MCPClient()}})
 	if err != nil {
 		return err
 	}

@@ -115,7 +115,7 @@ type WeatherMCPClient struct {
 var _ Weather = (*WeatherMCPClient)(nil)
 
 // NewWeatherMCPClient returns a Weather that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewWeatherMCPClient(c mcp.ToolCaller) *WeatherMCPClient {
 	mcp.DeclareRetrySafe(c, WeatherForecastTool)
 	return &WeatherMCPClient{caller: c}

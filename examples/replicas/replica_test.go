@@ -21,6 +21,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp/replicatest"
 )
@@ -157,7 +158,7 @@ func TestTwoReplicasOnRedis(t *testing.T) {
 	}
 	endpoint, served := roundRobin(t, a, b)
 	ctx := context.Background()
-	client, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20251125}})
+	client, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	rpcotel "github.com/rpcgen/rpcgen/ext/otel"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
@@ -216,7 +217,7 @@ func TestAcrossProcessesMCPStdio(t *testing.T) {
 	exp, inst := clientTelemetry(t)
 	cmd, path := child(t, "mcp-stdio")
 	ctx := context.Background()
-	c, err := mcp.DialCommand(ctx, cmd, mcp.ClientOptions{ProtocolVersion: mcp.Version20251125, Middleware: []mcp.ClientMiddleware{inst.MCPClient()}})
+	c, err := mcpclient.DialCommand(ctx, cmd, mcpclient.Options{ProtocolVersion: mcp.Version20251125, Middleware: []mcpclient.Middleware{inst.MCPClient()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestAcrossProcessesMCPHTTP(t *testing.T) {
 			cmd, path := child(t, "mcp-http")
 			url, stop := startHTTPChild(t, cmd)
 			ctx := context.Background()
-			c, err := mcphttp.Connect(ctx, url, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{ProtocolVersion: version, Middleware: []mcp.ClientMiddleware{inst.MCPClient()}}})
+			c, err := mcphttp.Connect(ctx, url, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: version, Middleware: []mcpclient.Middleware{inst.MCPClient()}}})
 			if err != nil {
 				stop()
 				t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // MCPServer returns method middleware for an MCP server
@@ -114,17 +115,17 @@ func (in *Instrumentation) sessionStarted(ss *mcp.Session, version string) {
 }
 
 // MCPClient returns client middleware for an MCP client
-// (mcp.ClientOptions.Middleware): a CLIENT span per request and notification,
+// (mcpclient.Options.Middleware): a CLIENT span per request and notification,
 // named and attributed as MCPServer's, whose trace context goes with the
 // request in params._meta (every transport) and in HTTP headers (mcphttp); the
 // progress notifications of the request as span events; the
 // mcp.client.operation.duration histogram and rpcgen.client.active_requests.
-func (in *Instrumentation) MCPClient() mcp.ClientMiddleware {
+func (in *Instrumentation) MCPClient() mcpclient.Middleware {
 	if in.off {
 		return in.offMCPClient
 	}
-	return func(next mcp.ClientHandler) mcp.ClientHandler {
-		return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
+	return func(next mcpclient.Handler) mcpclient.Handler {
+		return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 			start := time.Now()
 			target := req.Target()
 			name, cached := in.spanName(req.Method, target)
@@ -166,7 +167,7 @@ func outcome(span trace.Span, method string, res json.RawMessage, err error, cod
 		et, sc, msg := code(err)
 		fail(span, et, sc, msg)
 		return et, sc
-	case method == "tools/call" && mcp.ResultIsError(res):
+	case method == "tools/call" && mcpclient.ResultIsError(res):
 		fail(span, "tool_error", "", toolErrorText(res))
 		return "tool_error", ""
 	}
@@ -387,7 +388,7 @@ func unquoteOr(v []byte, found bool) (string, bool) {
 }
 
 // metaCarrier injects trace context into a request's params._meta.
-type metaCarrier struct{ req *mcp.ClientRequest }
+type metaCarrier struct{ req *mcpclient.Request }
 
 func (c metaCarrier) Get(string) string     { return "" }
 func (c metaCarrier) Set(key, value string) { c.req.SetMeta(key, value) }

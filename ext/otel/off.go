@@ -14,7 +14,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/rpcgen/rpcgen/runtime"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // Tracing off: when both providers are the OpenTelemetry API's no-op ones
@@ -76,8 +76,8 @@ func (in *Instrumentation) offMCPServer(next runtime.Handler) runtime.Handler {
 // offMCPClient is MCPClient with tracing off: the context's trace context, if
 // any, goes in params._meta and in HTTP headers; a request without is not
 // touched.
-func (in *Instrumentation) offMCPClient(next mcp.ClientHandler) mcp.ClientHandler {
-	return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
+func (in *Instrumentation) offMCPClient(next mcpclient.Handler) mcpclient.Handler {
+	return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 		if hasTraceContext(ctx) {
 			in.prop.Inject(ctx, metaCarrier{req})
 			ctx = runtime.WithCallHeaderFunc(ctx, in.headerFunc)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // passClient and passServer are middleware that do nothing: what any
@@ -29,8 +30,8 @@ func passServer(next runtime.Handler) runtime.Handler {
 	})
 }
 
-func passMCPClient(next mcp.ClientHandler) mcp.ClientHandler {
-	return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) { return next(ctx, req) }
+func passMCPClient(next mcpclient.Handler) mcpclient.Handler {
+	return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) { return next(ctx, req) }
 }
 
 // procCaller serves each call with a Processor in the calling goroutine.
@@ -94,12 +95,12 @@ func TestOffAddsNoAllocations(t *testing.T) {
 		t.Errorf("JSON-RPC: %v allocations with otel off, %v with pass-through middleware", offAllocs, pass)
 	}
 	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
-		call := func(client mcp.ClientMiddleware, server runtime.Middleware) float64 {
+		call := func(client mcpclient.Middleware, server runtime.Middleware) float64 {
 			sopts := &mcp.ServerOptions{}
-			copts := mcp.ClientOptions{ProtocolVersion: version}
+			copts := mcpclient.Options{ProtocolVersion: version}
 			if client != nil {
 				sopts.Middleware = []runtime.Middleware{server}
-				copts.Middleware = []mcp.ClientMiddleware{client}
+				copts.Middleware = []mcpclient.Middleware{client}
 			}
 			srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, sopts)
 			srv.AddTools(mcp.Tool{Name: "add", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
@@ -109,7 +110,7 @@ func TestOffAddsNoAllocations(t *testing.T) {
 				}
 				return json.Marshal(map[string]int{"sum": p.A + p.B})
 			}})
-			c, err := mcp.ConnectSession(context.Background(), srv.NewSession(), copts)
+			c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), copts)
 			if err != nil {
 				t.Fatal(err)
 			}

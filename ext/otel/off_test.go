@@ -18,6 +18,7 @@ import (
 	rpcotel "github.com/rpcgen/rpcgen/ext/otel"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 func offInstrumentation() *rpcotel.Instrumentation {
@@ -86,7 +87,7 @@ func TestOffPassesTraceContextOn(t *testing.T) {
 	down.AddTools(mcp.Tool{Name: "leaf", Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		return json.Marshal(map[string]int{})
 	}})
-	downClient, err := mcp.ConnectSession(context.Background(), down.NewSession(), mcp.ClientOptions{Middleware: []mcp.ClientMiddleware{off.MCPClient()}})
+	downClient, err := mcpclient.ConnectSession(context.Background(), down.NewSession(), mcpclient.Options{Middleware: []mcpclient.Middleware{off.MCPClient()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,9 +109,9 @@ func TestOffPassesTraceContextOn(t *testing.T) {
 		return json.Marshal(map[string]int{})
 	}})
 	// The upstream client sends _meta itself (a client nobody here wrote).
-	upClient, err := mcp.ConnectSession(context.Background(), up.NewSession(), mcp.ClientOptions{Middleware: []mcp.ClientMiddleware{
-		func(next mcp.ClientHandler) mcp.ClientHandler {
-			return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
+	upClient, err := mcpclient.ConnectSession(context.Background(), up.NewSession(), mcpclient.Options{Middleware: []mcpclient.Middleware{
+		func(next mcpclient.Handler) mcpclient.Handler {
+			return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 				if req.Method == "tools/call" && ctx.Value(withTrace{}) != nil {
 					req.SetMeta("traceparent", incomingTraceparent)
 				}
@@ -224,13 +225,13 @@ func TestOffMiddlewareAllocatesNothing(t *testing.T) {
 		t.Errorf("Client: %v allocations per call, want 0", n)
 	}
 
-	send := off.MCPClient()(func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
+	send := off.MCPClient()(func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 		if runtime.CallHeadersFromContext(ctx) != nil {
 			t.Error("MCPClient: headers for a request without trace context")
 		}
 		return result, nil
 	})
-	req := &mcp.ClientRequest{Method: "tools/call", ID: runtime.Int64ID(7), Params: json.RawMessage(`{"name":"add"}`)}
+	req := &mcpclient.Request{Method: "tools/call", ID: runtime.Int64ID(7), Params: json.RawMessage(`{"name":"add"}`)}
 	if n := testing.AllocsPerRun(100, func() {
 		if _, err := send(ctx, req); err != nil {
 			t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	rpcotel "github.com/rpcgen/rpcgen/ext/otel"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
@@ -200,7 +201,7 @@ func TestMCPInProcess(t *testing.T) {
 			tm := newTelemetry(t)
 			ss := newMCPServer(tm.inst).NewSession()
 			ctx := context.Background()
-			c, err := mcp.ConnectSession(ctx, ss, mcp.ClientOptions{ProtocolVersion: version, Middleware: []mcp.ClientMiddleware{tm.inst.MCPClient()}})
+			c, err := mcpclient.ConnectSession(ctx, ss, mcpclient.Options{ProtocolVersion: version, Middleware: []mcpclient.Middleware{tm.inst.MCPClient()}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/ext/redis/internal/redistest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // TestProcsOwnClient: rpcgen's own client, through the proxy to three
@@ -27,7 +28,7 @@ func TestProcsOwnClient(t *testing.T) {
 
 func ownClient(t *testing.T, c *procCluster, version string) {
 	updates := make(chan string, 16)
-	cl := connect(t, c.URL, mcp.ClientOptions{ProtocolVersion: version,
+	cl := connect(t, c.URL, mcpclient.Options{ProtocolVersion: version,
 		OnElicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":"Ada"}`)}, nil
 		},

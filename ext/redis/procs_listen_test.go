@@ -8,6 +8,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/internal/redistest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // TestKillListenReplica: a 2026-07-28 client subscribed to a resource has
@@ -20,7 +21,7 @@ func TestKillListenReplica(t *testing.T) {
 	rs := redistest.Start(t)
 	c := startProcs(t, rs)
 	updates := make(chan string, 64)
-	cl := connect(t, c.URL, mcp.ClientOptions{ProtocolVersion: mcp.Version20260728,
+	cl := connect(t, c.URL, mcpclient.Options{ProtocolVersion: mcp.Version20260728,
 		OnResourceUpdated: func(uri string) { updates <- uri },
 		Retry:             runtime.RetryPolicy{MinDelay: 10 * time.Millisecond, MaxDelay: 200 * time.Millisecond},
 	})

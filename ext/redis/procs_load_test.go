@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/ext/redis/internal/redistest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // TestLoadThroughProxy: 64 clients (three in four a legacy session, the
@@ -26,14 +27,14 @@ func TestLoadThroughProxy(t *testing.T) {
 	const dur = 30 * time.Second
 	var calls, lost, mismatched, streamed, asked atomic.Int64
 	var firstErr atomic.Value
-	cls := make([]*mcp.Client, clients)
+	cls := make([]*mcpclient.Client, clients)
 	for i := range cls {
 		version := mcp.Version20251125
 		if i%4 == 3 {
 			version = mcp.Version20260728
 		}
 		name := json.RawMessage(fmt.Sprintf(`{"name":"client-%d"}`, i))
-		cls[i] = connect(t, c.URL, mcp.ClientOptions{ProtocolVersion: version,
+		cls[i] = connect(t, c.URL, mcpclient.Options{ProtocolVersion: version,
 			OnElicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "accept", Content: name}, nil
 			}})
@@ -127,11 +128,11 @@ func TestKillReplicaProcess(t *testing.T) {
 		got  chan string
 	}
 	boxes := make([]*inbox, clients)
-	var cls []*mcp.Client
+	var cls []*mcpclient.Client
 	for i := range clients {
 		b := &inbox{seen: map[string]int{}, got: make(chan string, 1000)}
 		boxes[i] = b
-		cls = append(cls, connect(t, c.URL, mcp.ClientOptions{OnLog: func(m mcp.LogMessage) {
+		cls = append(cls, connect(t, c.URL, mcpclient.Options{OnLog: func(m mcp.LogMessage) {
 			var d struct{ Text string }
 			_ = json.Unmarshal(m.Data, &d)
 			b.mu.Lock()
@@ -141,7 +142,7 @@ func TestKillReplicaProcess(t *testing.T) {
 		}}))
 	}
 	ctx := context.Background()
-	announce := func(cl *mcp.Client, text string) {
+	announce := func(cl *mcpclient.Client, text string) {
 		t.Helper()
 		if err := cl.CallTool(ctx, "announce", map[string]string{"text": text}, nil); err != nil {
 			t.Fatalf("announce %s: %v", text, err)

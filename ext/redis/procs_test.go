@@ -20,6 +20,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/internal/redistest"
 	"github.com/rpcgen/rpcgen/ext/redis/internal/rrproxy"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -123,7 +124,7 @@ func (c *procCluster) kill(t *testing.T, i int) {
 
 // connect opens a legacy session (2025-11-25) through the proxy, or a
 // 2026-07-28 client when version says so.
-func connect(t *testing.T, u string, opts mcp.ClientOptions) *mcp.Client {
+func connect(t *testing.T, u string, opts mcpclient.Options) *mcpclient.Client {
 	t.Helper()
 	if opts.ProtocolVersion == "" {
 		opts.ProtocolVersion = mcp.Version20251125

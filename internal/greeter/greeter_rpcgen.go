@@ -214,7 +214,7 @@ type GreeterMCPClient struct {
 var _ Greeter = (*GreeterMCPClient)(nil)
 
 // NewGreeterMCPClient returns a Greeter that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewGreeterMCPClient(c mcp.FeatureCaller) *GreeterMCPClient {
 	mcp.DeclareRetrySafe(c, GreeterGreetTool)
 	return &GreeterMCPClient{caller: c}

@@ -259,7 +259,7 @@ type SpecMCPClient struct {
 var _ Spec = (*SpecMCPClient)(nil)
 
 // NewSpecMCPClient returns a Spec that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewSpecMCPClient(c mcp.ToolCaller) *SpecMCPClient {
 	return &SpecMCPClient{caller: c}
 }

@@ -299,7 +299,7 @@ type ProbeMCPClient struct {
 var _ Probe = (*ProbeMCPClient)(nil)
 
 // NewProbeMCPClient returns a Probe that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewProbeMCPClient(c mcp.ToolCaller) *ProbeMCPClient {
 	return &ProbeMCPClient{caller: c}
 }

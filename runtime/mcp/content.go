@@ -324,14 +324,14 @@ func (s *Server) contentResult(v ver, t *Tool, res json.RawMessage, ss *Session)
 	return s.endResultMeta(b, v, meta)
 }
 
-// RawToolCaller calls a tool and returns its whole result; *Client
+// RawToolCaller calls a tool and returns its whole result; *mcpclient.Client
 // implements it.
 type RawToolCaller interface {
 	CallToolRaw(ctx context.Context, p CallToolParams) (*CallToolResult, error)
 }
 
 // CallToolContent calls the tool name with args through c, which must also
-// be a RawToolCaller (as *Client is), and returns its whole result: what a
+// be a RawToolCaller (as *mcpclient.Client is), and returns its whole result: what a
 // generated typed MCP client returns for a method whose result is
 // *CallToolResult or []Content. A result with isError set yields the
 // *runtime.Error the server sent with it, or else a *ToolError.
@@ -345,7 +345,7 @@ func CallToolContent(ctx context.Context, c ToolCaller, name string, args any) (
 		return nil, err
 	}
 	if res.IsError {
-		return nil, typedError(newToolError(name, res))
+		return nil, typedError(NewToolError(name, res))
 	}
 	return res, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 func TestContentAppendJSON(t *testing.T) {
@@ -155,7 +156,7 @@ func TestContentToolResults(t *testing.T) {
 func TestCallToolContent(t *testing.T) {
 	ctx := context.Background()
 	for _, version := range []string{mcp.Version20241105, mcp.Version20251125, mcp.Version20260728} {
-		c, err := mcp.ConnectSession(ctx, contentServer().NewSession(), mcp.ClientOptions{ProtocolVersion: version})
+		c, err := mcpclient.ConnectSession(ctx, contentServer().NewSession(), mcpclient.Options{ProtocolVersion: version})
 		if err != nil {
 			t.Fatal(err)
 		}

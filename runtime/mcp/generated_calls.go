@@ -1,10 +1,6 @@
 package mcp
 
-import (
-	"context"
-	"encoding/json"
-	"log/slog"
-)
+import "context"
 
 // The functions below are the bodies of a generated typed MCP client's
 // methods. A tool's error result becomes the *runtime.Error the server sent
@@ -43,7 +39,7 @@ func CallToolNoResult(ctx context.Context, c ToolCaller, name string, args any) 
 }
 
 // ToolNotifier is a ToolCaller that can call a tool without waiting for its
-// result; *Client is one.
+// result; *mcpclient.Client is one.
 type ToolNotifier interface {
 	NotifyTool(ctx context.Context, name string, args any) error
 }
@@ -60,31 +56,29 @@ func NotifyTool(ctx context.Context, c ToolCaller, name string, args any) error 
 	return CallToolNoResult(ctx, c, name, args)
 }
 
-// notifyLimit bounds the tool calls a Client runs in the background for
-// NotifyTool; one more waits for a slot, so a caller that notifies faster
-// than the server answers is slowed down instead of piling up goroutines.
-const notifyLimit = 64
+// RetrySafeDeclarer is a ToolCaller that may try a lost call of a tool again
+// when told the tool is read-only or idempotent; *mcpclient.Client is one.
+type RetrySafeDeclarer interface {
+	DeclareRetrySafe(tools ...string)
+}
 
-// NotifyTool calls the tool name with args in the background and returns
-// once the arguments are encoded and a slot is free (at most 64 such calls
-// run at once): see the package function NotifyTool. The call is detached
-// from ctx's cancellation (a notification, once sent, is not taken back) and
-// ends with the client; a failure is logged at debug level.
-func (c *Client) NotifyTool(ctx context.Context, name string, args any) error {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return err
+// DeclareRetrySafe tells c, when it is a RetrySafeDeclarer (as *mcpclient.Client is),
+// that the tools named are read-only or idempotent, so that a call of one
+// lost with its connection may be tried again without the client listing
+// the tools to learn it. A generated typed MCP client declares the tools its
+// directives mark so (//rpcgen:tool readonly, idempotent; //rpcgen:method
+// idempotent). Any other c is left alone.
+func DeclareRetrySafe(c ToolCaller, tools ...string) {
+	if d, ok := c.(RetrySafeDeclarer); ok {
+		d.DeclareRetrySafe(tools...)
 	}
-	select {
-	case c.notifying <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	go func() {
-		defer func() { <-c.notifying }()
-		if err := c.CallTool(context.WithoutCancel(ctx), name, json.RawMessage(raw), nil); err != nil {
-			c.logger.Debug("mcp: tool called for a notification failed", slog.String("tool", name), slog.Any("err", err))
-		}
-	}()
-	return nil
+}
+
+// FeatureCaller is what a generated MCP client of a service with resources,
+// prompts or completions calls through; *mcpclient.Client implements it.
+type FeatureCaller interface {
+	ToolCaller
+	ReadResource(ctx context.Context, uri string) ([]ResourceContents, error)
+	GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error)
+	Complete(ctx context.Context, ref CompletionRef, argument, value string, context map[string]string) (*Completion, error)
 }

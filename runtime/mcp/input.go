@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // ErrInputRequired is what Elicit, Sample and ListRoots of package
@@ -138,7 +139,7 @@ func missingElicitMode(mode string) error {
 // capability returns the member name of the capabilities object caps,
 // when present and not null.
 func capability(caps []byte, name string) ([]byte, bool) {
-	val := objectMember(caps, name)
+	val := wire.Member(caps, name)
 	if val == nil || string(val) == "null" {
 		return nil, false
 	}

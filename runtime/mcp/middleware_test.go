@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 type mwLog struct {
@@ -102,7 +103,7 @@ func TestServerMiddleware(t *testing.T) {
 	ss := srv.NewSession()
 	ss.SetID("s-1")
 	ctx := mcp.WithPrincipal(context.Background(), "alice")
-	c, err := mcp.ConnectSession(ctx, ss, mcp.ClientOptions{ProtocolVersion: mcp.Version20251125})
+	c, err := mcpclient.ConnectSession(ctx, ss, mcpclient.Options{ProtocolVersion: mcp.Version20251125})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,17 +151,17 @@ func TestClientMiddleware(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			var serverLog, clientLog mwLog
 			srv := serverWithMiddleware(&serverLog)
-			mw := func(next mcp.ClientHandler) mcp.ClientHandler {
-				return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
+			mw := func(next mcpclient.Handler) mcpclient.Handler {
+				return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 					req.SetMeta("traceparent", "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01")
 					req.OnNotification = func(m string, p json.RawMessage) { clientLog.add("heard %s", m) }
 					res, err := next(ctx, req)
-					clientLog.add("%s id=%s target=%q args=%s version=%q isError=%v err=%v", req.Method, req.ID, req.Target(), req.Arguments(), req.ProtocolVersion, mcp.ResultIsError(res), err)
+					clientLog.add("%s id=%s target=%q args=%s version=%q isError=%v err=%v", req.Method, req.ID, req.Target(), req.Arguments(), req.ProtocolVersion, mcpclient.ResultIsError(res), err)
 					return res, err
 				}
 			}
 			ctx := context.Background()
-			c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{ProtocolVersion: version, Middleware: []mcp.ClientMiddleware{mw}})
+			c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{ProtocolVersion: version, Middleware: []mcpclient.Middleware{mw}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +227,7 @@ func TestSessionFromContextEveryPath(t *testing.T) {
 		}}})
 	ctx := context.Background()
 	ss := srv.NewSession()
-	c, err := mcp.ConnectSession(ctx, ss, mcp.ClientOptions{ProtocolVersion: mcp.Version20251125})
+	c, err := mcpclient.ConnectSession(ctx, ss, mcpclient.Options{ProtocolVersion: mcp.Version20251125})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestSessionFromContextEveryPath(t *testing.T) {
 	cr, sw := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, runtime.NewFramer(runtime.NewlineDelimited, sr, sw, 0)) }()
-	c, err = mcp.Connect(ctx, runtime.NewFramer(runtime.NewlineDelimited, cr, cw, 0), mcp.ClientOptions{ProtocolVersion: mcp.Version20251125})
+	c, err = mcpclient.Connect(ctx, runtime.NewFramer(runtime.NewlineDelimited, cr, cw, 0), mcpclient.Options{ProtocolVersion: mcp.Version20251125})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +283,8 @@ func TestClientMiddlewareRequestSizes(t *testing.T) {
 		return json.Marshal(map[string]string{"x": a.X})
 	}})
 	var seen []string
-	mw := func(next mcp.ClientHandler) mcp.ClientHandler {
-		return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
+	mw := func(next mcpclient.Handler) mcpclient.Handler {
+		return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 			if req.Method == "tools/call" {
 				seen = append(seen, string(req.Arguments()))
 				_ = append(req.Params, `,"x":"clobbered"}`...)
@@ -292,7 +293,7 @@ func TestClientMiddlewareRequestSizes(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{Middleware: []mcp.ClientMiddleware{mw}})
+	c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{Middleware: []mcpclient.Middleware{mw}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // In 2026-07-28 a server does not send the client requests: a handler that
@@ -198,29 +199,13 @@ func (cc *callCtx) ask(method, key string, params []byte) (json.RawMessage, erro
 	if ans, ok := in.answers[key]; ok {
 		return ans, nil
 	}
-	if ans := objectMember(in.fresh, key); ans != nil && checkAnswer(method, ans) == nil {
+	if ans := wire.Member(in.fresh, key); ans != nil && checkAnswer(method, ans) == nil {
 		ans = bytes.Clone(ans)
 		in.answers[key] = ans
 		return ans, nil
 	}
 	in.asked = append(in.asked, inputQuestion{key: key, method: method, params: params})
 	return nil, ErrInputRequired
-}
-
-// objectMember returns the raw value of member key of the JSON object b,
-// or nil.
-func objectMember(b []byte, key string) []byte {
-	sc, ok := runtime.ScanObject(b)
-	for ok {
-		k, v, more := sc.Next()
-		if !more {
-			break
-		}
-		if string(k) == key {
-			return v
-		}
-	}
-	return nil
 }
 
 // inputRequired returns the input_required result when the handler asked

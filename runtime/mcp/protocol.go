@@ -126,7 +126,7 @@ func Bool(b bool) *bool { return &b }
 
 // ToolCaller calls a tool by name: args are encoded as the call's arguments
 // and the structured result is decoded into result (when it is not nil). A
-// tool's error result is returned as an error. *Client implements it, and
+// tool's error result is returned as an error. *mcpclient.Client implements it, and
 // generated typed MCP clients call through it.
 type ToolCaller interface {
 	CallTool(ctx context.Context, name string, args, result any) error

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/greeter"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // A server offers what rpcgen generated from the Greeter interface: the
@@ -19,7 +20,7 @@ func ExampleNewServer() {
 	greeter.RegisterGreeter(srv, greeter.Impl{})
 
 	ctx := context.Background()
-	c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{})
+	c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // Bad input gets the JSON-RPC error it deserves and the server keeps serving.
@@ -283,7 +284,7 @@ func TestNullResultWithOutputSchema(t *testing.T) {
 		t.Errorf("a null result was logged: %s", logs.String())
 	}
 	for _, version := range []string{mcp.Version20241105, mcp.Version20251125, mcp.Version20260728} {
-		c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{ProtocolVersion: version})
+		c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{ProtocolVersion: version})
 		if err != nil {
 			t.Fatal(err)
 		}

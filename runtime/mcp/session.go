@@ -261,3 +261,12 @@ func unquote(v []byte) (string, bool) {
 
 // isObject reports whether the raw JSON value v is an object.
 func isObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
+
+// ProtocolVersion returns the revision the session's initialize negotiated,
+// or "" before one (and for a session serving only 2026-07-28 requests).
+func (ss *Session) ProtocolVersion() string {
+	if st := ss.state.Load(); st != nil {
+		return verNames[st.v]
+	}
+	return ""
+}

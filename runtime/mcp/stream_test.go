@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // countTool streams {"n": i} for i below the "n" argument; its loop signals
@@ -35,10 +36,10 @@ func countTool(stopped chan<- int) mcp.Tool {
 	return mcp.Tool{Name: "count", InputSchema: json.RawMessage(`{"type":"object"}`), Handler: mcp.StreamTool(serve)}
 }
 
-func streamClient(t *testing.T, stopped chan int) *mcp.Client {
+func streamClient(t *testing.T, stopped chan int) *mcpclient.Client {
 	srv := mcp.NewServer(mcp.Implementation{Name: "s", Version: "1"}, nil)
 	srv.AddTools(countTool(stopped))
-	c, err := mcp.ConnectSession(context.Background(), srv.NewSession(), mcp.ClientOptions{})
+	c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

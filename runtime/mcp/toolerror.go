@@ -6,11 +6,14 @@ import (
 	"strings"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
-// newToolError builds the error for a result with isError set: its text
-// blocks, and the error under _meta's MetaError key when the server sent one.
-func newToolError(name string, res *CallToolResult) *ToolError {
+// NewToolError returns the error a client reports for res, the result of a
+// call of tool name that has isError set: its text blocks joined (or "tool
+// NAME failed" when it has none), and the error the server sent under
+// _meta's MetaError key, when it sent one.
+func NewToolError(name string, res *CallToolResult) *ToolError {
 	var texts []string
 	for _, b := range res.Content {
 		if b.Type == "text" {
@@ -27,7 +30,7 @@ func newToolError(name string, res *CallToolResult) *ToolError {
 // metaError decodes the MetaError member of a result's _meta, nil when it is
 // absent or not an error object with a code.
 func metaError(meta json.RawMessage) *runtime.Error {
-	raw := objectMember(meta, MetaError)
+	raw := wire.Member(meta, MetaError)
 	if raw == nil {
 		return nil
 	}
@@ -39,16 +42,18 @@ func metaError(meta json.RawMessage) *runtime.Error {
 	if json.Unmarshal(raw, &e) != nil || e.Code == nil {
 		return nil
 	}
-	if clientIsNull(e.Data) {
+	if wire.IsNull(e.Data) {
 		e.Data = nil
 	}
 	return &runtime.Error{Code: *e.Code, Message: e.Message, Data: e.Data}
 }
 
-// isNullResult reports whether an error result is the answer of a tool that
-// returned null where its output schema wants an object (MetaNull).
-func isNullResult(res *CallToolResult) bool {
-	return string(objectMember(res.Meta, MetaNull)) == "true"
+// IsNull reports whether r, a result with isError set, is the answer of a
+// tool that returned no result (null) where its output schema wants an
+// object: the server marks it with MetaNull, and a client reads it as the
+// result null, not as an error.
+func (r *CallToolResult) IsNull() bool {
+	return string(wire.Member(r.Meta, MetaNull)) == "true"
 }
 
 // typedError is the error a generated typed MCP client returns for err: the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // errorServer serves tools that fail in each way a handler can.
@@ -59,7 +60,7 @@ func TestToolErrorClient(t *testing.T) {
 		return got != nil && got.Code == want.Code && got.Message == want.Message && string(got.Data) == string(want.Data)
 	}
 	for _, version := range []string{mcp.Version20241105, mcp.Version20250618, mcp.Version20251125, mcp.Version20260728} {
-		c, err := mcp.ConnectSession(ctx, errorServer().NewSession(), mcp.ClientOptions{ProtocolVersion: version})
+		c, err := mcpclient.ConnectSession(ctx, errorServer().NewSession(), mcpclient.Options{ProtocolVersion: version})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +107,7 @@ func TestToolErrorWithoutMeta(t *testing.T) {
 		}},
 	)
 	ctx := context.Background()
-	c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{})
+	c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestNotifyTool(t *testing.T) {
 		return nil, nil
 	}})
 	ctx := context.Background()
-	c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{})
+	c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,15 +8,16 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // connect serves impl through the generated RegisterWriter and returns an
 // in-process client of the given revision and the generated typed client.
-func connect(t *testing.T, version string) (*mcp.Client, *WriterMCPClient) {
+func connect(t *testing.T, version string) (*mcpclient.Client, *WriterMCPClient) {
 	t.Helper()
 	srv := mcp.NewServer(mcp.Implementation{Name: "writer", Version: "1"}, nil)
 	RegisterWriter(srv, impl{})
-	c, err := mcp.ConnectSession(context.Background(), srv.NewSession(), mcp.ClientOptions{ProtocolVersion: version})
+	c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), mcpclient.Options{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,7 @@ type BenchMCPClient struct {
 var _ Bench = (*BenchMCPClient)(nil)
 
 // NewBenchMCPClient returns a Bench that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewBenchMCPClient(c mcp.ToolCaller) *BenchMCPClient {
 	return &BenchMCPClient{caller: c}
 }

@@ -113,7 +113,7 @@ type CalcMCPClient struct {
 var _ Calc = (*CalcMCPClient)(nil)
 
 // NewCalcMCPClient returns a Calc that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewCalcMCPClient(c mcp.ToolCaller) *CalcMCPClient {
 	return &CalcMCPClient{caller: c}
 }

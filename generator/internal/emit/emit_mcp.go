@@ -163,10 +163,10 @@ func (g *emitter) mcpClient(s *model.Service, names *serviceNames) {
 
 	f.Line()
 	f.Commentf("New%s returns a %s that calls tools through c, usually an", names.mcpClient, s.Name)
-	f.Comment("*mcp.Client connected over stdio, HTTP or in process.")
+	f.Comment("*mcpclient.Client connected over stdio, HTTP or in process.")
 	var ctor []jen.Code
 	if safe := retrySafeTools(s, names); len(safe) > 0 {
-		// The client may retry these when a call is lost (mcp.ClientOptions.Retry).
+		// The client may retry these when a call is lost (mcpclient.Options.Retry).
 		ctor = append(ctor, jen.Qual(model.MCPPath, "DeclareRetrySafe").Call(append([]jen.Code{jen.Id("c")}, safe...)...))
 	}
 	ctor = append(ctor, jen.Return(jen.Op("&").Id(names.mcpClient).Values(jen.Id(names.field).Op(":").Id("c"))))

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -80,7 +81,7 @@ func main() {
 type host struct {
 	url, version string
 	logger       *slog.Logger
-	c            *mcp.Client
+	c            *mcpclient.Client
 	authorizer   mcphttp.Authorizer // the OAuth scenarios'
 }
 
@@ -88,7 +89,7 @@ type host struct {
 // user accepts, filling in nothing, so the schema's defaults apply), sampling
 // (a fixed answer) and roots (one).
 func (h *host) connect(ctx context.Context) error {
-	opts := mcp.ClientOptions{
+	opts := mcpclient.Options{
 		Info:   mcp.Implementation{Name: "rpcgen-conformance-client", Version: "1.0.0"},
 		Logger: h.logger,
 		OnElicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // scopedServer serves three tools, two of them behind scopes, counting the
@@ -59,9 +60,9 @@ func (s *scopedServer) ran(name string) int32 {
 	return n.(*atomic.Int32).Load()
 }
 
-func (s *scopedServer) connect(t *testing.T, version, token string, a Authorizer) *mcp.Client {
+func (s *scopedServer) connect(t *testing.T, version, token string, a Authorizer) *mcpclient.Client {
 	t.Helper()
-	opts := &ClientOptions{MCP: mcp.ClientOptions{ProtocolVersion: version}, Authorizer: a}
+	opts := &ClientOptions{MCP: mcpclient.Options{ProtocolVersion: version}, Authorizer: a}
 	if token != "" {
 		opts.Header = http.Header{"Authorization": {"Bearer " + token}}
 	}

@@ -9,13 +9,14 @@ import (
 	"slices"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // ClientOptions configures Connect, NewStreamableTransport and DialSSE.
 type ClientOptions struct {
 	// MCP holds the handshake options; ProtocolVersion "" means dual-era
 	// (2026-07-28 first, then initialize).
-	MCP mcp.ClientOptions
+	MCP mcpclient.Options
 	// HTTPClient sends the requests. nil means a client of the transport's
 	// own, based on http.DefaultTransport, with no overall timeout (streams
 	// are long-lived; bound calls with their contexts) and up to 64 idle
@@ -46,9 +47,9 @@ type ClientOptions struct {
 // ErrSessionExpired is wrapped by the error of a call made in a legacy
 // session that the server no longer knows: a Streamable HTTP 404 (the
 // server ended or forgot the session), or an HTTP+SSE stream that broke. It
-// is mcp.ErrSessionExpired: the mcp.Client starts a new session itself
-// (see mcp.ClientOptions.NoReinitialize and OnSessionExpired).
-var ErrSessionExpired = mcp.ErrSessionExpired
+// is mcpclient.ErrSessionExpired: the mcpclient.Client starts a new session itself
+// (see mcpclient.Options.NoReinitialize and OnSessionExpired).
+var ErrSessionExpired = mcpclient.ErrSessionExpired
 
 // Connect connects to the MCP endpoint at rawURL and runs the handshake
 // opts.MCP asks for; ctx bounds only the connection and the handshake. opts
@@ -75,7 +76,7 @@ var ErrSessionExpired = mcp.ErrSessionExpired
 //     not mend.
 //
 // If both transports fail, the error names both failures.
-func Connect(ctx context.Context, rawURL string, opts *ClientOptions) (*mcp.Client, error) {
+func Connect(ctx context.Context, rawURL string, opts *ClientOptions) (*mcpclient.Client, error) {
 	var o ClientOptions
 	if opts != nil {
 		o = *opts
@@ -83,19 +84,19 @@ func Connect(ctx context.Context, rawURL string, opts *ClientOptions) (*mcp.Clie
 	cfg := newClientConfig(&o)
 	switch o.Transport {
 	case "streamable":
-		return cfg.authorized(ctx, func() (*mcp.Client, error) {
-			return mcp.ConnectTransport(ctx, newStreamable(rawURL, cfg), o.MCP)
+		return cfg.authorized(ctx, func() (*mcpclient.Client, error) {
+			return mcpclient.ConnectTransport(ctx, newStreamable(rawURL, cfg), o.MCP)
 		})
 	case "sse":
-		return cfg.authorized(ctx, func() (*mcp.Client, error) { return clientConnectSSE(ctx, rawURL, cfg, o.MCP) })
+		return cfg.authorized(ctx, func() (*mcpclient.Client, error) { return clientConnectSSE(ctx, rawURL, cfg, o.MCP) })
 	case "":
 	default:
 		return nil, fmt.Errorf("mcphttp: unknown transport %q (want \"\", \"streamable\" or \"sse\")", o.Transport)
 	}
 	var t *streamable
-	c, err := cfg.authorized(ctx, func() (*mcp.Client, error) {
+	c, err := cfg.authorized(ctx, func() (*mcpclient.Client, error) {
 		t = newStreamable(rawURL, cfg)
-		return mcp.ConnectTransport(ctx, t, o.MCP)
+		return mcpclient.ConnectTransport(ctx, t, o.MCP)
 	})
 	if err == nil {
 		return c, nil
@@ -104,7 +105,7 @@ func Connect(ctx context.Context, rawURL string, opts *ClientOptions) (*mcp.Clie
 		return nil, err
 	}
 	cfg.logger.Debug("mcphttp: Streamable HTTP refused; trying HTTP+SSE", "url", rawURL, "err", err)
-	c, sseErr := cfg.authorized(ctx, func() (*mcp.Client, error) { return clientConnectSSE(ctx, rawURL, cfg, o.MCP) })
+	c, sseErr := cfg.authorized(ctx, func() (*mcpclient.Client, error) { return clientConnectSSE(ctx, rawURL, cfg, o.MCP) })
 	if sseErr != nil {
 		return nil, fmt.Errorf("mcphttp: connect to %s: Streamable HTTP: %v; HTTP+SSE: %w", rawURL, err, sseErr)
 	}
@@ -113,7 +114,7 @@ func Connect(ctx context.Context, rawURL string, opts *ClientOptions) (*mcp.Clie
 
 // clientConnectSSE dials the HTTP+SSE transport and runs a legacy handshake over
 // it.
-func clientConnectSSE(ctx context.Context, rawURL string, cfg *clientConfig, opts mcp.ClientOptions) (*mcp.Client, error) {
+func clientConnectSSE(ctx context.Context, rawURL string, cfg *clientConfig, opts mcpclient.Options) (*mcpclient.Client, error) {
 	t, err := clientDialSSE(ctx, rawURL, cfg)
 	if err != nil {
 		return nil, err
@@ -125,7 +126,7 @@ func clientConnectSSE(ctx context.Context, rawURL string, cfg *clientConfig, opt
 		// legacy revision gets the server's own choice back.
 		opts.ProtocolVersion = mcp.Version20251125
 	}
-	return mcp.ConnectTransport(ctx, t, opts)
+	return mcpclient.ConnectTransport(ctx, t, opts)
 }
 
 // clientMaxIdlePerHost is the idle connections the default HTTP client

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // An Authorizer gives the client's HTTP requests their credentials and
@@ -108,7 +108,7 @@ func (cfg *clientConfig) again(req *http.Request) (*http.Request, error) {
 
 // authorized runs connect, which runs a handshake; when the server
 // challenged it, it has the Authorizer answer with ctx and connects again.
-func (cfg *clientConfig) authorized(ctx context.Context, connect func() (*mcp.Client, error)) (*mcp.Client, error) {
+func (cfg *clientConfig) authorized(ctx context.Context, connect func() (*mcpclient.Client, error)) (*mcpclient.Client, error) {
 	for n := 0; ; n++ {
 		c, err := connect()
 		var ce *challengeError

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // TestClientCallAwaitsStandaloneStream: a server that sends a message of no
@@ -77,7 +78,7 @@ func TestClientCallAwaitsStandaloneStream(t *testing.T) {
 		ts := rpctest.NewPipeServer(t, h, nil)
 		logs := make(chan mcp.LogMessage, 1)
 		ctx := context.Background()
-		c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", HTTPClient: ts.Client(), MCP: mcp.ClientOptions{
+		c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", HTTPClient: ts.Client(), MCP: mcpclient.Options{
 			ProtocolVersion: mcp.Version20251125,
 			OnLog:           func(m mcp.LogMessage) { logs <- m },
 		}})

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -58,7 +59,7 @@ func benchClientCallTool(b *testing.B, era string, stream bool) {
 		clientWriteJSON(w, http.StatusOK, clientResult(m, clientToolResult))
 	}))
 	defer hs.Close()
-	c, err := mcphttp.Connect(context.Background(), hs.URL, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{ProtocolVersion: era}})
+	c, err := mcphttp.Connect(context.Background(), hs.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: era}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -151,10 +152,10 @@ var clientModes = []struct {
 	sessions int // legacy sessions while connected
 }{
 	{"auto", mcphttp.ClientOptions{}, mcp.Version20260728, 0},
-	{"streamable-2025-11-25", mcphttp.ClientOptions{MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20251125}}, mcp.Version20251125, 1},
-	{"streamable-2025-03-26", mcphttp.ClientOptions{Transport: "streamable", MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20250326}}, mcp.Version20250326, 1},
+	{"streamable-2025-11-25", mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}}, mcp.Version20251125, 1},
+	{"streamable-2025-03-26", mcphttp.ClientOptions{Transport: "streamable", MCP: mcpclient.Options{ProtocolVersion: mcp.Version20250326}}, mcp.Version20250326, 1},
 	{"sse", mcphttp.ClientOptions{Transport: "sse"}, mcp.Version20251125, 1},
-	{"sse-2024-11-05", mcphttp.ClientOptions{Transport: "sse", MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20241105}}, mcp.Version20241105, 1},
+	{"sse-2024-11-05", mcphttp.ClientOptions{Transport: "sse", MCP: mcpclient.Options{ProtocolVersion: mcp.Version20241105}}, mcp.Version20241105, 1},
 }
 
 func TestClientEndToEnd(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // A server restarted as one that speaks only 2026-07-28: a dual-era client
@@ -91,14 +92,14 @@ func TestClientSessionEraUpgrade(t *testing.T) {
 			ts := httptest.NewServer(&sw)
 			t.Cleanup(ts.Close)
 
-			changed := make(chan [2]mcp.SessionInfo, 4)
+			changed := make(chan [2]mcpclient.SessionInfo, 4)
 			renewed := make(chan error, 64)
 			updates := make(chan string, 8)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcp.ClientOptions{
+			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
 				ProtocolVersion:  tc.version,
-				OnSessionChanged: func(old, new mcp.SessionInfo) { changed <- [2]mcp.SessionInfo{old, new} },
+				OnSessionChanged: func(old, new mcpclient.SessionInfo) { changed <- [2]mcpclient.SessionInfo{old, new} },
 				OnSessionExpired: func(err error) {
 					select {
 					case renewed <- err:
@@ -129,7 +130,7 @@ func TestClientSessionEraUpgrade(t *testing.T) {
 
 			if tc.version != "" {
 				err := recv(t, renewed, "OnSessionExpired")
-				if !errors.Is(err, mcp.ErrSessionExpired) {
+				if !errors.Is(err, mcpclient.ErrSessionExpired) {
 					t.Fatalf("OnSessionExpired(%v), want a failed attempt (the new server has no initialize)", err)
 				}
 				if n := g2.discovers.Load(); n != 0 {
@@ -148,7 +149,7 @@ func TestClientSessionEraUpgrade(t *testing.T) {
 			if got[0].ProtocolVersion != mcp.Version20251125 || got[0].Instructions != "old" {
 				t.Errorf("old session %+v", got[0])
 			}
-			want := mcp.SessionInfo{ProtocolVersion: mcp.Version20260728, ServerInfo: mcp.Implementation{Name: "up", Version: "2"}, Instructions: "new"}
+			want := mcpclient.SessionInfo{ProtocolVersion: mcp.Version20260728, ServerInfo: mcp.Implementation{Name: "up", Version: "2"}, Instructions: "new"}
 			if n := got[1]; n.ProtocolVersion != want.ProtocolVersion || n.ServerInfo != want.ServerInfo || n.Instructions != want.Instructions {
 				t.Errorf("new session %+v, want %+v", n, want)
 			}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -167,7 +168,7 @@ type clientSum struct {
 
 // clientConnect connects to url with opts, failing the test on an error;
 // the client is closed when the test ends.
-func clientConnect(ctx context.Context, t *testing.T, url string, opts *mcphttp.ClientOptions) *mcp.Client {
+func clientConnect(ctx context.Context, t *testing.T, url string, opts *mcphttp.ClientOptions) *mcpclient.Client {
 	t.Helper()
 	c, err := mcphttp.Connect(ctx, url, opts)
 	if err != nil {
@@ -179,7 +180,7 @@ func clientConnect(ctx context.Context, t *testing.T, url string, opts *mcphttp.
 
 // cancelOnProgress calls the tool "block" and cancels the call at its first
 // progress notification: the call must fail with context.Canceled.
-func cancelOnProgress(t *testing.T, c *mcp.Client) {
+func cancelOnProgress(t *testing.T, c *mcpclient.Client) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

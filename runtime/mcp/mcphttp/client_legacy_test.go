@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -143,7 +144,7 @@ func TestClientLegacySession(t *testing.T) {
 func TestClientLegacyDeleteNotAllowed(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	l := newClientLegacy(t, clientLegacyConfig{deleteSts: http.StatusMethodNotAllowed})
-	c, err := mcphttp.Connect(context.Background(), l.URL, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20251125}})
+	c, err := mcphttp.Connect(context.Background(), l.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestClientSessionExpired(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	l := newClientLegacy(t, clientLegacyConfig{tool: clientAnswerTool})
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, l.URL, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{NoReinitialize: true}})
+	c, err := mcphttp.Connect(ctx, l.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{NoReinitialize: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // The client's session life: a new session when the server ends the old
@@ -65,7 +66,7 @@ func TestClientReinitializeAfterRestart(t *testing.T) {
 			renewed := make(chan error, 8)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: tc.transport, MCP: mcp.ClientOptions{
+			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: tc.transport, MCP: mcpclient.Options{
 				ProtocolVersion:   tc.version,
 				OnResourceUpdated: func(uri string) { updates <- uri },
 				OnSessionExpired:  func(err error) { renewed <- err },
@@ -167,7 +168,7 @@ func TestClientStandaloneResume(t *testing.T) {
 	changes := make(chan string, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcp.ClientOptions{
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
 		ProtocolVersion:   mcp.Version20251125,
 		OnResourceUpdated: func(uri string) { updates <- uri },
 		OnSessionExpired:  func(err error) { renewed <- err },
@@ -229,7 +230,7 @@ func TestClientNoStandaloneStream(t *testing.T) {
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
 	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true,
-		MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20251125, OnResourceUpdated: func(string) {}}})
+		MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125, OnResourceUpdated: func(string) {}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +262,7 @@ func TestClientReinitializeOnCall(t *testing.T) {
 	renewed := make(chan error, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcp.ClientOptions{
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcpclient.Options{
 		ProtocolVersion:  mcp.Version20251125,
 		OnSessionExpired: func(err error) { renewed <- err },
 		Retry:            runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
@@ -307,7 +308,7 @@ func TestClientSSEReconnectBackoff(t *testing.T) {
 	renewed := make(chan error, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "sse", MCP: mcp.ClientOptions{
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "sse", MCP: mcpclient.Options{
 		ProtocolVersion:  mcp.Version20241105,
 		OnSessionExpired: func(err error) { renewed <- err },
 		Retry:            runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
@@ -359,7 +360,7 @@ func TestClientRenewalRefused(t *testing.T) {
 	t.Cleanup(func() { h1.Close() })
 	renewed := make(chan error, 64)
 	ctx := context.Background()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcp.ClientOptions{
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcpclient.Options{
 		ProtocolVersion:  mcp.Version20251125,
 		OnSessionExpired: func(err error) { renewed <- err },
 		Retry:            runtime.RetryPolicy{Attempts: 2, MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},

@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -113,7 +114,7 @@ func TestClientModernStream(t *testing.T) {
 	})
 	var logs []string
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, f.URL, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{
+	c, err := mcphttp.Connect(ctx, f.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{
 		OnLog: func(l mcp.LogMessage) { logs = append(logs, string(l.Data)) },
 	}})
 	if err != nil {

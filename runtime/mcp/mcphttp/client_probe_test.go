@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // TestClientProbeWaitsForSlowServer: over Streamable HTTP every request gets
@@ -36,7 +37,7 @@ func TestClientProbeWaitsForSlowServer(t *testing.T) {
 				_ = json.Unmarshal(body, &m)
 				switch m.Method {
 				case "server/discover":
-					time.Sleep(10 * mcp.DefaultProbeTimeout) // a busy machine, in the bubble's time
+					time.Sleep(10 * mcpclient.DefaultProbeTimeout) // a busy machine, in the bubble's time
 				case "initialize":
 					inits.Add(1)
 				}
@@ -56,7 +57,7 @@ func TestClientProbeWaitsForSlowServer(t *testing.T) {
 		if n := inits.Load(); n != 0 {
 			t.Errorf("the client sent initialize %d times to a dual-era server", n)
 		}
-		if took := time.Since(start); took < 10*mcp.DefaultProbeTimeout {
+		if took := time.Since(start); took < 10*mcpclient.DefaultProbeTimeout {
 			t.Errorf("Connect returned after %v, before the server answered", took)
 		}
 	})

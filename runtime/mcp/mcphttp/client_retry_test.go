@@ -16,6 +16,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // Retries the types allow, over real sockets: a server that drops the
@@ -105,7 +106,7 @@ func TestClientRetries(t *testing.T) {
 			t.Cleanup(ts.Close)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcp.ClientOptions{
+			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
 				ProtocolVersion: version,
 				Retry:           runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 			}})
@@ -127,7 +128,7 @@ func TestClientRetries(t *testing.T) {
 
 			// A tool with no hints is not: the caller learns it may have run.
 			err = c.CallTool(ctx, "charge", nil, nil)
-			if !errors.Is(err, runtime.ErrConnectionLost) || !errors.Is(err, mcp.ErrNotIdempotent) {
+			if !errors.Is(err, runtime.ErrConnectionLost) || !errors.Is(err, mcpclient.ErrNotIdempotent) {
 				t.Errorf("charge: %v, want ErrConnectionLost and ErrNotIdempotent", err)
 			}
 			if n := rs.charges.Load(); n != 1 {
@@ -149,7 +150,7 @@ func TestClientRetries(t *testing.T) {
 			if !errors.Is(err, runtime.ErrConnectionLost) {
 				t.Errorf("lookup under WithoutRetry: %v, want ErrConnectionLost", err)
 			}
-			if errors.Is(err, mcp.ErrNotIdempotent) {
+			if errors.Is(err, mcpclient.ErrNotIdempotent) {
 				t.Errorf("lookup under WithoutRetry blames the tool: %v", err)
 			}
 			if n := rs.lookups.Load(); n != 3 {
@@ -169,7 +170,7 @@ func TestClientRetriesOff(t *testing.T) {
 	ts := httptest.NewServer(rs.wrap(h))
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcp.ClientOptions{
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
 		ProtocolVersion: mcp.Version20251125,
 		Retry:           runtime.RetryPolicy{Attempts: 1},
 	}})
@@ -198,7 +199,7 @@ func TestClientRetriesDeclared(t *testing.T) {
 	ts := httptest.NewServer(rs.wrap(h))
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcp.ClientOptions{
+	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
 		ProtocolVersion: mcp.Version20251125,
 		Retry:           runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 	}})

@@ -11,9 +11,10 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
-// RoundTrip implements mcp.ClientTransport.
+// RoundTrip implements mcpclient.Transport.
 func (t *streamable) RoundTrip(ctx context.Context, id int64, msg []byte, incoming func([]byte)) ([]byte, error) {
 	m := scanClientMessage(msg)
 	reply, err := t.roundTrip(ctx, id, msg, &m, incoming)
@@ -63,7 +64,7 @@ func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *cli
 		}
 	}
 	if cerr := ctx.Err(); cerr != nil {
-		if legacy && !mcp.NoCancel(ctx) {
+		if legacy && !mcpclient.NoCancel(ctx) {
 			t.cancel(id, cerr)
 		}
 		return nil, cerr
@@ -84,7 +85,7 @@ func clientLostStatus(code int) bool {
 }
 
 // clientClassify marks an error of net/http's for retries (see
-// mcp.ClientOptions.Retry): a request whose connection could not be made
+// mcpclient.Options.Retry): a request whose connection could not be made
 // was not sent; one that failed later may or may not have reached the
 // server. Errors of the caller's context, and of the Authorizer, stay as
 // they are.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -50,7 +50,7 @@ type sseStream struct {
 }
 
 // DialSSE connects to a server of the 2024-11-05 HTTP+SSE transport, for
-// mcp.ConnectTransport; opts may be nil (only its HTTPClient and Header
+// mcpclient.ConnectTransport; opts may be nil (only its HTTPClient and Header
 // apply). It GETs rawURL as an event stream and waits, within ctx, for the
 // endpoint event, whose URL (resolved against rawURL) must have rawURL's
 // origin. Every message is then POSTed to that URL, and the server's
@@ -69,8 +69,8 @@ type sseStream struct {
 // A call whose context ends sends notifications/cancelled. The transport
 // ends with the stream; Close ends the stream. The transport speaks the
 // session-based protocol only: connect with a legacy
-// mcp.ClientOptions.ProtocolVersion (Connect does so).
-func DialSSE(ctx context.Context, rawURL string, opts *ClientOptions) (mcp.ClientTransport, error) {
+// mcpclient.Options.ProtocolVersion (Connect does so).
+func DialSSE(ctx context.Context, rawURL string, opts *ClientOptions) (mcpclient.Transport, error) {
 	var o ClientOptions
 	if opts != nil {
 		o = *opts
@@ -157,7 +157,7 @@ func (t *sseTransport) open(ctx context.Context, handshake bool) (*sseStream, er
 }
 
 // SetSessionLost sets f to hear that the stream, and so the session, ended
-// before Close; mcp.ConnectTransport sets it.
+// before Close; mcpclient.ConnectTransport sets it.
 func (t *sseTransport) SetSessionLost(f func()) {
 	t.mu.Lock()
 	t.lost = f
@@ -165,7 +165,7 @@ func (t *sseTransport) SetSessionLost(f func()) {
 }
 
 // RenewSession opens a new stream, a new session, for the next initialize
-// (2024-11-05 has no resumption); mcp.Client calls it once the old one
+// (2024-11-05 has no resumption); mcpclient.Client calls it once the old one
 // ended. An old stream still open is closed.
 func (t *sseTransport) RenewSession(ctx context.Context) error {
 	t.mu.Lock()
@@ -250,7 +250,7 @@ func (t *sseTransport) read(r *sse.Reader, body io.Closer, st *sseStream) {
 // SetIncoming sets f to receive the server's messages that come while no
 // call waits for its response (resources/updated, list_changed, a request
 // of the server), in order, on the goroutine reading the stream: a request
-// must be answered (Send) from another goroutine. mcp.ConnectTransport
+// must be answered (Send) from another goroutine. mcpclient.ConnectTransport
 // calls it, before the handshake, on a transport that has it.
 func (t *sseTransport) SetIncoming(f func(msg []byte)) {
 	t.mu.Lock()
@@ -298,7 +298,7 @@ func (t *sseTransport) post(ctx context.Context, st *sseStream, id int64, msg []
 	return nil, fmt.Errorf("mcphttp: post to %s: HTTP %s%s", st.endpoint.Path, clientStatus(resp), clientErrorSuffix(errBody))
 }
 
-// Send implements mcp.ClientTransport.
+// Send implements mcpclient.Transport.
 func (t *sseTransport) Send(ctx context.Context, msg []byte) error {
 	st, err := t.stream()
 	if err != nil {
@@ -314,7 +314,7 @@ func (t *sseTransport) Send(ctx context.Context, msg []byte) error {
 	return err
 }
 
-// Close implements mcp.ClientTransport: it ends the stream, which ends the
+// Close implements mcpclient.Transport: it ends the stream, which ends the
 // session; calls still waiting fail with runtime.ErrClosed.
 func (t *sseTransport) Close() error {
 	t.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // clientCall is one request waiting for its response on the stream.
@@ -146,7 +147,7 @@ func (t *sseTransport) unregister(id int64) {
 	t.mu.Unlock()
 }
 
-// RoundTrip implements mcp.ClientTransport.
+// RoundTrip implements mcpclient.Transport.
 func (t *sseTransport) RoundTrip(ctx context.Context, id int64, msg []byte, incoming func([]byte)) ([]byte, error) {
 	c, st, err := t.register(id)
 	if err != nil {
@@ -167,7 +168,7 @@ func (t *sseTransport) RoundTrip(ctx context.Context, id int64, msg []byte, inco
 		}
 	}
 	if cerr := ctx.Err(); cerr != nil {
-		if !mcp.NoCancel(ctx) {
+		if !mcpclient.NoCancel(ctx) {
 			cctx, stop := context.WithTimeout(t.closeCtx, clientNoticeTimeout)
 			if _, err := t.post(cctx, st, 0, clientCancelMessage(id, cerr)); err != nil {
 				t.cfg.logger.Debug("mcphttp: send "+mcp.NotificationCancelled, "id", id, "err", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -105,7 +106,7 @@ func TestClientSSEFallback(t *testing.T) {
 	ctx := context.Background()
 	c, err := mcphttp.Connect(ctx, f.URL, &mcphttp.ClientOptions{
 		Header: http.Header{"X-Test": {"yes"}},
-		MCP:    mcp.ClientOptions{OnLog: func(l mcp.LogMessage) { logs = append(logs, string(l.Data)) }},
+		MCP:    mcpclient.Options{OnLog: func(l mcp.LogMessage) { logs = append(logs, string(l.Data)) }},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -8,9 +8,10 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
-// incomingSetter is how mcp.ConnectTransport hands a transport the
+// incomingSetter is how mcpclient.ConnectTransport hands a transport the
 // Client's handler of messages not related to any request.
 type incomingSetter interface{ SetIncoming(func(msg []byte)) }
 
@@ -22,7 +23,7 @@ var (
 // clientUpdates runs a legacy session over tr, subscribes to featureURI,
 // and checks that resources/updated, sent while no call is in flight,
 // reaches the transport's incoming function.
-func clientUpdates(t *testing.T, tr mcp.ClientTransport, srv *mcp.Server, version string) {
+func clientUpdates(t *testing.T, tr mcpclient.Transport, srv *mcp.Server, version string) {
 	t.Helper()
 	got := make(chan []byte, 8)
 	tr.(incomingSetter).SetIncoming(func(msg []byte) { got <- msg })
@@ -71,7 +72,7 @@ func TestClientSSEIncoming(t *testing.T) {
 	clientUpdates(t, tr, srv, mcp.Version20250618)
 }
 
-// An mcp.Client over each HTTP transport answers a tool's elicitation
+// An mcpclient.Client over each HTTP transport answers a tool's elicitation
 // (legacy: a request on the call's stream, answered by a POST; 2026-07-28:
 // input_required and a retry) and hears resources/updated after Subscribe.
 func TestClientFeaturesEndToEnd(t *testing.T) {
@@ -89,7 +90,7 @@ func TestClientFeaturesEndToEnd(t *testing.T) {
 			rpctest.CheckLeaks(t)
 			hn, srv := newFeatureHarness(t, nil, false)
 			ctx := context.Background()
-			var tr mcp.ClientTransport
+			var tr mcpclient.Transport
 			if tc.transport == "sse" {
 				var err error
 				if tr, err = DialSSE(ctx, hn.url, nil); err != nil {
@@ -99,7 +100,7 @@ func TestClientFeaturesEndToEnd(t *testing.T) {
 				tr = NewStreamableTransport(hn.url, nil)
 			}
 			updated := make(chan string, 8)
-			c, err := mcp.ConnectTransport(ctx, tr, mcp.ClientOptions{
+			c, err := mcpclient.ConnectTransport(ctx, tr, mcpclient.Options{
 				ProtocolVersion: tc.version,
 				OnElicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":"Flo"}`)}, nil
@@ -115,7 +116,7 @@ func TestClientFeaturesEndToEnd(t *testing.T) {
 				t.Fatalf("ask: %+v, %v", res, err)
 			}
 			if !c.Modern() && !incomingWired(tr) {
-				t.Fatal("mcp.ConnectTransport did not hand the transport its incoming function (SetIncoming)")
+				t.Fatal("mcpclient.ConnectTransport did not hand the transport its incoming function (SetIncoming)")
 			}
 			if err := c.Subscribe(ctx, featureURI); err != nil {
 				t.Fatalf("Subscribe: %v", err)
@@ -130,7 +131,7 @@ func TestClientFeaturesEndToEnd(t *testing.T) {
 
 // incomingWired reports whether the transport was given an incoming
 // function.
-func incomingWired(tr mcp.ClientTransport) bool {
+func incomingWired(tr mcpclient.Transport) bool {
 	switch tr := tr.(type) {
 	case *streamable:
 		tr.mu.Lock()

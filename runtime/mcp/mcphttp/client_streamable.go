@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // Timing of the Streamable HTTP client.
@@ -68,7 +69,7 @@ type clientSession struct {
 }
 
 // NewStreamableTransport returns the Streamable HTTP transport for the MCP
-// endpoint at rawURL, for mcp.ConnectTransport; opts may be nil (only its
+// endpoint at rawURL, for mcpclient.ConnectTransport; opts may be nil (only its
 // HTTPClient, Header and NoStandaloneStream apply). It speaks both eras, as
 // each request asks:
 //
@@ -86,19 +87,19 @@ type clientSession struct {
 //     Last-Event-ID after the server's retry interval, so no message is lost
 //     or repeated; a call whose context ends POSTs notifications/cancelled;
 //     Close DELETEs the session; a 404 means the session is gone
-//     (ErrSessionExpired), and the mcp.Client starts a new one
+//     (ErrSessionExpired), and the mcpclient.Client starts a new one
 //     (SetSessionLost, RenewSession).
 //
 // An HTTP error status whose body is a JSON-RPC error is returned as that
 // error's response, but for 502, 503 and 504, which are errors wrapping
 // runtime.ErrConnectionLost (the request may or may not have reached the
 // server), as are broken connections; a refused one wraps
-// runtime.ErrNotSent (see mcp.ClientOptions.Retry). Any other answer that
+// runtime.ErrNotSent (see mcpclient.Options.Retry). Any other answer that
 // is not JSON-RPC becomes a -32600 error response naming the HTTP status,
 // so that the Client's era probe can fall back. A session-based server's optional standalone GET stream is
 // opened only for a Client that hears the messages not related to any
 // request (see streamable.SetIncoming).
-func NewStreamableTransport(rawURL string, opts *ClientOptions) mcp.ClientTransport {
+func NewStreamableTransport(rawURL string, opts *ClientOptions) mcpclient.Transport {
 	var o ClientOptions
 	if opts != nil {
 		o = *opts
@@ -166,7 +167,7 @@ func (t *streamable) current(s clientSession) bool {
 }
 
 // SetSessionLost sets f to hear, once per session, that the server ended
-// the legacy session (HTTP 404); mcp.ConnectTransport sets it.
+// the legacy session (HTTP 404); mcpclient.ConnectTransport sets it.
 func (t *streamable) SetSessionLost(f func()) {
 	t.mu.Lock()
 	t.lost = f
@@ -174,7 +175,7 @@ func (t *streamable) SetSessionLost(f func()) {
 }
 
 // RenewSession forgets the legacy session, so that the next initialize
-// starts a new one; mcp.Client calls it once the server ended the session.
+// starts a new one; mcpclient.Client calls it once the server ended the session.
 func (t *streamable) RenewSession(context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -299,7 +300,7 @@ func (t *streamable) cancel(id int64, reason error) {
 	}
 }
 
-// Send implements mcp.ClientTransport: it POSTs a notification or a
+// Send implements mcpclient.Transport: it POSTs a notification or a
 // response, which the server accepts with 202.
 func (t *streamable) Send(ctx context.Context, msg []byte) error {
 	s, err := t.session()
@@ -346,7 +347,7 @@ func (t *streamable) post(ctx context.Context, msg []byte, m *clientMessage, s c
 	return fmt.Errorf("mcphttp: send %s: HTTP %s%s", what, clientStatus(resp), clientErrorSuffix(errBody))
 }
 
-// Close implements mcp.ClientTransport: it aborts the calls in flight and
+// Close implements mcpclient.Transport: it aborts the calls in flight and
 // ends a legacy session with DELETE (a server that answers 405 keeps it
 // until it expires).
 func (t *streamable) Close() error {
@@ -385,13 +386,13 @@ func (t *streamable) Close() error {
 }
 
 // AnswersEveryRequest reports that every request gets an answer (each POST
-// has an HTTP response): a dual-era mcp.Client waits for the answer to its
+// has an HTTP response): a dual-era mcpclient.Client waits for the answer to its
 // server/discover probe, within Connect's context, and no timeout makes it
-// take a slow server for a legacy one (see mcp.ClientOptions.ProbeTimeout).
+// take a slow server for a legacy one (see mcpclient.Options.ProbeTimeout).
 func (t *streamable) AnswersEveryRequest() bool { return true }
 
 // SessionID returns the legacy session's Mcp-Session-Id, or "" when there is
-// none (mcp.ClientRequest.SessionID reads it).
+// none (mcpclient.Request.SessionID reads it).
 func (t *streamable) SessionID() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

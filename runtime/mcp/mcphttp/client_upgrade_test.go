@@ -18,6 +18,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // A server restarted as another version of itself: the client's new session
@@ -96,13 +97,13 @@ func TestClientSessionUpgrade(t *testing.T) {
 			ts := httptest.NewServer(&sw)
 			t.Cleanup(ts.Close)
 
-			changed := make(chan [2]mcp.SessionInfo, 4)
+			changed := make(chan [2]mcpclient.SessionInfo, 4)
 			renewed := make(chan error, 4)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcp.ClientOptions{
+			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
 				ProtocolVersion:  mcp.Version20251125,
-				OnSessionChanged: func(old, new mcp.SessionInfo) { changed <- [2]mcp.SessionInfo{old, new} },
+				OnSessionChanged: func(old, new mcpclient.SessionInfo) { changed <- [2]mcpclient.SessionInfo{old, new} },
 				OnSessionExpired: func(err error) { renewed <- err },
 				Retry:            runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 			}})
@@ -149,7 +150,7 @@ func TestClientSessionUpgrade(t *testing.T) {
 			if got[0].ProtocolVersion != before.ProtocolVersion || got[0].ServerInfo != before.ServerInfo || got[0].Instructions != "old" {
 				t.Errorf("old session %+v, want %+v", got[0], before)
 			}
-			want := mcp.SessionInfo{ProtocolVersion: tc.version, ServerInfo: mcp.Implementation{Name: "up", Version: "2"}, Instructions: "new"}
+			want := mcpclient.SessionInfo{ProtocolVersion: tc.version, ServerInfo: mcp.Implementation{Name: "up", Version: "2"}, Instructions: "new"}
 			if n := got[1]; n.ProtocolVersion != want.ProtocolVersion || n.ServerInfo != want.ServerInfo || n.Instructions != want.Instructions {
 				t.Errorf("new session %+v, want %+v", n, want)
 			}
@@ -173,7 +174,7 @@ func TestClientSessionUpgrade(t *testing.T) {
 			}
 
 			_, err = c.CallToolRaw(ctx, mcp.CallToolParams{Name: "lookup"})
-			if !errors.Is(err, mcp.ErrNotIdempotent) {
+			if !errors.Is(err, mcpclient.ErrNotIdempotent) {
 				t.Errorf("lookup lost in flight on the new server: %v, want ErrNotIdempotent (the old tools/list is stale)", err)
 			}
 			if n := runs2.Load(); n != 1 {
@@ -192,7 +193,7 @@ func TestClientCloseDuringRenewal(t *testing.T) {
 		held := make(chan struct{}, 8)
 		ctx := context.Background()
 		c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true,
-			MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20251125}})
+			MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,11 +220,11 @@ func TestClientCloseDuringRenewal(t *testing.T) {
 	t.Run("from-callback", func(t *testing.T) {
 		sw, ts := upServer(t)
 		closed := make(chan error, 1)
-		var c *mcp.Client
+		var c *mcpclient.Client
 		var once sync.Once
 		ready := make(chan struct{})
 		ctx := context.Background()
-		c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcp.ClientOptions{
+		c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcpclient.Options{
 			ProtocolVersion: mcp.Version20251125,
 			Retry:           runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 			OnSessionExpired: func(error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/greeter"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -24,7 +25,7 @@ func ExampleNewHandler() {
 
 	ctx := context.Background()
 	for _, version := range []string{"", mcp.Version20251125} {
-		c, err := mcphttp.Connect(ctx, hs.URL, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{ProtocolVersion: version}})
+		c, err := mcphttp.Connect(ctx, hs.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: version}})
 		if err != nil {
 			log.Fatal(err)
 		}

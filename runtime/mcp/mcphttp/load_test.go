@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -197,13 +198,13 @@ type loadCaller interface {
 
 // loadReal is the package's own client.
 type loadReal struct {
-	c      *mcp.Client
+	c      *mcpclient.Client
 	modern bool
 }
 
 func dialLoadReal(ctx context.Context, url, version string) (*loadReal, error) {
 	c, err := mcphttp.Connect(ctx, url, &mcphttp.ClientOptions{
-		MCP:       mcp.ClientOptions{Info: mcp.Implementation{Name: "load", Version: "1.0.0"}, ProtocolVersion: version},
+		MCP:       mcpclient.Options{Info: mcp.Implementation{Name: "load", Version: "1.0.0"}, ProtocolVersion: version},
 		Transport: "streamable",
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -44,8 +45,8 @@ func TestMiddlewareOverHTTP(t *testing.T) {
 	}))
 	t.Cleanup(hs.Close)
 	tp := "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"
-	mw := func(next mcp.ClientHandler) mcp.ClientHandler {
-		return func(ctx context.Context, req *mcp.ClientRequest) (json.RawMessage, error) {
+	mw := func(next mcpclient.Handler) mcpclient.Handler {
+		return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 			if req.Method == "tools/call" {
 				mu.Lock()
 				clientIDs = append(clientIDs, req.SessionID)
@@ -55,7 +56,7 @@ func TestMiddlewareOverHTTP(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, hs.URL, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{ProtocolVersion: mcp.Version20251125, Middleware: []mcp.ClientMiddleware{mw}}})
+	c, err := mcphttp.Connect(ctx, hs.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125, Middleware: []mcpclient.Middleware{mw}}})
 	if err != nil {
 		t.Fatal(err)
 	}

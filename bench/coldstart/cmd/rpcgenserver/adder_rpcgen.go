@@ -113,7 +113,7 @@ type AdderMCPClient struct {
 var _ Adder = (*AdderMCPClient)(nil)
 
 // NewAdderMCPClient returns a Adder that calls tools through c, usually an
-// *mcp.Client connected over stdio, HTTP or in process.
+// *mcpclient.Client connected over stdio, HTTP or in process.
 func NewAdderMCPClient(c mcp.ToolCaller) *AdderMCPClient {
 	return &AdderMCPClient{caller: c}
 }

@@ -29,6 +29,26 @@ func Members(obj []byte, set func(key, val []byte)) bool {
 	}
 }
 
+// Member returns the raw value of the first member key of the JSON object
+// obj, or nil when obj is not an object or has none. It stops reading at
+// that member.
+func Member(obj []byte, key string) []byte {
+	sc, ok := runtime.ScanObject(obj)
+	for ok {
+		k, v, more := sc.Next()
+		if !more {
+			break
+		}
+		if string(k) == key {
+			return v
+		}
+	}
+	return nil
+}
+
+// IsNull reports whether the raw value v is absent or JSON null.
+func IsNull(v []byte) bool { return len(v) == 0 || string(v) == "null" }
+
 // Envelope holds the raw top-level members of one JSON-RPC message; nil
 // means absent.
 type Envelope struct {

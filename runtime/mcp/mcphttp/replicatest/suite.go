@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -63,7 +64,7 @@ func AnyReplica(t *testing.T, nb NewBackend) {
 func OwnClient(t *testing.T, nb NewBackend) {
 	c := NewCluster(t, nb, mcphttp.Options{RetryInterval: 20 * time.Millisecond})
 	ctx := context.Background()
-	client, err := mcphttp.Connect(ctx, c.URL, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{
+	client, err := mcphttp.Connect(ctx, c.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{
 		ProtocolVersion: mcp.Version20251125,
 		OnSample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: "assistant", Content: mcp.TextContent("sampled"), Model: "m"}, nil

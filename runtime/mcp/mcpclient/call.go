@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // roundTrip ends the request the buffer holds (its _meta, with the progress
 // token when not 0), sends it through the middleware and returns its reply.
 // The buffer is released once the message is out.
-func (c *Client) roundTrip(ctx context.Context, id int64, cb *clientBuf, token int64, onProgress func(ProgressNotification)) (clientReply, error) {
+func (c *Client) roundTrip(ctx context.Context, id int64, cb *clientBuf, token int64, onProgress func(mcp.ProgressNotification)) (clientReply, error) {
 	if err := c.awaitSession(ctx); err != nil {
 		cb.free()
 		return clientReply{}, err
@@ -44,7 +45,7 @@ func (c *Client) send(ctx context.Context, cb *clientBuf) error {
 
 // exchange sends the complete request the buffer holds and returns its
 // reply, releasing the buffer once the message is out.
-func (c *Client) exchange(ctx context.Context, id int64, cb *clientBuf, onProgress func(ProgressNotification)) (clientReply, error) {
+func (c *Client) exchange(ctx context.Context, id int64, cb *clientBuf, onProgress func(mcp.ProgressNotification)) (clientReply, error) {
 	r, err := c.t.roundTrip(ctx, id, cb.b.Bytes(), onProgress)
 	cb.free()
 	if err != nil {
@@ -174,8 +175,8 @@ func unsupportedResultType(method, rt string) error {
 
 // ListTools returns every tool the server offers, following nextCursor
 // through all pages.
-func (c *Client) ListTools(ctx context.Context) ([]ToolInfo, error) {
-	tools, err := listAll[ToolInfo](ctx, c, MethodToolsList, "tools")
+func (c *Client) ListTools(ctx context.Context) ([]mcp.ToolInfo, error) {
+	tools, err := listAll[mcp.ToolInfo](ctx, c, mcp.MethodToolsList, "tools")
 	if err == nil {
 		c.hints.learn(tools) // for retries
 	}
@@ -227,8 +228,8 @@ func listAll[T any](ctx context.Context, c *Client, method, member string) ([]T,
 
 // callTool sends tools/call, answering the server's requests for input in
 // 2026-07-28, and returns the raw result.
-func (c *Client) callTool(ctx context.Context, name string, args any, onProgress func(ProgressNotification)) ([]byte, error) {
-	return c.callWithInput(ctx, MethodToolsCall, name, func(cb *clientBuf) error {
+func (c *Client) callTool(ctx context.Context, name string, args any, onProgress func(mcp.ProgressNotification)) ([]byte, error) {
+	return c.callWithInput(ctx, mcp.MethodToolsCall, name, func(cb *clientBuf) error {
 		cb.field("name")
 		cb.str(name)
 		if err := cb.arguments(args); err != nil {
@@ -274,17 +275,17 @@ func (c *Client) CallTool(ctx context.Context, name string, args, result any) er
 		return fmt.Errorf("mcp: the result of tools/call %s is malformed", name)
 	}
 	if isError {
-		res := new(CallToolResult)
+		res := new(mcp.CallToolResult)
 		if err := json.Unmarshal(raw, res); err != nil {
 			return fmt.Errorf("mcp: decode result of tools/call %s: %w", name, err)
 		}
-		if isNullResult(res) {
+		if res.IsNull() {
 			if result != nil {
 				return json.Unmarshal([]byte("null"), result)
 			}
 			return nil
 		}
-		return newToolError(name, res)
+		return mcp.NewToolError(name, res)
 	}
 	if result == nil {
 		return nil
@@ -295,7 +296,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args, result any) er
 		}
 		return nil
 	}
-	if c.ProtocolVersion() >= Version20250618 {
+	if c.ProtocolVersion() >= mcp.Version20250618 {
 		return fmt.Errorf("mcp: tool %s returned no structured result", name)
 	}
 	return decodeTextResult(name, content, result)
@@ -304,7 +305,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args, result any) er
 // decodeTextResult decodes the first text content block as JSON, for servers
 // older than structured results.
 func decodeTextResult(name string, content []byte, result any) error {
-	var blocks []Content
+	var blocks []mcp.Content
 	if err := json.Unmarshal(content, &blocks); err != nil {
 		return fmt.Errorf("mcp: decode content of %s: %w", name, err)
 	}
@@ -322,17 +323,17 @@ func decodeTextResult(name string, content []byte, result any) error {
 // CallToolRaw calls a tool and returns its whole result, isError included
 // (not turned into an error). With p.OnProgress set it asks for progress
 // notifications and passes them on until the response arrives.
-func (c *Client) CallToolRaw(ctx context.Context, p CallToolParams) (*CallToolResult, error) {
+func (c *Client) CallToolRaw(ctx context.Context, p mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	raw, err := c.callTool(ctx, p.Name, p.Arguments, p.OnProgress)
 	if err != nil {
 		return nil, err
 	}
-	res := new(CallToolResult)
+	res := new(mcp.CallToolResult)
 	if err := json.Unmarshal(raw, res); err != nil {
 		return nil, fmt.Errorf("mcp: decode result of tools/call %s: %w", p.Name, err)
 	}
 	if res.ResultType != "" && res.ResultType != "complete" {
-		return nil, unsupportedResultType(MethodToolsCall+" "+p.Name, res.ResultType)
+		return nil, unsupportedResultType(mcp.MethodToolsCall+" "+p.Name, res.ResultType)
 	}
 	return res, nil
 }
@@ -343,14 +344,14 @@ func (c *Client) Ping(ctx context.Context) error {
 	if c.Modern() {
 		return fmt.Errorf("mcp: ping does not exist in protocol %s", c.ProtocolVersion())
 	}
-	return c.call(ctx, MethodPing, nil, nil)
+	return c.call(ctx, mcp.MethodPing, nil, nil)
 }
 
 // logLevels are the RFC 5424 severities MCP uses.
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // SetLogLevel asks the server for log messages (delivered to
-// ClientOptions.OnLog) at level and above. A legacy session sends
+// Options.OnLog) at level and above. A legacy session sends
 // logging/setLevel; a modern one sends the level with every later request.
 func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 	valid := false
@@ -361,7 +362,7 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 		return fmt.Errorf("mcp: unknown log level %q (want one of %s)", level, strings.Join(logLevels, ", "))
 	}
 	if !c.Modern() {
-		err := c.call(ctx, MethodLoggingSetLevel, &struct {
+		err := c.call(ctx, mcp.MethodLoggingSetLevel, &struct {
 			Level string `json:"level"`
 		}{level}, nil)
 		if err == nil {

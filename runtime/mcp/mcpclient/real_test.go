@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // These tests run the client against the package's own server: over a
@@ -126,13 +127,13 @@ func (r *clientRecorder) messages() []string {
 }
 
 // clientReal connects to a fresh real server over transport "pipe" or "session".
-func clientReal(t *testing.T, transport, version string, st *clientRealState, opts mcp.ClientOptions) (*mcp.Client, *clientRecorder) {
+func clientReal(t *testing.T, transport, version string, st *clientRealState, opts mcpclient.Options) (*mcpclient.Client, *clientRecorder) {
 	t.Helper()
 	srv := newClientRealServer(st)
 	opts.ProtocolVersion = version
 	ctx := context.Background()
 	if transport == "session" {
-		c, err := mcp.ConnectSession(ctx, srv.NewSession(), opts)
+		c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), opts)
 		if err != nil {
 			t.Fatalf("ConnectSession: %v", err)
 		}
@@ -143,7 +144,7 @@ func clientReal(t *testing.T, transport, version string, st *clientRealState, op
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, server) }()
 	rec := &clientRecorder{Framer: client}
-	c, err := mcp.Connect(ctx, rec, opts)
+	c, err := mcpclient.Connect(ctx, rec, opts)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -161,7 +162,7 @@ func TestClientRealServer(t *testing.T) {
 		for _, version := range clientAllVersions {
 			t.Run(transport+"/"+version, func(t *testing.T) {
 				logs := make(chan mcp.LogMessage, 8)
-				c, _ := clientReal(t, transport, version, nil, mcp.ClientOptions{OnLog: func(m mcp.LogMessage) { logs <- m }})
+				c, _ := clientReal(t, transport, version, nil, mcpclient.Options{OnLog: func(m mcp.LogMessage) { logs <- m }})
 				checkClientRealSession(t, c, version, logs)
 			})
 		}
@@ -169,7 +170,7 @@ func TestClientRealServer(t *testing.T) {
 }
 
 // checkClientRealSession exercises every client method against the real server.
-func checkClientRealSession(t *testing.T, c *mcp.Client, version string, logs chan mcp.LogMessage) {
+func checkClientRealSession(t *testing.T, c *mcpclient.Client, version string, logs chan mcp.LogMessage) {
 	ctx := context.Background()
 	want := version
 	if want == "" {
@@ -247,7 +248,7 @@ func TestClientRealCancel(t *testing.T) {
 		for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
 			t.Run(transport+"/"+version, func(t *testing.T) {
 				st := &clientRealState{cancelled: map[string]bool{}, changed: make(chan struct{})}
-				c, rec := clientReal(t, transport, version, st, mcp.ClientOptions{})
+				c, rec := clientReal(t, transport, version, st, mcpclient.Options{})
 				ctx, cancel := context.WithCancel(context.Background())
 				var mu sync.Mutex
 				var got []string
@@ -309,7 +310,7 @@ func TestClientSubprocess(t *testing.T) {
 			logs := make(chan mcp.LogMessage, 8)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := mcp.DialCommand(ctx, cmd, mcp.ClientOptions{ProtocolVersion: version, ProbeTimeout: 10 * time.Second,
+			c, err := mcpclient.DialCommand(ctx, cmd, mcpclient.Options{ProtocolVersion: version, ProbeTimeout: 10 * time.Second,
 				OnLog: func(m mcp.LogMessage) { logs <- m }})
 			if err != nil {
 				t.Fatalf("DialCommand: %v", err)
@@ -337,7 +338,7 @@ func TestClientSubprocess(t *testing.T) {
 }
 
 func TestClientSessionClose(t *testing.T) {
-	c, err := mcp.ConnectSession(context.Background(), newClientRealServer(nil).NewSession(), mcp.ClientOptions{})
+	c, err := mcpclient.ConnectSession(context.Background(), newClientRealServer(nil).NewSession(), mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,13 +351,13 @@ func TestClientSessionClose(t *testing.T) {
 }
 
 func TestClientDialCommandFails(t *testing.T) {
-	if _, err := mcp.DialCommand(context.Background(), exec.Command("/nonexistent/mcp-server"), mcp.ClientOptions{}); err == nil {
+	if _, err := mcpclient.DialCommand(context.Background(), exec.Command("/nonexistent/mcp-server"), mcpclient.Options{}); err == nil {
 		t.Error("DialCommand started a missing program")
 	}
 	// A program that exits at once: the handshake fails, and the error says so.
 	cmd := exec.Command(os.Args[0], "-test.run=^TestClientSubprocess$")
 	cmd.Env = append(os.Environ(), clientSubprocessEnv+"=exit")
-	if _, err := mcp.DialCommand(context.Background(), cmd, mcp.ClientOptions{}); !errors.Is(err, runtime.ErrClosed) {
+	if _, err := mcpclient.DialCommand(context.Background(), cmd, mcpclient.Options{}); !errors.Is(err, runtime.ErrClosed) {
 		t.Errorf("DialCommand to a program that exits: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // On a stream a dual-era client does not take silence for a legacy server:
@@ -37,7 +38,7 @@ func TestClientProbeSlowServer(t *testing.T) {
 			}
 			legacy(p, m)
 		})
-		c, err := mcp.Connect(context.Background(), f, mcp.ClientOptions{ProbeTimeout: probe})
+		c, err := mcpclient.Connect(context.Background(), f, mcpclient.Options{ProbeTimeout: probe})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func TestClientProbeSilentServer(t *testing.T) {
 		})
 		var log bytes.Buffer
 		start := time.Now()
-		c, err := mcp.Connect(context.Background(), f, mcp.ClientOptions{ProbeTimeout: probe, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		c, err := mcpclient.Connect(context.Background(), f, mcpclient.Options{ProbeTimeout: probe, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +96,7 @@ func TestClientProbeContextEnds(t *testing.T) {
 		_, f := newClientFakePeer(t, func(p *clientFakePeer, m clientFakeMsg) {})
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		_, err := mcp.Connect(ctx, f, mcp.ClientOptions{ProbeTimeout: time.Second})
+		_, err := mcpclient.Connect(ctx, f, mcpclient.Options{ProbeTimeout: time.Second})
 		if err == nil || ctx.Err() == nil {
 			t.Fatalf("Connect = %v before its context ended", err)
 		}

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // clientBenchAdd is a small hand-written tool: the JSON work a generated one does.
@@ -30,7 +31,7 @@ func BenchmarkClientToolsCall(b *testing.B) {
 			srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1"}, nil)
 			srv.AddTools(mcp.Tool{Name: "add", InputSchema: json.RawMessage(clientAddSchema), Handler: clientBenchAdd})
 			ctx := context.Background()
-			c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{ProtocolVersion: era.version})
+			c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{ProtocolVersion: era.version})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -45,7 +46,7 @@ func BenchmarkClientToolsCall(b *testing.B) {
 		client, server := runtime.Pipe()
 		served := make(chan error, 1)
 		go func() { served <- srv.Serve(context.Background(), server) }()
-		c, err := mcp.Connect(context.Background(), client, mcp.ClientOptions{ProtocolVersion: mcp.Version20251125})
+		c, err := mcpclient.Connect(context.Background(), client, mcpclient.Options{ProtocolVersion: mcp.Version20251125})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func BenchmarkClientToolsCall(b *testing.B) {
 	})
 }
 
-func benchCalls(b *testing.B, c *mcp.Client) {
+func benchCalls(b *testing.B, c *mcpclient.Client) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	i := 0

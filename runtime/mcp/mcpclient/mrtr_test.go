@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // clientMRTRServer answers tools/call, prompts/get and resources/read like a
@@ -71,9 +72,9 @@ func clientMRTRServer(t *testing.T, ids *[]string) func(p *clientFakePeer, m cli
 func TestClientModernInputRequired(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		call func(c *mcp.Client) error
+		call func(c *mcpclient.Client) error
 	}{
-		{"CallTool", func(c *mcp.Client) error {
+		{"CallTool", func(c *mcpclient.Client) error {
 			var res clientSumResult
 			err := c.CallTool(context.Background(), "sum", clientSumArgs{1, 2}, &res)
 			if err == nil && res.Sum != 3 {
@@ -81,21 +82,21 @@ func TestClientModernInputRequired(t *testing.T) {
 			}
 			return err
 		}},
-		{"CallToolRaw", func(c *mcp.Client) error {
+		{"CallToolRaw", func(c *mcpclient.Client) error {
 			res, err := c.CallToolRaw(context.Background(), mcp.CallToolParams{Name: "sum", Arguments: map[string]int{"a": 1}})
 			if err == nil && string(res.StructuredContent) != `{"sum":3}` {
 				err = fmt.Errorf("result %+v", res)
 			}
 			return err
 		}},
-		{"GetPrompt", func(c *mcp.Client) error {
+		{"GetPrompt", func(c *mcpclient.Client) error {
 			res, err := c.GetPrompt(context.Background(), "greet", map[string]string{"who": "me"})
 			if err == nil && (len(res.Messages) != 1 || res.Messages[0].Content.Text != "hi octocat") {
 				err = fmt.Errorf("result %+v", res)
 			}
 			return err
 		}},
-		{"ReadResource", func(c *mcp.Client) error {
+		{"ReadResource", func(c *mcpclient.Client) error {
 			res, err := c.ReadResource(context.Background(), "test://x")
 			if err == nil && (len(res) != 1 || res[0].Text != "x") {
 				err = fmt.Errorf("result %+v", res)
@@ -123,12 +124,12 @@ func TestClientModernInputRequired(t *testing.T) {
 func TestClientModernInputErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		opts   mcp.ClientOptions
+		opts   mcpclient.Options
 		result string // the server's answer to every tools/call
 		want   string // in the error
 		rounds int    // how many tools/call the server should get
 	}{
-		{"no handler", mcp.ClientOptions{}, `{"resultType":"input_required","inputRequests":{"k":{"method":"roots/list"}}}`, "no handler", 1},
+		{"no handler", mcpclient.Options{}, `{"resultType":"input_required","inputRequests":{"k":{"method":"roots/list"}}}`, "no handler", 1},
 		{"unknown method", clientInputOptions(), `{"resultType":"input_required","inputRequests":{"k":{"method":"tools/list"}}}`, "tools/list", 1},
 		{"handler fails", clientInputOptions(), `{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"fail"}}}}`, "no user here", 1},
 		{"endless", clientInputOptions(), `{"resultType":"input_required","requestState":"again"}`, "after 10 rounds", 11},

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // clientFakeMsg is one message the scripted peer received.
@@ -194,11 +194,11 @@ func clientModernScript(tools func(p *clientFakePeer, m clientFakeMsg)) func(p *
 	}
 }
 
-func clientConnect(t *testing.T, f runtime.Framer, opts mcp.ClientOptions) *mcp.Client {
+func clientConnect(t *testing.T, f runtime.Framer, opts mcpclient.Options) *mcpclient.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := mcp.Connect(ctx, f, opts)
+	c, err := mcpclient.Connect(ctx, f, opts)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

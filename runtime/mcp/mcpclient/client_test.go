@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 type clientSumArgs struct {
@@ -58,7 +59,7 @@ func clientQuote(s string) string {
 
 func TestClientModern(t *testing.T) {
 	peer, f := newClientFakePeer(t, clientModernScript(clientSumTool(true)))
-	c := clientConnect(t, f, mcp.ClientOptions{Info: mcp.Implementation{Name: "tester", Version: "9"}})
+	c := clientConnect(t, f, mcpclient.Options{Info: mcp.Implementation{Name: "tester", Version: "9"}})
 	if !c.Modern() || c.ProtocolVersion() != mcp.Version20260728 {
 		t.Fatalf("era: modern %v, version %q", c.Modern(), c.ProtocolVersion())
 	}
@@ -111,7 +112,7 @@ func TestClientModernResultTypes(t *testing.T) {
 			p.reply(m, `{"resultType":"task","task":{}}`)
 		}
 	}))
-	c := clientConnect(t, f, mcp.ClientOptions{ProtocolVersion: mcp.Version20260728})
+	c := clientConnect(t, f, mcpclient.Options{ProtocolVersion: mcp.Version20260728})
 	var res clientSumResult
 	if err := c.CallTool(context.Background(), "missing", nil, &res); err != nil || res.Sum != 7 {
 		t.Errorf("missing resultType: %+v, %v", res, err)
@@ -160,7 +161,7 @@ func TestClientLegacyFallback(t *testing.T) {
 				}
 				legacy(p, m)
 			})
-			c := clientConnect(t, f, mcp.ClientOptions{ProbeTimeout: 50 * time.Millisecond})
+			c := clientConnect(t, f, mcpclient.Options{ProbeTimeout: 50 * time.Millisecond})
 			if c.Modern() || c.ProtocolVersion() != mcp.Version20251125 || c.ServerInfo().Name != "old" || c.Instructions() != "hi" {
 				t.Fatalf("got modern %v, version %q, server %+v", c.Modern(), c.ProtocolVersion(), c.ServerInfo())
 			}
@@ -210,7 +211,7 @@ func TestClientModernErrors(t *testing.T) {
 			p.fail(m, `{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"sampling":{}}}}`)
 		}
 	})
-	_, err := mcp.Connect(context.Background(), f, mcp.ClientOptions{})
+	_, err := mcpclient.Connect(context.Background(), f, mcpclient.Options{})
 	var rpcErr *runtime.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMissingClientCapability {
 		t.Errorf("Connect: %v", err)
@@ -221,7 +222,7 @@ func TestClientModernErrors(t *testing.T) {
 
 	// Modern only: no fallback.
 	peer, f = newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, nil))
-	if _, err := mcp.Connect(context.Background(), f, mcp.ClientOptions{ProtocolVersion: mcp.Version20260728}); err == nil {
+	if _, err := mcpclient.Connect(context.Background(), f, mcpclient.Options{ProtocolVersion: mcp.Version20260728}); err == nil {
 		t.Error("modern-only Connect to a legacy server succeeded")
 	}
 	if got := peer.methods(); !slices.Equal(got, []string{"server/discover"}) {
@@ -232,7 +233,7 @@ func TestClientModernErrors(t *testing.T) {
 	_, f = newClientFakePeer(t, func(p *clientFakePeer, m clientFakeMsg) {
 		p.fail(m, `{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2027-01-01"],"requested":"2026-07-28"}}`)
 	})
-	if _, err := mcp.Connect(context.Background(), f, mcp.ClientOptions{}); err == nil || !strings.Contains(err.Error(), "2027-01-01") {
+	if _, err := mcpclient.Connect(context.Background(), f, mcpclient.Options{}); err == nil || !strings.Contains(err.Error(), "2027-01-01") {
 		t.Errorf("Connect: %v", err)
 	}
 }
@@ -251,7 +252,7 @@ func TestClientModernOnlyServerMissesProbe(t *testing.T) {
 		}
 		clientModernScript(nil)(p, m)
 	})
-	c := clientConnect(t, f, mcp.ClientOptions{ProbeTimeout: 30 * time.Millisecond})
+	c := clientConnect(t, f, mcpclient.Options{ProbeTimeout: 30 * time.Millisecond})
 	if !c.Modern() || c.ServerInfo().Name != "fake" {
 		t.Errorf("modern %v, server %+v", c.Modern(), c.ServerInfo())
 	}
@@ -264,7 +265,7 @@ func TestClientModernOnlyServerMissesProbe(t *testing.T) {
 
 func TestClientExplicitLegacyVersion(t *testing.T) {
 	peer, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20250326, nil))
-	c := clientConnect(t, f, mcp.ClientOptions{ProtocolVersion: mcp.Version20250326})
+	c := clientConnect(t, f, mcpclient.Options{ProtocolVersion: mcp.Version20250326})
 	peer.waitFor("notifications/initialized")
 	if c.ProtocolVersion() != mcp.Version20250326 || c.Modern() {
 		t.Errorf("version %q", c.ProtocolVersion())
@@ -284,10 +285,10 @@ func TestClientExplicitLegacyVersion(t *testing.T) {
 
 	// A server that picks a version the client does not know.
 	_, f = newClientFakePeer(t, clientLegacyScript("2023-01-01", nil))
-	if _, err := mcp.Connect(context.Background(), f, mcp.ClientOptions{ProtocolVersion: mcp.Version20250326}); err == nil {
+	if _, err := mcpclient.Connect(context.Background(), f, mcpclient.Options{ProtocolVersion: mcp.Version20250326}); err == nil {
 		t.Error("Connect accepted an unknown negotiated version")
 	}
-	if _, err := mcp.Connect(context.Background(), f, mcp.ClientOptions{ProtocolVersion: "1999-01-01"}); err == nil {
+	if _, err := mcpclient.Connect(context.Background(), f, mcpclient.Options{ProtocolVersion: "1999-01-01"}); err == nil {
 		t.Error("Connect accepted an unknown ProtocolVersion")
 	}
 }
@@ -296,7 +297,7 @@ func TestClientOldServerTextFallback(t *testing.T) {
 	_, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20241105, func(p *clientFakePeer, m clientFakeMsg) {
 		p.reply(m, `{"content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":"{\"sum\":42}"}]}`)
 	}))
-	c := clientConnect(t, f, mcp.ClientOptions{})
+	c := clientConnect(t, f, mcpclient.Options{})
 	if c.ProtocolVersion() != mcp.Version20241105 {
 		t.Fatalf("version %q", c.ProtocolVersion())
 	}
@@ -309,7 +310,7 @@ func TestClientOldServerTextFallback(t *testing.T) {
 	_, f = newClientFakePeer(t, clientLegacyScript(mcp.Version20250618, func(p *clientFakePeer, m clientFakeMsg) {
 		p.reply(m, `{"content":[{"type":"text","text":"{\"sum\":42}"}]}`)
 	}))
-	c = clientConnect(t, f, mcp.ClientOptions{})
+	c = clientConnect(t, f, mcpclient.Options{})
 	if err := c.CallTool(context.Background(), "sum", nil, &res); err == nil {
 		t.Error("CallTool decoded text content on a 2025-06-18 session")
 	}
@@ -325,7 +326,7 @@ func TestClientToolErrors(t *testing.T) {
 			script = clientModernScript(clientSumTool(true))
 		}
 		_, f := newClientFakePeer(t, script)
-		c := clientConnect(t, f, mcp.ClientOptions{})
+		c := clientConnect(t, f, mcpclient.Options{})
 		err := c.CallTool(context.Background(), "fail", clientSumArgs{}, &clientSumResult{})
 		var te *mcp.ToolError
 		if !errors.As(err, &te) || te.Error() != `invalid params: "a": expected an integer` || !te.Result.IsError {
@@ -372,7 +373,7 @@ func TestClientListToolsPages(t *testing.T) {
 			script = clientModernScript(tools)
 		}
 		_, f := newClientFakePeer(t, script)
-		c := clientConnect(t, f, mcp.ClientOptions{})
+		c := clientConnect(t, f, mcpclient.Options{})
 		got, err := c.ListTools(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -390,7 +391,7 @@ func TestClientListToolsPages(t *testing.T) {
 	_, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, func(p *clientFakePeer, m clientFakeMsg) {
 		p.reply(m, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"again"}`)
 	}))
-	c := clientConnect(t, f, mcp.ClientOptions{})
+	c := clientConnect(t, f, mcpclient.Options{})
 	if _, err := c.ListTools(context.Background()); err == nil || !strings.Contains(err.Error(), "repeated cursor") {
 		t.Errorf("looping cursor: %v", err)
 	}

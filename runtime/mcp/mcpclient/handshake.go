@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -8,9 +8,10 @@ import (
 	"slices"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
-// handshake finds the era and version to speak, as ClientOptions.ProtocolVersion asks.
+// handshake finds the era and version to speak, as Options.ProtocolVersion asks.
 func (c *Client) handshake(ctx context.Context) error {
 	switch v := c.opts.ProtocolVersion; {
 	case v == "":
@@ -47,13 +48,13 @@ func (c *Client) dualEra(ctx context.Context) error {
 	if outcome == probeModern {
 		return nil
 	}
-	modern, err := c.initialize(ctx, Version20251125, true)
+	modern, err := c.initialize(ctx, mcp.Version20251125, true)
 	if err == nil && modern != "" {
 		// A modern-only server named its versions in its answer to initialize
 		// (it missed the probe, being slow to start for instance).
 		outcome, err = c.discover(ctx, modern, false)
 		if err == nil && outcome == probeLegacy {
-			err = fmt.Errorf("mcp: the server speaks neither %s nor %s", modern, Version20251125)
+			err = fmt.Errorf("mcp: the server speaks neither %s nor %s", modern, mcp.Version20251125)
 		}
 	}
 	return err
@@ -66,7 +67,7 @@ type discoverResult struct {
 	Instructions      string          `json:"instructions"`
 	ResultType        string          `json:"resultType"`
 	Meta              struct {
-		ServerInfo Implementation `json:"io.modelcontextprotocol/serverInfo"`
+		ServerInfo mcp.Implementation `json:"io.modelcontextprotocol/serverInfo"`
 	} `json:"_meta"`
 }
 
@@ -101,31 +102,31 @@ func highest(ours, theirs []string) string {
 // answer that is not modern is an error.
 func (c *Client) discover(ctx context.Context, version string, dual bool) (probeOutcome, error) {
 	retried := false
-	for range len(ModernVersions) + 1 {
+	for range len(mcp.ModernVersions) + 1 {
 		c.setVersion(version)
 		var res discoverResult
-		err := c.call(ctx, MethodServerDiscover, nil, &res)
+		err := c.call(ctx, mcp.MethodServerDiscover, nil, &res)
 		var rpcErr *runtime.Error
 		switch {
 		case err == nil:
 			return c.discovered(&res, dual)
 		case !errors.As(err, &rpcErr):
 			return probeLegacy, err
-		case rpcErr.Code == CodeUnsupportedProtocolVersion && supportedVersions(rpcErr) != nil:
+		case rpcErr.Code == mcp.CodeUnsupportedProtocolVersion && supportedVersions(rpcErr) != nil:
 			// Retry with the newest version both sides speak, even the one
 			// just refused, once: the server said it supports it (a replica
 			// behind a load balancer may have answered for another).
 			supported := supportedVersions(rpcErr)
-			if v := highest(ModernVersions, supported); v != "" && (v != version || !retried) {
+			if v := highest(mcp.ModernVersions, supported); v != "" && (v != version || !retried) {
 				c.logger.Debug("mcp: server/discover: version refused; retrying with one the server lists", "refused", version, "retry", v, "supported", supported)
 				version, retried = v, true
 				continue
 			}
-			if dual && highest(LegacyVersions, supported) != "" {
+			if dual && highest(mcp.LegacyVersions, supported) != "" {
 				return probeLegacy, nil
 			}
 			return probeLegacy, fmt.Errorf("mcp: the server supports only %v: %w", supported, err)
-		case rpcErr.Code == CodeMissingClientCapability || rpcErr.Code == CodeHeaderMismatch:
+		case rpcErr.Code == mcp.CodeMissingClientCapability || rpcErr.Code == mcp.CodeHeaderMismatch:
 			return probeLegacy, fmt.Errorf("mcp: server/discover: %w", err)
 		case dual:
 			c.logger.Debug("mcp: server/discover failed; trying initialize", "err", err)
@@ -145,9 +146,9 @@ func (c *Client) discovered(res *discoverResult, dual bool) (probeOutcome, error
 		return probeLegacy, nil
 	}
 	if !slices.Contains(res.SupportedVersions, c.ProtocolVersion()) {
-		if v := highest(ModernVersions, res.SupportedVersions); v != "" {
+		if v := highest(mcp.ModernVersions, res.SupportedVersions); v != "" {
 			c.setVersion(v)
-		} else if dual && highest(LegacyVersions, res.SupportedVersions) != "" {
+		} else if dual && highest(mcp.LegacyVersions, res.SupportedVersions) != "" {
 			return probeLegacy, nil
 		} else {
 			return probeLegacy, fmt.Errorf("mcp: the server supports only %v", res.SupportedVersions)
@@ -160,10 +161,10 @@ func (c *Client) discovered(res *discoverResult, dual bool) (probeOutcome, error
 
 // initializeResult is the result of initialize.
 type initializeResult struct {
-	ProtocolVersion string          `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ServerInfo      Implementation  `json:"serverInfo"`
-	Instructions    string          `json:"instructions"`
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    json.RawMessage    `json:"capabilities"`
+	ServerInfo      mcp.Implementation `json:"serverInfo"`
+	Instructions    string             `json:"instructions"`
 }
 
 // initialize runs the legacy handshake offering version. When dual is set and
@@ -172,17 +173,17 @@ type initializeResult struct {
 func (c *Client) initialize(ctx context.Context, version string, dual bool) (modern string, err error) {
 	c.setVersion(version)
 	params := struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ClientInfo      Implementation  `json:"clientInfo"`
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    json.RawMessage    `json:"capabilities"`
+		ClientInfo      mcp.Implementation `json:"clientInfo"`
 	}{version, c.opts.Capabilities, c.opts.Info}
 	var res initializeResult
 	// initialize must not be cancelled (lifecycle rules).
 	ictx := context.WithValue(ctx, clientNoCancelKey{}, true)
-	if err := c.call(ictx, MethodInitialize, &params, &res); err != nil {
+	if err := c.call(ictx, mcp.MethodInitialize, &params, &res); err != nil {
 		var rpcErr *runtime.Error
 		if dual && errors.As(err, &rpcErr) {
-			if v := highest(ModernVersions, supportedVersions(rpcErr)); v != "" {
+			if v := highest(mcp.ModernVersions, supportedVersions(rpcErr)); v != "" {
 				return v, nil
 			}
 		}
@@ -194,7 +195,7 @@ func (c *Client) initialize(ctx context.Context, version string, dual bool) (mod
 	c.setVersion(res.ProtocolVersion)
 	c.adopt(res.ServerInfo, res.Instructions, res.Capabilities)
 	c.offered = version
-	if err := c.notify(ctx, NotificationInitialized); err != nil {
+	if err := c.notify(ctx, mcp.NotificationInitialized); err != nil {
 		return "", err
 	}
 	c.logger.Debug("mcp: connected", "version", res.ProtocolVersion, "server", res.ServerInfo.Name)

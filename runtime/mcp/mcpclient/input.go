@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
@@ -17,14 +18,14 @@ import (
 // result is input_required; callWithInput answers every input request and
 // retries the call with a new id, the same params, the answers
 // (inputResponses) and the server's opaque requestState. Both end in
-// answerInput, which runs the ClientOptions handler.
+// answerInput, which runs the Options handler.
 
 // maxInputRounds bounds the 2026-07-28 loop: how many input_required results
 // one call answers before it gives up on a server that keeps asking.
 const maxInputRounds = 10
 
 // defaultCapabilities declares the client features opts has handlers for.
-func defaultCapabilities(opts *ClientOptions) json.RawMessage {
+func defaultCapabilities(opts *Options) json.RawMessage {
 	b := []byte{'{'}
 	add := func(member string) {
 		if len(b) > 1 {
@@ -49,8 +50,8 @@ func defaultCapabilities(opts *ClientOptions) json.RawMessage {
 // Method not found *runtime.Error.
 func (c *Client) answerInput(ctx context.Context, method string, params []byte) ([]byte, error) {
 	switch {
-	case method == MethodElicitationCreate && c.opts.OnElicit != nil:
-		p := new(ElicitParams)
+	case method == mcp.MethodElicitationCreate && c.opts.OnElicit != nil:
+		p := new(mcp.ElicitParams)
 		if err := decodeInputParams(method, params, p); err != nil {
 			return nil, err
 		}
@@ -72,8 +73,8 @@ func (c *Client) answerInput(ctx context.Context, method string, params []byte) 
 			res = &r
 		}
 		return json.Marshal(res)
-	case method == MethodSamplingCreateMessage && c.opts.OnSample != nil:
-		p := new(CreateMessageParams)
+	case method == mcp.MethodSamplingCreateMessage && c.opts.OnSample != nil:
+		p := new(mcp.CreateMessageParams)
 		if err := decodeInputParams(method, params, p); err != nil {
 			return nil, err
 		}
@@ -85,16 +86,16 @@ func (c *Client) answerInput(ctx context.Context, method string, params []byte) 
 			return nil, errors.New("mcp: OnSample returned no result")
 		}
 		return json.Marshal(res)
-	case method == MethodRootsList && c.opts.Roots != nil:
+	case method == mcp.MethodRootsList && c.opts.Roots != nil:
 		roots, err := c.opts.Roots(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if roots == nil {
-			roots = []Root{} // the member is required
+			roots = []mcp.Root{} // the member is required
 		}
 		return json.Marshal(struct {
-			Roots []Root `json:"roots"`
+			Roots []mcp.Root `json:"roots"`
 		}{roots})
 	}
 	return nil, runtime.ErrMethodNotFound(method)
@@ -164,7 +165,7 @@ func (c *Client) answerServerRequest(env *wire.Envelope) []byte {
 	if err := json.Unmarshal(env.Method, &method); err != nil {
 		return append(b, `,"error":{"code":-32600,"message":"Invalid Request"}}`...)
 	}
-	if method == MethodPing {
+	if method == mcp.MethodPing {
 		return append(b, `,"result":{}}`...)
 	}
 	ctx, done := c.serving.begin(env.ID)
@@ -284,7 +285,7 @@ func (c *Client) answerInputRequests(ctx context.Context, reqs []inputRequest) (
 		if err != nil {
 			var rpcErr *runtime.Error
 			if errors.As(err, &rpcErr) && rpcErr.Code == runtime.CodeMethodNotFound {
-				err = fmt.Errorf("no handler in ClientOptions for %s", req.Method)
+				err = fmt.Errorf("no handler in Options for %s", req.Method)
 			}
 			return nil, fmt.Errorf("input request %q (%s): %w", req.key, req.Method, err)
 		}
@@ -304,7 +305,7 @@ func (c *Client) answerInputRequests(ctx context.Context, reqs []inputRequest) (
 // and retries, at most maxInputRounds times; errors name the call as method
 // and target (a tool's or prompt's name, a resource's URI), joined only then.
 // onProgress, when set, hears the progress of every round.
-func (c *Client) callWithInput(ctx context.Context, method, target string, write func(cb *clientBuf) error, onProgress func(ProgressNotification)) ([]byte, error) {
+func (c *Client) callWithInput(ctx context.Context, method, target string, write func(cb *clientBuf) error, onProgress func(mcp.ProgressNotification)) ([]byte, error) {
 	res, err := c.callWithInputOnce(ctx, method, target, write, onProgress)
 	if err == nil {
 		return res, nil
@@ -317,7 +318,7 @@ func (c *Client) callWithInput(ctx context.Context, method, target string, write
 }
 
 // callWithInputOnce is one try of callWithInput.
-func (c *Client) callWithInputOnce(ctx context.Context, method, target string, write func(cb *clientBuf) error, onProgress func(ProgressNotification)) ([]byte, error) {
+func (c *Client) callWithInputOnce(ctx context.Context, method, target string, write func(cb *clientBuf) error, onProgress func(mcp.ProgressNotification)) ([]byte, error) {
 	var responses, state []byte
 	for round := 0; ; round++ {
 		if err := ctx.Err(); err != nil {

@@ -1,10 +1,11 @@
-package mcp
+package mcpclient
 
 import (
 	"bytes"
 	"encoding/json"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // withElicitDefaults returns the content of an accepted form-mode answer
@@ -48,7 +49,7 @@ func withElicitDefaults(schema, content json.RawMessage) json.RawMessage {
 		if have[string(name)] {
 			continue
 		}
-		def := objectMember(prop, "default")
+		def := wire.Member(prop, "default")
 		if def == nil || string(def) == "null" {
 			continue
 		}
@@ -75,7 +76,7 @@ func withElicitDefaults(schema, content json.RawMessage) json.RawMessage {
 // schemaProperties returns the "properties" object of a JSON Schema object,
 // or nil.
 func schemaProperties(schema []byte) []byte {
-	p := objectMember(schema, "properties")
+	p := wire.Member(schema, "properties")
 	if _, ok := runtime.ScanObject(p); !ok {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // A client calls a tool of a server in the same process. DialCommand does
@@ -26,7 +27,7 @@ func ExampleConnectSession() {
 	})
 
 	ctx := context.Background()
-	c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{})
+	c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // TestConnectSessionUpdates checks that an in-process client hears what its
@@ -21,7 +22,7 @@ func TestConnectSessionUpdates(t *testing.T) {
 	updated := make(chan string, 4)
 	changed := make(chan string, 4)
 	ctx := context.Background()
-	c, err := mcp.ConnectSession(ctx, srv.NewSession(), mcp.ClientOptions{
+	c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{
 		ProtocolVersion:   mcp.Version20251125,
 		OnResourceUpdated: func(uri string) { updated <- uri },
 		OnListChanged:     func(method string) { changed <- method },

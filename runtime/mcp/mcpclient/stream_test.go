@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 func TestClientProgressOrder(t *testing.T) {
@@ -42,7 +43,7 @@ func TestClientProgressOrder(t *testing.T) {
 			script = clientModernScript(tools)
 		}
 		peer, f := newClientFakePeer(t, script)
-		c := clientConnect(t, f, mcp.ClientOptions{})
+		c := clientConnect(t, f, mcpclient.Options{})
 		var mu sync.Mutex
 		var got []string
 		res, err := c.CallToolRaw(context.Background(), mcp.CallToolParams{Name: "slow", OnProgress: func(pn mcp.ProgressNotification) {
@@ -92,7 +93,7 @@ func TestClientCancel(t *testing.T) {
 			script = clientModernScript(tools)
 		}
 		peer, f := newClientFakePeer(t, script)
-		c := clientConnect(t, f, mcp.ClientOptions{})
+		c := clientConnect(t, f, mcpclient.Options{})
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() {
 			<-started
@@ -126,7 +127,7 @@ func TestClientCancel(t *testing.T) {
 
 func TestClientCancelDeadline(t *testing.T) {
 	_, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, func(p *clientFakePeer, m clientFakeMsg) {}))
-	c := clientConnect(t, f, mcp.ClientOptions{})
+	c := clientConnect(t, f, mcpclient.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if err := c.CallTool(ctx, "hang", nil, nil); !errors.Is(err, context.DeadlineExceeded) {
@@ -152,7 +153,7 @@ func TestClientLogsAndServerRequests(t *testing.T) {
 		p.send(`not json`)
 		p.reply(m, `{"content":[]}`)
 	}))
-	c := clientConnect(t, f, mcp.ClientOptions{OnLog: func(m mcp.LogMessage) { logs <- m }})
+	c := clientConnect(t, f, mcpclient.Options{OnLog: func(m mcp.LogMessage) { logs <- m }})
 	if err := c.CallTool(context.Background(), "x", nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestClientClose(t *testing.T) {
 	peer, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, func(p *clientFakePeer, m clientFakeMsg) {
 		close(release)
 	}))
-	c := clientConnect(t, f, mcp.ClientOptions{})
+	c := clientConnect(t, f, mcpclient.Options{})
 	go func() {
 		<-release
 		peer.f.Close()
@@ -209,7 +210,7 @@ func TestClientClose(t *testing.T) {
 	_, f = newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, func(p *clientFakePeer, m clientFakeMsg) {
 		close(arrived)
 	}))
-	c = clientConnect(t, f, mcp.ClientOptions{})
+	c = clientConnect(t, f, mcpclient.Options{})
 	done := make(chan error)
 	go func() { done <- c.CallTool(context.Background(), "x", nil, nil) }()
 	<-arrived
@@ -221,7 +222,7 @@ func TestClientClose(t *testing.T) {
 
 func TestClientConcurrentCalls(t *testing.T) {
 	_, f := newClientFakePeer(t, clientModernScript(clientSumTool(true)))
-	c := clientConnect(t, f, mcp.ClientOptions{})
+	c := clientConnect(t, f, mcpclient.Options{})
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Go(func() {
@@ -236,11 +237,11 @@ func TestClientConcurrentCalls(t *testing.T) {
 
 func TestClientBadOptions(t *testing.T) {
 	_, f := newClientFakePeer(t, clientModernScript(nil))
-	if _, err := mcp.Connect(context.Background(), f, mcp.ClientOptions{Capabilities: json.RawMessage(`[1]`)}); err == nil {
+	if _, err := mcpclient.Connect(context.Background(), f, mcpclient.Options{Capabilities: json.RawMessage(`[1]`)}); err == nil {
 		t.Error("Connect accepted capabilities that are not an object")
 	}
 	peer, f := newClientFakePeer(t, clientModernScript(nil))
-	clientConnect(t, f, mcp.ClientOptions{Capabilities: json.RawMessage("{\n \"sampling\": {}\n}")})
+	clientConnect(t, f, mcpclient.Options{Capabilities: json.RawMessage("{\n \"sampling\": {}\n}")})
 	discover := peer.waitFor("server/discover")
 	if got := discover.meta(t)[mcp.MetaClientCapabilities]; string(got) != `{"sampling":{}}` {
 		t.Errorf("capabilities sent: %s", got)

@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
@@ -20,7 +21,7 @@ type clientTransport interface {
 	// progress notifications whose token is id until the response arrives.
 	// When ctx ends first it tells the server (notifications/cancelled) and
 	// returns ctx.Err().
-	roundTrip(ctx context.Context, id int64, msg []byte, onProgress func(ProgressNotification)) (clientReply, error)
+	roundTrip(ctx context.Context, id int64, msg []byte, onProgress func(mcp.ProgressNotification)) (clientReply, error)
 	// send sends the notification msg.
 	send(ctx context.Context, msg []byte) error
 	// close ends the transport; calls waiting on it fail.
@@ -56,7 +57,7 @@ type clientStream struct {
 // clientPending is one call waiting for its response.
 type clientPending struct {
 	ch         chan clientReply // buffered; the reader never blocks on it
-	onProgress func(ProgressNotification)
+	onProgress func(mcp.ProgressNotification)
 }
 
 // clientCancelFlush bounds how long Close waits for pending cancellation notices.
@@ -99,7 +100,7 @@ func (s *clientStream) closedErr() error {
 	return runtime.ErrClosed
 }
 
-func (s *clientStream) roundTrip(ctx context.Context, id int64, msg []byte, onProgress func(ProgressNotification)) (clientReply, error) {
+func (s *clientStream) roundTrip(ctx context.Context, id int64, msg []byte, onProgress func(mcp.ProgressNotification)) (clientReply, error) {
 	p := &clientPending{ch: make(chan clientReply, 1), onProgress: onProgress}
 	s.mu.Lock()
 	if s.closed {
@@ -154,14 +155,14 @@ func (s *clientStream) unregister(id int64) bool {
 func (s *clientStream) cancel(id int64, reason error) {
 	cb := clientGetBuf()
 	defer cb.free()
-	cb.begin(0, NotificationCancelled)
+	cb.begin(0, mcp.NotificationCancelled)
 	cb.field("requestId")
 	cb.b.WriteString(strconv.FormatInt(id, 10))
 	cb.field("reason")
 	cb.str(reason.Error())
 	cb.end(s.c.requestMeta(), 0)
 	if err := s.write(context.Background(), cb.b.Bytes()); err != nil {
-		s.c.logger.Debug("mcp: send "+NotificationCancelled, "id", id, "err", err)
+		s.c.logger.Debug("mcp: send "+mcp.NotificationCancelled, "id", id, "err", err)
 	}
 }
 
@@ -240,7 +241,7 @@ func (s *clientStream) handle(msg []byte) {
 				s.c.logger.Debug("mcp: answer a server request", "err", err)
 			}
 		}()
-	case env.MethodIs(NotificationProgress):
+	case env.MethodIs(mcp.NotificationProgress):
 		pn, ok := clientParseProgress(env.Params)
 		if !ok {
 			return
@@ -250,7 +251,7 @@ func (s *clientStream) handle(msg []byte) {
 			return
 		}
 		s.mu.Lock()
-		var f func(ProgressNotification)
+		var f func(mcp.ProgressNotification)
 		if p := s.pending[id]; p != nil {
 			f = p.onProgress
 		}

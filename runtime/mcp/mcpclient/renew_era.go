@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
-// A dual-era client (ClientOptions.ProtocolVersion "") renews a session the
+// A dual-era client (Options.ProtocolVersion "") renews a session the
 // way Connect negotiated it: it probes the restarted server with
 // server/discover first, and falls back to initialize when the answer is
 // not a modern one. A server upgraded to speak only 2026-07-28 is so

@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
@@ -118,7 +119,7 @@ func (c *Client) startListen(lctx context.Context, fb []byte) (acked chan struct
 	l.acks[id] = acked
 	l.mu.Unlock()
 	cb := clientGetBuf()
-	cb.begin(id, MethodSubscriptionsListen)
+	cb.begin(id, mcp.MethodSubscriptionsListen)
 	cb.field("notifications")
 	cb.b.Write(fb)
 	go func() {

@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // A request the transport could not send (runtime.ErrNotSent: the server
 // refused the connection, or the session was gone) is tried again whatever
 // it is; one lost in flight (runtime.ErrConnectionLost: the connection
 // dropped, or a proxy answered 502, 503 or 504) only when running it twice
-// does what running it once does. ClientOptions.Retry says how often and
+// does what running it once does. Options.Retry says how often and
 // how long to wait; runtime.WithoutRetry turns it off for one call. Each
 // try is a new request, with an id of its own.
 
@@ -25,18 +26,13 @@ type toolHints struct {
 	declared map[string]bool // DeclareRetrySafe's
 }
 
-// DeclareRetrySafe tells c, when it is a *Client, that the tools named are
-// read-only or idempotent, so that a call of one lost with its connection
-// may be tried again (see ClientOptions.Retry) without the client listing
-// the tools to learn it. A generated typed MCP client declares the tools its
-// directives mark so (//rpcgen:tool readonly, idempotent; //rpcgen:method
-// idempotent). Any other c is left alone.
-func DeclareRetrySafe(c ToolCaller, tools ...string) {
-	cl, ok := c.(*Client)
-	if !ok {
-		return
-	}
-	h := &cl.hints
+// DeclareRetrySafe tells c that the tools named are read-only or
+// idempotent, so that a call of one lost with its connection may be tried
+// again (see Options.Retry) without the client listing the tools to
+// learn it. A generated typed MCP client declares the tools its directives
+// mark so (mcp.DeclareRetrySafe).
+func (c *Client) DeclareRetrySafe(tools ...string) {
+	h := &c.hints
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.declared == nil {
@@ -47,7 +43,7 @@ func DeclareRetrySafe(c ToolCaller, tools ...string) {
 	}
 }
 
-func (h *toolHints) learn(tools []ToolInfo) {
+func (h *toolHints) learn(tools []mcp.ToolInfo) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.known == nil {
@@ -105,11 +101,11 @@ func (c *Client) retried(ctx context.Context, method, target string, err error, 
 			return rule(err, false)
 		}
 		var idempotent bool
-		switch m := LookupMethod(method); {
+		switch m := mcp.LookupMethod(method); {
 		case m == nil:
-		case m.Retry == RetrySafe:
+		case m.Retry == mcp.RetrySafe:
 			idempotent = true
-		case m.Retry == RetrySafeIfTool:
+		case m.Retry == mcp.RetrySafeIfTool:
 			idempotent = c.toolIdempotent(ctx, target)
 			lostTool = !idempotent
 		}

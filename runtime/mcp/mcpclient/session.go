@@ -1,8 +1,10 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
 	"errors"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // ConnectSession connects to a server session in the same process: every
@@ -15,12 +17,12 @@ import (
 // own. Messages the session sends unprompted (resource updates, list
 // changes) reach the client's handlers on the goroutine that caused them.
 // Closing the client closes the session.
-func ConnectSession(ctx context.Context, ss *Session, opts ClientOptions) (*Client, error) {
+func ConnectSession(ctx context.Context, ss *mcp.Session, opts Options) (*Client, error) {
 	return ConnectTransport(ctx, sessionTransport{ss}, opts)
 }
 
-// sessionTransport is the ClientTransport to an in-process Session.
-type sessionTransport struct{ ss *Session }
+// sessionTransport is the Transport to an in-process Session.
+type sessionTransport struct{ ss *mcp.Session }
 
 func (t sessionTransport) RoundTrip(ctx context.Context, id int64, msg []byte, incoming func([]byte)) ([]byte, error) {
 	reply := t.ss.Handle(ctx, msg, incoming)

@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
-// A dual-era client (ClientOptions.ProtocolVersion "") learns the server's
+// A dual-era client (Options.ProtocolVersion "") learns the server's
 // era from its answer to server/discover: a DiscoverResult or a recognized
 // modern error means 2026-07-28, any other answer a legacy server, which
 // gets initialize (see discover). What the client does while no answer has
@@ -35,7 +36,7 @@ import (
 // before it tries initialize.
 const probeSilence = 10
 
-// answersEveryRequest is the optional method of a ClientTransport on which
+// answersEveryRequest is the optional method of a Transport on which
 // a server's silence cannot mean it ignores a request (see ConnectTransport).
 type answersEveryRequest interface{ AnswersEveryRequest() bool }
 
@@ -44,7 +45,7 @@ type answersEveryRequest interface{ AnswersEveryRequest() bool }
 // that ends the handshake (a transport failure, a recognized modern error
 // that is not a reason to fall back, ctx's end).
 func (c *Client) probe(ctx context.Context) (probeOutcome, error) {
-	version := ModernVersions[len(ModernVersions)-1]
+	version := mcp.ModernVersions[len(mcp.ModernVersions)-1]
 	ctx = context.WithValue(ctx, clientNoCancelKey{}, true) // part of the handshake
 	if c.answersAll {
 		return c.discover(ctx, version, true)
@@ -92,7 +93,7 @@ func (c *Client) probe(ctx context.Context) (probeOutcome, error) {
 	var rpcErr *runtime.Error
 	switch {
 	case silent:
-		c.logger.Warn("mcp: the server answered neither server/discover nor ping; trying initialize (a 2026-07-28 server this slow would be spoken to in a legacy session: raise ClientOptions.ProbeTimeout, or set ProtocolVersion)",
+		c.logger.Warn("mcp: the server answered neither server/discover nor ping; trying initialize (a 2026-07-28 server this slow would be spoken to in a legacy session: raise Options.ProbeTimeout, or set ProtocolVersion)",
 			"waited", probeSilence*c.opts.ProbeTimeout)
 	case pingErr != nil && !errors.As(pingErr, &rpcErr):
 		return probeLegacy, fmt.Errorf("mcp: ping: %w", pingErr) // the transport failed: initialize would too

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -13,14 +13,15 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // clientInputOptions returns options whose handlers answer predictably:
 // OnElicit accepts with {"name":"octocat"} (a *runtime.Error for the message
 // "reject", a plain error for "fail"), OnSample answers "Paris", Roots lists
 // one root.
-func clientInputOptions() mcp.ClientOptions {
-	return mcp.ClientOptions{
+func clientInputOptions() mcpclient.Options {
+	return mcpclient.Options{
 		OnElicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			switch p.Message {
 			case "reject":
@@ -75,17 +76,17 @@ func clientSameJSON(t *testing.T, got, want string) bool {
 
 func TestClientDeclaresCapabilitiesForHandlers(t *testing.T) {
 	all := clientInputOptions()
-	onlyRoots := mcp.ClientOptions{Roots: all.Roots}
+	onlyRoots := mcpclient.Options{Roots: all.Roots}
 	explicit := clientInputOptions()
 	explicit.Capabilities = json.RawMessage(`{"sampling":{}}`)
 	for _, tc := range []struct {
 		name string
-		opts mcp.ClientOptions
+		opts mcpclient.Options
 		want string
 	}{
 		{"all", all, `{"elicitation":{"form":{},"url":{}},"roots":{"listChanged":false},"sampling":{}}`},
 		{"roots", onlyRoots, `{"roots":{"listChanged":false}}`},
-		{"none", mcp.ClientOptions{}, `{}`},
+		{"none", mcpclient.Options{}, `{}`},
 		{"explicit", explicit, `{"sampling":{}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,7 +244,7 @@ func TestClientLegacyServerCancelsItsRequest(t *testing.T) {
 	answers := newClientAnswers()
 	started := make(chan struct{})
 	logs := clientLogRecorder{make(chan string, 100)}
-	opts := mcp.ClientOptions{
+	opts := mcpclient.Options{
 		Logger: slog.New(logs),
 		OnElicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			close(started)
@@ -274,7 +275,7 @@ func TestClientLegacyServerCancelsItsRequest(t *testing.T) {
 func TestClientCloseEndsServerRequestHandlers(t *testing.T) {
 	started := make(chan struct{})
 	ended := make(chan error, 1)
-	opts := mcp.ClientOptions{OnSample: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	opts := mcpclient.Options{OnSample: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 		close(started)
 		<-ctx.Done()
 		ended <- ctx.Err()

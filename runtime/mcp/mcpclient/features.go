@@ -1,46 +1,39 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
-// FeatureCaller is what a generated MCP client of a service with resources,
-// prompts or completions calls through; *Client implements it.
-type FeatureCaller interface {
-	ToolCaller
-	ReadResource(ctx context.Context, uri string) ([]ResourceContents, error)
-	GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error)
-	Complete(ctx context.Context, ref CompletionRef, argument, value string, context map[string]string) (*Completion, error)
-}
-
-var _ FeatureCaller = (*Client)(nil)
+var _ mcp.FeatureCaller = (*Client)(nil)
 
 // ListResources returns every resource the server lists, following
 // nextCursor through all pages.
-func (c *Client) ListResources(ctx context.Context) ([]ResourceInfo, error) {
-	return listAll[ResourceInfo](ctx, c, MethodResourcesList, "resources")
+func (c *Client) ListResources(ctx context.Context) ([]mcp.ResourceInfo, error) {
+	return listAll[mcp.ResourceInfo](ctx, c, mcp.MethodResourcesList, "resources")
 }
 
 // ListResourceTemplates returns every resource template the server lists,
 // following nextCursor through all pages.
-func (c *Client) ListResourceTemplates(ctx context.Context) ([]ResourceTemplateInfo, error) {
-	return listAll[ResourceTemplateInfo](ctx, c, MethodResourcesTemplatesList, "resourceTemplates")
+func (c *Client) ListResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplateInfo, error) {
+	return listAll[mcp.ResourceTemplateInfo](ctx, c, mcp.MethodResourcesTemplatesList, "resourceTemplates")
 }
 
 // ListPrompts returns every prompt the server lists, following nextCursor
 // through all pages.
-func (c *Client) ListPrompts(ctx context.Context) ([]PromptInfo, error) {
-	return listAll[PromptInfo](ctx, c, MethodPromptsList, "prompts")
+func (c *Client) ListPrompts(ctx context.Context) ([]mcp.PromptInfo, error) {
+	return listAll[mcp.PromptInfo](ctx, c, mcp.MethodPromptsList, "prompts")
 }
 
 // ReadResource reads the resource uri and returns its contents. In
 // 2026-07-28 it answers the server's requests for input through the
-// ClientOptions handlers. An unknown resource is a *runtime.Error (-32002
+// Options handlers. An unknown resource is a *runtime.Error (-32002
 // from a legacy server, -32602 from a 2026-07-28 one).
-func (c *Client) ReadResource(ctx context.Context, uri string) ([]ResourceContents, error) {
-	raw, err := c.callWithInput(ctx, MethodResourcesRead, uri, func(cb *clientBuf) error {
+func (c *Client) ReadResource(ctx context.Context, uri string) ([]mcp.ResourceContents, error) {
+	raw, err := c.callWithInput(ctx, mcp.MethodResourcesRead, uri, func(cb *clientBuf) error {
 		cb.field("uri")
 		cb.str(uri)
 		return nil
@@ -49,7 +42,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) ([]ResourceConten
 		return nil, err
 	}
 	var res struct {
-		Contents []ResourceContents `json:"contents"`
+		Contents []mcp.ResourceContents `json:"contents"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Errorf("mcp: decode result of resources/read %s: %w", uri, err)
@@ -58,10 +51,10 @@ func (c *Client) ReadResource(ctx context.Context, uri string) ([]ResourceConten
 }
 
 // GetPrompt renders the prompt name with args (nil for none). In 2026-07-28
-// it answers the server's requests for input through the ClientOptions
+// it answers the server's requests for input through the Options
 // handlers. An unknown prompt or a missing argument is a *runtime.Error.
-func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
-	raw, err := c.callWithInput(ctx, MethodPromptsGet, name, func(cb *clientBuf) error {
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	raw, err := c.callWithInput(ctx, mcp.MethodPromptsGet, name, func(cb *clientBuf) error {
 		cb.field("name")
 		cb.str(name)
 		if len(args) > 0 {
@@ -77,7 +70,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	if err != nil {
 		return nil, err
 	}
-	res := new(GetPromptResult)
+	res := new(mcp.GetPromptResult)
 	if err := json.Unmarshal(raw, res); err != nil {
 		return nil, fmt.Errorf("mcp: decode result of prompts/get %s: %w", name, err)
 	}
@@ -86,7 +79,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 
 // completeParams are the params of completion/complete.
 type completeParams struct {
-	Ref      CompletionRef `json:"ref"`
+	Ref      mcp.CompletionRef `json:"ref"`
 	Argument struct {
 		Name  string `json:"name"`
 		Value string `json:"value"`
@@ -99,7 +92,7 @@ type completeParams struct {
 // Complete asks the server for values of argument (of a prompt or a
 // resource template, as ref names) that start with what the user typed,
 // value; context holds the arguments already resolved, nil for none.
-func (c *Client) Complete(ctx context.Context, ref CompletionRef, argument, value string, context map[string]string) (*Completion, error) {
+func (c *Client) Complete(ctx context.Context, ref mcp.CompletionRef, argument, value string, context map[string]string) (*mcp.Completion, error) {
 	if ref.Type != "ref/prompt" && ref.Type != "ref/resource" {
 		return nil, fmt.Errorf("mcp: completion ref type %q (want ref/prompt or ref/resource)", ref.Type)
 	}
@@ -112,9 +105,9 @@ func (c *Client) Complete(ctx context.Context, ref CompletionRef, argument, valu
 		}{context}
 	}
 	var res struct {
-		Completion *Completion `json:"completion"`
+		Completion *mcp.Completion `json:"completion"`
 	}
-	if err := c.call(ctx, MethodCompletionComplete, &p, &res); err != nil {
+	if err := c.call(ctx, mcp.MethodCompletionComplete, &p, &res); err != nil {
 		return nil, err
 	}
 	if res.Completion == nil {
@@ -127,7 +120,7 @@ func (c *Client) Complete(ctx context.Context, ref CompletionRef, argument, valu
 }
 
 // Subscribe asks the server for notifications/resources/updated about uri,
-// delivered to ClientOptions.OnResourceUpdated. A legacy session sends
+// delivered to Options.OnResourceUpdated. A legacy session sends
 // resources/subscribe. In 2026-07-28 the client keeps one
 // subscriptions/listen stream for every resource subscribed (and, when
 // OnListChanged is set, the list changes), and Subscribe returns once the
@@ -136,7 +129,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	if c.Modern() {
 		return c.subscribeModern(ctx, uri, true)
 	}
-	return c.subscription(ctx, MethodResourcesSubscribe, uri)
+	return c.subscription(ctx, mcp.MethodResourcesSubscribe, uri)
 }
 
 // Unsubscribe undoes Subscribe: a legacy session sends
@@ -146,7 +139,7 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 	if c.Modern() {
 		return c.subscribeModern(ctx, uri, false)
 	}
-	return c.subscription(ctx, MethodResourcesUnsubscribe, uri)
+	return c.subscription(ctx, mcp.MethodResourcesUnsubscribe, uri)
 }
 
 func (c *Client) subscription(ctx context.Context, method, uri string) error {
@@ -154,7 +147,7 @@ func (c *Client) subscription(ctx context.Context, method, uri string) error {
 		URI string `json:"uri"`
 	}{uri}, nil)
 	if err == nil && ctx.Value(clientRenewKey{}) == nil {
-		c.subscribed(uri, method == MethodResourcesSubscribe) // for a new session
+		c.subscribed(uri, method == mcp.MethodResourcesSubscribe) // for a new session
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // clientFeatureServer answers resources, prompts and completions like a
@@ -69,7 +70,7 @@ func clientFeatureServer(p *clientFakePeer, m clientFakeMsg) {
 
 func TestClientFeatureLists(t *testing.T) {
 	peer, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, clientFeatureServer))
-	c := clientConnect(t, f, mcp.ClientOptions{})
+	c := clientConnect(t, f, mcpclient.Options{})
 	ctx := context.Background()
 	rs, err := c.ListResources(ctx)
 	want := []mcp.ResourceInfo{{URI: "test://a", Name: "a", MIMEType: "text/plain"}, {URI: "test://b", Name: "b", Size: 3}}
@@ -108,7 +109,7 @@ func TestClientListRepeatedCursor(t *testing.T) {
 	_, f := newClientFakePeer(t, clientModernScript(func(p *clientFakePeer, m clientFakeMsg) {
 		p.reply(m, `{"resultType":"complete","prompts":[{"name":"x"}],"nextCursor":"same"}`)
 	}))
-	c := clientConnect(t, f, mcp.ClientOptions{ProtocolVersion: mcp.Version20260728})
+	c := clientConnect(t, f, mcpclient.Options{ProtocolVersion: mcp.Version20260728})
 	if _, err := c.ListPrompts(context.Background()); err == nil || !strings.Contains(err.Error(), "repeated cursor") {
 		t.Errorf("ListPrompts: %v", err)
 	}
@@ -116,7 +117,7 @@ func TestClientListRepeatedCursor(t *testing.T) {
 
 func TestClientReadResourceAndGetPrompt(t *testing.T) {
 	peer, f := newClientFakePeer(t, clientLegacyScript(mcp.Version20251125, clientFeatureServer))
-	c := clientConnect(t, f, mcp.ClientOptions{})
+	c := clientConnect(t, f, mcpclient.Options{})
 	ctx := context.Background()
 	contents, err := c.ReadResource(ctx, "test://a")
 	want := []mcp.ResourceContents{{URI: "test://a", MIMEType: "text/plain", Text: "A"}, {URI: "test://a#2", Blob: "AAE="}}
@@ -156,7 +157,7 @@ func TestClientComplete(t *testing.T) {
 			p.fail(m, clientMethodNotFound)
 		}
 	}))
-	c := clientConnect(t, f, mcp.ClientOptions{ProtocolVersion: mcp.Version20260728})
+	c := clientConnect(t, f, mcpclient.Options{ProtocolVersion: mcp.Version20260728})
 	ctx := context.Background()
 	got, err := c.Complete(ctx, mcp.CompletionRef{Type: "ref/resource", URI: "test://t/{id}"}, "id", "al", map[string]string{"kind": "x"})
 	if err != nil || !reflect.DeepEqual(got, &mcp.Completion{Values: []string{"alpha", "alps"}, Total: 5, HasMore: true}) {
@@ -179,7 +180,7 @@ func TestClientSubscribeAndNotifications(t *testing.T) {
 	var mu sync.Mutex
 	var heard []string
 	got := make(chan struct{}, 10)
-	opts := mcp.ClientOptions{
+	opts := mcpclient.Options{
 		OnResourceUpdated: func(uri string) {
 			mu.Lock()
 			heard = append(heard, "updated "+uri)
@@ -260,7 +261,7 @@ func TestClientModernSubscribe(t *testing.T) {
 			p.send(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":` + clientQuote(uri) + `,` + meta + `}}`)
 		}
 	}))
-	c := clientConnect(t, f, mcp.ClientOptions{
+	c := clientConnect(t, f, mcpclient.Options{
 		ProtocolVersion:   mcp.Version20260728,
 		OnResourceUpdated: func(uri string) { updated <- uri },
 	})
@@ -370,7 +371,7 @@ func TestClientTransportAnswersServerRequests(t *testing.T) {
 	tr := &clientScriptedTransport{answers: make(chan []byte, 1)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := mcp.ConnectTransport(ctx, tr, clientInputOptions())
+	c, err := mcpclient.ConnectTransport(ctx, tr, clientInputOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"bytes"
@@ -14,14 +14,15 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
-// ClientOptions configures a Client.
-type ClientOptions struct {
+// Options configures a Client.
+type Options struct {
 	// Info names the client to the server; the zero value sends
 	// {"name":"rpcgen","version":"devel"}.
-	Info Implementation
+	Info mcp.Implementation
 	// Capabilities is the client's capabilities object. Nil declares the
 	// features below that have a handler: elicitation (form and URL modes)
 	// for OnElicit, sampling for OnSample, roots for Roots.
@@ -35,7 +36,7 @@ type ClientOptions struct {
 	ProtocolVersion string
 	// OnLog receives the server's log messages (notifications/message). It
 	// runs on the client's reader and must not call the client back.
-	OnLog func(LogMessage)
+	OnLog func(mcp.LogMessage)
 	// Logger receives the client's diagnostics (dropped messages, the era
 	// probe's outcome); nil discards them.
 	Logger *slog.Logger
@@ -49,13 +50,13 @@ type ClientOptions struct {
 	// accepted form-mode answer gets the default of every field of the
 	// requested schema that it leaves out (SEP-1034), so a handler that
 	// shows the form pre-filled may return only what the user changed.
-	OnElicit func(ctx context.Context, p *ElicitParams) (*ElicitResult, error)
+	OnElicit func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// OnSample answers the server's requests for a message from the
 	// client's model (sampling/createMessage), as OnElicit does.
-	OnSample func(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error)
+	OnSample func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 	// Roots lists the roots the client exposes (roots/list), as OnElicit
 	// answers.
-	Roots func(ctx context.Context) ([]Root, error)
+	Roots func(ctx context.Context) ([]mcp.Root, error)
 	// OnResourceUpdated hears notifications/resources/updated: the resource
 	// uri, subscribed to, changed. Like OnLog it runs on the client's reader
 	// and must not call the client back.
@@ -82,8 +83,8 @@ type ClientOptions struct {
 	// probes.
 	ProbeTimeout time.Duration
 	// Middleware wraps every request and notification the client sends, the
-	// first outermost (see ClientMiddleware). None costs nothing.
-	Middleware []ClientMiddleware
+	// first outermost (see Middleware). None costs nothing.
+	Middleware []Middleware
 	// Retry says how a request that failed with its transport is tried
 	// again (see runtime.RetryPolicy): one never
 	// sent (the server refused the connection, its session was gone), and
@@ -136,7 +137,7 @@ const DefaultProbeTimeout = 2 * time.Second
 // Client is a connection to one MCP server, in the legacy or the modern era.
 // Its methods are safe for concurrent use.
 type Client struct {
-	opts   ClientOptions
+	opts   Options
 	logger *slog.Logger
 	t      clientTransport
 	nextID atomic.Int64
@@ -151,7 +152,7 @@ type Client struct {
 
 	notifying chan struct{} // a slot per NotifyTool call running
 
-	chain ClientHandler // the middleware chain; nil without
+	chain Handler // the middleware chain; nil without
 
 	answersAll bool // the transport answers every request: no clock in the probe (client_probe.go)
 
@@ -165,9 +166,9 @@ type Client struct {
 }
 
 // Connect speaks MCP over f (one message per frame) and performs the
-// handshake ClientOptions.ProtocolVersion asks for; ctx bounds only the
+// handshake Options.ProtocolVersion asks for; ctx bounds only the
 // handshake. Closing the client closes f.
-func Connect(ctx context.Context, f runtime.Framer, opts ClientOptions) (*Client, error) {
+func Connect(ctx context.Context, f runtime.Framer, opts Options) (*Client, error) {
 	c := newClient(opts)
 	s := newClientStream(c, f)
 	c.t = s
@@ -178,7 +179,7 @@ func Connect(ctx context.Context, f runtime.Framer, opts ClientOptions) (*Client
 // and connects to it. cmd.Stderr defaults to os.Stderr, so the server's logs
 // pass through. Close closes the child's stdin, waits for it to exit (killing
 // it after a grace period) and reports a non-zero exit as an error.
-func DialCommand(ctx context.Context, cmd *exec.Cmd, opts ClientOptions) (*Client, error) {
+func DialCommand(ctx context.Context, cmd *exec.Cmd, opts Options) (*Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -198,9 +199,9 @@ func DialCommand(ctx context.Context, cmd *exec.Cmd, opts ClientOptions) (*Clien
 	return c.start(ctx)
 }
 
-func newClient(opts ClientOptions) *Client {
+func newClient(opts Options) *Client {
 	if opts.Info.Name == "" && opts.Info.Version == "" {
-		opts.Info = Implementation{Name: "rpcgen", Version: "devel"}
+		opts.Info = mcp.Implementation{Name: "rpcgen", Version: "devel"}
 	}
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
@@ -240,7 +241,7 @@ func (c *Client) checkOptions() error {
 	}
 	var compact bytes.Buffer
 	if caps[0] != '{' || json.Compact(&compact, caps) != nil {
-		return errors.New("mcp: ClientOptions.Capabilities must be a JSON object")
+		return errors.New("mcp: Options.Capabilities must be a JSON object")
 	}
 	c.opts.Capabilities = compact.Bytes()
 	return nil
@@ -248,10 +249,10 @@ func (c *Client) checkOptions() error {
 
 // SessionInfo is what a handshake negotiated with the server. A legacy
 // session that the server ended is followed by a new one, whose values may
-// differ (an upgraded server): see ClientOptions.OnSessionChanged.
+// differ (an upgraded server): see Options.OnSessionChanged.
 type SessionInfo struct {
 	ProtocolVersion string
-	ServerInfo      Implementation
+	ServerInfo      mcp.Implementation
 	Instructions    string
 	Capabilities    json.RawMessage
 }
@@ -275,7 +276,7 @@ func (c *Client) ProtocolVersion() string { return c.info().ProtocolVersion }
 func (c *Client) Modern() bool { return c.info().modern }
 
 // ServerInfo returns the server's name and version, as it gave them.
-func (c *Client) ServerInfo() Implementation { return c.info().ServerInfo }
+func (c *Client) ServerInfo() mcp.Implementation { return c.info().ServerInfo }
 
 // Instructions returns the server's instructions for models, if it gave any.
 func (c *Client) Instructions() string { return c.info().Instructions }
@@ -299,8 +300,8 @@ func (c *Client) Close() error {
 }
 
 // isModernVersion and isLegacyVersion classify a revision this package speaks.
-func isModernVersion(v string) bool { return slices.Contains(ModernVersions, v) }
-func isLegacyVersion(v string) bool { return slices.Contains(LegacyVersions, v) }
+func isModernVersion(v string) bool { return slices.Contains(mcp.ModernVersions, v) }
+func isLegacyVersion(v string) bool { return slices.Contains(mcp.LegacyVersions, v) }
 
 // setVersion records the negotiated revision and, for a modern one, builds the
 // _meta members every request carries.
@@ -318,7 +319,7 @@ func (c *Client) setVersion(v string) {
 }
 
 // adopt records what the server said of itself in the handshake.
-func (c *Client) adopt(server Implementation, instructions string, caps json.RawMessage) {
+func (c *Client) adopt(server mcp.Implementation, instructions string, caps json.RawMessage) {
 	n := *c.info()
 	n.ServerInfo, n.Instructions, n.Capabilities = server, instructions, caps
 	c.neg.Store(&n)
@@ -341,26 +342,26 @@ func (c *Client) requestMeta() []byte {
 // notification handles a notification other than progress.
 func (c *Client) notification(env *wire.Envelope) {
 	switch {
-	case env.MethodIs(NotificationMessage):
+	case env.MethodIs(mcp.NotificationMessage):
 		if c.opts.OnLog == nil {
 			return
 		}
-		var m LogMessage
+		var m mcp.LogMessage
 		if err := json.Unmarshal(env.Params, &m); err != nil {
 			c.logger.Debug("mcp: dropped a malformed log message", "err", err)
 			return
 		}
 		c.opts.OnLog(m)
-	case env.MethodIs(NotificationCancelled):
+	case env.MethodIs(mcp.NotificationCancelled):
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
 		if json.Unmarshal(env.Params, &p) == nil && len(p.RequestID) > 0 {
 			c.serving.cancel(p.RequestID)
 		}
-	case env.MethodIs(NotificationSubscriptionsAcknowledged):
+	case env.MethodIs(mcp.NotificationSubscriptionsAcknowledged):
 		c.acknowledged(env.Params)
-	case env.MethodIs(NotificationResourcesUpdated):
+	case env.MethodIs(mcp.NotificationResourcesUpdated):
 		if c.opts.OnResourceUpdated == nil {
 			return
 		}
@@ -372,9 +373,9 @@ func (c *Client) notification(env *wire.Envelope) {
 			return
 		}
 		c.opts.OnResourceUpdated(p.URI)
-	case env.MethodIs(NotificationToolsListChanged),
-		env.MethodIs(NotificationPromptsListChanged),
-		env.MethodIs(NotificationResourcesListChanged):
+	case env.MethodIs(mcp.NotificationToolsListChanged),
+		env.MethodIs(mcp.NotificationPromptsListChanged),
+		env.MethodIs(mcp.NotificationResourcesListChanged):
 		if c.opts.OnListChanged != nil {
 			var method string
 			json.Unmarshal(env.Method, &method) // a JSON string: methodIs matched it
@@ -386,8 +387,8 @@ func (c *Client) notification(env *wire.Envelope) {
 }
 
 // clientParseProgress decodes the params of notifications/progress.
-func clientParseProgress(params []byte) (ProgressNotification, bool) {
-	var pn ProgressNotification
+func clientParseProgress(params []byte) (mcp.ProgressNotification, bool) {
+	var pn mcp.ProgressNotification
 	if err := json.Unmarshal(params, &pn); err != nil || len(pn.ProgressToken) == 0 {
 		return pn, false
 	}

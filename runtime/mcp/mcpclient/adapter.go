@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"bytes"
@@ -8,13 +8,14 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
-// ClientTransport carries a Client's messages to a server over a transport
+// Transport carries a Client's messages to a server over a transport
 // this package does not implement itself, such as the HTTP transports of
 // package mcphttp. ConnectTransport runs a Client over one.
-type ClientTransport interface {
+type Transport interface {
 	// RoundTrip sends the request msg, whose id is id, and returns the
 	// server's response to it: one JSON-RPC response object. Every other
 	// message the server sends about the request before its response
@@ -36,19 +37,19 @@ type ClientTransport interface {
 }
 
 // ConnectTransport connects a Client over t and runs the handshake
-// ClientOptions.ProtocolVersion asks for. On failure t is closed. A transport
+// Options.ProtocolVersion asks for. On failure t is closed. A transport
 // that can receive messages outside any RoundTrip (a session's standalone
 // stream) implements SetIncoming(func(msg []byte)); ConnectTransport gives it
 // the function that handles them (server requests, notifications). A
 // transport whose server may end a legacy session implements
 // SetSessionLost(f func()), calling f once the server ended it, and
 // RenewSession(ctx) error, readying it for a new session's initialize: the
-// client then starts one (see ClientOptions.NoReinitialize). A transport on
+// client then starts one (see Options.NoReinitialize). A transport on
 // which the server answers every request, as an HTTP server answers every
 // POST, implements AnswersEveryRequest() bool returning true: a dual-era
 // client then waits for the answer to server/discover within ctx, and
-// ProbeTimeout does not apply (see ClientOptions.ProbeTimeout).
-func ConnectTransport(ctx context.Context, t ClientTransport, opts ClientOptions) (*Client, error) {
+// ProbeTimeout does not apply (see Options.ProbeTimeout).
+func ConnectTransport(ctx context.Context, t Transport, opts Options) (*Client, error) {
 	c := newClient(opts)
 	a := newClientAdapter(c, t)
 	c.t = a
@@ -69,11 +70,11 @@ func ConnectTransport(ctx context.Context, t ClientTransport, opts ClientOptions
 // initialize must not be cancelled.
 func NoCancel(ctx context.Context) bool { return ctx.Value(clientNoCancelKey{}) != nil }
 
-// clientAdapter is the clientTransport over a ClientTransport: a request is
+// clientAdapter is the clientTransport over a Transport: a request is
 // one synchronous RoundTrip on the caller's goroutine.
 type clientAdapter struct {
 	c      *Client
-	t      ClientTransport
+	t      Transport
 	routes func(msg []byte) // a.route, made once: a method value allocates
 	mu     sync.Mutex
 	closed bool
@@ -87,7 +88,7 @@ func (a *clientAdapter) sessionID() string {
 	return ""
 }
 
-func newClientAdapter(c *Client, t ClientTransport) *clientAdapter {
+func newClientAdapter(c *Client, t Transport) *clientAdapter {
 	a := &clientAdapter{c: c, t: t}
 	a.routes = a.route
 	return a
@@ -117,7 +118,7 @@ func (a *clientAdapter) route(msg []byte) {
 		}()
 		return
 	}
-	if !env.MethodIs(NotificationProgress) {
+	if !env.MethodIs(mcp.NotificationProgress) {
 		a.c.notification(&env)
 	}
 }
@@ -128,7 +129,7 @@ func (a *clientAdapter) isClosed() bool {
 	return a.closed
 }
 
-func (a *clientAdapter) roundTrip(ctx context.Context, id int64, msg []byte, onProgress func(ProgressNotification)) (clientReply, error) {
+func (a *clientAdapter) roundTrip(ctx context.Context, id int64, msg []byte, onProgress func(mcp.ProgressNotification)) (clientReply, error) {
 	if a.isClosed() {
 		return clientReply{}, runtime.ErrClosed
 	}
@@ -136,7 +137,7 @@ func (a *clientAdapter) roundTrip(ctx context.Context, id int64, msg []byte, onP
 	if onProgress != nil {
 		incoming = func(m []byte) {
 			var env wire.Envelope
-			if env.Scan(m) && env.ID == nil && env.MethodIs(NotificationProgress) {
+			if env.Scan(m) && env.ID == nil && env.MethodIs(mcp.NotificationProgress) {
 				if pn, ok := clientParseProgress(env.Params); ok {
 					// Once the caller gave up, its callback hears nothing more.
 					if tok, ok := wire.ParseID(pn.ProgressToken); ok && tok == id && ctx.Err() == nil {
@@ -181,41 +182,4 @@ func (a *clientAdapter) close() error {
 	a.closed = true
 	a.mu.Unlock()
 	return a.t.Close()
-}
-
-// streamCloserKey carries a transport's StreamCloser to the request's handler.
-type streamCloserKey struct{}
-
-// WithStreamCloser returns a context, for (*Session).Handle, under which
-// CloseStream calls closeStream: a transport with resumable streams (package
-// mcphttp) passes a function that ends the connection carrying the current
-// request's stream while the request goes on, and reports whether it did.
-func WithStreamCloser(ctx context.Context, closeStream func() bool) context.Context {
-	return context.WithValue(ctx, streamCloserKey{}, closeStream)
-}
-
-// CloseStream ends the connection that carries the current request's
-// messages without ending the request, as a server may with resumable
-// Streamable HTTP streams (2025-11-25, "polling"): the client reconnects and
-// receives everything sent meanwhile, the response included. ctx is a tool's
-// context. A response that was to be JSON becomes an event stream first, so
-// the client has an event id to resume from. It reports whether the
-// transport could do so; on stdio, in process, over 2026-07-28 HTTP (where
-// closing the stream would cancel the request) and in sessions older than
-// 2025-11-25 (which have no polling), it does nothing and reports false.
-func CloseStream(ctx context.Context) bool {
-	f, ok := ctx.Value(streamCloserKey{}).(func() bool)
-	if !ok {
-		return false
-	}
-	return f()
-}
-
-// ProtocolVersion returns the revision the session's initialize negotiated,
-// or "" before one (and for a session serving only 2026-07-28 requests).
-func (ss *Session) ProtocolVersion() string {
-	if st := ss.state.Load(); st != nil {
-		return verNames[st.v]
-	}
-	return ""
 }

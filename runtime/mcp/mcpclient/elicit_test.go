@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // clientDefaultsSchema is the form of the SEP-1034 scenario: a field of each
@@ -34,8 +35,8 @@ var clientDefaultsCases = []struct {
 	{"cancel", `{"action":"cancel"}`, `{"action":"cancel"}`},
 }
 
-func clientDefaultsOptions(t *testing.T, answer string) mcp.ClientOptions {
-	return mcp.ClientOptions{OnElicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+func clientDefaultsOptions(t *testing.T, answer string) mcpclient.Options {
+	return mcpclient.Options{OnElicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		r := new(mcp.ElicitResult)
 		if err := json.Unmarshal([]byte(answer), r); err != nil {
 			t.Fatal(err)

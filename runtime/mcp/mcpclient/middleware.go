@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"bytes"
@@ -7,14 +7,15 @@ import (
 	"slices"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
-// ClientRequest is one request or notification a Client sends, as client
-// middleware (ClientOptions.Middleware) sees it: encoded, but for the _meta
+// Request is one request or notification a Client sends, as client
+// middleware (Options.Middleware) sees it: encoded, but for the _meta
 // members the client adds, so middleware may add its own (SetMeta: trace
 // context, say).
-type ClientRequest struct {
+type Request struct {
 	Method string
 	ID     runtime.ID      // the zero ID for a notification
 	Params json.RawMessage // the params object, without the client's _meta members
@@ -33,12 +34,12 @@ type ClientRequest struct {
 	prefix     []byte // the message up to the end of params' members
 	id         int64
 	token      int64
-	onProgress func(ProgressNotification)
+	onProgress func(mcp.ProgressNotification)
 }
 
 // SetMeta adds the member key: value to the request's params._meta, such as
 // "traceparent" (SEP-414). A key the client itself sends is not replaced.
-func (r *ClientRequest) SetMeta(key, value string) {
+func (r *Request) SetMeta(key, value string) {
 	r.meta = slices.Grow(r.meta, len(key)+len(value)+6) // one allocation when neither needs escaping
 	if len(r.meta) > 0 {
 		r.meta = append(r.meta, ',')
@@ -51,8 +52,8 @@ func (r *ClientRequest) SetMeta(key, value string) {
 // Target returns what the request acts on, as the method table's Target
 // says: the name a tools/call or prompts/get names, the uri of a
 // resources/read, subscribe or unsubscribe; "" for other methods.
-func (r *ClientRequest) Target() string {
-	m := LookupMethod(r.Method)
+func (r *Request) Target() string {
+	m := mcp.LookupMethod(r.Method)
 	if m == nil || m.Target == "" {
 		return ""
 	}
@@ -68,7 +69,7 @@ func (r *ClientRequest) Target() string {
 }
 
 // Arguments returns the raw arguments of a tools/call (or prompts/get), or nil.
-func (r *ClientRequest) Arguments() json.RawMessage { return member(r.Params, "arguments") }
+func (r *Request) Arguments() json.RawMessage { return member(r.Params, "arguments") }
 
 // member returns the raw value of obj's member key, or nil.
 func member(obj []byte, key string) json.RawMessage {
@@ -81,17 +82,17 @@ func member(obj []byte, key string) json.RawMessage {
 	return found
 }
 
-// ClientHandler sends one request and returns its result (nil for a
+// Handler sends one request and returns its result (nil for a
 // notification): the next step of a client middleware chain. An error
 // response is a *runtime.Error.
-type ClientHandler func(ctx context.Context, req *ClientRequest) (json.RawMessage, error)
+type Handler func(ctx context.Context, req *Request) (json.RawMessage, error)
 
-// ClientMiddleware wraps every request and notification a Client sends (the
+// Middleware wraps every request and notification a Client sends (the
 // handshake's included), for logging, metrics, tracing or headers
 // (runtime.WithCallHeaders reaches mcphttp's requests). It may call next more
 // than once (a retry); the request keeps its id. A tools/call's result is the
 // whole CallToolResult, isError included (ResultIsError).
-type ClientMiddleware func(next ClientHandler) ClientHandler
+type Middleware func(next Handler) Handler
 
 // ResultIsError reports whether a tools/call result has isError set.
 func ResultIsError(result json.RawMessage) bool {
@@ -100,11 +101,11 @@ func ResultIsError(result json.RawMessage) bool {
 }
 
 // clientChain builds c's middleware chain, or nil when it has none.
-func (c *Client) clientChain(mws []ClientMiddleware) ClientHandler {
+func (c *Client) clientChain(mws []Middleware) Handler {
 	if len(mws) == 0 {
 		return nil
 	}
-	h := ClientHandler(c.sendRequest)
+	h := Handler(c.sendRequest)
 	for i := len(mws) - 1; i >= 0; i-- {
 		if mws[i] != nil {
 			h = mws[i](h)
@@ -113,18 +114,18 @@ func (c *Client) clientChain(mws []ClientMiddleware) ClientHandler {
 	return h
 }
 
-// interceptedRequest is a ClientRequest with room for the bytes of a small
+// interceptedRequest is a Request with room for the bytes of a small
 // one (a tools/call of a few short arguments), so that it takes one
-// allocation: 168 bytes of ClientRequest and 216 of room are 384, a size
+// allocation: 168 bytes of Request and 216 of room are 384, a size
 // class of the allocator's, on 64-bit machines.
 type interceptedRequest struct {
-	ClientRequest
+	Request
 	room [216]byte
 }
 
 // intercept runs the request cb holds (id 0: a notification) through the
 // middleware; cb is released.
-func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token int64, onProgress func(ProgressNotification)) (clientReply, error) {
+func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token int64, onProgress func(mcp.ProgressNotification)) (clientReply, error) {
 	// The message so far and the params object share one allocation, the
 	// request's own when they fit in it; each is capped, so an append to
 	// either copies.
@@ -139,8 +140,8 @@ func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token i
 	b = append(b, '{')
 	b = append(b, msg[start:]...)
 	b = append(b, '}')
-	req := &ir.ClientRequest
-	*req = ClientRequest{
+	req := &ir.Request
+	*req = Request{
 		Method:          cb.method,
 		ProtocolVersion: c.ProtocolVersion(),
 		Params:          b[len(msg):len(b):len(b)],
@@ -161,7 +162,7 @@ func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token i
 }
 
 // sendRequest is the end of the chain: the request itself.
-func (c *Client) sendRequest(ctx context.Context, req *ClientRequest) (json.RawMessage, error) {
+func (c *Client) sendRequest(ctx context.Context, req *Request) (json.RawMessage, error) {
 	cb := clientGetBuf()
 	cb.b.Write(req.prefix)
 	cb.endWith(c.requestMeta(), req.meta, req.token)
@@ -171,9 +172,9 @@ func (c *Client) sendRequest(ctx context.Context, req *ClientRequest) (json.RawM
 	}
 	onProgress := req.onProgress
 	if observe := req.OnNotification; observe != nil && onProgress != nil {
-		onProgress = func(pn ProgressNotification) {
+		onProgress = func(pn mcp.ProgressNotification) {
 			if raw, err := json.Marshal(pn); err == nil {
-				observe(NotificationProgress, raw)
+				observe(mcp.NotificationProgress, raw)
 			}
 			req.onProgress(pn)
 		}

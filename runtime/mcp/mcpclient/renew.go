@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // A legacy session can end under a client: the server restarts, forgets it
@@ -30,12 +31,12 @@ import (
 // ErrSessionExpired is wrapped by the error of a call made in a legacy
 // session that the server no longer knows (package mcphttp: an HTTP 404, or
 // an HTTP+SSE stream that broke). The client starts a new session itself
-// (see ClientOptions.NoReinitialize); the call's error also wraps
+// (see Options.NoReinitialize); the call's error also wraps
 // runtime.ErrNotSent when the server never got it, so it may be retried, or
 // runtime.ErrConnectionLost when it was in flight.
 var ErrSessionExpired = errors.New("mcp: the server ended the session")
 
-// sessionRenewer is a ClientTransport whose server may end the session.
+// sessionRenewer is a Transport whose server may end the session.
 type sessionRenewer interface {
 	// SetSessionLost sets the function the transport calls, once per
 	// session, when it learns that the server ended it. It must not block.
@@ -103,8 +104,8 @@ func (c *Client) sessionLost() {
 	go c.renewLoop(done)
 }
 
-// transport returns the ClientTransport under the client, or nil.
-func (c *Client) transport() ClientTransport {
+// transport returns the Transport under the client, or nil.
+func (c *Client) transport() Transport {
 	if a, ok := c.t.(*clientAdapter); ok {
 		return a.t
 	}
@@ -203,12 +204,12 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 		}
 	}
 	params := struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ClientInfo      Implementation  `json:"clientInfo"`
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    json.RawMessage    `json:"capabilities"`
+		ClientInfo      mcp.Implementation `json:"clientInfo"`
 	}{c.offered, c.opts.Capabilities, c.opts.Info}
 	var res initializeResult
-	if err := c.call(context.WithValue(ctx, clientNoCancelKey{}, true), MethodInitialize, &params, &res); err != nil {
+	if err := c.call(context.WithValue(ctx, clientNoCancelKey{}, true), mcp.MethodInitialize, &params, &res); err != nil {
 		return fmt.Errorf("initialize: %w", err), nil
 	}
 	if !isLegacyVersion(res.ProtocolVersion) {
@@ -220,7 +221,7 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 	}})
 	// The tools may differ too: learn again which may be retried.
 	c.hints.forget()
-	if err := c.notify(ctx, NotificationInitialized); err != nil {
+	if err := c.notify(ctx, mcp.NotificationInitialized); err != nil {
 		return err, nil
 	}
 	r := &c.renew
@@ -240,7 +241,7 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 	if level != "" {
 		if caps.Logging == nil {
 			refused = append(refused, errors.New("logging/setLevel: the new session offers no logging"))
-		} else if err := check(MethodLoggingSetLevel, c.call(ctx, MethodLoggingSetLevel, &struct {
+		} else if err := check(mcp.MethodLoggingSetLevel, c.call(ctx, mcp.MethodLoggingSetLevel, &struct {
 			Level string `json:"level"`
 		}{level}, nil)); err != nil {
 			return err, nil
@@ -251,7 +252,7 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 			refused = append(refused, fmt.Errorf("resources/subscribe %s: the new session offers no resource subscriptions", uri))
 			continue
 		}
-		if err := check(MethodResourcesSubscribe+" "+uri, c.subscription(ctx, MethodResourcesSubscribe, uri)); err != nil {
+		if err := check(mcp.MethodResourcesSubscribe+" "+uri, c.subscription(ctx, mcp.MethodResourcesSubscribe, uri)); err != nil {
 			return err, nil
 		}
 	}

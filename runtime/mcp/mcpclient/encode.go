@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // Requests are appended into pooled buffers around precomputed fragments (the
@@ -144,16 +145,16 @@ func (cb *clientBuf) arguments(args any) error {
 
 // clientMeta returns the members of the modern per-request _meta object,
 // without braces.
-func clientMeta(version string, caps json.RawMessage, info Implementation, logLevel string) []byte {
-	b := []byte(`"` + MetaProtocolVersion + `":`)
+func clientMeta(version string, caps json.RawMessage, info mcp.Implementation, logLevel string) []byte {
+	b := []byte(`"` + mcp.MetaProtocolVersion + `":`)
 	b = runtime.AppendJSONString(b, version)
-	b = append(b, `,"`+MetaClientCapabilities+`":`...)
+	b = append(b, `,"`+mcp.MetaClientCapabilities+`":`...)
 	b = append(b, caps...)
-	b = append(b, `,"`+MetaClientInfo+`":`...)
+	b = append(b, `,"`+mcp.MetaClientInfo+`":`...)
 	infoJSON, _ := json.Marshal(info) // a struct of strings always encodes
 	b = append(b, infoJSON...)
 	if logLevel != "" {
-		b = append(b, `,"`+MetaLogLevel+`":`...)
+		b = append(b, `,"`+mcp.MetaLogLevel+`":`...)
 		b = runtime.AppendJSONString(b, logLevel)
 	}
 	return b
