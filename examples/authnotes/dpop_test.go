@@ -25,6 +25,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/oauth"
 	"github.com/rpcgen/rpcgen/ext/verify"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -197,7 +198,7 @@ func TestDPoPEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, version := range []string{"", mcp.Version20251125} {
-		c, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: a, MCP: mcp.ClientOptions{ProtocolVersion: version}})
+		c, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: a, MCP: mcpclient.Options{ProtocolVersion: version}})
 		if err != nil {
 			t.Fatalf("version %q: %v", version, err)
 		}
