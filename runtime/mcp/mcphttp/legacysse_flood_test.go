@@ -116,9 +116,10 @@ func testLegacySSEFloodNeverRead(t *testing.T) {
 }
 
 // TestLegacySSECondemned: the answers of calls accepted while the stream had
-// room can still overflow it (here 250 calls of 200 KiB each for a client
-// that stopped reading: one answer it reads, one the stream's write blocks
-// on, then the rest together). The session is then condemned
+// room can still overflow it (here 100 calls of 200 KiB each, 20 MiB, over
+// the 16 MiB a session may buffer, for a client that stopped reading: one
+// answer it reads, one the stream's write blocks on, then the rest
+// together). The session is then condemned
 // at once: removed (its endpoint gets 404 with a JSON-RPC error), its stream
 // cut even though a write is blocked on the client, and its buffers let go.
 func TestLegacySSECondemned(t *testing.T) {
@@ -127,7 +128,7 @@ func TestLegacySSECondemned(t *testing.T) {
 }
 
 func testLegacySSECondemned(t *testing.T) {
-	const calls = 250
+	const calls = 100
 	release := make(chan struct{}, calls) // one answer per token
 	srv := mcp.NewServer(mcp.Implementation{Name: "condemn", Version: "1"}, nil)
 	chunk, _ := json.Marshal(strings.Repeat("x", 200<<10))
