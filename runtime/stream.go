@@ -181,7 +181,11 @@ func ServeStream[T any](ctx context.Context, seq iter.Seq2[T, error]) (json.RawM
 			return nil, err
 		}
 		e.buf.Reset()
-		if err := e.value(v); err != nil {
+		var item any = &v // addressable, as Result encodes a result
+		if raw, ok := any(v).(json.RawMessage); ok {
+			item = raw
+		}
+		if err := e.value(item); err != nil {
 			return nil, fmt.Errorf("encode stream item: %w", err)
 		}
 		if err := sink.Item(ctx, id, e.buf.Bytes()); err != nil {

@@ -11,7 +11,7 @@ export interface StatsRequest {
   /**
    * Numbers are the numbers to summarize; there must be at least one.
    */
-  numbers: number[];
+  numbers: number[] | null;
   /**
    * Round, if above zero, rounds the results to this many decimals.
    */

@@ -458,7 +458,7 @@ export class ConformanceClient {
    * CompleteRecordID suggests record ids for test://template/{id}/data: the
    * known ids that start with what the user typed, and how many there are.
    */
-  async completeRecordID(value: string, resolved: { [key: string]: string }, options?: CallOptions): Promise<Completion | null> {
+  async completeRecordID(value: string, resolved: { [key: string]: string } | null, options?: CallOptions): Promise<Completion | null> {
     return this.#rpc.call<Completion | null>("conformance.completeRecordID", { value, resolved }, options);
   }
 }

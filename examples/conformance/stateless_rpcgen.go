@@ -185,7 +185,7 @@ func (c *StatelessClient) Logging(ctx context.Context) (mcp.Content, error) {
 // It calls the remote method "stateless.forecast", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) Forecast(ctx context.Context, q forecastQuery) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessForecastMethod, q)
+	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessForecastMethod, &q)
 }
 
 // TriggerToolChange adds a tool, so the client hears
@@ -754,7 +754,7 @@ func (c *StatelessMCPClient) Logging(ctx context.Context) (mcp.Content, error) {
 //
 // It calls the MCP tool "test_forecast_by_region".
 func (c *StatelessMCPClient) Forecast(ctx context.Context, q forecastQuery) (mcp.Content, error) {
-	return mcp.CallToolBlock(ctx, c.caller, StatelessForecastTool, q)
+	return mcp.CallToolBlock(ctx, c.caller, StatelessForecastTool, &q)
 }
 
 // TriggerToolChange adds a tool, so the client hears

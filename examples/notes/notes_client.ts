@@ -97,7 +97,7 @@ export class NotesClient {
    * @param query text to look for, case-insensitive.
    * @param limit the most notes to return; all of them when absent.
    */
-  async searchNotes(query: string, limit?: number, options?: CallOptions): Promise<Note[] | null> {
+  async searchNotes(query: string, limit?: number | null, options?: CallOptions): Promise<Note[] | null> {
     return this.#rpc.call<Note[] | null>("notes.searchNotes", { query, limit }, options);
   }
 

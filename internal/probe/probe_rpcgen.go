@@ -67,7 +67,7 @@ func (c *ProbeClient) Add(ctx context.Context, a int, b int) (int, error) {
 //
 // It calls the remote method "increment".
 func (c *ProbeClient) Increment(ctx context.Context, n Big) (Big, error) {
-	return runtime.Call[Big](ctx, c.caller, ProbeIncrementMethod, n)
+	return runtime.Call[Big](ctx, c.caller, ProbeIncrementMethod, &n)
 }
 
 // Header returns the value of the HTTP header name of this call, "" when
@@ -323,7 +323,7 @@ func (c *ProbeMCPClient) Add(ctx context.Context, a int, b int) (int, error) {
 //
 // It calls the MCP tool "increment".
 func (c *ProbeMCPClient) Increment(ctx context.Context, n Big) (Big, error) {
-	return mcp.CallTool[Big](ctx, c.caller, ProbeIncrementTool, n)
+	return mcp.CallTool[Big](ctx, c.caller, ProbeIncrementTool, &n)
 }
 
 // Header returns the value of the HTTP header name of this call, "" when

@@ -6,6 +6,8 @@
 #   - every example's and golden case's TypeScript client compiles with
 #     tsc --strict --noEmit, against the ES2022 library alone (no DOM, no Node
 #     types: the clients depend on nothing);
+#   - the type corpus's clients (generator/typecorpus_test.go) accept, as their
+#     param and result types, the JSON encoding/json wrote for every call;
 #   - internal/probe, served over HTTP, sees the calls its TypeScript client
 #     aborts or times out cancelled, and the client's headers, batches and
 #     errors work (test/probe.test.ts);
@@ -88,6 +90,21 @@ while read -r f; do
 	echo "${f#"$tmp"/golden/}"
 	"$tsc" --ignoreConfig "${strict[@]}" --noEmit --target es2022 --lib es2022 --types "" "$f"
 done <"$tmp/golden.list"
+
+echo "== tsc --strict (and every other strictness flag) --noEmit: the type corpus's TypeScript clients take and return what encoding/json writes"
+# TestTypeCorpus writes each group's client and samples.ts, which passes the
+# JSON each call of the corpus sent and got to the client's param and result
+# types.
+(cd "$repo" && go test -count=1 -run 'TestTypeCorpus$' ./generator -ts-samples="$tmp/corpus")
+corpus=("$tmp"/corpus/*/samples.ts)
+if [ ${#corpus[@]} -eq 0 ]; then
+	echo "the type corpus wrote no samples.ts" >&2
+	exit 1
+fi
+for f in "${corpus[@]}"; do
+	echo "${f#"$tmp"/}"
+	"$tsc" --ignoreConfig "${strict[@]}" --noEmit --target es2022 --lib es2022 --types "" "$f"
+done
 
 echo "== build examples/calculator and internal/probe, and serve them over HTTP"
 (cd "$repo" && go build -o "$tmp/calculator" ./examples/calculator && go build -o "$tmp/probe" ./internal/probe/cmd/probe)

@@ -16,7 +16,10 @@ func Result[R any](result R, err error) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runtime.EncodeResult(result)
+	// By address: a MarshalJSON or MarshalText with a pointer receiver
+	// (big.Int's) is what encoding/json calls only on a value it can
+	// address, and R's fields are addressed through it.
+	return runtime.EncodeResult(&result)
 }
 
 // StreamError returns a sequence of one pair, the zero T and err: a

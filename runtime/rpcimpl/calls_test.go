@@ -1,9 +1,13 @@
 package rpcimpl_test
 
 import (
+	"context"
 	"errors"
+	"iter"
+	"math/big"
 	"testing"
 
+	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -34,5 +38,28 @@ func TestStreamError(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d pairs, want 1", n)
+	}
+}
+
+// TestResultByAddress encodes results whose MarshalJSON has a pointer
+// receiver (big.Int's): encoding/json calls it only on a value it can
+// address, and writes {} for a big.Int it cannot; so do stream items.
+func TestResultByAddress(t *testing.T) {
+	n := new(big.Int).Lsh(big.NewInt(1), 70)
+	if b, err := rpcimpl.Result(*n, nil); err != nil || string(b) != "1180591620717411303424" {
+		t.Errorf("Result of a big.Int = %s, %v", b, err)
+	}
+	type holder struct {
+		N big.Int `json:"n"`
+	}
+	if b, err := rpcimpl.Result(holder{*n}, nil); err != nil || string(b) != `{"n":1180591620717411303424}` {
+		t.Errorf("Result of a struct holding a big.Int = %s, %v", b, err)
+	}
+	if b, err := rpcimpl.Result((*big.Int)(nil), nil); err != nil || string(b) != "null" {
+		t.Errorf("Result of a nil *big.Int = %s, %v", b, err)
+	}
+	seq := func(yield func(big.Int, error) bool) { yield(*n, nil) }
+	if b, err := runtime.ServeStream(context.Background(), iter.Seq2[big.Int, error](seq)); err != nil || string(b) != "[1180591620717411303424]" {
+		t.Errorf("ServeStream of big.Int items = %s, %v", b, err)
 	}
 }

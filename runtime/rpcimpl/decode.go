@@ -138,6 +138,17 @@ func (d *Decoder) StructParams() {
 	d.root, d.wrapped = d.pos, true
 }
 
+// NullParams reports whether data, the params of a method whose one param
+// is a pointer to a struct, stand for a nil pointer: absent, null, or null
+// by position ([null]), which is what encoding/json writes for one.
+func NullParams(data []byte) bool {
+	if isAbsent(data) {
+		return true
+	}
+	v := jsonscan.TrimSpace(data)
+	return len(v) >= 2 && v[0] == '[' && v[len(v)-1] == ']' && string(jsonscan.TrimSpace(v[1:len(v)-1])) == "null"
+}
+
 // NoParams checks the params of a method that takes none: absent, null, an
 // empty object or an empty array.
 func NoParams(data []byte) error {

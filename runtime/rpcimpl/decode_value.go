@@ -62,6 +62,13 @@ func (d *Decoder) Float64() float64 { return d.float(64, math.MaxFloat64) }
 // Float32 reads a number that fits a float32 (rounded to the nearest).
 func (d *Decoder) Float32() float32 { return float32(d.float(32, math.MaxFloat32)) }
 
+// Number reads a number and returns its text, as encoding/json reads a
+// json.Number (which it writes as that text, a number).
+func (d *Decoder) Number() json.Number {
+	lit, _ := d.number("a number")
+	return json.Number(lit)
+}
+
 func (d *Decoder) signed(lo, hi int64) int64 {
 	lit, simple := d.number("an integer")
 	if lit == nil {

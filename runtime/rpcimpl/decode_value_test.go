@@ -243,3 +243,46 @@ func TestValidationHelpers(t *testing.T) {
 		t.Error("HasDuplicates: missed a duplicate")
 	}
 }
+
+// TestDecoderNumber reads json.Number values: a JSON number's text, as
+// encoding/json reads one, also quoted (",string").
+func TestDecoderNumber(t *testing.T) {
+	cases := []struct{ in, want, err string }{
+		{`0`, "0", ""},
+		{`-1.5e300`, "-1.5e300", ""},
+		{`18446744073709551616123`, "18446744073709551616123", ""},
+		{`"12"`, "", `expected a number, got "12"`},
+		{`null`, "", "expected a number, got null"},
+		{`1.`, "", "malformed JSON at offset 0: invalid number"},
+	}
+	for _, tc := range cases {
+		got, err := read(tc.in, (*rpcimpl.Decoder).Number)
+		if string(got) != tc.want || err != tc.err {
+			t.Errorf("%s: got %q, %q; want %q, %q", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+	got, err := read(`"-7e3"`, func(d *rpcimpl.Decoder) json.Number {
+		var n json.Number
+		if d.OpenQuoted() {
+			n = d.Number()
+			d.CloseQuoted()
+		}
+		return n
+	})
+	if got != "-7e3" || err != "" {
+		t.Errorf("quoted: got %q, %q", got, err)
+	}
+}
+
+// TestNullParams tells the params that stand for a nil pointer to a
+// struct from an object.
+func TestNullParams(t *testing.T) {
+	for in, want := range map[string]bool{
+		"": true, "null": true, " null ": true, "[null]": true, "[ null ]": true,
+		"{}": false, `{"a":1}`: false, "[{}]": false, "[]": false, "[null,null]": false, "[": false, "]": false,
+	} {
+		if got := rpcimpl.NullParams([]byte(in)); got != want {
+			t.Errorf("NullParams(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ package apidoc
 
 import (
 	"go/doc"
+	"go/types"
 	"maps"
 	"slices"
 	"strings"
@@ -61,8 +62,11 @@ type apiMethod struct {
 	StructParams bool // the params are one struct's members, sent by name only
 	// ParamsType is the schema of the params object of a StructParams
 	// method, usually a "$ref" to the struct's component.
-	ParamsType   *jsonschema.Schema
-	StructArg    string // the Go name of a StructParams method's param
+	ParamsType *jsonschema.Schema
+	StructArg  string // the Go name of a StructParams method's param
+	// NullParams says that a StructParams method's param is a pointer,
+	// whose nil the Go client sends as null params.
+	NullParams   bool
 	Notification bool
 	// Result is the schema of the JSON-RPC result; nil for a notification.
 	// A method that returns only an error answers null.
@@ -152,6 +156,7 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 	c := newComponents(sg)
 	// The TypeScript client declares these names itself.
 	c.reserve(tsRuntimeNames...)
+	c.reserve(tsLibNames...)
 	c.reserve(slices.Sorted(maps.Keys(schema.MCPTitles))...)
 	for _, s := range services {
 		c.reserve(s.Name + "Client")
@@ -207,6 +212,7 @@ func apiMethodOf(sg *schema.Builder, c *components, m *model.Method) *apiMethod 
 	}
 	if m.StructParams {
 		am.StructArg = m.Params[0].Name
+		_, am.NullParams = types.Unalias(m.Params[0].Type).(*types.Pointer)
 		if am.ParamsType = c.paramsRef(m.Params[0].Type); am.ParamsType == nil {
 			am.ParamsType = c.refs(schema.Clone(sg.InputSchema(m)), false)
 		}

@@ -23,9 +23,9 @@ import (
 // description aside, which a field's doc may replace) is a candidate's
 // schema becomes a "$ref" to it; one that differs, say because a field's
 // `jsonschema` tag added a keyword, stays inline. Input and output schemas
-// of a type may differ (null is allowed only in output), so a type used both
-// ways and described differently gets two components, the one met second
-// named with "Input" or "Result" after the type's name.
+// of a type are built apart and may differ, so a type used both ways and
+// described differently gets two components, the one met second named with
+// "Input" or "Result" after the type's name.
 type components struct {
 	sg     *schema.Builder
 	cands  []candidate

@@ -171,7 +171,7 @@ func (r *tsRenderer) tsType(s *jsonschema.Schema, indent string) string {
 			return "[" + strings.Join(elems, ", ") + "]"
 		}
 		elem := r.tsType(s.Items, indent)
-		if strings.Contains(elem, " | ") && !strings.HasPrefix(elem, "{") {
+		if topLevelUnion(elem) {
 			elem = "(" + elem + ")"
 		}
 		return elem + "[]"
@@ -179,6 +179,30 @@ func (r *tsRenderer) tsType(s *jsonschema.Schema, indent string) string {
 		return r.tsObject(s, indent)
 	}
 	return "unknown"
+}
+
+// topLevelUnion reports whether the TypeScript type t is a union at its
+// top level ("A | null", not "{ a: A | null }"), which needs parentheses
+// before "[]".
+func topLevelUnion(t string) bool {
+	depth := 0
+	inString := false
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '(' || c == '[' || c == '<':
+			depth++
+		case c == '}' || c == ')' || c == ']' || c == '>':
+			depth--
+		case c == '|' && depth == 0:
+			return true
+		}
+	}
+	return false
 }
 
 func (r *tsRenderer) tsUnion(list []*jsonschema.Schema, indent string) string {
@@ -284,6 +308,28 @@ func tsLiteral(v any) string {
 		return "unknown"
 	}
 	return string(b)
+}
+
+// tsLibNames are the global types of TypeScript's ES2022 library (the
+// one the clients compile against): a component of one of these names
+// would shadow it in the client, which uses some of them (Omit, Record,
+// Promise, ...).
+var tsLibNames = []string{
+	"AggregateError", "Array", "ArrayBuffer", "ArrayBufferLike", "ArrayBufferView", "ArrayLike",
+	"AsyncGenerator", "AsyncGeneratorFunction", "AsyncIterable", "AsyncIterableIterator", "AsyncIterator",
+	"Atomics", "Awaited", "BigInt", "BigInt64Array", "BigUint64Array", "Boolean", "Capitalize",
+	"ConcatArray", "ConstructorParameters", "DataView", "Date", "Error", "ErrorOptions", "EvalError",
+	"Exclude", "Extract", "FinalizationRegistry", "Float32Array", "Float64Array", "Function",
+	"Generator", "GeneratorFunction", "IArguments", "InstanceType", "Int16Array", "Int32Array",
+	"Int8Array", "Intl", "Iterable", "IterableIterator", "Iterator", "IteratorResult", "JSON",
+	"Lowercase", "Map", "Math", "NoInfer", "NonNullable", "Number", "Object", "Omit",
+	"OmitThisParameter", "Parameters", "Partial", "Pick", "Promise", "PromiseConstructorLike",
+	"PromiseLike", "PropertyDescriptor", "PropertyKey", "Proxy", "RangeError", "Readonly",
+	"ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Record", "ReferenceError", "Reflect", "RegExp",
+	"Required", "ReturnType", "Set", "SharedArrayBuffer", "String", "Symbol", "SyntaxError",
+	"TemplateStringsArray", "ThisParameterType", "ThisType", "TypeError", "URIError", "Uint16Array",
+	"Uint32Array", "Uint8Array", "Uint8ClampedArray", "Uncapitalize", "Uppercase", "WeakMap",
+	"WeakRef", "WeakSet",
 }
 
 // tsReserved are the words a parameter may not be named in TypeScript's

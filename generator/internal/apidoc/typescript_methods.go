@@ -13,7 +13,11 @@ func (r *tsRenderer) method(m *apiMethod) string {
 	switch {
 	case m.StructParams:
 		name := tsName(m.StructArg)
-		args = append(args, name+": "+r.tsType(m.ParamsType, "  "))
+		t := r.tsType(m.ParamsType, "  ")
+		if m.NullParams {
+			t += " | null" // a nil pointer: the Go client sends null params
+		}
+		args = append(args, name+": "+t)
 		return r.methodText(m, args, name)
 	default:
 		// A param may be left out ("?") only when every one after it may.

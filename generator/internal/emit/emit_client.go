@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"go/types"
 
 	"github.com/dave/jennifer/jen"
 
@@ -79,7 +80,13 @@ func (g *emitter) clientSignature(m *model.Method) *signature {
 		case len(m.Params) == 0:
 			return jen.Nil()
 		case m.StructParams:
-			return jen.Id(argNames[0])
+			if _, ptr := types.Unalias(m.Params[0].Type).(*types.Pointer); ptr {
+				return jen.Id(argNames[0])
+			}
+			// By address, as the other params go in a params struct: a
+			// field whose MarshalJSON has a pointer receiver (big.Int) is
+			// written by it only when encoding/json can address it.
+			return jen.Op("&").Id(argNames[0])
 		}
 		fields := paramFields(m)
 		return jen.Op("&").Id(paramsType).ValuesFunc(func(v *jen.Group) {

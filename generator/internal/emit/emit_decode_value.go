@@ -25,6 +25,7 @@ var scalarReaders = map[types.BasicKind]string{
 // checking it against s (nil: no constraints). depth numbers the locals of
 // nested containers; pos is where to report a problem with s.
 func (de *decodeEmitter) value(sc *decodeScope, t types.Type, s *jsonschema.Schema, tg target, quoted bool, depth int, pos token.Position) []jen.Code {
+	s = schema.NonNull(s) // null is read as nil below, where Go has one
 	if s != nil && s.Ref != "" {
 		s = nil // a recursive type: its helper checks its fields
 	}
@@ -34,13 +35,12 @@ func (de *decodeEmitter) value(sc *decodeScope, t types.Type, s *jsonschema.Sche
 		alloc := append([]jen.Code{tg.val().Op("=").New(de.typeExpr(ptr.Elem()))}, inner...)
 		return []jen.Code{jen.If(dcall("Null")).Block(tg.val().Op("=").Nil()).Else().Block(alloc...)}
 	}
-	if n, ok := types.Unalias(t).(*types.Named); ok {
-		switch path, name := model.PkgPath(n), n.Obj().Name(); {
-		case path == "time" && name == "Time":
-			return assign(dcall("Time"))
-		case path == "encoding/json" && name == "RawMessage":
-			return assign(dcall("RawMessage"))
+	if method := specialReader(t); method != "" {
+		read := tg.val().Op("=").Add(dcall(method))
+		if quoted {
+			return []jen.Code{jen.If(dcall("OpenQuoted")).Block(read, dcall("CloseQuoted"))}
 		}
+		return []jen.Code{read}
 	}
 	if model.Implements(t, "UnmarshalJSON") || model.Implements(t, "UnmarshalText") {
 		// It decodes itself: correct rather than fast.
@@ -51,6 +51,11 @@ func (de *decodeEmitter) value(sc *decodeScope, t types.Type, s *jsonschema.Sche
 		return de.scalar(sc, t, u, s, tg, quoted, pos)
 	case *types.Slice:
 		if schema.IsByte(u.Elem()) {
+			if b, ok := types.Unalias(u.Elem()).(*types.Basic); !ok || b.Kind() != types.Uint8 {
+				// Bytes of a named type ([]Weekday): base64 all the same,
+				// but []byte does not convert to it.
+				return []jen.Code{dcall("Unmarshal", tg.addr())}
+			}
 			return assign(de.convert(t, dcall("Bytes")))
 		}
 		return de.slice(sc, t, u, s, tg, depth, pos)
@@ -65,6 +70,25 @@ func (de *decodeEmitter) value(sc *decodeScope, t types.Type, s *jsonschema.Sche
 	}
 	de.sg.Errorf(pos, "cannot decode a value of type "+de.sg.TypeString(t))
 	return nil
+}
+
+// specialReader names the runtime.Decoder method that reads a value of
+// one of the standard library's types encoding/json treats apart, "" for
+// other types.
+func specialReader(t types.Type) string {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return ""
+	}
+	switch path, name := model.PkgPath(n), n.Obj().Name(); {
+	case path == "time" && name == "Time":
+		return "Time"
+	case path == "encoding/json" && name == "RawMessage":
+		return "RawMessage"
+	case path == "encoding/json" && name == "Number":
+		return "Number"
+	}
+	return ""
 }
 
 // convert wraps call in a conversion to t unless call already has type t.
@@ -157,7 +181,11 @@ func (de *decodeEmitter) mapValue(sc *decodeScope, t types.Type, u *types.Map, s
 	if s != nil && s.PropertyNames != nil && len(s.PropertyNames.Enum) > 0 {
 		body = append(keyEnumCheck(key, s.PropertyNames.Enum), body...)
 	}
-	body = append(body, tg.val().Index(k).Op("=").Add(v))
+	m := tg.val()
+	if tg.deref {
+		m = jen.Parens(m) // *p.M[k] would index the pointer
+	}
+	body = append(body, m.Index(k).Op("=").Add(v))
 	code := []jen.Code{jen.If(dcall("Null")).Block(tg.val().Op("=").Nil()).Else().If(dcall("Object")).Block(
 		tg.val().Op("=").Add(de.typeExpr(t)).Values(),
 		jen.Var().Id(key).Index().Byte(),
@@ -173,7 +201,7 @@ func (de *decodeEmitter) mapValue(sc *decodeScope, t types.Type, u *types.Map, s
 // value to store: the new local elem, or the read itself when there is
 // nothing to check.
 func (de *decodeEmitter) element(sc *decodeScope, t types.Type, s *jsonschema.Schema, elem string, depth int, pos token.Position) ([]jen.Code, jen.Code) {
-	if u, ok := t.Underlying().(*types.Basic); ok && scalarReaders[u.Kind()] != "" && !model.Implements(t, "UnmarshalJSON") && !model.Implements(t, "UnmarshalText") {
+	if u, ok := t.Underlying().(*types.Basic); ok && scalarReaders[u.Kind()] != "" && specialReader(t) == "" && !model.Implements(t, "UnmarshalJSON") && !model.Implements(t, "UnmarshalText") {
 		read := de.convert(t, dcall(scalarReaders[u.Kind()]))
 		checks := de.scalarChecks(sc, t, u, s, localTarget(elem).val, pos)
 		if len(checks) == 0 {

@@ -69,17 +69,22 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 		body = append(body, decode(jen.Qual(implPath, "NoParams").Call(jen.Id("params"))))
 	case m.StructParams:
 		p := m.Params[0]
-		typ := p.Type
-		arg := jen.Id("p")
-		if ptr, ok := types.Unalias(typ).(*types.Pointer); ok {
-			typ = ptr.Elem()
-			arg = jen.Op("&").Id("p")
+		if ptr, ok := types.Unalias(p.Type).(*types.Pointer); ok {
+			// Null params are a nil pointer, as encoding/json writes one.
+			body = append(body,
+				jen.Var().Id("p").Op("*").Add(g.typeExpr(ptr.Elem())),
+				jen.If(jen.Op("!").Qual(implPath, "NullParams").Call(jen.Id("params"))).Block(
+					jen.Id("p").Op("=").New(g.typeExpr(ptr.Elem())),
+					decode(jen.Id(g.share.decode(m)).Call(jen.Id("params"), jen.Id("p"))),
+				),
+			)
+		} else {
+			body = append(body,
+				jen.Var().Id("p").Add(g.typeExpr(p.Type)),
+				decode(jen.Id(g.share.decode(m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
+			)
 		}
-		body = append(body,
-			jen.Var().Id("p").Add(g.typeExpr(typ)),
-			decode(jen.Id(g.share.decode(m)).Call(jen.Id("params"), jen.Op("&").Id("p"))),
-		)
-		args = append(args, arg)
+		args = append(args, jen.Id("p"))
 	default:
 		for _, field := range paramFields(m) {
 			args = append(args, jen.Id("p").Dot(field))

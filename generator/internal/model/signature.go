@@ -162,13 +162,16 @@ func isError(t types.Type) bool {
 	return types.Identical(t, types.Universe.Lookup("error").Type())
 }
 
-// isStruct reports whether t is a struct or a pointer to one.
+// isStruct reports whether t is a struct or a pointer to one that
+// encoding/json writes as an object of its fields: not one that encodes
+// itself (time.Time, netip.Addr, big.Int), whose JSON is a string or a
+// number.
 func isStruct(t types.Type) bool {
 	if p, ok := types.Unalias(t).(*types.Pointer); ok {
 		t = p.Elem()
 	}
 	_, ok := t.Underlying().(*types.Struct)
-	return ok
+	return ok && !hasJSONMethods(t)
 }
 
 func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }

@@ -27,11 +27,13 @@ import (
 // Decisions, in short (design.md §3 has the rules):
 //   - types are inlined; only recursive named types go through "$defs", and a
 //     root's "$defs" holds only the definitions it reaches;
-//   - input schemas never allow null: a pointer is an optional member;
-//   - output (result) schemas allow null exactly where encoding/json writes
-//     it for a nil value (pointers, slices and maps not left out by
-//     omitempty/omitzero, and such elements), as {"anyOf":[T,{"type":"null"}]},
-//     so that a client validating structuredContent accepts what Go sends;
+//   - schemas allow null exactly where encoding/json writes it for a nil
+//     value (pointers, slices and maps not left out by omitempty/omitzero,
+//     and such elements and params), as {"anyOf":[T,{"type":"null"}]}, in
+//     input and output schemas alike: what a Go client sends and what Go
+//     answers validate, and the decoders read null there as nil. A pointer
+//     member is also optional. A slice or map whose minItems or
+//     minProperties asks for an item is not null: the decoder refuses nil;
 //   - every struct object has "additionalProperties": false, as the generated
 //     validation rejects unknown fields.
 type Builder struct {
@@ -175,7 +177,7 @@ func (g *Builder) ParamSchema(m *model.Method, p *model.Param) *jsonschema.Schem
 	if p.Doc != "" {
 		s.Description = WithEnumNotes(model.OneLine(p.Doc), g.EnumNotes(p.Type))
 	}
-	return s
+	return nullableAs(p.Type, s) // a nil param is sent as null
 }
 
 // OutputSchema returns the tool output schema of m, nil when m has no

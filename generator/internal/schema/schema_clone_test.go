@@ -97,6 +97,7 @@ type Both struct {
 	}
 	tp, _ := i.Properties.Get("t")
 	u, _ := i.Properties.Get("u")
+	tp, u = NonNull(tp), NonNull(u) // nil slices are null
 	if tp.Items.MaxLength == nil || u.Items.MaxLength != nil {
 		t.Errorf("the tag of T reached U: %s", Marshal(i))
 	}

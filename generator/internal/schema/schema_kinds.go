@@ -52,12 +52,49 @@ func nilable(t types.Type) bool {
 	return false
 }
 
-// nullable lets s also be null (output schemas only).
+// nullable lets s also be null: {"anyOf": [s, {"type": "null"}]}, with
+// s's description on the outer schema, where readers of a member's
+// description look for it.
 func nullable(s *jsonschema.Schema) *jsonschema.Schema {
 	if s.Type == "" && s.Ref == "" && len(s.AnyOf) == 0 && s.Enum == nil {
 		return s // any value already
 	}
-	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{s, {Type: "null"}}}
+	if NonNull(s) != s {
+		return s // null already
+	}
+	out := &jsonschema.Schema{AnyOf: []*jsonschema.Schema{s, {Type: "null"}}}
+	if s.Description != "" {
+		inner := Shallow(s)
+		out.Description, inner.Description = s.Description, ""
+		out.AnyOf[0] = inner
+	}
+	return out
+}
+
+// nullableAs is s, the schema of a value of type t, allowing null where
+// encoding/json writes null for a nil t: a pointer, a slice or a map, but
+// not a slice or map whose schema asks for at least one item or member,
+// whose nil the decoder refuses (minItems and minProperties apply to it).
+func nullableAs(t types.Type, s *jsonschema.Schema) *jsonschema.Schema {
+	if !nilable(t) {
+		return s
+	}
+	switch t.Underlying().(type) {
+	case *types.Slice, *types.Map:
+		if s.MinItems != nil && *s.MinItems > 0 || s.MinProperties != nil && *s.MinProperties > 0 {
+			return s
+		}
+	}
+	return nullable(s)
+}
+
+// NonNull is the schema of the values of s that are not null: X of a
+// nullable's {"anyOf": [X, {"type": "null"}]}, s itself for another.
+func NonNull(s *jsonschema.Schema) *jsonschema.Schema {
+	if s != nil && len(s.AnyOf) == 2 && s.AnyOf[1].Type == "null" && s.Type == "" {
+		return s.AnyOf[0]
+	}
+	return s
 }
 
 // IsRecursive reports whether the named type n contains itself, in which

@@ -39,7 +39,7 @@ func (g *Builder) applyTag(s *jsonschema.Schema, tag reflect.StructTag, c BuildC
 			switch item {
 			case "", "required":
 			case "nullable":
-				g.tagError(c, item, "nullable is not supported: a pointer field is optional instead, and input schemas never allow null")
+				g.tagError(c, item, "nullable is not supported: a nil pointer, slice or map is null already, as encoding/json writes it, and other types have no null")
 			default:
 				s.Description = item
 			}

@@ -29,11 +29,12 @@ func (g *Builder) build(t types.Type, c BuildCtx) *jsonschema.Schema {
 	return g.NamedBody(n, c)
 }
 
-// value is build for a value that may be nil: in an output schema it may
-// then be null.
+// value is build for a value that may be nil: it may then be null, as
+// encoding/json writes a nil pointer, slice or map, in input and output
+// schemas alike (the decoders read null there as nil).
 func (g *Builder) value(t types.Type, c BuildCtx) *jsonschema.Schema {
 	s := g.build(t, c)
-	if c.Output && nilable(t) {
+	if nilable(t) {
 		return nullable(s)
 	}
 	return s
@@ -148,9 +149,10 @@ func (g *Builder) underlying(t types.Type, c BuildCtx) *jsonschema.Schema {
 	case *types.Basic:
 		return g.basic(t, c)
 	case *types.Pointer:
-		// A pointer is an optional member, not a nullable value: its
-		// container decides (see value and field).
-		return g.build(t.Elem(), c)
+		// A nil pointer is null; whether a member may be left out is its
+		// container's to say (see field). What the pointer points to may
+		// be null itself (**int, *[]byte).
+		return g.value(t.Elem(), c)
 	case *types.Slice:
 		if IsByte(t.Elem()) {
 			return &jsonschema.Schema{Type: "string", ContentEncoding: "base64"}
@@ -319,9 +321,10 @@ func (g *Builder) field(f Field, parent BuildCtx) *jsonschema.Schema {
 		s.Description = WithEnumNotes(model.OneLine(f.Doc), g.EnumNotes(f.Type))
 	}
 	g.applyTag(s, f.Tag, c)
-	// omitempty and omitzero leave a nil value out rather than writing null.
-	if c.Output && !f.OmitEmpty && !f.OmitZero && nilable(f.Type) {
-		s = nullable(s)
+	// omitempty and omitzero leave a nil value out rather than writing null
+	// (a pointer to a nil slice they keep, and its type says null).
+	if !f.OmitEmpty && !f.OmitZero {
+		s = nullableAs(f.Type, s)
 	}
 	return s
 }
