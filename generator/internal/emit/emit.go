@@ -8,9 +8,6 @@ package emit
 import (
 	"bytes"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"go/types"
 	"slices"
 	"strconv"
@@ -18,7 +15,6 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/invopop/jsonschema"
-	"golang.org/x/tools/imports"
 
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
@@ -121,11 +117,7 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("render generated code: %w", err)
 	}
-	grouped, err := groupImports(buf.Bytes())
-	if err != nil {
-		return buf.Bytes(), fmt.Errorf("format generated code: %w", err)
-	}
-	out, err := FormatCached(grouped, pieces)
+	out, err := FormatCached(groupImports(buf.Bytes()), pieces)
 	if err != nil {
 		return buf.Bytes(), fmt.Errorf("format generated code: %w", err)
 	}
@@ -185,32 +177,50 @@ func toolSchemasOf(services []*model.Service, sg *schema.Builder) map[*model.Met
 	return <-done
 }
 
-// groupImports has goimports (golang.org/x/tools/imports, formatting only)
-// sort the import block jennifer writes and split it into the standard
-// library's imports, an empty line, and the others. It hands goimports only
-// the file's head, up to the end of the imports: goimports parses and prints
-// all it is given, and the rest of the file is formatted in pieces
-// (FormatCached). src is rendered Go source.
-func groupImports(src []byte) ([]byte, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.ImportsOnly)
-	if err != nil {
-		return nil, err
+// groupImports splits the import block jennifer writes into the standard
+// library's imports, an empty line, then the others, as goimports groups
+// them; format.Source then sorts each group. src is rendered Go source.
+//
+// goimports itself (golang.org/x/tools/imports, formatting only) would do
+// it, but linking it initialises x/tools's table of the standard library's
+// symbols at every start of rpcgen: 5 ms of CPU (rpcgen --version took 27
+// ms instead of 22, median of 80 runs), 770 kB, and 1.8 MB more binary, for
+// one rule: an import path whose first element has no dot is the standard
+// library's.
+func groupImports(src []byte) []byte {
+	const open = "\nimport (\n"
+	start := bytes.Index(src, []byte(open))
+	if start < 0 {
+		return src
 	}
-	if len(f.Imports) < 2 {
-		return src, nil
+	start += len(open)
+	end := bytes.Index(src[start:], []byte("\n)"))
+	if end < 0 {
+		return src
 	}
-	end := f.FileStart + token.Pos(len(src))
-	for _, d := range f.Decls {
-		if d, ok := d.(*ast.GenDecl); ok && d.Tok == token.IMPORT {
-			end = d.End()
+	end += start
+	var std, other []string
+	for line := range strings.SplitSeq(string(src[start:end]), "\n") {
+		spec := strings.TrimSpace(line)
+		if spec == "" {
+			continue
+		}
+		path := spec[strings.IndexByte(spec, '"')+1:]
+		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+			other = append(other, "\t"+spec)
+		} else {
+			std = append(std, "\t"+spec)
 		}
 	}
-	n := int(end - f.FileStart)
-	head, err := imports.Process("", src[:n], &imports.Options{FormatOnly: true, Comments: true, TabIndent: true, TabWidth: 8})
-	if err != nil {
-		return nil, err
+	block := strings.Join(std, "\n")
+	if len(std) > 0 && len(other) > 0 {
+		block += "\n\n"
 	}
-	return append(head[:len(head)-1], src[n:]...), nil // less the newline goimports ends the head with
+	block += strings.Join(other, "\n")
+	out := make([]byte, 0, len(src)+1)
+	out = append(out, src[:start]...)
+	out = append(out, block...)
+	return append(out, src[end:]...)
 }
 
 func (g *emitter) service(s *model.Service) {
