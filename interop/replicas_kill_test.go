@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"regexp"
@@ -20,17 +21,22 @@ import (
 type cluster struct {
 	url    string
 	cmd    *exec.Cmd
+	stdin  io.WriteCloser
 	stderr chan string // its stderr, line by line
 }
 
-// startCluster starts the replicas command, reads its URL, and stops it
-// with SIGTERM when the test ends (it must then exit with status 0).
-func startCluster(t *testing.T) *cluster {
+// startCluster starts the replicas command, with extra arguments (such as
+// --sentinel), reads its URL, and stops it with SIGTERM when the test ends
+// (it must then exit with status 0).
+func startCluster(t *testing.T, extra ...string) *cluster {
 	t.Helper()
-	argv := replicasArgv(t)
+	argv := append(replicasArgv(t), extra...)
 	c := &cluster{cmd: exec.Command(argv[0], argv[1:]...), stderr: make(chan string, 1024)}
 	stdout, err := c.cmd.StdoutPipe()
 	if err != nil {
+		t.Fatal(err)
+	}
+	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
 	stderr, err := c.cmd.StderrPipe()
@@ -69,6 +75,31 @@ func startCluster(t *testing.T) *cluster {
 		t.Fatalf("the cluster printed no URL: %q, %v", line, err)
 	}
 	return c
+}
+
+// command sends the cluster a command on its stdin ("restart", "hold",
+// "failover") and waits until it says want on stderr.
+func (c *cluster) command(t *testing.T, cmd, want string) {
+	t.Helper()
+	for len(c.stderr) > 0 { // room for the answer: a full channel drops lines
+		<-c.stderr
+	}
+	if _, err := io.WriteString(c.stdin, cmd+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	for timeout := time.After(60 * time.Second); ; {
+		select {
+		case line := <-c.stderr:
+			if line == want {
+				return
+			}
+			if strings.HasPrefix(line, "cluster: "+cmd+" failed") {
+				t.Fatal(line)
+			}
+		case <-timeout:
+			t.Fatalf("the cluster did not say %q within 60s", want)
+		}
+	}
 }
 
 var killedLine = regexp.MustCompile(`cluster: killed replica (\d+) with (\d+) streams open`)

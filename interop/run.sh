@@ -26,7 +26,9 @@
 #                              by default ext/redis's internal/replica
 #                              --cluster 3, which starts redis-server (it must
 #                              be installed), three replicas on it and a
-#                              round-robin proxy
+#                              round-robin proxy (the Go SDK's failover and
+#                              restart tests add --sentinel or --appendonly and
+#                              send it commands on stdin: they need that one)
 #   INTEROP_FEATURES_SERVER=/path/to/server interop/run.sh
 #                              the resources, prompts, completion, elicitation
 #                              and sampling tests against another server like

@@ -3,9 +3,16 @@
 // sessions, their streams' events, the messages between replicas and the
 // notes themselves live on Redis (package ext/redis), so that any request
 // of a session may land on any replica; without it, everything stays in
-// this process. See docs/replicas.md.
+// this process. See docs/replicas.md and docs/operations.md.
 //
-//	replicas --http 127.0.0.1:8081 --redis redis://127.0.0.1:6379/0
+//	replicas --http 127.0.0.1:8081 --redis redis://127.0.0.1:6379/0 --state-keys /etc/notes/state-keys
+//
+// The Redis URL may name Sentinels instead (master_name=...) and carry any
+// go-redis option (see ext/redis's Connect); REDIS_URL gives it when
+// --redis does not, so that a password stays off the command line. The
+// state keys, which seal 2026-07-28 requestState and must be the same on
+// every replica, are a key ring file (mcp.ParseStateKeys), read again on
+// SIGHUP, or STATE_KEYS.
 //
 // It serves MCP at /mcp, liveness at /healthz and readiness at /readyz
 // (503 while it cannot reach Redis both ways), prints its endpoint on
@@ -15,6 +22,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,6 +53,7 @@ type config struct {
 	addr, redisURL, prefix, name string
 	allowedHosts                 []string
 	idle, storeTimeout           time.Duration
+	stateKeys                    string // the key ring file, or "" (STATE_KEYS, or none)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -52,12 +62,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var cfg config
 	host, _ := os.Hostname()
 	fs.StringVar(&cfg.addr, "http", "127.0.0.1:8080", "the `address` to listen on")
-	fs.StringVar(&cfg.redisURL, "redis", "", "the Redis `URL` (redis://host:6379/0) the replicas share; none: all state in this process")
+	fs.StringVar(&cfg.redisURL, "redis", os.Getenv("REDIS_URL"), "the Redis `URL` (redis://host:6379/0, or Sentinels: redis://sentinel:26379/0?master_name=NAME&addr=sentinel2:26379) the replicas share; default $REDIS_URL; none: all state in this process")
 	fs.StringVar(&cfg.prefix, "prefix", "notes:", "the `prefix` of every Redis key and channel")
 	fs.StringVar(&cfg.name, "name", host, "the replica's `name`, as notes report it")
 	hosts := fs.String("allowed-hosts", "", "comma-separated Host `names` accepted besides localhost on a loopback listener (the load balancer's)")
 	fs.DurationVar(&cfg.idle, "idle", 10*time.Minute, "a session's idle `timeout` (and its keys' TTL on Redis)")
 	fs.DurationVar(&cfg.storeTimeout, "store-timeout", 2*time.Second, "how long a request waits for Redis before it gets 503")
+	fs.StringVar(&cfg.stateKeys, "state-keys", "", "the `file` of the key ring that seals 2026-07-28 requestState, the same on every replica (read again on SIGHUP); default $STATE_KEYS (comma-separated keys)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -74,11 +85,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // serve runs one replica until ctx ends.
 func serve(ctx context.Context, cfg config, stdout io.Writer, logger *slog.Logger) error {
+	keys, err := loadStateKeys(cfg.stateKeys)
+	if err != nil {
+		return err
+	}
+	if keys == nil && cfg.redisURL != "" {
+		logger.Warn("no --state-keys: this replica seals 2026-07-28 requestState with a key of its own, and a retry that lands on another replica fails")
+	}
 	opts := mcphttp.Options{AllowedHosts: cfg.allowedHosts, SessionIdleTimeout: cfg.idle,
 		StoreTimeout: cfg.storeTimeout, Logger: logger}
 	var st store = &memStore{}
 	ready := func(context.Context) error { return nil }
-	srvOpts := &mcp.ServerOptions{Logger: logger}
+	srvOpts := &mcp.ServerOptions{Logger: logger, StateKeys: keys}
 	if cfg.redisURL != "" {
 		client, err := redis.Connect(cfg.redisURL)
 		if err != nil {
@@ -95,6 +113,15 @@ func serve(ctx context.Context, cfg config, stdout io.Writer, logger *slog.Logge
 	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1.0.0"}, srvOpts)
 	srv.AddTools(NotesTools(&notes{st: st, replica: cfg.name, srv: srv})...)
 	h := mcphttp.NewHandler(srv, &opts)
+	if keys != nil {
+		logger.Info("state keys", "keys", fingerprints(keys))
+	}
+	if cfg.stateKeys != "" {
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go reloadStateKeys(ctx, hup, cfg.stateKeys, srv, logger)
+	}
 
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
@@ -134,4 +161,58 @@ func serve(ctx context.Context, cfg config, stdout io.Writer, logger *slog.Logge
 		return err
 	}
 	return nil
+}
+
+// loadStateKeys reads the key ring from file, or from STATE_KEYS when file
+// is ""; nil when neither gives one.
+func loadStateKeys(file string) ([][]byte, error) {
+	text := os.Getenv("STATE_KEYS")
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--state-keys: %w", err)
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" && file == "" {
+		return nil, nil
+	}
+	keys, err := mcp.ParseStateKeys(text)
+	if err != nil {
+		return nil, fmt.Errorf("state keys: %w", err)
+	}
+	return keys, nil
+}
+
+// reloadStateKeys reads the key ring file again on each signal of hup and
+// gives it to srv; a file that does not parse leaves the keys as they were.
+func reloadStateKeys(ctx context.Context, hup <-chan os.Signal, file string, srv *mcp.Server, logger *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		keys, err := loadStateKeys(file)
+		if err == nil {
+			err = srv.SetStateKeys(keys)
+		}
+		if err != nil {
+			logger.Error("state keys not reloaded; the old ones stay", "err", err)
+			continue
+		}
+		logger.Info("state keys reloaded", "keys", fingerprints(keys))
+	}
+}
+
+// fingerprints names keys without showing them: the first 4 bytes of each
+// one's SHA-256, in hex, the sealing key first; the same on every replica
+// when their rings agree.
+func fingerprints(keys [][]byte) string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		sum := sha256.Sum256(k)
+		out[i] = hex.EncodeToString(sum[:4])
+	}
+	return strings.Join(out, ",")
 }

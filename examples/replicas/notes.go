@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
 )
 
 //go:generate go tool rpcgen Notes
@@ -33,6 +34,18 @@ type Notes interface {
 	//
 	//rpcgen:tool readonly openworld=false
 	ListNotes(ctx context.Context) ([]Note, error)
+
+	// DeleteNote deletes the note with the given id once the user has
+	// confirmed it, and returns it. It asks the client (elicitation) and
+	// reports its progress: in 2026-07-28 the call ends with
+	// input_required and the client's retry, which may land on another
+	// replica, carries the answer with a requestState that every replica
+	// must open (--state-keys).
+	//
+	// id: the note's id.
+	//
+	//rpcgen:tool destructive idempotent openworld=false
+	DeleteNote(ctx context.Context, id string) (Note, error)
 }
 
 // Note is one note.
@@ -46,12 +59,16 @@ type Note struct {
 // errNotFound is GetNote's error for an unknown id.
 var errNotFound = errors.New("no such note")
 
+// errNotConfirmed is DeleteNote's error when the user does not confirm.
+var errNotConfirmed = errors.New("the deletion was not confirmed")
+
 // store keeps the notes: in memory for one process, on Redis for
 // replicas (store.go).
 type store interface {
 	add(ctx context.Context, n Note) (Note, error)
 	get(ctx context.Context, id string) (Note, error)
 	list(ctx context.Context) ([]Note, error)
+	del(ctx context.Context, id string) error
 }
 
 // notes is the service: a store, the replica's name, and the server whose
@@ -85,3 +102,24 @@ func (n *notes) GetNote(ctx context.Context, id string) (Note, error) {
 }
 
 func (n *notes) ListNotes(ctx context.Context) ([]Note, error) { return n.st.list(ctx) }
+
+func (n *notes) DeleteNote(ctx context.Context, id string) (Note, error) {
+	note, err := n.st.get(ctx, id)
+	if err != nil {
+		return Note{}, fmt.Errorf("note %q: %w", id, err)
+	}
+	mcp.Progress(ctx, 1, 3, "found the note")
+	answer, err := ask.Elicit(ctx, &mcp.ElicitParams{Message: fmt.Sprintf("Delete note %s (%q)?", id, note.Text)})
+	if err != nil {
+		return Note{}, err // ErrInputRequired in 2026-07-28: the retry brings the answer
+	}
+	mcp.Progress(ctx, 2, 3, "asked the user")
+	if answer.Action != "accept" {
+		return Note{}, errNotConfirmed
+	}
+	if err := n.st.del(ctx, id); err != nil {
+		return Note{}, fmt.Errorf("delete note %q: %w", id, err)
+	}
+	mcp.Progress(ctx, 3, 3, "deleted")
+	return note, nil
+}

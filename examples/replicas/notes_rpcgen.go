@@ -23,6 +23,8 @@ const (
 	NotesGetNoteMethod = "notes.getNote"
 	// NotesListNotesMethod is the JSON-RPC method name of Notes.ListNotes.
 	NotesListNotesMethod = "notes.listNotes"
+	// NotesDeleteNoteMethod is the JSON-RPC method name of Notes.DeleteNote.
+	NotesDeleteNoteMethod = "notes.deleteNote"
 )
 
 // NotesClient calls a remote Notes over JSON-RPC 2.0. It implements
@@ -64,6 +66,19 @@ func (c *NotesClient) ListNotes(ctx context.Context) ([]Note, error) {
 	return runtime.CallIdempotent[[]Note](ctx, c.caller, NotesListNotesMethod, nil)
 }
 
+// DeleteNote deletes the note with the given id once the user has
+// confirmed it, and returns it. It asks the client (elicitation) and
+// reports its progress: in 2026-07-28 the call ends with
+// input_required and the client's retry, which may land on another
+// replica, carries the answer with a requestState that every replica
+// must open (--state-keys).
+//
+// It calls the remote method "notes.deleteNote", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
+func (c *NotesClient) DeleteNote(ctx context.Context, id string) (Note, error) {
+	return runtime.CallIdempotent[Note](ctx, c.caller, NotesDeleteNoteMethod, &notesDeleteNoteParams{ID: id})
+}
+
 // NewNotesHandler returns a runtime.Handler that serves impl: it routes each
 // request by method name, decodes its params (by name or by position), calls
 // impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio
@@ -86,6 +101,8 @@ func (h notesHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 		return h.serveGetNote(ctx, req.Params)
 	case NotesListNotesMethod:
 		return h.serveListNotes(ctx, req.Params)
+	case NotesDeleteNoteMethod:
+		return h.serveDeleteNote(ctx, req.Params)
 	default:
 		return nil, runtime.ErrMethodNotFound(req.Method)
 	}
@@ -117,6 +134,15 @@ func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage
 	return rpcimpl.Result(h.impl.ListNotes(ctx))
 }
 
+// serveDeleteNote decodes the params of Notes.DeleteNote, calls it and encodes its result.
+func (h notesHandler) serveDeleteNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p notesDeleteNoteParams
+	if err := decodeNotesDeleteNoteParams(params, &p); err != nil {
+		return nil, err
+	}
+	return rpcimpl.Result(h.impl.DeleteNote(ctx, p.ID))
+}
+
 // MCP tool names of the Notes service.
 const (
 	// NotesAddNoteTool is the MCP tool name of Notes.AddNote.
@@ -125,16 +151,20 @@ const (
 	NotesGetNoteTool = "get_note"
 	// NotesListNotesTool is the MCP tool name of Notes.ListNotes.
 	NotesListNotesTool = "list_notes"
+	// NotesDeleteNoteTool is the MCP tool name of Notes.DeleteNote.
+	NotesDeleteNoteTool = "delete_note"
 )
 
 // JSON Schemas (draft 2020-12) of the Notes tools' arguments and results.
 const (
-	notesAddNoteInputSchema    = `{"type":"object","properties":{"text":{"description":"the note.","type":"string"}},"additionalProperties":false,"required":["text"]}`
-	notesAddNoteOutputSchema   = `{"description":"Note is one note.","type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"},"replica":{"description":"Replica names the replica that stored it.","type":"string"}},"additionalProperties":false,"required":["id","text","replica"]}`
-	notesGetNoteInputSchema    = `{"type":"object","properties":{"id":{"description":"the note's id, as AddNote returned it.","type":"string"}},"additionalProperties":false,"required":["id"]}`
-	notesGetNoteOutputSchema   = notesAddNoteOutputSchema
-	notesListNotesInputSchema  = `{"type":"object","additionalProperties":false}`
-	notesListNotesOutputSchema = `{"type":"object","properties":{"result":{"anyOf":[{"type":"array","items":{"description":"Note is one note.","type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"},"replica":{"description":"Replica names the replica that stored it.","type":"string"}},"additionalProperties":false,"required":["id","text","replica"]}},{"type":"null"}]}},"additionalProperties":false,"required":["result"]}`
+	notesAddNoteInputSchema     = `{"type":"object","properties":{"text":{"description":"the note.","type":"string"}},"additionalProperties":false,"required":["text"]}`
+	notesAddNoteOutputSchema    = `{"description":"Note is one note.","type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"},"replica":{"description":"Replica names the replica that stored it.","type":"string"}},"additionalProperties":false,"required":["id","text","replica"]}`
+	notesGetNoteInputSchema     = `{"type":"object","properties":{"id":{"description":"the note's id, as AddNote returned it.","type":"string"}},"additionalProperties":false,"required":["id"]}`
+	notesGetNoteOutputSchema    = notesAddNoteOutputSchema
+	notesListNotesInputSchema   = `{"type":"object","additionalProperties":false}`
+	notesListNotesOutputSchema  = `{"type":"object","properties":{"result":{"anyOf":[{"type":"array","items":{"description":"Note is one note.","type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"},"replica":{"description":"Replica names the replica that stored it.","type":"string"}},"additionalProperties":false,"required":["id","text","replica"]}},{"type":"null"}]}},"additionalProperties":false,"required":["result"]}`
+	notesDeleteNoteInputSchema  = `{"type":"object","properties":{"id":{"description":"the note's id.","type":"string"}},"additionalProperties":false,"required":["id"]}`
+	notesDeleteNoteOutputSchema = notesAddNoteOutputSchema
 )
 
 // NotesTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
@@ -164,6 +194,13 @@ func NotesTools(impl Notes) []mcp.Tool {
 		OutputSchema: json.RawMessage(notesListNotesOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Handler:      mcp.WrapResult(h.serveListNotes),
+	}, {
+		Name:         NotesDeleteNoteTool,
+		Description:  "DeleteNote deletes the note with the given id once the user has\nconfirmed it, and returns it. It asks the client (elicitation) and\nreports its progress: in 2026-07-28 the call ends with\ninput_required and the client's retry, which may land on another\nreplica, carries the answer with a requestState that every replica\nmust open (--state-keys).",
+		InputSchema:  json.RawMessage(notesDeleteNoteInputSchema),
+		OutputSchema: json.RawMessage(notesDeleteNoteOutputSchema),
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Handler:      h.serveDeleteNote,
 	}}
 }
 
@@ -180,7 +217,7 @@ var _ Notes = (*NotesMCPClient)(nil)
 // NewNotesMCPClient returns a Notes that calls tools through c, usually an
 // *mcpclient.Client connected over stdio, HTTP or in process.
 func NewNotesMCPClient(c mcp.ToolCaller) *NotesMCPClient {
-	mcp.DeclareRetrySafe(c, NotesGetNoteTool, NotesListNotesTool)
+	mcp.DeclareRetrySafe(c, NotesGetNoteTool, NotesListNotesTool, NotesDeleteNoteTool)
 	return &NotesMCPClient{caller: c}
 }
 
@@ -204,6 +241,18 @@ func (c *NotesMCPClient) GetNote(ctx context.Context, id string) (Note, error) {
 // It calls the MCP tool "list_notes".
 func (c *NotesMCPClient) ListNotes(ctx context.Context) ([]Note, error) {
 	return mcp.CallToolWrapped[[]Note](ctx, c.caller, NotesListNotesTool, nil)
+}
+
+// DeleteNote deletes the note with the given id once the user has
+// confirmed it, and returns it. It asks the client (elicitation) and
+// reports its progress: in 2026-07-28 the call ends with
+// input_required and the client's retry, which may land on another
+// replica, carries the answer with a requestState that every replica
+// must open (--state-keys).
+//
+// It calls the MCP tool "delete_note".
+func (c *NotesMCPClient) DeleteNote(ctx context.Context, id string) (Note, error) {
+	return mcp.CallTool[Note](ctx, c.caller, NotesDeleteNoteTool, &notesDeleteNoteParams{ID: id})
 }
 
 // notesAddNoteParams is the params object of Notes.AddNote.
@@ -258,6 +307,36 @@ func decodeNotesGetNoteParams(raw []byte, p *notesGetNoteParams) error {
 			p.ID = d.String()
 		default:
 			d.UnknownField(key, notesGetNoteFields)
+		}
+	}
+	if !hasID {
+		d.MissingField("id")
+	}
+	return d.Finish()
+}
+
+// notesDeleteNoteParams is the params object of Notes.DeleteNote.
+type notesDeleteNoteParams struct {
+	ID string `json:"id"`
+}
+
+// notesDeleteNoteFields lists the params of Notes.DeleteNote, in order.
+var notesDeleteNoteFields = rpcimpl.NewFields("id")
+
+// decodeNotesDeleteNoteParams decodes the params of Notes.DeleteNote into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeNotesDeleteNoteParams(raw []byte, p *notesDeleteNoteParams) error {
+	d := rpcimpl.NewDecoder(raw)
+	d.Params(notesDeleteNoteFields)
+	var hasID bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "id":
+			hasID = true
+			p.ID = d.String()
+		default:
+			d.UnknownField(key, notesDeleteNoteFields)
 		}
 	}
 	if !hasID {

@@ -43,6 +43,8 @@ func TestMain(m *testing.M) {
 type replica struct {
 	URL  string // its MCP endpoint
 	Base string // scheme and host
+	cmd  *exec.Cmd
+	logs *testLog
 }
 
 // startReplica runs the program as a process with args on a free port and
@@ -55,7 +57,8 @@ func startReplica(t *testing.T, args ...string) *replica {
 	}
 	cmd := exec.Command(self, append([]string{"--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), serveEnv+"=1")
-	cmd.Stderr = &testLog{t: t, name: args[len(args)-1]}
+	logs := &testLog{t: t, name: args[len(args)-1], lines: make(chan string, 256)}
+	cmd.Stderr = logs
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -90,24 +93,50 @@ func startReplica(t *testing.T, args ...string) *replica {
 		if !ok || !strings.HasSuffix(u, "/mcp") {
 			t.Fatalf("the replica printed %q, not its endpoint", u)
 		}
-		return &replica{URL: u, Base: strings.TrimSuffix(u, "/mcp")}
+		return &replica{URL: u, Base: strings.TrimSuffix(u, "/mcp"), cmd: cmd, logs: logs}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the replica did not say it listens within 30s")
 		return nil
 	}
 }
 
-// testLog passes a replica's stderr to the test log.
+// testLog passes a replica's stderr to the test log, and its lines to
+// lines (dropped when nobody reads them).
 type testLog struct {
-	t    *testing.T
-	name string
+	t     *testing.T
+	name  string
+	lines chan string
 }
 
 func (l *testLog) Write(p []byte) (int, error) {
 	for _, s := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
 		l.t.Logf("%s: %s", l.name, s)
+		select {
+		case l.lines <- s:
+		default:
+		}
 	}
 	return len(p), nil
+}
+
+// waitLog waits until the replica logs a line with every one of parts.
+func (r *replica) waitLog(t *testing.T, parts ...string) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case line := <-r.logs.lines:
+			all := true
+			for _, p := range parts {
+				all = all && strings.Contains(line, p)
+			}
+			if all {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("%s did not log %q within 30s", r.logs.name, parts)
+		}
+	}
 }
 
 // roundRobin is a reverse proxy that sends each request to the next of

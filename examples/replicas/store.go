@@ -12,7 +12,8 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 )
 
-// memStore keeps the notes of one process.
+// memStore keeps the notes of one process: note i has id i+1; a deleted
+// note keeps its place with no id.
 type memStore struct {
 	mu    sync.Mutex
 	notes []Note
@@ -30,16 +31,25 @@ func (m *memStore) get(_ context.Context, id string) (Note, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	i, err := strconv.Atoi(id)
-	if err != nil || i < 1 || i > len(m.notes) {
+	if err != nil || i < 1 || i > len(m.notes) || m.notes[i-1].ID == "" {
 		return Note{}, errNotFound
 	}
 	return m.notes[i-1], nil
 }
 
+func (m *memStore) del(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if i, err := strconv.Atoi(id); err == nil && i >= 1 && i <= len(m.notes) {
+		m.notes[i-1] = Note{}
+	}
+	return nil
+}
+
 func (m *memStore) list(context.Context) ([]Note, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return slices.Clone(m.notes), nil
+	return slices.DeleteFunc(slices.Clone(m.notes), func(n Note) bool { return n.ID == "" }), nil
 }
 
 // redisStore keeps the notes on Redis, where every replica finds them: a
@@ -75,6 +85,10 @@ func (r *redisStore) get(ctx context.Context, id string) (Note, error) {
 	}
 	var n Note
 	return n, json.Unmarshal(b, &n)
+}
+
+func (r *redisStore) del(ctx context.Context, id string) error {
+	return r.c.HDel(ctx, r.prefix+"notes", id).Err()
 }
 
 func (r *redisStore) list(ctx context.Context) ([]Note, error) {

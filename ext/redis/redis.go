@@ -11,6 +11,9 @@
 //	h := mcphttp.NewHandler(srv, &mcphttp.Options{
 //		SessionStore: shared.Sessions(), EventStore: shared.Events()})
 //
+// Connect takes a Redis URL, or one naming Sentinels (master_name), and
+// any go-redis option as a URL parameter.
+//
 // Every key starts with Options.Prefix; a session's keys share a hash tag
 // ({id}) and expire with the session's idle timeout, which every request
 // pushes back (a busy session's at most once a second: its hot path is
@@ -42,13 +45,21 @@
 // proxy to internal/replica --cluster 3, which starts redis-server, three
 // replicas and the proxy in one process tree (and kills the replica with
 // the most streams open on SIGUSR1, for each SDK's client to resume its
-// stream elsewhere).
+// stream elsewhere). The Sentinel tests (TestSentinelFailover here,
+// TestGoSDKReplicaFailover in interop) run a primary, a replica and three
+// Sentinels (package redistest's Sentinels) and fail over with SENTINEL
+// FAILOVER; TestRedisRestart restarts Redis, with and without an
+// append-only file, under load.
 package redis
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
 	"log/slog"
+	neturl "net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -79,6 +90,9 @@ type Shared struct {
 	ps     *pubsub
 	index  any // indexPrefix(), boxed once for touchArgs
 
+	tokenPrefix string        // of appendToken: random, and this Shared's own
+	appends     atomic.Uint64 // Appends so far
+
 	sessions *sessionStore
 	events   *eventStore
 	bus      *bus
@@ -97,7 +111,7 @@ func New(client goredis.UniversalClient, opts Options) *Shared {
 	if opts.MaxEvents <= 0 {
 		opts.MaxEvents = 1000
 	}
-	s := &Shared{c: client, opts: opts, logger: opts.Logger}
+	s := &Shared{c: client, opts: opts, logger: opts.Logger, tokenPrefix: rand.Text()[:8] + "."}
 	s.index = s.indexPrefix()
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -125,22 +139,61 @@ func (s *Shared) Close() error {
 }
 
 // Connect returns a client for a redis:// (or rediss://, unix://) URL, set
-// up for serving requests: every command gives up within a second (dial,
-// read, write, and the wait for a free connection), so that a Redis that is
-// down or slow costs a request a quick error rather than a hang, and
-// contexts' deadlines are honoured.
+// up for serving requests: unless the URL says otherwise, every command
+// gives up within a second (dial, read, write, and the wait for a free
+// connection) and is tried once more, so that a Redis that is down or slow
+// costs a request a quick error rather than a hang, and contexts'
+// deadlines are honoured.
+//
+// A URL with a master_name parameter names Redis Sentinels instead (a
+// failover client, which follows the primary the Sentinels name): its
+// host is a Sentinel, and each addr parameter another one; credentials in
+// it are the Sentinels', the username and password parameters the
+// primary's:
+//
+//	redis://10.0.0.1:26379/0?master_name=mymaster&addr=10.0.0.2:26379&addr=10.0.0.3:26379
+//
+// Every other go-redis option a URL can carry (pool_size, client_name,
+// read_timeout, max_retries, ...; see go-redis's ParseURL and
+// ParseFailoverURL) may be added as a parameter.
 func Connect(url string) (*goredis.Client, error) {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis: %w", err)
+	}
+	q := u.Query()
+	if q.Has("master_name") {
+		o, err := goredis.ParseFailoverURL(url)
+		if err != nil {
+			return nil, err
+		}
+		bound(q, &o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.MaxRetries, &o.ContextTimeoutEnabled)
+		return goredis.NewFailoverClient(o), nil
+	}
 	o, err := goredis.ParseURL(url)
 	if err != nil {
 		return nil, err
 	}
-	o.DialTimeout = time.Second
-	o.ReadTimeout = time.Second
-	o.WriteTimeout = time.Second
-	o.PoolTimeout = time.Second
-	o.MaxRetries = 1
-	o.ContextTimeoutEnabled = true
+	bound(q, &o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.MaxRetries, &o.ContextTimeoutEnabled)
 	return goredis.NewClient(o), nil
+}
+
+// bound sets Connect's defaults for the options q leaves unset.
+func bound(q neturl.Values, dial, read, write, pool *time.Duration, retries *int, ctxTimeout *bool) {
+	for name, d := range map[string]*time.Duration{"dial_timeout": dial, "read_timeout": read, "pool_timeout": pool} {
+		if !q.Has(name) {
+			*d = time.Second
+		}
+	}
+	if !q.Has("write_timeout") && !q.Has("read_timeout") { // else go-redis has it follow read_timeout
+		*write = time.Second
+	}
+	if !q.Has("max_retries") {
+		*retries = 1
+	}
+	if !q.Has("context_timeout_enabled") {
+		*ctxTimeout = true
+	}
 }
 
 // Healthy reports whether the replica reaches Redis both ways: a command

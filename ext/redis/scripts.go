@@ -99,24 +99,47 @@ redis.call('ZREM', KEYS[4], ARGV[1])
 return live`)
 
 // appendScript: KEYS events, hash; ARGV max events, stream, message, the
-// session's wake channel. The new event's stream id; nil when the session
-// is gone (nothing is stored for it).
+// session's wake channel, the append's token, retry. The new event's
+// stream id; nil when the session is gone (nothing is stored for it). The
+// token, unique to one Append, is kept in the entry (field t): an Append
+// tried again (retry = 1) after a failed connection, which may have
+// stored the event before it failed, returns that event's id if one of
+// the latest entries carries its token, rather than storing it twice.
 var appendScript = goredis.NewScript(`
 local ttl = redis.call('PTTL', KEYS[2])
 if ttl < 0 then return false end
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 's', ARGV[2], 'm', ARGV[3])
+if ARGV[6] == '1' then
+  for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 512)) do
+    if e[2][6] == ARGV[5] then return e[1] end
+  end
+end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 's', ARGV[2], 'm', ARGV[3], 't', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PUBLISH', ARGV[4], '')
 return id`)
 
-// replayScript: KEYS events; ARGV the stream id of the last event seen,
-// its stream. Nil when that event is not there (never was, or trimmed);
-// else the ids and messages of the stream's later events, flattened,
-// without the empty ones.
+// replayScript: KEYS events, the session's hash; ARGV the stream id of
+// the last event seen, its stream. Nil when the session is gone (a Redis
+// that lost its data: a follower then ends its stream, and the client's
+// resume gets 404) or that entry holds an event of another stream; else
+// {found, oldest, id, message, id, message, ...}: found is 1 when the
+// entry is there, 0 when it is not (trimmed, or lost in a failover or a
+// crash); oldest is the id of the oldest entry kept ("" when none); then
+// the ids and messages of the stream's later events (by entry id: a
+// missing entry is a position all the same), without the empty ones.
 var replayScript = goredis.NewScript(`
+if redis.call('EXISTS', KEYS[2]) == 0 then return false end
 local first = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])
-if #first == 0 or first[1][2][2] ~= ARGV[2] then return false end
-local out = {}
+local found = 1
+if #first == 0 then
+  found = 0
+elseif first[1][2][2] ~= ARGV[2] then
+  return false
+end
+local oldest = ''
+local head = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)
+if #head > 0 then oldest = head[1][1] end
+local out = {found, oldest}
 for _, e in ipairs(redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+')) do
   local f = e[2]
   if f[2] == ARGV[2] and f[4] ~= '' then

@@ -75,7 +75,11 @@ func (st *sessionStore) Create(ctx context.Context, sess *mcphttp.StoredSession,
 
 func (st *sessionStore) touch(ctx context.Context, id string, ttl time.Duration, full bool) (any, error) {
 	s := st.s
-	v, err := touchScript.Run(ctx, s.c, s.touchKeys(id), s.touchArgs(id, ttl, full)...).Result()
+	var v any
+	err := retry(ctx, func(int) (err error) { // the script only pushes expiries back: safe to run twice
+		v, err = touchScript.Run(ctx, s.c, s.touchKeys(id), s.touchArgs(id, ttl, full)...).Result()
+		return err
+	})
 	if errors.Is(err, goredis.Nil) {
 		return nil, mcphttp.ErrSessionNotFound
 	}
@@ -161,10 +165,17 @@ func (st *sessionStore) Delete(ctx context.Context, id string) (bool, error) {
 // matchPage is how many sessions Match reads in one round trip.
 const matchPage = 500
 
+// Match tries again, within ctx, a page Redis did not answer because it
+// could not be reached (see retry): Match finds the sessions of a
+// notification, which is dropped when Match fails.
 func (st *sessionStore) Match(ctx context.Context, a mcphttp.Audience, f func(id string) bool) error {
 	s := st.s
 	if a.URI != "" {
-		ids, err := s.c.ZRange(ctx, s.indexPrefix()+a.URI, 0, -1).Result()
+		var ids []string
+		err := retry(ctx, func(int) (err error) {
+			ids, err = s.c.ZRange(ctx, s.indexPrefix()+a.URI, 0, -1).Result()
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("redis: the sessions subscribed to a resource: %w", err)
 		}
@@ -178,7 +189,11 @@ func (st *sessionStore) Match(ctx context.Context, a mcphttp.Audience, f func(id
 		return nil
 	}
 	for start := int64(0); ; start += matchPage {
-		ids, err := s.c.ZRange(ctx, s.zsetKey(), start, start+matchPage-1).Result()
+		var ids []string
+		err := retry(ctx, func(int) (err error) {
+			ids, err = s.c.ZRange(ctx, s.zsetKey(), start, start+matchPage-1).Result()
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("redis: the live sessions: %w", err)
 		}
@@ -195,12 +210,16 @@ func (st *sessionStore) Match(ctx context.Context, a mcphttp.Audience, f func(id
 // it forgets the subscriptions of sessions that are gone.
 func (st *sessionStore) filter(ctx context.Context, a mcphttp.Audience, ids []string, f func(string) bool) (bool, error) {
 	s := st.s
-	pipe := s.c.Pipeline()
 	cmds := make([]*goredis.SliceCmd, len(ids))
-	for i, id := range ids {
-		cmds[i] = pipe.HMGet(ctx, s.hashKey(id), "st", "lvl")
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
+	err := retry(ctx, func(int) error {
+		pipe := s.c.Pipeline()
+		for i, id := range ids {
+			cmds[i] = pipe.HMGet(ctx, s.hashKey(id), "st", "lvl")
+		}
+		_, err := pipe.Exec(ctx)
+		return err
+	})
+	if err != nil && !errors.Is(err, goredis.Nil) {
 		return false, fmt.Errorf("redis: read sessions: %w", err)
 	}
 	var gone []any

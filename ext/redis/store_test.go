@@ -1,8 +1,12 @@
 package redis_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -126,11 +130,13 @@ func TestTTLFollowsIdleTimeout(t *testing.T) {
 }
 
 // A session's events are bounded (XADD MAXLEN ~): old ones go, and a
-// resume from one of them is refused.
+// resume from one of them replays those kept, and logs that the others
+// are lost to the client.
 func TestEventsBounded(t *testing.T) {
 	rs := redistest.Start(t)
 	prefix := "max:" + rand.Text()[:8] + ":"
-	sh, c := newShared(t, rs, redis.Options{Prefix: prefix, MaxEvents: 100})
+	var logs bytes.Buffer
+	sh, c := newShared(t, rs, redis.Options{Prefix: prefix, MaxEvents: 100, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
 	if err := sh.Sessions().Create(ctx, stored("a"), 10, time.Minute); err != nil {
 		t.Fatal(err)
@@ -149,10 +155,15 @@ func TestEventsBounded(t *testing.T) {
 	if n := c.XLen(ctx, prefix+"{a}:e").Val(); n > 300 {
 		t.Errorf("%d events kept, want about 100", n)
 	}
-	if _, err := ev.Replay(ctx, "a", first, func(string, []byte) error { return nil }); err != mcphttp.ErrUnknownEvent {
-		t.Errorf("resume from a trimmed event: %v, want ErrUnknownEvent", err)
-	}
+	kept := c.XLen(ctx, prefix+"{a}:e").Val()
 	n := 0
+	if _, err := ev.Replay(ctx, "a", first, func(string, []byte) error { n++; return nil }); err != nil || int64(n) != kept {
+		t.Errorf("resume from a trimmed event: %d events, %v; want the %d kept", n, err, kept)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "trimmed off") {
+		t.Errorf("the resume from a trimmed event is not logged as a warning: %s", logs.String())
+	}
+	n = 0
 	if _, err := ev.Replay(ctx, "a", last, func(string, []byte) error { n++; return nil }); err != nil || n != 0 {
 		t.Errorf("resume from the last event: %d events, %v", n, err)
 	}
@@ -181,5 +192,64 @@ func TestClaimFirstWins(t *testing.T) {
 	wg.Wait()
 	if wins.Load() != 1 {
 		t.Errorf("%d claims won, want 1", wins.Load())
+	}
+}
+
+// An event id of the right form that Redis does not have (a failover to a
+// replica that lacked the primary's last writes, a crash before the
+// append-only file synced them) is a position in its stream: a resume
+// from it replays that stream's later events, not 400 "unknown
+// Last-Event-ID", and never another stream's. An id of another stream's
+// event, or of no form Append makes, is unknown.
+func TestReplayFromAMissingEvent(t *testing.T) {
+	rs := redistest.Start(t)
+	prefix := "lost:" + rand.Text()[:8] + ":"
+	var logs bytes.Buffer
+	sh, c := newShared(t, rs, redis.Options{Prefix: prefix, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	ctx := context.Background()
+	if err := sh.Sessions().Create(ctx, stored("a"), 10, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ev := sh.Events()
+	appendTo := func(stream, msg string) string {
+		t.Helper()
+		id, err := ev.Append(ctx, "a", stream, []byte(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	appendTo("s1", `{"n":1}`)
+	other := appendTo("s2", `{"other":1}`)
+	lost := appendTo("s1", `{"n":2}`)
+	// The last write is lost, as the new primary of a failover lacks it.
+	_, entry, _ := strings.Cut(lost, "_")
+	if err := c.XDel(ctx, prefix+"{a}:e", entry).Err(); err != nil {
+		t.Fatal(err)
+	}
+	appendTo("s2", `{"other":2}`)
+	appendTo("s1", `{"n":3}`)
+	appendTo("s1", "") // a priming event: never replayed
+	var got []string
+	name, err := ev.Replay(ctx, "a", lost, func(_ string, msg []byte) error { got = append(got, string(msg)); return nil })
+	if err != nil || name != "s1" || fmt.Sprint(got) != `[{"n":3}]` {
+		t.Errorf("resume from a lost event: stream %q, %v, %v; want s1's later event", name, got, err)
+	}
+	if !strings.Contains(logs.String(), "level=INFO") || !strings.Contains(logs.String(), "does not have") {
+		t.Errorf("the resume from a lost event is not logged: %s", logs.String())
+	}
+	// An id past every entry (the lost tail of a stream that got nothing
+	// since): nothing yet, and the stream goes on from there.
+	_, last, _ := strings.Cut(appendTo("s1", `{"n":4}`), "_")
+	ms, _, _ := strings.Cut(last, "-")
+	future := fmt.Sprintf("s1_%s-%d", ms, 1<<40)
+	got = nil
+	if name, err := ev.Replay(ctx, "a", future, func(_ string, msg []byte) error { got = append(got, string(msg)); return nil }); err != nil || name != "s1" || len(got) != 0 {
+		t.Errorf("resume from past the last event: stream %q, %v, %v; want s1, nothing", name, got, err)
+	}
+	for _, bad := range []string{"s1" + other[2:], "s1", "s1_12", "s1_a-1", "_1-1", ""} {
+		if _, err := ev.Replay(ctx, "a", bad, func(string, []byte) error { return nil }); err != mcphttp.ErrUnknownEvent {
+			t.Errorf("resume from %q: %v, want ErrUnknownEvent", bad, err)
+		}
 	}
 }

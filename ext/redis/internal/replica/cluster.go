@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -36,27 +37,58 @@ type exit struct {
 	err error
 }
 
-// runCluster starts redis-server, n replicas (this program, run again) on
-// it and the round-robin proxy on addr; it prints the proxy's URL and
-// serves until ctx ends or a replica exits unbidden, then stops everything
-// it started. On SIGUSR1 it kills (SIGKILL) the replica with the most
-// streams open, for the tests of a replica dying mid-stream: the proxy
-// sends it nothing more, and stderr says "cluster: killed replica I with N
-// streams open". On SIGUSR2 it pauses redis-server (SIGSTOP: it hangs,
-// as a Redis that is down or stuck does to its clients) or, when paused,
-// resumes it (SIGCONT), for the tests of Redis faults through a peer's
-// client; stderr says "cluster: redis paused" or "cluster: redis resumed".
-func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (err error) {
+// clusterSetup is the Redis a cluster runs on.
+type clusterSetup struct {
+	// sentinel: a primary, a replica and three Sentinels (redistest's
+	// Sentinels), the replicas on a failover client.
+	sentinel bool
+	// appendOnly: one redis-server with an append-only file.
+	appendOnly bool
+}
+
+// runCluster starts redis-server (or, with setup.sentinel, Sentinels),
+// n replicas (this program, run again) on it and the round-robin proxy on
+// addr; it prints the proxy's URL and serves until ctx ends or a replica
+// exits unbidden, then stops everything it started. On SIGUSR1 it kills
+// (SIGKILL) the replica with the most streams open, for the tests of a
+// replica dying mid-stream: the proxy sends it nothing more, and stderr
+// says "cluster: killed replica I with N streams open". On SIGUSR2 it
+// pauses redis-server (the primary) (SIGSTOP: it hangs, as a Redis that
+// is down or stuck does to its clients) or, when paused, resumes it
+// (SIGCONT), for the tests of Redis faults through a peer's client; stderr
+// says "cluster: redis paused" or "cluster: redis resumed".
+//
+// It also takes commands on stdin, one a line, and says on stderr when
+// each is done: "restart" stops redis-server as an operator would
+// (SIGTERM) and starts it again, with what its append-only file kept
+// under --appendonly ("cluster: redis restarted"); with --sentinel, "hold"
+// keeps the replica from getting anything more from the primary
+// ("cluster: replication held") and "failover" has the Sentinels fail
+// over to it (SENTINEL FAILOVER; "cluster: failed over"), losing what
+// replication held back. A command that fails says "cluster: COMMAND
+// failed: ERROR".
+func runCluster(ctx context.Context, n int, addr string, setup clusterSetup, logger *slog.Logger) (err error) {
 	dir, err := os.MkdirTemp("", "replica-cluster-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	rs, err := redistest.Launch(dir)
-	if err != nil {
-		return err
+	var rs *redistest.Server // the primary
+	var ss *redistest.Sentinels
+	redisURL := ""
+	if setup.sentinel {
+		if ss, err = redistest.LaunchSentinels(dir); err != nil {
+			return err
+		}
+		defer ss.Stop()
+		rs, redisURL = ss.Primary, ss.URL()
+	} else {
+		if rs, err = redistest.LaunchWith(dir, redistest.Config{AppendOnly: setup.appendOnly}); err != nil {
+			return err
+		}
+		defer rs.Stop()
+		redisURL = rs.URL()
 	}
-	defer rs.Stop()
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -73,7 +105,7 @@ func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (e
 	}()
 	var targets []*url.URL
 	for i := range n {
-		u, err := c.start(i, self, "--redis", rs.URL(), "--prefix", prefix, "--name", fmt.Sprint(i), "--state-key", key)
+		u, err := c.start(i, self, "--redis", redisURL, "--prefix", prefix, "--name", fmt.Sprint(i), "--state-key", key)
 		if err != nil {
 			return err
 		}
@@ -88,7 +120,9 @@ func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (e
 	go func() { _ = hs.Serve(ln) }()
 	defer hs.Close() // the clients' streams end with the replicas
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
-	logger.Warn("cluster: serving", "proxy", "http://"+ln.Addr().String()+"/mcp", "redis", rs.URL(), "replicas", fmt.Sprint(targets))
+	logger.Warn("cluster: serving", "proxy", "http://"+ln.Addr().String()+"/mcp", "redis", redisURL, "replicas", fmt.Sprint(targets))
+	commands := make(chan string)
+	go readCommands(commands)
 	usr1, usr2 := make(chan os.Signal, 1), make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
 	signal.Notify(usr2, syscall.SIGUSR2)
@@ -114,6 +148,10 @@ func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (e
 				rs.Resume()
 				fmt.Fprintln(os.Stderr, "cluster: redis resumed")
 			}
+		case cmd := <-commands:
+			if err := command(cmd, rs, ss); err != nil {
+				fmt.Fprintf(os.Stderr, "cluster: %s failed: %v\n", cmd, err)
+			}
 		case e := <-c.exited:
 			c.reaped++
 			if !c.killed[e.i].Load() {
@@ -121,6 +159,39 @@ func runCluster(ctx context.Context, n int, addr string, logger *slog.Logger) (e
 			}
 		}
 	}
+}
+
+// readCommands sends the lines of stdin to commands, until its end.
+func readCommands(commands chan<- string) {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" {
+			commands <- line
+		}
+	}
+}
+
+// command runs one command of stdin (see runCluster).
+func command(cmd string, rs *redistest.Server, ss *redistest.Sentinels) error {
+	switch {
+	case cmd == "restart" && ss == nil:
+		rs.Shutdown()
+		if err := rs.Start(); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr, "cluster: redis restarted")
+	case cmd == "hold" && ss != nil:
+		ss.HoldReplication()
+		fmt.Fprintln(os.Stderr, "cluster: replication held")
+	case cmd == "failover" && ss != nil:
+		if err := ss.Failover(); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr, "cluster: failed over")
+	default:
+		return errors.New("no such command here")
+	}
+	return nil
 }
 
 // start runs replica i and reads its URL.

@@ -4,7 +4,7 @@
 // proxy:
 //
 //	replica --redis redis://127.0.0.1:6379/0 --prefix test: --name 0 --state-key HEX [--http 127.0.0.1:0]
-//	replica --cluster 3 [--http 127.0.0.1:0]
+//	replica --cluster 3 [--http 127.0.0.1:0] [--sentinel | --appendonly]
 //
 // A replica prints its endpoint's URL on stdout once it listens, logs to
 // stderr and shuts down gracefully on SIGTERM. With --cluster N it is a
@@ -42,13 +42,16 @@ func main() {
 	flag.StringVar(&cfg.name, "name", "", "the replica's `name`, as its tools report it")
 	flag.StringVar(&cfg.stateKey, "state-key", "", "the 2026-07-28 requestState key, 32 bytes in `hex`, the same on every replica")
 	cluster := flag.Int("cluster", 0, "start redis-server and `N` replicas behind a round-robin proxy")
+	var setup clusterSetup
+	flag.BoolVar(&setup.sentinel, "sentinel", false, "with --cluster: a primary, a replica and three Sentinels instead of one redis-server")
+	flag.BoolVar(&setup.appendOnly, "appendonly", false, "with --cluster: redis-server keeps an append-only file (appendfsync everysec)")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	var err error
 	if *cluster > 0 {
-		err = runCluster(ctx, *cluster, cfg.addr, logger)
+		err = runCluster(ctx, *cluster, cfg.addr, setup, logger)
 	} else {
 		err = run(ctx, cfg, logger)
 	}
