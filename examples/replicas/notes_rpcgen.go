@@ -55,7 +55,7 @@ func (c *NotesClient) AddNote(ctx context.Context, text string) (Note, error) {
 // It calls the remote method "notes.getNote", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) GetNote(ctx context.Context, id string) (Note, error) {
-	return runtime.CallIdempotent[Note](ctx, c.caller, NotesGetNoteMethod, &notesGetNoteParams{ID: id})
+	return runtime.CallIdempotent[Note](ctx, c.caller, NotesGetNoteMethod, &notesIDParams{ID: id})
 }
 
 // ListNotes returns every note, oldest first.
@@ -76,7 +76,7 @@ func (c *NotesClient) ListNotes(ctx context.Context) ([]Note, error) {
 // It calls the remote method "notes.deleteNote", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) DeleteNote(ctx context.Context, id string) (Note, error) {
-	return runtime.CallIdempotent[Note](ctx, c.caller, NotesDeleteNoteMethod, &notesDeleteNoteParams{ID: id})
+	return runtime.CallIdempotent[Note](ctx, c.caller, NotesDeleteNoteMethod, &notesIDParams{ID: id})
 }
 
 // NewNotesHandler returns a runtime.Handler that serves impl: it routes each
@@ -119,8 +119,8 @@ func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) 
 
 // serveGetNote decodes the params of Notes.GetNote, calls it and encodes its result.
 func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p notesGetNoteParams
-	if err := decodeNotesGetNoteParams(params, &p); err != nil {
+	var p notesIDParams
+	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
 	return rpcimpl.Result(h.impl.GetNote(ctx, p.ID))
@@ -136,8 +136,8 @@ func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage
 
 // serveDeleteNote decodes the params of Notes.DeleteNote, calls it and encodes its result.
 func (h notesHandler) serveDeleteNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p notesDeleteNoteParams
-	if err := decodeNotesDeleteNoteParams(params, &p); err != nil {
+	var p notesIDParams
+	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
 	return rpcimpl.Result(h.impl.DeleteNote(ctx, p.ID))
@@ -233,7 +233,7 @@ func (c *NotesMCPClient) AddNote(ctx context.Context, text string) (Note, error)
 //
 // It calls the MCP tool "get_note".
 func (c *NotesMCPClient) GetNote(ctx context.Context, id string) (Note, error) {
-	return mcp.CallTool[Note](ctx, c.caller, NotesGetNoteTool, &notesGetNoteParams{ID: id})
+	return mcp.CallTool[Note](ctx, c.caller, NotesGetNoteTool, &notesIDParams{ID: id})
 }
 
 // ListNotes returns every note, oldest first.
@@ -252,7 +252,7 @@ func (c *NotesMCPClient) ListNotes(ctx context.Context) ([]Note, error) {
 //
 // It calls the MCP tool "delete_note".
 func (c *NotesMCPClient) DeleteNote(ctx context.Context, id string) (Note, error) {
-	return mcp.CallTool[Note](ctx, c.caller, NotesDeleteNoteTool, &notesDeleteNoteParams{ID: id})
+	return mcp.CallTool[Note](ctx, c.caller, NotesDeleteNoteTool, &notesIDParams{ID: id})
 }
 
 // notesAddNoteParams is the params object of Notes.AddNote.
@@ -285,19 +285,21 @@ func decodeNotesAddNoteParams(raw []byte, p *notesAddNoteParams) error {
 	return d.Finish()
 }
 
-// notesGetNoteParams is the params object of Notes.GetNote.
-type notesGetNoteParams struct {
+// notesIDParams is the params object of Notes.GetNote and Notes.DeleteNote.
+type notesIDParams struct {
 	ID string `json:"id"`
 }
 
-// notesGetNoteFields lists the params of Notes.GetNote, in order.
-var notesGetNoteFields = rpcimpl.NewFields("id")
+// notesIDFields lists the params of Notes.GetNote and Notes.DeleteNote, in
+// order.
+var notesIDFields = rpcimpl.NewFields("id")
 
-// decodeNotesGetNoteParams decodes the params of Notes.GetNote into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeNotesGetNoteParams(raw []byte, p *notesGetNoteParams) error {
+// decodeNotesIDParams decodes the params of Notes.GetNote and Notes.DeleteNote
+// into p, by name or by position, and validates them against the methods' input
+// schema, the same for each.
+func decodeNotesIDParams(raw []byte, p *notesIDParams) error {
 	d := rpcimpl.NewDecoder(raw)
-	d.Params(notesGetNoteFields)
+	d.Params(notesIDFields)
 	var hasID bool
 	var key []byte
 	for d.NextKey(&key) {
@@ -306,37 +308,7 @@ func decodeNotesGetNoteParams(raw []byte, p *notesGetNoteParams) error {
 			hasID = true
 			p.ID = d.String()
 		default:
-			d.UnknownField(key, notesGetNoteFields)
-		}
-	}
-	if !hasID {
-		d.MissingField("id")
-	}
-	return d.Finish()
-}
-
-// notesDeleteNoteParams is the params object of Notes.DeleteNote.
-type notesDeleteNoteParams struct {
-	ID string `json:"id"`
-}
-
-// notesDeleteNoteFields lists the params of Notes.DeleteNote, in order.
-var notesDeleteNoteFields = rpcimpl.NewFields("id")
-
-// decodeNotesDeleteNoteParams decodes the params of Notes.DeleteNote into p, by name or by
-// position, and validates them against the method's input schema.
-func decodeNotesDeleteNoteParams(raw []byte, p *notesDeleteNoteParams) error {
-	d := rpcimpl.NewDecoder(raw)
-	d.Params(notesDeleteNoteFields)
-	var hasID bool
-	var key []byte
-	for d.NextKey(&key) {
-		switch string(key) {
-		case "id":
-			hasID = true
-			p.ID = d.String()
-		default:
-			d.UnknownField(key, notesDeleteNoteFields)
+			d.UnknownField(key, notesIDFields)
 		}
 	}
 	if !hasID {

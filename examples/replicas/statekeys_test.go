@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
@@ -36,9 +37,9 @@ func writeRing(t *testing.T, file string, keys ...string) {
 
 // modernNotes connects rpcgen's client in 2026-07-28 through endpoint,
 // accepting every elicitation, and returns it and the notes client.
-func modernNotes(t *testing.T, endpoint string) (*mcp.Client, *NotesMCPClient) {
+func modernNotes(t *testing.T, endpoint string) (*mcpclient.Client, *NotesMCPClient) {
 	t.Helper()
-	client, err := mcphttp.Connect(context.Background(), endpoint, &mcphttp.ClientOptions{MCP: mcp.ClientOptions{
+	client, err := mcphttp.Connect(context.Background(), endpoint, &mcphttp.ClientOptions{MCP: mcpclient.Options{
 		ProtocolVersion: mcp.Version20260728,
 		OnElicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept"}, nil
@@ -54,7 +55,7 @@ func modernNotes(t *testing.T, endpoint string) (*mcp.Client, *NotesMCPClient) {
 // deleteAcross adds a note and deletes it (elicitation, progress) through
 // the proxy, so that the input_required answer and the retry land on
 // different replicas; it returns the deletion's error.
-func deleteAcross(t *testing.T, client *mcp.Client, notes *NotesMCPClient, k int) error {
+func deleteAcross(t *testing.T, client *mcpclient.Client, notes *NotesMCPClient, k int) error {
 	t.Helper()
 	ctx := context.Background()
 	n, err := notes.AddNote(ctx, fmt.Sprintf("doomed %d", k))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // restartRun is what one run of restartUnderLoad saw.
@@ -39,12 +40,12 @@ func restartUnderLoad(t *testing.T, rs *redistest.Server, down, up func()) resta
 		got  chan string
 	}
 	boxes := make([]*inbox, clients)
-	cls := make([]*mcp.Client, clients)
+	cls := make([]*mcpclient.Client, clients)
 	var renewed atomic.Int64
 	for i := range clients {
 		b := &inbox{seen: map[string]int{}, got: make(chan string, 4096)}
 		boxes[i] = b
-		cls[i] = connect(t, c.URL, mcp.ClientOptions{OnSessionExpired: func(err error) {
+		cls[i] = connect(t, c.URL, mcpclient.Options{OnSessionExpired: func(err error) {
 			if err == nil {
 				renewed.Add(1)
 			}
