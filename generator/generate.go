@@ -56,6 +56,12 @@ type Config struct {
 	// Dir unless absolute) to which Generate adds an OpenRPC document, a
 	// TypeScript client and a Markdown reference of the services.
 	OpenRPC, TypeScript, Docs string
+	// TSRuntime is the path (relative to Dir unless absolute) of the
+	// TypeScript runtime module the TypeScript client imports, which Generate
+	// adds too; "" is rpcgen_runtime.ts beside the client. The runtime is the
+	// same file for every client, so the clients of several packages share
+	// one when they name one path.
+	TSRuntime string
 	// NoDiscover leaves rpc.discover out of the dispatcher, which otherwise
 	// answers it with the OpenRPC document when OpenRPC is set.
 	NoDiscover bool
@@ -79,15 +85,15 @@ type Config struct {
 
 // apiOptions are cfg's settings of the outputs that are not Go.
 func apiOptions(cfg Config) apidoc.Options {
-	return apidoc.Options{OpenRPC: cfg.OpenRPC, TypeScript: cfg.TypeScript, Docs: cfg.Docs, APIVersion: cfg.APIVersion,
+	return apidoc.Options{OpenRPC: cfg.OpenRPC, TypeScript: cfg.TypeScript, TSRuntime: cfg.TSRuntime, Docs: cfg.Docs, APIVersion: cfg.APIVersion,
 		NoDiscover: cfg.NoDiscover, Servers: cfg.Servers, License: cfg.License, LicenseURL: cfg.LicenseURL,
 		Contact: cfg.Contact, ContactEmail: cfg.ContactEmail, ContactURL: cfg.ContactURL}
 }
 
 // Generate loads the package, checks the interfaces, and returns the
 // generated files keyed by path (Output joined to Dir, the schema files
-// under SchemaDir, and the OpenRPC, TypeScript and Markdown files asked
-// for). An input problem is reported as an ErrorList of positioned errors,
+// under SchemaDir, and the OpenRPC, TypeScript (with the TypeScript
+// runtime) and Markdown files asked for). An input problem is reported as an ErrorList of positioned errors,
 // all of them at once. Generate writes nothing and reads no cache: it is a
 // function of the package's files and the Config (Cache.Generate is the
 // same with caches around it).
@@ -190,6 +196,9 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 			return nil, err
 		}
 	}
+	if _, dup := apiOut[out]; dup {
+		return nil, fmt.Errorf("two outputs would be written to %s: give them different paths", out)
+	}
 	src, err := emit.GoFile(pkg.PkgPath, pkg.Name, services, sg, discover, layer.PieceStore())
 	files := map[string][]byte{out: src}
 	maps.Copy(files, apiOut)
@@ -263,7 +272,7 @@ func takeWarnings(files map[string][]byte) diag.List {
 // its package directory and Go output as Generate resolved them.
 func settingsOf(cfg Config, dir, out string) cache.Settings {
 	return cache.Settings{Dir: dir, Out: out, Interfaces: cfg.Interfaces, BuildTags: cfg.BuildTags,
-		Options: append([]string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover),
+		Options: append([]string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.TSRuntime, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover),
 			cfg.License, cfg.LicenseURL, cfg.Contact, cfg.ContactEmail, cfg.ContactURL, strconv.Itoa(len(cfg.Servers))}, cfg.Servers...)}
 	// Strict and Warn are not among them: the entry keeps the warnings, and
 	// generate judges them on every run.

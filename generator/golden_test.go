@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/rpcgen/rpcgen/generator/internal/apidoc"
 	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"github.com/rpcgen/rpcgen/internal/diff"
 )
@@ -23,7 +24,9 @@ var update = flag.Bool("update", false, "rewrite the want/ sections of testdata/
 // TestGolden runs the generator on each testdata/golden/<case>.txtar: the
 // archive's files form the package (with "args" naming the interfaces and
 // flags), and its want/ files hold the expected output and want/warnings
-// the warnings printed with it, or want/stderr the expected errors. Every case runs through Generate and twice through
+// the warnings printed with it, or want/stderr the expected errors (but
+// the TypeScript runtime, the same in every case, which runCase checks
+// apart). Every case runs through Generate and twice through
 // Cache.Generate (the run that fills the cache and the run it answers),
 // which must give the same bytes, or the same errors. A final subtest
 // compiles and vets every generated file.
@@ -103,6 +106,17 @@ func runCase(t *testing.T, cfg Config, dir string, cached Cache) map[string][]by
 		got["want/stderr"] = []byte(msg)
 		return got
 	}
+	if cfg.TypeScript != "" {
+		// The TypeScript runtime is the same file in every case (its bytes
+		// are checked here, its source is templates/client_runtime.ts): the
+		// goldens hold the clients that import it, not copies of it.
+		rt := apiOptions(cfg).TSRuntimePath(dir)
+		if !bytes.Equal(files[rt], apidoc.TSRuntimeFile()) {
+			t.Errorf("the TypeScript runtime %s is missing or not the runtime (%d bytes)", rt, len(files[rt]))
+		}
+		files = maps.Clone(files)
+		delete(files, rt)
+	}
 	for path, src := range files {
 		rel, err := filepath.Rel(dir, path)
 		if err != nil {
@@ -167,6 +181,6 @@ func checkOrUpdate(t *testing.T, file string, ar *txtar.Archive, got map[string]
 func configOf(c goldentest.Case) Config {
 	f := c.Flags
 	return Config{Dir: c.Dir, Interfaces: c.Interfaces, Output: f.Out, BuildTags: f.Tags, SchemaDir: f.SchemaDir,
-		OpenRPC: f.OpenRPC, TypeScript: f.TypeScript, Docs: f.Docs, NoDiscover: f.NoDiscover, APIVersion: f.APIVersion,
+		OpenRPC: f.OpenRPC, TypeScript: f.TypeScript, TSRuntime: f.TSRuntime, Docs: f.Docs, NoDiscover: f.NoDiscover, APIVersion: f.APIVersion,
 		Servers: f.Servers, License: f.License, LicenseURL: f.LicenseURL, Contact: f.Contact, ContactEmail: f.ContactEmail, ContactURL: f.ContactURL}
 }

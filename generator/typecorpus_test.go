@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/rpcgen/rpcgen/generator/internal/apidoc"
 	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 )
@@ -301,6 +302,7 @@ func TestTypeCorpus(t *testing.T) {
 			if *tsSamples != "" {
 				out := filepath.Join(*tsSamples, g.name)
 				goldentest.MustWrite(t, filepath.Join(out, g.name+"_client.ts"), ts)
+				goldentest.MustWrite(t, filepath.Join(out, apidoc.TSRuntimeName), apidoc.TSRuntimeFile()) // which the client imports
 				goldentest.MustWrite(t, filepath.Join(out, "samples.ts"), []byte(tsSamplesFile(g, samples)))
 			}
 		})

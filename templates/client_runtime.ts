@@ -1,6 +1,10 @@
-// The JSON-RPC client below is the same in every TypeScript file rpcgen
-// writes: messages, the Transport interface and its HTTP implementation,
-// per-call options, batches and the errors calls throw.
+// The JSON-RPC client rpcgen's TypeScript clients call through: messages,
+// the Transport interface and its HTTP and WebSocket implementations,
+// per-call options, batches and the errors calls throw. rpcgen writes this
+// module once beside the clients it generates (or where --ts-runtime says),
+// and every client imports and re-exports it, so that the clients of an
+// application share one RPCError, one JSONRPCClient and one Batch. It
+// imports nothing and compiles against the ES2022 library alone.
 
 /** A JSON-RPC 2.0 request, or a notification when it has no id. */
 export interface JSONRPCRequest {
@@ -610,8 +614,9 @@ export class Batch {
 
 /**
  * JSONRPCClient sends JSON-RPC 2.0 requests and notifications through a
- * Transport: by default an HTTPTransport to a URL. The service clients above
- * use one, which several may share; it can also call a method by name.
+ * Transport: by default an HTTPTransport to a URL. The generated service
+ * clients use one, which several may share (clients of several services and
+ * files among them); it can also call a method by name.
  */
 export class JSONRPCClient {
   readonly transport: Transport;
@@ -734,7 +739,7 @@ export class JSONRPCClient {
   async exchange(
     message: JSONRPCRequest | JSONRPCRequest[],
     options: CallOptions & Pick<ExchangeOptions, "onMessage"> = {},
-    label = Array.isArray(message) ? "batch" : message.method,
+    label: string = Array.isArray(message) ? "batch" : message.method,
   ): Promise<JSONRPCResponse | JSONRPCResponse[] | undefined> {
     const outer = options.signal;
     if (outer?.aborted) {

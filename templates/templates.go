@@ -7,7 +7,8 @@ package templates
 import "embed"
 
 // FS holds the templates, one file per output: openrpc.json.tmpl,
-// client.ts.tmpl and reference.md.tmpl.
+// client.ts.tmpl and reference.md.tmpl; and client_runtime.ts, the
+// TypeScript runtime the clients import, which rpcgen writes as it is.
 //
 //go:embed *.tmpl client_runtime.ts
 var FS embed.FS

@@ -169,6 +169,7 @@ func generate(o *cmdline.Options, interfaces []string, wd string, cache generato
 		SchemaDir:  o.SchemaDir,
 		OpenRPC:    o.OpenRPC,
 		TypeScript: o.TypeScript,
+		TSRuntime:  o.TSRuntime,
 		Docs:       o.Docs,
 		NoDiscover: o.NoDiscover,
 		APIVersion: o.APIVersion,

@@ -21,6 +21,7 @@ type Options struct {
 	SchemaDir  string
 	OpenRPC    string
 	TypeScript string
+	TSRuntime  string
 	Docs       string
 	NoDiscover bool
 	APIVersion string
@@ -49,6 +50,7 @@ func NewFlagSet(o *Options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.SchemaDir, "schema-dir", "", "also write JSON Schema files (params and result of every method) to this directory, relative to the package directory")
 	fs.StringVar(&o.OpenRPC, "openrpc", "", "also write the OpenRPC document of the services to this file, relative to the package directory; the dispatcher then answers rpc.discover with it")
 	fs.StringVar(&o.TypeScript, "ts", "", "also write a TypeScript client (JSON-RPC over HTTP with fetch) to this file, relative to the package directory")
+	fs.StringVar(&o.TSRuntime, "ts-runtime", "", "with --ts, write the TypeScript runtime the client imports to this file, relative to the package directory (default: rpcgen_runtime.ts beside the client); clients sharing one share RPCError and JSONRPCClient")
 	fs.StringVar(&o.Docs, "docs", "", "also write a Markdown reference of the services to this file, relative to the package directory")
 	fs.BoolVar(&o.NoDiscover, "no-discover", false, "with --openrpc, do not answer rpc.discover")
 	fs.StringVar(&o.APIVersion, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")

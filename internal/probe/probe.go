@@ -3,6 +3,11 @@
 // name=""), as third-party OpenRPC generators need, and it lets a test see
 // what the server saw: the headers of a call, and whether a call's context
 // was cancelled when the client gave up on it.
+//
+// Its TypeScript client imports the TypeScript runtime of
+// examples/calculator's client (--ts-runtime), as the clients of two
+// packages of one application would share one: the tests load both clients
+// side by side and check that their errors are one class.
 package probe
 
 import (
@@ -14,7 +19,7 @@ import (
 	"time"
 )
 
-//go:generate go tool rpcgen --openrpc probe.openrpc.json --ts probe_client.ts --api-version 1.0.0 Probe
+//go:generate go tool rpcgen --openrpc probe.openrpc.json --ts probe_client.ts --ts-runtime ../../examples/calculator/rpcgen_runtime.ts --api-version 1.0.0 Probe
 
 // Probe answers the calls of a client under test.
 //

@@ -39,7 +39,10 @@ const pageTimeout = 2 * time.Minute
 // over the 2024-11-05 HTTP+SSE transport (a GET event stream) it lists the
 // tools and searches the notes. It then calls
 // examples/calculator --cors-origin A through the generated client: a
-// result, a typed result and a declared error class. A frame on origin B
+// result, a typed result and a declared error class; and beside it the
+// generated client of internal/probe --cors-origin A, which imports the same
+// TypeScript runtime from another directory: an error through either client
+// is an instance of the other's RPCError. A frame on origin B
 // (localhost:PB), listed by neither server, tries the same and a plain
 // fetch: each must fail, and the servers answer B's preflight with 403.
 func TestBrowserCORS(t *testing.T) {
@@ -52,16 +55,18 @@ func TestBrowserCORS(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bundle(t, dir)
-	notesBin := build(t, dir, "notes")
-	calcBin := build(t, dir, "calculator")
+	notesBin := build(t, dir, "./examples/notes")
+	calcBin := build(t, dir, "./examples/calculator")
+	probeBin := build(t, dir, "./internal/probe/cmd/probe")
 
 	pageA := servePages(t, dir, "127.0.0.1:0", "")
 	pageB := servePages(t, dir, "127.0.0.1:0", "localhost")
 	notesURL := startNotes(t, notesBin, pageA.origin)
-	calcURL := startCalculator(t, calcBin, pageA.origin)
+	calcURL := startJSONRPC(t, calcBin, pageA.origin)
+	probeURL := startJSONRPC(t, probeBin, pageA.origin)
 
 	// The servers' own word on both origins, for the browser's to agree with.
-	for _, target := range []string{notesURL, calcURL} {
+	for _, target := range []string{notesURL, calcURL, probeURL} {
 		if got := preflight(t, target, pageA.origin); got != http.StatusNoContent {
 			t.Fatalf("preflight of %s from %s: %d, want 204", target, pageA.origin, got)
 		}
@@ -70,7 +75,7 @@ func TestBrowserCORS(t *testing.T) {
 		}
 	}
 
-	q := url.Values{"notes": {notesURL}, "calc": {calcURL}}
+	q := url.Values{"notes": {notesURL}, "calc": {calcURL}, "probe": {probeURL}}
 	q.Set("refused", pageB.origin+"/refused.html?"+q.Encode())
 	gone := runChromium(t, chromium, dir, pageA.origin+"/allowed.html?"+q.Encode())
 
@@ -137,6 +142,19 @@ type allowedReport struct {
 			Data             json.RawMessage `json:"data"`
 		} `json:"divideByZero"`
 	} `json:"calc"`
+	TwoClients struct {
+		Echo       string `json:"echo"`
+		ProbeError *struct {
+			Code                 int  `json:"code"`
+			IsCalculatorRPCError bool `json:"isCalculatorRPCError"`
+		} `json:"probeError"`
+		CalcError *struct {
+			Code             int  `json:"code"`
+			IsProbeRPCError  bool `json:"isProbeRPCError"`
+			IsDivisionByZero bool `json:"isDivisionByZero"`
+		} `json:"calcError"`
+		DifferentClasses []string `json:"differentClasses"`
+	} `json:"twoClients"`
 }
 
 func checkAllowed(t *testing.T, r *allowedReport, origin string) {
@@ -206,6 +224,19 @@ func checkAllowed(t *testing.T, r *allowedReport, origin string) {
 	}
 	if d := c.DivideByZero; d == nil || !d.IsDivisionByZero || d.Code != 1001 || string(d.Data) != `{"dividend":1}` {
 		t.Errorf("calculator.divide(1, 0): %+v, want a DivisionByZeroError with code 1001 and data {\"dividend\":1}", d)
+	}
+	two := r.TwoClients
+	if two.Echo != "from a browser" {
+		t.Errorf("probe.echo: %q", two.Echo)
+	}
+	if e := two.ProbeError; e == nil || e.Code != -32602 || !e.IsCalculatorRPCError {
+		t.Errorf("probe.add(2 ** 64, 1): %+v, want an invalid-params error that is the calculator client's RPCError", e)
+	}
+	if e := two.CalcError; e == nil || e.Code != 1001 || !e.IsDivisionByZero || !e.IsProbeRPCError {
+		t.Errorf("calculator.divide(1, 0): %+v, want a DivisionByZeroError that is the probe client's RPCError", e)
+	}
+	if two.DifferentClasses == nil || len(two.DifferentClasses) > 0 {
+		t.Errorf("classes the two clients export differently: %v, want none", two.DifferentClasses)
 	}
 }
 
@@ -281,14 +312,15 @@ func bundle(t *testing.T, dir string) {
 	}
 }
 
-// build builds examples/name of the enclosing repository into dir.
-func build(t *testing.T, dir, name string) string {
+// build builds the command pkg (./examples/calculator) of the enclosing
+// repository into dir.
+func build(t *testing.T, dir, pkg string) string {
 	t.Helper()
-	bin := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-o", bin, "./examples/"+name)
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	cmd.Dir = filepath.Join("..", "..")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./examples/%s: %v\n%s", name, err, out)
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
 }
@@ -378,9 +410,10 @@ func startNotes(t *testing.T, bin, origin string) string {
 	return line
 }
 
-// startCalculator starts examples/calculator over HTTP with CORS for origin
-// and returns its URL, from the line it logs once it listens.
-func startCalculator(t *testing.T, bin, origin string) string {
+// startJSONRPC starts a JSON-RPC server over HTTP with CORS for origin
+// (examples/calculator, internal/probe's command) and returns its URL, from
+// the line it logs once it listens.
+func startJSONRPC(t *testing.T, bin, origin string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "--http", "127.0.0.1:0", "--cors-origin", origin)
 	stderr, err := cmd.StderrPipe()

@@ -2,8 +2,9 @@
 # A real headless Chromium against rpcgen's HTTP servers on other origins
 # (browser_test.go): the official TypeScript SDK's MCP client against
 # examples/notes --cors-origin, rpcgen's generated TypeScript client against
-# examples/calculator --cors-origin, and a page of an origin neither lists,
-# which must be refused.
+# examples/calculator --cors-origin and, beside it, internal/probe's client,
+# which shares its TypeScript runtime (one RPCError across both), and a page
+# of an origin neither lists, which must be refused.
 #
 #   interop/browser/run.sh                 needs chromium on PATH (Debian:
 #                                          apt-get install chromium)

@@ -3,9 +3,11 @@
 #
 #   - every example's and golden case's OpenRPC document validates against the
 #     OpenRPC meta-schema (@open-rpc/schema-utils-js), and its $refs resolve;
-#   - every example's and golden case's TypeScript client compiles with
-#     tsc --strict --noEmit, against the ES2022 library alone (no DOM, no Node
-#     types: the clients depend on nothing);
+#   - every example's and golden case's TypeScript client (with the
+#     TypeScript runtime it imports) compiles with tsc --strict, every other
+#     strictness flag, --isolatedDeclarations and --verbatimModuleSyntax,
+#     --noEmit, against the ES2022 library alone (no DOM, no Node types: the
+#     clients depend on nothing but their runtime);
 #   - the type corpus's clients (generator/typecorpus_test.go) accept, as their
 #     param and result types, the JSON encoding/json wrote for every call;
 #   - internal/probe, served over HTTP, sees the calls its TypeScript client
@@ -16,7 +18,12 @@
 #     probe server (openrpcgen/call.test.cjs);
 #   - examples/calculator, served over HTTP, answers rpc.discover with its
 #     committed OpenRPC document, and the generated TypeScript client calls
-#     every method of it (test/calculator.test.ts, compiled with tsc).
+#     every method of it (test/calculator.test.ts, compiled with tsc);
+#   - the calculator's and the probe's clients, generated into two
+#     directories, share one TypeScript runtime: an error through one is an
+#     instance of the other's RPCError, as ECMAScript modules
+#     (test/shared_runtime.test.ts) and compiled as CommonJS
+#     (test/commonjs.test.cjs).
 #
 # Needs go and node (20+); the first run fetches the npm packages pinned in
 # package-lock.json, later runs work offline.
@@ -68,11 +75,15 @@ for d in . openrpcgen; do
 	fi
 done
 tsc=node_modules/.bin/tsc
-# Every strictness flag tsc has, on top of --strict.
+# Every strictness flag tsc has, on top of --strict; and the flags a project
+# of tsc --init's sets that constrain how a module is written: declarations
+# that need no inference across files (--isolatedDeclarations, which needs
+# --declaration), and imports of types marked as such (--verbatimModuleSyntax).
 strict=(--strict --exactOptionalPropertyTypes --noUncheckedIndexedAccess --noPropertyAccessFromIndexSignature
-	--noImplicitOverride --noImplicitReturns --noFallthroughCasesInSwitch --noUnusedLocals --noUnusedParameters)
+	--noImplicitOverride --noImplicitReturns --noFallthroughCasesInSwitch --noUnusedLocals --noUnusedParameters
+	--isolatedModules --isolatedDeclarations --declaration --verbatimModuleSyntax)
 
-echo "== tsc --strict (and every other strictness flag) --noEmit: the examples' TypeScript clients"
+echo "== tsc --strict (and every other strictness flag, --isolatedDeclarations, --verbatimModuleSyntax) --noEmit: the examples' TypeScript clients"
 shopt -s nullglob
 clients=("$repo"/examples/*/*_client.ts "$repo"/examples/*/web/*_client.ts "$repo"/internal/*/*_client.ts)
 if [ ${#clients[@]} -eq 0 ]; then
@@ -84,14 +95,14 @@ for f in "${clients[@]}"; do
 	"$tsc" --ignoreConfig "${strict[@]}" --noEmit --target es2022 --lib es2022 --types "" "$f"
 done
 
-echo "== tsc --strict (and every other strictness flag) --noEmit: the golden cases' TypeScript clients"
+echo "== tsc --strict (and every other strictness flag, --isolatedDeclarations, --verbatimModuleSyntax) --noEmit: the golden cases' TypeScript clients"
 node test/extract-golden.mjs "$tmp/golden" >"$tmp/golden.list"
 while read -r f; do
 	echo "${f#"$tmp"/golden/}"
 	"$tsc" --ignoreConfig "${strict[@]}" --noEmit --target es2022 --lib es2022 --types "" "$f"
 done <"$tmp/golden.list"
 
-echo "== tsc --strict (and every other strictness flag) --noEmit: the type corpus's TypeScript clients take and return what encoding/json writes"
+echo "== tsc --strict (and every other strictness flag, --isolatedDeclarations, --verbatimModuleSyntax) --noEmit: the type corpus's TypeScript clients take and return what encoding/json writes"
 # TestTypeCorpus writes each group's client and samples.ts, which passes the
 # JSON each call of the corpus sent and got to the client's param and result
 # types.
@@ -138,14 +149,20 @@ echo "== compile the client test (tsc --strict)"
 "$tsc" -p tsconfig.json --outDir "$tmp/build"
 echo '{"type": "module"}' >"$tmp/build/package.json"
 
+echo "== compile the calculator's and the probe's clients as CommonJS (tsc --module commonjs)"
+"$tsc" --ignoreConfig --strict --target es2022 --lib es2022 --types "" --module commonjs --rootDir "$repo" --outDir "$tmp/cjs" \
+	"$repo/examples/calculator/calculator_client.ts" "$repo/internal/probe/probe_client.ts"
+echo '{"type": "commonjs"}' >"$tmp/cjs/package.json"
+
 echo "== node --test"
 # Node 20 has WebSocket behind a flag; later releases have it on.
 ws_flag=""
 node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || ws_flag=--experimental-websocket
 CALCULATOR_URL="http://$calculator_addr" CALCULATOR_OPENRPC="$repo/examples/calculator/calculator.openrpc.json" \
 	PROBE_URL="http://$probe_addr" FEED_URL="http://$feed_addr" \
-	node $ws_flag --test --test-reporter=spec test/openrpc.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js" \
-	"$tmp/build/interop/tsclient/test/probe.test.js" "$tmp/build/interop/tsclient/test/feed.test.js"
+	CJS_BUILD="$tmp/cjs" node $ws_flag --test --test-reporter=spec test/openrpc.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js" \
+	"$tmp/build/interop/tsclient/test/probe.test.js" "$tmp/build/interop/tsclient/test/feed.test.js" \
+	"$tmp/build/interop/tsclient/test/shared_runtime.test.js" test/commonjs.test.cjs
 
 echo "== node --test: the @open-rpc/generator client calls internal/probe"
 PROBE_URL="http://$probe_addr" OPENRPCGEN_CLIENT="$generated/build/index.js" \

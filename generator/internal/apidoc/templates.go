@@ -19,8 +19,12 @@ import (
 // Options are the Config's settings for the outputs that are not Go.
 type Options struct {
 	OpenRPC, TypeScript, Docs string // paths, relative to the package directory unless absolute; "" is none
-	APIVersion                string
-	NoDiscover                bool
+	// TSRuntime is the path of the TypeScript runtime the client imports,
+	// relative to the package directory unless absolute; "" is
+	// TSRuntimeName beside the client. It needs TypeScript.
+	TSRuntime  string
+	APIVersion string
+	NoDiscover bool
 	// Servers are the URLs the services are served at.
 	Servers []string
 	// License, LicenseURL, Contact, ContactEmail and ContactURL are the
@@ -28,10 +32,17 @@ type Options struct {
 	License, LicenseURL, Contact, ContactEmail, ContactURL string
 }
 
-// Check reports a setting the outputs cannot state: a server, license or
-// contact URL that is not an absolute URL, or an email address that is not
-// one.
+// Check reports a setting the outputs cannot state: a TypeScript runtime
+// path without a TypeScript client or not naming a TypeScript file, a
+// server, license or contact URL that is not an absolute URL, or an email
+// address that is not one.
 func (o Options) Check() error {
+	if o.TSRuntime != "" && o.TypeScript == "" {
+		return fmt.Errorf("a TypeScript runtime path (%s) needs a TypeScript client (--ts)", o.TSRuntime)
+	}
+	if rt := o.TSRuntimePath(""); o.TypeScript != "" && tsModuleExts[filepath.Ext(rt)] == "" {
+		return fmt.Errorf("the TypeScript runtime %s is not a .ts, .mts or .cts file", o.TSRuntime)
+	}
 	for _, u := range o.Servers {
 		if err := absoluteURL("server", u); err != nil {
 			return err
@@ -67,6 +78,13 @@ func absoluteURL(what, v string) error {
 func Files(pkg *packages.Package, docs *schema.DocIndex, services []*model.Service, cfg Options, dir string) (map[string][]byte, []byte, error) {
 	api := Build(pkg, docs, services, cfg)
 	files := map[string][]byte{}
+	put := func(path string, data []byte) error {
+		if _, dup := files[path]; dup {
+			return fmt.Errorf("two outputs would be written to %s: give them different paths", path)
+		}
+		files[path] = data
+		return nil
+	}
 	var discover []byte
 	abs := func(p string) string {
 		if filepath.IsAbs(p) {
@@ -79,7 +97,9 @@ func Files(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 		if err != nil {
 			return nil, nil, err
 		}
-		files[abs(cfg.OpenRPC)] = doc
+		if err := put(abs(cfg.OpenRPC), doc); err != nil {
+			return nil, nil, err
+		}
 		if api.Discover {
 			var compact bytes.Buffer
 			if err := json.Compact(&compact, doc); err != nil {
@@ -89,18 +109,30 @@ func Files(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 		}
 	}
 	if cfg.TypeScript != "" {
-		src, err := renderTypeScript(api)
+		client, runtime := abs(cfg.TypeScript), cfg.TSRuntimePath(dir)
+		spec, err := tsImportSpec(client, runtime)
 		if err != nil {
 			return nil, nil, err
 		}
-		files[abs(cfg.TypeScript)] = src
+		src, err := renderTypeScript(api, spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := put(client, src); err != nil {
+			return nil, nil, err
+		}
+		if err := put(runtime, TSRuntimeFile()); err != nil {
+			return nil, nil, err
+		}
 	}
 	if cfg.Docs != "" {
 		md, err := renderMarkdown(api)
 		if err != nil {
 			return nil, nil, err
 		}
-		files[abs(cfg.Docs)] = md
+		if err := put(abs(cfg.Docs), md); err != nil {
+			return nil, nil, err
+		}
 	}
 	return files, discover, nil
 }

@@ -11,29 +11,29 @@ import (
 
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
-	"github.com/rpcgen/rpcgen/templates"
 )
 
-// renderTypeScript writes a TypeScript module (templates/client.ts.tmpl)
-// that depends on nothing: a type for every component, and per service a
-// client class with one async method per JSON-RPC method, sending JSON-RPC
-// over HTTP POST with fetch. Types come from the schemas: a member that is
-// not required is optional, an enum is a union of literals, a nullable
-// result member is "T | null", and a date-time is a string, documented so.
-func renderTypeScript(api *apiDoc) ([]byte, error) {
+// renderTypeScript writes a TypeScript module (templates/client.ts.tmpl):
+// a type for every component, and per service a client class with one
+// method per JSON-RPC method, which calls through the runtime the module
+// imports by the specifier runtime (and re-exports). Types come from the
+// schemas: a member that is not required is optional, an enum is a union of
+// literals, a nullable result member is "T | null", and a date-time is a
+// string, documented so.
+func renderTypeScript(api *apiDoc, runtime string) ([]byte, error) {
 	r := &tsRenderer{named: map[string]bool{}}
 	for _, n := range api.TSNamed {
 		r.named[n.Name] = true
 	}
 	funcs := template.FuncMap{
-		"doc":        tsDoc,
-		"decl":       r.decl,
-		"method":     r.method,
-		"clientDoc":  tsClientDoc,
-		"hasMethods": func(s *apiService) bool { return len(s.Methods) > 0 },
-		"runtime":    tsRuntime,
-		"errorClass": r.errorClass,
-		"errorList":  apiErrors,
+		"doc":            tsDoc,
+		"decl":           r.decl,
+		"method":         r.method,
+		"clientDoc":      tsClientDoc,
+		"runtime":        func() string { return tsLiteral(runtime) },
+		"runtimeImports": func() string { return tsRuntimeImports(api) },
+		"errorClass":     r.errorClass,
+		"errorList":      apiErrors,
 	}
 	return render("client.ts.tmpl", funcs, api)
 }
@@ -44,32 +44,6 @@ func renderTypeScript(api *apiDoc) ([]byte, error) {
 type tsRenderer struct {
 	named map[string]bool
 }
-
-// tsRuntime is the client's JSON-RPC part, templates/client_runtime.ts,
-// the same in every file.
-func tsRuntime() (string, error) {
-	b, err := templates.FS.ReadFile("client_runtime.ts")
-	return string(b), err
-}
-
-// tsRuntimeNames are the names client_runtime.ts declares at the top
-// level, read from it: no component or error class may take one.
-var tsRuntimeNames, tsRuntimeSet = func() ([]string, map[string]bool) {
-	src, err := templates.FS.ReadFile("client_runtime.ts")
-	if err != nil {
-		panic(err) // embedded
-	}
-	re := regexp.MustCompile(`(?m)^(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|type|const|let|var|function|enum)\s+([A-Za-z_$][\w$]*)`)
-	set := map[string]bool{}
-	var names []string
-	for _, m := range re.FindAllSubmatch(src, -1) {
-		if n := string(m[1]); !set[n] {
-			set[n] = true
-			names = append(names, n)
-		}
-	}
-	return names, set
-}()
 
 // tsDoc renders text as a JSDoc comment indented by indent, "" for no text.
 func tsDoc(text, indent string) string {

@@ -1,14 +1,18 @@
 // The page of the allowed origin: the official TypeScript SDK's client, in
 // the browser, against examples/notes on another origin (its URL in the
 // query's "notes"), then rpcgen's generated TypeScript client against
-// examples/calculator ("calc"); it frames the refused origin's page
-// ("refused"). What it saw is POSTed to /result on its own
+// examples/calculator ("calc"), and that client beside internal/probe's
+// ("probe"), generated into another directory with the same TypeScript
+// runtime, whose errors must be one class; it frames the refused origin's
+// page ("refused"). What it saw is POSTed to /result on its own
 // origin, where the Go test reads it; a failure is POSTed as {"error": ...}.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
+import * as calcModule from '../../../examples/calculator/calculator_client.ts';
 import { CalculatorClient, DivisionByZeroError } from '../../../examples/calculator/calculator_client.ts';
+import * as probeModule from '../../../internal/probe/probe_client.ts';
 import { report, step } from './report.mjs';
 
 const params = new URLSearchParams(location.search);
@@ -82,9 +86,32 @@ async function calculator() {
   };
 }
 
+// Two generated clients side by side: an error through either is an
+// instance of the RPCError the other exports, as the runtime they import is
+// one module.
+async function twoClients() {
+  const calc = new calcModule.CalculatorClient(params.get('calc'));
+  const probe = new probeModule.ProbeClient(params.get('probe'));
+  const settle = (p) => p.then(() => null, (e) => e);
+  out.twoClients = {};
+  out.twoClients.echo = await step('probe echo', () => probe.echo('from a browser'));
+  const fromProbe = await settle(probe.add(2 ** 64, 1));
+  const fromCalc = await settle(calc.divide(1, 0));
+  out.twoClients.probeError = fromProbe && { code: fromProbe.code, isCalculatorRPCError: fromProbe instanceof calcModule.RPCError };
+  out.twoClients.calcError = fromCalc && {
+    code: fromCalc.code,
+    isProbeRPCError: fromCalc instanceof probeModule.RPCError,
+    isDivisionByZero: fromCalc instanceof calcModule.DivisionByZeroError,
+  };
+  out.twoClients.differentClasses = ['RPCError', 'TransportError', 'CancelledError', 'TimeoutError', 'JSONRPCClient', 'Batch'].filter(
+    (name) => typeof calcModule[name] !== 'function' || calcModule[name] !== probeModule[name],
+  );
+}
+
 report(async () => {
   await mcp();
   await legacySSE();
   await calculator();
+  await twoClients();
   return out;
 });

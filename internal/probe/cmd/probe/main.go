@@ -2,7 +2,8 @@
 // tests of clients in other languages (interop/tsclient). It listens on the
 // address of --http (port 0 picks a free one), logs the address it got to
 // stderr as `"serving JSON-RPC over HTTP" addr=HOST:PORT`, and serves until
-// interrupted.
+// interrupted. --cors-origin lets the pages of an origin call it from a
+// browser (interop/browser).
 package main
 
 import (
@@ -20,6 +21,11 @@ import (
 
 func main() {
 	addr := flag.String("http", "127.0.0.1:0", "address to serve JSON-RPC over HTTP on")
+	var cors []string
+	flag.Func("cors-origin", "let the browser pages of this `origin` call the server (CORS; repeatable)", func(o string) error {
+		cors = append(cors, o)
+		return nil
+	})
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -29,7 +35,11 @@ func main() {
 		logger.Error("listen", "err", err)
 		os.Exit(1)
 	}
-	srv := &http.Server{Handler: probe.WithHeaders(rpchttp.NewHandler(probe.NewProbeHandler(&probe.Impl{}), rpchttp.Options{}))}
+	opts := rpchttp.Options{}
+	if len(cors) > 0 {
+		opts.CORS = &rpchttp.CORS{AllowedOrigins: cors}
+	}
+	srv := &http.Server{Handler: probe.WithHeaders(rpchttp.NewHandler(probe.NewProbeHandler(&probe.Impl{}), opts))}
 	go func() {
 		<-ctx.Done()
 		srv.Close()
