@@ -53,6 +53,7 @@ func ConnectTransport(ctx context.Context, t Transport, opts Options) (*Client, 
 	c := newClient(opts)
 	a := newClientAdapter(c, t)
 	c.t = a
+	c.endpoint = endpointOf(t)
 	if a, ok := t.(answersEveryRequest); ok {
 		c.answersAll = a.AnswersEveryRequest()
 	}

@@ -160,6 +160,10 @@ type Client struct {
 	renew renewal     // new sessions for ended ones (client_renew.go)
 	hints toolHints   // which tools may be retried (client_retry.go)
 
+	endpoint    Endpoint    // the server's end of the transport (Endpoint)
+	sessionEnds sessionEnds // run when the session ends (sessionend.go)
+	closing     atomic.Bool // Close was called
+
 	metaMu   sync.Mutex
 	logLevel string
 	meta     atomic.Pointer[[]byte] // modern _meta members; nil in legacy sessions
@@ -172,6 +176,7 @@ func Connect(ctx context.Context, f runtime.Framer, opts Options) (*Client, erro
 	c := newClient(opts)
 	s := newClientStream(c, f)
 	c.t = s
+	c.endpoint = endpointOf(f)
 	return c.start(ctx)
 }
 
@@ -196,6 +201,7 @@ func DialCommand(ctx context.Context, cmd *exec.Cmd, opts Options) (*Client, err
 		return nil
 	}
 	c.t = s
+	c.endpoint = pipeEndpoint
 	return c.start(ctx)
 }
 
@@ -291,12 +297,15 @@ func (c *Client) ServerCapabilities() json.RawMessage { return c.info().Capabili
 // may itself call Close). For DialCommand it also waits for the server
 // process.
 func (c *Client) Close() error {
+	c.closing.Store(true)
 	done := c.renew.shut()
 	c.serving.stop()
 	if done != nil {
 		<-done
 	}
-	return c.t.close()
+	err := c.t.close()
+	c.endSession(nil)
+	return err
 }
 
 // isModernVersion and isLegacyVersion classify a revision this package speaks.

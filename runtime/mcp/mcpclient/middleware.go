@@ -25,13 +25,16 @@ type Request struct {
 	// SessionID is the transport's session id (mcphttp's Mcp-Session-Id) when
 	// it has one.
 	SessionID string
+	// Server is the server's end of the transport (Client.Endpoint).
+	Server Endpoint
 	// OnNotification, when middleware sets it, hears the progress
 	// notifications the server sends for this request (which it sends only to
 	// a call that asked for progress, such as CallToolRaw with OnProgress).
 	OnNotification func(method string, params json.RawMessage)
 
-	meta       []byte // members SetMeta added
-	prefix     []byte // the message up to the end of params' members
+	client     *Client // for OnSessionEnd
+	meta       []byte  // members SetMeta added
+	prefix     []byte  // the message up to the end of params' members
 	id         int64
 	token      int64
 	onProgress func(mcp.ProgressNotification)
@@ -144,6 +147,8 @@ func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token i
 	*req = Request{
 		Method:          cb.method,
 		ProtocolVersion: c.ProtocolVersion(),
+		Server:          c.endpoint,
+		client:          c,
 		Params:          b[len(msg):len(b):len(b)],
 		prefix:          b[:len(msg):len(msg)],
 		id:              id,

@@ -83,6 +83,7 @@ type clientRenewKey struct{}
 // sessionLost starts a renewal, unless one is under way or the client does
 // not renew sessions.
 func (c *Client) sessionLost() {
+	c.endSession(ErrSessionExpired)
 	if c.opts.NoReinitialize || !c.ready.Load() || c.Modern() {
 		return
 	}
@@ -195,6 +196,9 @@ func sameSession(a, b *SessionInfo) bool {
 // what the new session refused (it answered with an error, or does not
 // offer the capability), which is not tried again.
 func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
+	// A session an earlier attempt started and could not finish ends here
+	// (the transport ends it on the server).
+	c.endSession(ErrSessionExpired)
 	if err := c.transport().(sessionRenewer).RenewSession(ctx); err != nil {
 		return err, nil
 	}

@@ -199,6 +199,7 @@ func (s *clientStream) read() {
 		p.ch <- clientReply{}
 	}
 	close(s.done)
+	s.c.connectionEnded()
 }
 
 // handle routes one message from the server.
