@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // errBusy answers a request that arrives while every handler waits for the peer and
@@ -73,6 +74,7 @@ type Conn struct {
 	workers    atomic.Int32 // live worker goroutines
 	handlers   sync.WaitGroup
 	draining   atomic.Bool
+	lastRead   atomic.Int64 // when the reader last read a message while draining (Unix ns)
 	closing    chan struct{}
 	done       chan struct{}
 	readErr    error
@@ -161,8 +163,13 @@ func (c *Conn) Err() error {
 // Shutdown stops serving new requests (they are answered with an error), waits until
 // the in-flight and queued requests have been handled and their responses written
 // (responses to the handlers' own calls are still read meanwhile), then closes
-// the connection. If ctx ends first it closes at once and returns ctx.Err().
+// the connection. Before closing it reads on until nothing has come for
+// shutdownQuiet (a second at most, and not once the peer has hung up), so that a
+// request the peer sent as the shutdown began is answered with the error rather
+// than lost with the connection. If ctx ends first it closes at once and returns
+// ctx.Err().
 func (c *Conn) Shutdown(ctx context.Context) error {
+	c.lastRead.Store(time.Now().UnixNano())
 	c.draining.Store(true)
 	c.noteState()
 	c.qmu.Lock()
@@ -170,6 +177,7 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 		// Nothing runs or is queued (see release); nothing may start now.
 		c.stopped = true
 		c.qmu.Unlock()
+		c.quiesce(ctx)
 		return c.Close()
 	}
 	if c.idle == nil {
@@ -184,7 +192,41 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 		c.Close()
 		return ctx.Err()
 	}
+	c.quiesce(ctx)
 	return c.Close()
+}
+
+const (
+	// shutdownQuiet is how long Shutdown waits for the peer to fall silent
+	// before it closes the connection.
+	shutdownQuiet = 100 * time.Millisecond
+	// maxQuiesce bounds that wait, for a peer that keeps sending.
+	maxQuiesce = time.Second
+)
+
+// quiesce waits, while the reader answers every new request with an error,
+// until nothing has been read for shutdownQuiet, the peer hangs up, c closes,
+// ctx ends or maxQuiesce passes.
+func (c *Conn) quiesce(ctx context.Context) {
+	limit := time.Now().Add(maxQuiesce)
+	t := time.NewTimer(shutdownQuiet)
+	defer t.Stop()
+	for {
+		wait := shutdownQuiet - time.Since(time.Unix(0, c.lastRead.Load()))
+		if wait <= 0 || time.Now().After(limit) {
+			return
+		}
+		t.Reset(wait)
+		select {
+		case <-t.C:
+		case <-c.done:
+			return
+		case <-c.closing:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // Close closes the framer, fails pending calls with ErrClosed, cancels the contexts of

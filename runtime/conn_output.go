@@ -20,7 +20,7 @@ const (
 	// Options.MaxUnsent says otherwise: four messages of the default size limit.
 	DefaultMaxUnsent = 4 * DefaultMaxMessageSize
 	// DefaultOutputLimit is the limit of DefaultOutputBudget.
-	DefaultOutputLimit = 256 << 20
+	DefaultOutputLimit = 128 << 20
 )
 
 // ErrUnread is returned (wrapped) for a message that was not sent because its
@@ -30,11 +30,17 @@ const (
 var ErrUnread = errors.New("jsonrpc: not sent: the peer has not read what it was sent before")
 
 // OutputBudget bounds the bytes that the connections sharing it (by default every
-// Conn of the process) hold for peers that do not read them. Its methods are safe
-// for concurrent use.
+// Conn of the process) hold for peers that do not read them. Once they hold more
+// than its limit, a message is refused on a connection that holds more than its
+// share (the limit divided among the connections holding anything) and goes on one
+// that holds less: a peer that reads, and so holds little, is answered whatever
+// the others do. Connections that filled the budget before it was full keep what
+// they hold, so the total stays under twice the limit, plus one message per
+// connection. Its methods are safe for concurrent use.
 type OutputBudget struct {
-	limit atomic.Int64
-	used  atomic.Int64
+	limit   atomic.Int64
+	used    atomic.Int64
+	holders atomic.Int64 // connections holding anything
 }
 
 // NewOutputBudget returns a budget of limit bytes; limit <= 0 means none.
@@ -45,7 +51,7 @@ func NewOutputBudget(limit int64) *OutputBudget {
 }
 
 // DefaultOutputBudget is the budget of every Conn whose Options name none:
-// DefaultOutputLimit (256 MiB) for the whole process; SetLimit changes it.
+// DefaultOutputLimit (128 MiB) for the whole process; SetLimit changes it.
 var DefaultOutputBudget = NewOutputBudget(DefaultOutputLimit)
 
 // SetLimit sets the budget's limit in bytes; <= 0 means none. Messages already
@@ -57,6 +63,9 @@ func (b *OutputBudget) Limit() int64 { return b.limit.Load() }
 
 // Used returns the bytes its connections hold for their peers now.
 func (b *OutputBudget) Used() int64 { return b.used.Load() }
+
+// Holders returns how many of its connections hold anything for their peers now.
+func (b *OutputBudget) Holders() int64 { return b.holders.Load() }
 
 // Unsent returns the bytes c holds for its peer now: messages waiting for the
 // writer and the one being written.
@@ -70,19 +79,26 @@ func (e *unreadError) Is(target error) bool { return target == ErrUnread || targ
 
 // hold counts n bytes of a message for the peer until unhold. Unless force is set
 // (small errors, which always go), it refuses a message that would take the
-// connection over MaxUnsent, or the budget over its limit, while the connection
-// already holds another: one message at a time always goes, whatever its size.
+// connection over MaxUnsent, while it already holds another: one message at a time
+// always goes, whatever its size. And when the message would take the budget over
+// its limit, it is refused if its connection then holds more than its share, the
+// limit divided among the connections holding anything: those that do not read
+// are refused, not those that read and happen to have an answer being written.
 func (c *Conn) hold(n int, force bool) error {
 	held := c.unsent.Add(int64(n))
 	used := c.budget.used.Add(int64(n))
+	holders := c.budget.holders.Load()
+	if held == int64(n) {
+		holders = c.budget.holders.Add(1)
+	}
 	if force || held == int64(n) {
 		return nil
 	}
 	var reason string
-	if max := c.opts.MaxUnsent; max > 0 && held > int64(max) {
-		reason = fmt.Sprintf("not sent: a message of %d bytes would take what this connection holds for a peer that has not read it to %d bytes, over its limit of %d (MaxUnsent)", n, held, max)
-	} else if limit := c.budget.Limit(); limit > 0 && used > limit {
-		reason = fmt.Sprintf("not sent: a message of %d bytes would take what the process holds for peers that have not read it to %d bytes, over its budget of %d (OutputBudget)", n, used, limit)
+	if most := c.opts.MaxUnsent; most > 0 && held > int64(most) {
+		reason = fmt.Sprintf("not sent: a message of %d bytes would take what this connection holds for a peer that has not read it to %d bytes, over its limit of %d (MaxUnsent)", n, held, most)
+	} else if limit := c.budget.Limit(); limit > 0 && used > limit && held > limit/max(holders, 1) {
+		reason = fmt.Sprintf("not sent: a message of %d bytes would take what the process holds for peers that have not read it to %d bytes, over its budget of %d (OutputBudget), and this connection already holds %d, over its share", n, used, limit, held-int64(n))
 	} else {
 		return nil
 	}
@@ -92,7 +108,9 @@ func (c *Conn) hold(n int, force bool) error {
 
 // unhold ends what hold began.
 func (c *Conn) unhold(n int) {
-	c.unsent.Add(-int64(n))
+	if c.unsent.Add(-int64(n)) == 0 {
+		c.budget.holders.Add(-1)
+	}
 	c.budget.used.Add(-int64(n))
 }
 

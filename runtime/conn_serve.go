@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
@@ -14,6 +15,9 @@ import (
 func (c *Conn) read() {
 	for {
 		msg, err := c.f.ReadMessage()
+		if c.draining.Load() {
+			c.lastRead.Store(time.Now().UnixNano()) // Shutdown waits for the peer to fall silent
+		}
 		// The limit is checked here too for framers that have none (Pipe).
 		if errors.Is(err, ErrMessageTooLarge) || len(msg) > c.opts.MaxMessageSize {
 			c.writeError(nullID, MessageTooLarge(c.opts.MaxMessageSize))

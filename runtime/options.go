@@ -55,10 +55,10 @@ type Options struct {
 	// stream's item ends the stream with that error, a Call or Notify fails with an
 	// error wrapping ErrUnread. One message at a time always goes, whatever its size.
 	MaxUnsent int
-	// OutputBudget bounds the same bytes across every connection that shares it, by
-	// the same rule (default DefaultOutputBudget, one for the whole process, 256 MiB):
-	// a message is refused when it would take the budget over its limit while its own
-	// connection holds another, so a peer that reads (holding none) is still answered.
+	// OutputBudget bounds the same bytes across every connection that shares it
+	// (default DefaultOutputBudget, one for the whole process, 128 MiB): once it is
+	// full, a message is refused as above on a connection holding more than its share
+	// of it, so a peer that reads (holding little) is still answered.
 	OutputBudget *OutputBudget
 	// MaxDepth bounds the nesting depth of incoming messages (default 128); deeper
 	// messages are answered with a CodeInvalidRequest error naming the limit.

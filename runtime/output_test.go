@@ -15,8 +15,9 @@ import (
 // TestUnsentBounds: toward a peer that does not read (an in-memory
 // connection, which buffers nothing), one message always goes and the
 // next waits while both fit MaxUnsent; one more fails at once with
-// ErrUnread (which counts as not sent), and so does one beyond a budget
-// that other connections have filled, unless its connection holds nothing.
+// ErrUnread (which counts as not sent), and so does one beyond a full
+// budget on a connection holding more than its share of it, while one on a
+// connection holding less, or nothing, goes.
 // What is held is counted per connection and in the budget, and released
 // once the peer reads.
 func TestUnsentBounds(t *testing.T) {
@@ -63,18 +64,29 @@ func TestUnsentBounds(t *testing.T) {
 		if !errors.Is(err, runtime.ErrUnread) || !strings.Contains(err.Error(), "OutputBudget") {
 			t.Fatalf("a message over the budget: %v", err)
 		}
-		// A connection that holds nothing still sends, budget or not.
+		// A connection that holds nothing still sends, budget or not: d's
+		// message goes, and takes the budget over its limit. Then a second,
+		// small, still goes on d, which holds less than its share of the
+		// budget (a quarter of it, among a, b, c and d), and one more on b,
+		// which holds more, does not.
 		d := open()
-		go func() { sent <- d.c.Notify(context.Background(), "small", nil) }()
-		if _, err := readLine(d.nc); err != nil {
-			t.Fatalf("a connection holding nothing: %v", err)
+		go func() { sent <- d.c.Notify(context.Background(), "big", []json.RawMessage{big}) }()
+		synctest.Wait()
+		if used := budget.Used(); used <= budget.Limit() || budget.Holders() != 4 {
+			t.Fatalf("the budget holds %d bytes of %d, for %d connections; want it over, for 4", used, budget.Limit(), budget.Holders())
 		}
-		if err := <-sent; err != nil {
-			t.Fatal(err)
+		one := d.c.Unsent()
+		go func() { sent <- d.c.Notify(context.Background(), "small", nil) }()
+		synctest.Wait()
+		if n := d.c.Unsent(); n <= one {
+			t.Fatalf("d holds %d bytes, as with its first message alone", n)
+		}
+		if err := b.c.Notify(context.Background(), "tiny", nil); !errors.Is(err, runtime.ErrUnread) || !strings.Contains(err.Error(), "over its share") {
+			t.Fatalf("a message on b, over its share of a full budget: %v", err)
 		}
 
 		// The peers read: everything held goes, and the counts come back to 0.
-		for _, p := range []peer{a, b, c} {
+		for _, p := range []peer{a, b, c, d} {
 			go func() {
 				for {
 					if _, err := readLine(p.nc); err != nil {
@@ -83,14 +95,14 @@ func TestUnsentBounds(t *testing.T) {
 				}
 			}()
 		}
-		for range 5 {
+		for range 7 {
 			if err := <-sent; err != nil {
 				t.Fatalf("a message held: %v", err)
 			}
 		}
 		synctest.Wait()
-		if a.c.Unsent() != 0 || b.c.Unsent() != 0 || budget.Used() != 0 {
-			t.Fatalf("after the peers read: %d, %d held, %d in the budget", a.c.Unsent(), b.c.Unsent(), budget.Used())
+		if a.c.Unsent() != 0 || b.c.Unsent() != 0 || budget.Used() != 0 || budget.Holders() != 0 {
+			t.Fatalf("after the peers read: %d, %d held, %d in the budget for %d connections", a.c.Unsent(), b.c.Unsent(), budget.Used(), budget.Holders())
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -241,12 +242,16 @@ func transportOf(network string) string {
 	return network
 }
 
-// refuse writes msg to a connection over the limit, then closes it.
+// refuse writes msg to a connection over the limit, then closes it, once
+// the peer has closed its side or lingerTimeout has passed: closing with
+// what the peer sent unread would reset the connection, and the peer could
+// lose msg.
 func refuse(nc net.Conn, msg []byte) {
 	nc.SetWriteDeadline(time.Now().Add(time.Second))
 	nc.Write(msg)
-	if cw, ok := nc.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
+	if cw, ok := nc.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		nc.SetReadDeadline(time.Now().Add(lingerTimeout))
+		io.Copy(io.Discard, io.LimitReader(nc, 1<<20))
 	}
 	nc.Close()
 }

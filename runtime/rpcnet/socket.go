@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -43,7 +44,19 @@ type socket struct {
 	// connection is idle.
 	active     atomic.Int64
 	midMessage atomic.Bool
+
+	// readEnded is closed when a read fails (the peer's end of stream, or
+	// any error): Close waits for it, a little, before closing.
+	readEnded chan struct{}
+	endOnce   sync.Once
 }
+
+// lingerTimeout bounds how long Close waits, its sending side shut, for the
+// peer to close its own. Closing a socket with unread data in its receive
+// buffer (a request the peer sent as the connection ended) resets the
+// connection, and the peer's system then discards what it had not read yet:
+// answers written before the close.
+const lingerTimeout = 500 * time.Millisecond
 
 func newSocket(nc net.Conn, write, idle, msg time.Duration) *socket {
 	if write == 0 {
@@ -52,7 +65,7 @@ func newSocket(nc net.Conn, write, idle, msg time.Duration) *socket {
 	if msg == 0 {
 		msg = DefaultMessageTimeout
 	}
-	s := &socket{nc: nc, write: write, idle: idle, msg: msg}
+	s := &socket{nc: nc, write: write, idle: idle, msg: msg, readEnded: make(chan struct{})}
 	s.active.Store(time.Now().UnixNano())
 	return s
 }
@@ -112,6 +125,7 @@ func (s *socket) Read(p []byte) (int, error) {
 			return 0, fmt.Errorf("rpcnet: nothing read for %v with no request in flight (a peer gone without closing?): %w", s.idle, err)
 		}
 		if err != nil {
+			s.endOnce.Do(func() { close(s.readEnded) })
 			if cut := s.cut.Load(); cut != nil {
 				err = *cut
 			}
@@ -163,4 +177,34 @@ func (s *socket) idleFor(now time.Time) time.Duration {
 	return now.Sub(time.Unix(0, s.active.Load()))
 }
 
-func (s *socket) Close() error { return s.nc.Close() }
+// Close shuts the sending side first, so that the peer reads every answer
+// and then the end of the stream, reads and drops what the peer still sends
+// until it closes its side too (or lingerTimeout passes), and then closes.
+// Closing at once with data unread would reset the connection, and the
+// peer's system would discard the answers it had not read yet.
+func (s *socket) Close() error {
+	select {
+	case <-s.readEnded:
+		return s.nc.Close()
+	default:
+	}
+	cw, ok := s.nc.(interface{ CloseWrite() error })
+	if !ok || s.cut.Load() != nil || cw.CloseWrite() != nil {
+		return s.nc.Close()
+	}
+	// The connection's reader may be reading too, and move the deadline:
+	// the timer closes the socket all the same.
+	t := time.AfterFunc(lingerTimeout, func() { s.nc.Close() })
+	deadline := time.Now().Add(lingerTimeout)
+	buf := make([]byte, 4<<10)
+	for {
+		s.nc.SetReadDeadline(deadline)
+		if _, err := s.nc.Read(buf); err != nil {
+			break
+		}
+	}
+	if !t.Stop() {
+		return nil // the timer closed it
+	}
+	return s.nc.Close()
+}

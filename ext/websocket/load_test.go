@@ -1,0 +1,223 @@
+package websocket_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	wsrpc "github.com/rpcgen/rpcgen/ext/websocket"
+	"github.com/rpcgen/rpcgen/internal/loadtest"
+	"github.com/rpcgen/rpcgen/internal/rpctest"
+	"github.com/rpcgen/rpcgen/runtime"
+)
+
+// loadServer serves the load tests' service over WebSocket on a loopback
+// listener with opts, and returns its URL and handler.
+func loadServer(t *testing.T, opts *wsrpc.Options) (string, *wsrpc.Handler) {
+	t.Helper()
+	h := wsrpc.NewHandler(loadtest.Handler(), opts)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	return "ws" + strings.TrimPrefix(srv.URL, "http"), h
+}
+
+func dialClients(t *testing.T, url string, n int) []loadtest.Client {
+	t.Helper()
+	clients := make([]loadtest.Client, n)
+	for i := range clients {
+		c, err := wsrpc.Dial(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		clients[i] = c
+	}
+	return clients
+}
+
+func loadDuration(t *testing.T) {
+	t.Helper()
+	if d := *loadtest.Duration; d <= 0 || d > loadtest.MaxDuration {
+		t.Fatalf("-load.duration %v: want more than 0 and at most %v", d, loadtest.MaxDuration)
+	}
+}
+
+// TestLoad runs 64 WebSocket clients, each a connection with 4 callers on
+// it, against one server for -load.duration (2 s in a plain go test, 30 s in
+// .ci/run): single calls, batches and streams, every answer checked against
+// its request. No call may fail or get another's answer.
+func TestLoad(t *testing.T) {
+	loadDuration(t)
+	rpctest.CheckLeaks(t)
+	url, _ := loadServer(t, nil)
+	r := loadtest.Run(context.Background(), dialClients(t, url, 64), loadtest.Options{Duration: *loadtest.Duration})
+	t.Log(r)
+	for _, e := range r.Errors {
+		t.Error(e)
+	}
+	if r.Lost != 0 || r.Mismatched != 0 || r.Calls < 64 {
+		t.Fatalf("%d calls, %d lost, %d mismatched", r.Calls, r.Lost, r.Mismatched)
+	}
+}
+
+// TestShutdownUnderLoad shuts the handler down while 64 clients × 4
+// callers call it (each call sleeping 1 to 50 ms), three times: each call in
+// flight ends with its own answer or a clear error (refused as the server
+// shuts down, not sent, or lost with the connection), none with another's
+// answer, and none hangs.
+func TestShutdownUnderLoad(t *testing.T) {
+	for range 3 {
+		url, h := loadServer(t, nil)
+		r := loadtest.RunShutdown(dialClients(t, url, 64), 4, func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			return h.Shutdown(ctx)
+		})
+		t.Log(r)
+		for _, e := range r.Unclear {
+			t.Error(e)
+		}
+		if r.Hung {
+			t.Fatalf("a call hung 20 s after the shutdown:\n%s", r.Stacks)
+		}
+		if r.Mismatched != 0 || len(r.Unclear) != 0 {
+			t.Fatalf("%d mismatched, %d unclear", r.Mismatched, len(r.Unclear))
+		}
+		if r.InFlight < int64(r.Clients*r.Callers)/2 || r.Answered == 0 {
+			t.Fatalf("%d calls in flight at the shutdown, %d of them answered: the test did not shut down under load", r.InFlight, r.Answered)
+		}
+	}
+}
+
+// TestLoadWithClientsThatDoNotRead runs TestLoad's 64 clients while 16
+// WebSocket clients ask for 64 answers of 256 KiB each and never read, and
+// 8 ask for as many and read 4 KiB every 10 ms. The 64 are all served (0
+// lost, 0 mismatched); what the server holds for the others stays within
+// twice its output budget (32 MiB here) plus one answer per connection, and
+// the heap in use within that plus what the load itself takes. Afterwards each slow
+// client reads the rest at full speed: each answer is its result or the
+// error saying it was not sent.
+func TestLoadWithClientsThatDoNotRead(t *testing.T) {
+	loadDuration(t)
+	const hogs, slow, calls, size = 16, 8, 64, 256 << 10
+	const budgetLimit = 32 << 20
+	budget := runtime.NewOutputBudget(budgetLimit)
+	url, _ := loadServer(t, &wsrpc.Options{Options: runtime.Options{TrustResults: true,
+		MaxUnsent: 4 << 20, OutputBudget: budget}})
+	clients := dialClients(t, url, 64)
+	base := heapInuse()
+	fast := make(chan struct{})
+	type tally struct {
+		results, refused int
+		err              error
+	}
+	tallies := make(chan tally, slow)
+	for i := range hogs + slow {
+		ws, _, err := websocket.Dial(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.CloseNow()
+		ws.SetReadLimit(-1)
+		for j := range calls {
+			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"big","params":[%d]}`, j, size)
+			if err := ws.Write(context.Background(), websocket.MessageText, []byte(req)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i < slow {
+			go func() {
+				var tl tally
+				defer func() { tallies <- tl }()
+				buf := make([]byte, 4<<10)
+				for range calls {
+					_, r, err := ws.Reader(context.Background())
+					if err != nil {
+						tl.err = err
+						return
+					}
+					var msg []byte
+					for {
+						select {
+						case <-fast:
+						case <-time.After(10 * time.Millisecond): // the client's pace
+						}
+						n, err := r.Read(buf)
+						msg = append(msg, buf[:n]...)
+						if err == io.EOF {
+							break
+						}
+						if err != nil {
+							tl.err = err
+							return
+						}
+					}
+					var resp struct {
+						Result *string
+						Error  *runtime.Error
+					}
+					switch {
+					case json.Unmarshal(msg, &resp) != nil:
+						tl.err = fmt.Errorf("not JSON: %.200s", msg)
+						return
+					case resp.Result != nil && len(*resp.Result) == size-2:
+						tl.results++
+					case resp.Error != nil && strings.Contains(resp.Error.Message, "answer not sent"):
+						tl.refused++
+					default:
+						tl.err = fmt.Errorf("an answer: %.200s", msg)
+						return
+					}
+				}
+			}()
+		}
+	}
+	var peakUsed atomic.Int64
+	stopSampling, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			peakUsed.Store(max(peakUsed.Load(), budget.Used()))
+			select {
+			case <-stopSampling:
+				return
+			case <-time.After(20 * time.Millisecond): // a sampling interval
+			}
+		}
+	}()
+	r := loadtest.Run(context.Background(), clients, loadtest.Options{Duration: *loadtest.Duration})
+	close(stopSampling)
+	<-sampled
+	grown := int64(r.PeakHeap) - base
+	t.Log(r)
+	t.Logf("%d clients that never read and %d that read slowly, %d answers of %d KiB each asked: at most %d KiB held for them (budget %d KiB), heap in use at most %d MiB over the %d MiB before",
+		hogs, slow, calls, size>>10, peakUsed.Load()>>10, budgetLimit>>10, grown>>20, base>>20)
+	for _, e := range r.Errors {
+		t.Error(e)
+	}
+	if r.Lost != 0 || r.Mismatched != 0 || r.Calls < 64 {
+		t.Fatalf("%d calls, %d lost, %d mismatched", r.Calls, r.Lost, r.Mismatched)
+	}
+	if limit := int64(2*budgetLimit + (hogs+slow+64)*(size+1024) + (hogs+slow)*calls*512); peakUsed.Load() > limit {
+		t.Errorf("at most %d bytes held for clients that do not read; want at most %d", peakUsed.Load(), limit)
+	}
+	if limit := int64(2*budgetLimit + 2*(hogs+slow)*size + 160<<20); grown > limit {
+		t.Errorf("heap in use grew by %d bytes; want at most %d", grown, limit)
+	}
+	close(fast)
+	for range slow {
+		tl := <-tallies
+		if tl.err != nil {
+			t.Fatalf("a slow client: %v", tl.err)
+		}
+		t.Logf("a slow client: %d results, %d errors", tl.results, tl.refused)
+	}
+}

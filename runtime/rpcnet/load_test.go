@@ -1,0 +1,240 @@
+package rpcnet_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcgen/rpcgen/internal/loadtest"
+	"github.com/rpcgen/rpcgen/internal/rpctest"
+	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/rpcnet"
+)
+
+// loadDuration returns -load.duration, checked.
+func loadDuration(t *testing.T) {
+	t.Helper()
+	if d := *loadtest.Duration; d <= 0 || d > loadtest.MaxDuration {
+		t.Fatalf("-load.duration %v: want more than 0 and at most %v", d, loadtest.MaxDuration)
+	}
+}
+
+// dialClients connects n clients to addr on network.
+func dialClients(t *testing.T, network, addr string, n int) []loadtest.Client {
+	t.Helper()
+	clients := make([]loadtest.Client, n)
+	for i := range clients {
+		c, err := rpcnet.Dial(context.Background(), network, addr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		clients[i] = c
+	}
+	return clients
+}
+
+// TestLoad runs 64 clients, each a connection with 4 callers on it, against
+// one server over TCP and over a Unix socket for -load.duration (2 s in a
+// plain go test, 30 s in .ci/run): single calls, batches and streams, every
+// answer checked against its request. No call may fail or get another's
+// answer, and once the clients close, the server's goroutines end.
+func TestLoad(t *testing.T) {
+	loadDuration(t)
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run(network, func(t *testing.T) {
+			rpctest.CheckLeaks(t)
+			srv := &rpcnet.Server{Options: runtime.Options{Handler: loadtest.Handler()}}
+			addr := server(t, network, srv)
+			r := loadtest.Run(context.Background(), dialClients(t, network, addr, 64), loadtest.Options{Duration: *loadtest.Duration})
+			t.Log(r)
+			for _, e := range r.Errors {
+				t.Error(e)
+			}
+			if r.Lost != 0 || r.Mismatched != 0 || r.Calls < 64 {
+				t.Fatalf("%d calls, %d lost, %d mismatched", r.Calls, r.Lost, r.Mismatched)
+			}
+		})
+	}
+}
+
+// TestShutdownUnderLoad shuts a server down while 64 clients × 4 callers
+// call it (each call sleeping 1 to 50 ms, so that hundreds are in flight),
+// three times over TCP and over a Unix socket: each call in flight ends with
+// its own answer or a clear error (refused as the server shuts down, not
+// sent, or lost with the connection: "it may or may not have run"), none
+// with another's answer, and none hangs. Lost calls should be rare (a
+// request still on its way when the connection closes, after 100 ms of
+// silence): the log shows how many.
+func TestShutdownUnderLoad(t *testing.T) {
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run(network, func(t *testing.T) {
+			for range 3 {
+				srv := &rpcnet.Server{Options: runtime.Options{Handler: loadtest.Handler()}}
+				addr := server(t, network, srv)
+				clients := dialClients(t, network, addr, 64)
+				r := loadtest.RunShutdown(clients, 4, func() error {
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancel()
+					return srv.Shutdown(ctx)
+				})
+				t.Log(r)
+				checkShutdown(t, r)
+			}
+		})
+	}
+}
+
+// checkShutdown fails t unless every call in r ended as it should.
+func checkShutdown(t *testing.T, r loadtest.ShutdownReport) {
+	t.Helper()
+	for _, e := range r.Unclear {
+		t.Error(e)
+	}
+	if r.Hung {
+		t.Fatalf("a call hung 20 s after the shutdown:\n%s", r.Stacks)
+	}
+	if r.Mismatched != 0 || len(r.Unclear) != 0 {
+		t.Fatalf("%d mismatched, %d unclear", r.Mismatched, len(r.Unclear))
+	}
+	if r.InFlight < int64(r.Clients*r.Callers)/2 || r.Answered == 0 {
+		t.Fatalf("%d calls in flight at the shutdown, %d of them answered: the test did not shut down under load", r.InFlight, r.Answered)
+	}
+}
+
+// slowReader reads from r 4 KiB every 10 ms until fast is closed.
+type slowReader struct {
+	r    io.Reader
+	fast <-chan struct{}
+}
+
+func (s *slowReader) Read(p []byte) (int, error) {
+	select {
+	case <-s.fast:
+		return s.r.Read(p)
+	case <-time.After(10 * time.Millisecond): // the client's pace, not a synchronisation
+	}
+	return s.r.Read(p[:min(len(p), 4<<10)])
+}
+
+// checkBigAnswers reads n answers from f: each the result of size bytes, or
+// the error saying it was not sent because the client did not read.
+func checkBigAnswers(f runtime.Framer, n, size int) (results, refused int, err error) {
+	for range n {
+		msg, err := f.ReadMessage()
+		if err != nil {
+			return results, refused, fmt.Errorf("after %d results and %d errors: %w", results, refused, err)
+		}
+		var resp struct {
+			Result *string
+			Error  *runtime.Error
+		}
+		if err := json.Unmarshal(msg, &resp); err != nil {
+			return results, refused, err
+		}
+		switch {
+		case resp.Result != nil && len(*resp.Result) == size-2:
+			results++
+		case resp.Error != nil && resp.Error.Code == runtime.CodeServerError && strings.Contains(resp.Error.Message, "answer not sent"):
+			refused++
+		default:
+			return results, refused, fmt.Errorf("an answer: %.200s", msg)
+		}
+	}
+	return results, refused, nil
+}
+
+// TestLoadWithClientsThatDoNotRead runs TestLoad's 64 clients over TCP
+// while 16 clients ask for 64 answers of 256 KiB each and never read, and 8
+// ask for as many and read 400 KB/s. The 64 are all served (0 lost, 0
+// mismatched); what the server holds for the others stays within twice its
+// output budget (32 MiB here) plus one answer per connection, and the heap in
+// use within that plus what the load itself takes. Afterwards each slow client
+// reads the rest of its 64 answers at full speed: each is its result or
+// the error saying it was not sent.
+func TestLoadWithClientsThatDoNotRead(t *testing.T) {
+	loadDuration(t)
+	const hogs, slow, calls, size = 16, 8, 64, 256 << 10
+	const budgetLimit = 32 << 20
+	budget := runtime.NewOutputBudget(budgetLimit)
+	srv := &rpcnet.Server{Options: runtime.Options{Handler: loadtest.Handler(), TrustResults: true,
+		MaxUnsent: 4 << 20, OutputBudget: budget}}
+	addr := server(t, "tcp", srv)
+	clients := dialClients(t, "tcp", addr, 64)
+	base := heapInuse()
+
+	var requests strings.Builder
+	for i := range calls {
+		fmt.Fprintf(&requests, `{"jsonrpc":"2.0","id":%d,"method":"big","params":[%d]}`+"\n", i, size)
+	}
+	fast := make(chan struct{})
+	type tally struct {
+		results, refused int
+		err              error
+	}
+	tallies := make(chan tally, slow)
+	for i := range hogs + slow {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		if _, err := io.WriteString(nc, requests.String()); err != nil {
+			t.Fatal(err)
+		}
+		if i < slow {
+			go func() { // at its pace until the load ends, then at full speed
+				f := runtime.NewLineFramer(&slowReader{nc, fast}, io.Discard, 1<<20)
+				results, refused, err := checkBigAnswers(f, calls, size)
+				tallies <- tally{results, refused, err}
+			}()
+		}
+	}
+	var peakUsed atomic.Int64
+	stopSampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			peakUsed.Store(max(peakUsed.Load(), budget.Used()))
+			select {
+			case <-stopSampling:
+				return
+			case <-time.After(20 * time.Millisecond): // a sampling interval
+			}
+		}
+	}()
+	r := loadtest.Run(context.Background(), clients, loadtest.Options{Duration: *loadtest.Duration})
+	close(stopSampling)
+	<-sampled
+	grown := int64(r.PeakHeap) - base
+	t.Log(r)
+	t.Logf("%d clients that never read and %d that read 400 KB/s, %d answers of %d KiB each asked: at most %d KiB held for them (budget %d KiB), heap in use at most %d MiB over the %d MiB before",
+		hogs, slow, calls, size>>10, peakUsed.Load()>>10, budgetLimit>>10, grown>>20, base>>20)
+	for _, e := range r.Errors {
+		t.Error(e)
+	}
+	if r.Lost != 0 || r.Mismatched != 0 || r.Calls < 64 {
+		t.Fatalf("%d calls, %d lost, %d mismatched", r.Calls, r.Lost, r.Mismatched)
+	}
+	if limit := int64(2*budgetLimit + (hogs+slow+64)*(size+1024) + (hogs+slow)*calls*512); peakUsed.Load() > limit {
+		t.Errorf("at most %d bytes held for clients that do not read; want at most %d", peakUsed.Load(), limit)
+	}
+	if limit := int64(2*budgetLimit + 2*(hogs+slow)*size + 160<<20); grown > limit {
+		t.Errorf("heap in use grew by %d bytes; want at most %d", grown, limit)
+	}
+	close(fast)
+	for range slow {
+		tl := <-tallies
+		if tl.err != nil {
+			t.Fatalf("a slow client: %v", tl.err)
+		}
+		t.Logf("a slow client: %d results, %d errors", tl.results, tl.refused)
+	}
+}
