@@ -80,8 +80,9 @@ for the named interfaces, one Go file holding:
   - a typed MCP client, <I>MCPClient, that implements the interface too.
 
 With flags it also writes JSON Schema files (--schema-dir), an OpenRPC
-document (--openrpc), a TypeScript client (--ts) and a Markdown reference
-(--docs). --check writes nothing and fails with a diff when any of these
+document (--openrpc), a TypeScript client (--ts, with the TypeScript
+runtime it imports: rpcgen_runtime.ts beside it, or --ts-runtime) and a
+Markdown reference (--docs). --check writes nothing and fails with a diff when any of these
 files is stale.
 
 rpcgen check ./... runs every //go:generate line that runs rpcgen in the
