@@ -79,6 +79,7 @@ func Dialer(network, address string, opts *DialOptions) runtime.DialFunc {
 			return nil, fmt.Errorf("rpcnet: %w", err)
 		}
 		sock := newSocket(nc, o.WriteTimeout, 0, o.MessageTimeout)
+		sock.client = true
 		copts := o.Options
 		if copts.Transport == "" {
 			copts.Transport = transportOf(network)

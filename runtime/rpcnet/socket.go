@@ -3,6 +3,7 @@ package rpcnet
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -49,6 +50,13 @@ type socket struct {
 	// any error): Close waits for it, a little, before closing.
 	readEnded chan struct{}
 	endOnce   sync.Once
+	// client is set on the sockets Dial makes: a server's end of stream
+	// means it answers no more, so the reader closes the socket then, and
+	// the server, lingering for that close (see Close), closes at once too
+	// instead of after lingerTimeout. closed is set by whichever of the
+	// reader and Close closes first.
+	client bool
+	closed atomic.Bool
 }
 
 // lingerTimeout bounds how long Close waits, its sending side shut, for the
@@ -122,12 +130,16 @@ func (s *socket) Read(p []byte) (int, error) {
 			if c := s.conn.Load(); c != nil && c.Inflight() > 0 {
 				continue // the peer waits for us, it is not idle
 			}
+			s.endOnce.Do(func() { close(s.readEnded) }) // nothing to linger for
 			return 0, fmt.Errorf("rpcnet: nothing read for %v with no request in flight (a peer gone without closing?): %w", s.idle, err)
 		}
 		if err != nil {
 			s.endOnce.Do(func() { close(s.readEnded) })
 			if cut := s.cut.Load(); cut != nil {
 				err = *cut
+			}
+			if s.client && errors.Is(err, io.EOF) && s.closed.CompareAndSwap(false, true) {
+				s.nc.Close()
 			}
 		}
 		return n, err
@@ -183,6 +195,9 @@ func (s *socket) idleFor(now time.Time) time.Duration {
 // Closing at once with data unread would reset the connection, and the
 // peer's system would discard the answers it had not read yet.
 func (s *socket) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil // the reader closed it at the server's end of stream
+	}
 	select {
 	case <-s.readEnded:
 		return s.nc.Close()

@@ -1,10 +1,14 @@
 package rpcnet
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestCloseDeliversWhatWasWritten closes a socket whose peer has sent what
@@ -51,5 +55,78 @@ func TestCloseDeliversWhatWasWritten(t *testing.T) {
 				t.Fatalf("the peer read %q, %v; want the answer, then the end of the stream", got, err)
 			}
 		})
+	}
+}
+
+// TestClientClosesAtServersEnd has a server end its side of a connection
+// Dialer made: the client's socket closes at that end of stream, so the
+// server, which reads on after shutting its sending side until the client
+// closes (see socket.Close), is not kept waiting for lingerTimeout. Before,
+// the client's socket stayed open until the client's next call or Close.
+func TestClientClosesAtServersEnd(t *testing.T) {
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run(network, func(t *testing.T) {
+			addr := "127.0.0.1:0"
+			if network == "unix" {
+				addr = filepath.Join(t.TempDir(), "c.sock")
+			}
+			ln, err := net.Listen(network, addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			c, err := Dialer(network, ln.Addr().String(), nil)(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			nc, err := ln.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			if err := nc.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
+				t.Fatal(err)
+			}
+			<-c.Done()
+			// The bound only keeps a failing run from hanging.
+			nc.SetReadDeadline(time.Now().Add(time.Minute))
+			if n, err := nc.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+				t.Fatalf("the server read %d bytes, %v; want the client's end of stream", n, err)
+			}
+			if err := c.Close(); err != nil {
+				t.Errorf("Close after the server's end: %v", err)
+			}
+		})
+	}
+}
+
+// TestIdleTimeoutLeavesNothingToLingerFor: a socket whose idle timeout ends
+// its reading (a peer gone without closing) closes at once on Close, as
+// after any other failed read, instead of waiting lingerTimeout for a peer
+// that will not answer.
+func TestIdleTimeoutLeavesNothingToLingerFor(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	peer, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	nc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSocket(nc, 0, 10*time.Millisecond, 0)
+	defer s.Close()
+	if _, err := s.Read(make([]byte, 64)); err == nil || !strings.Contains(err.Error(), "nothing read for") {
+		t.Fatalf("Read: %v; want the idle timeout", err)
+	}
+	select {
+	case <-s.readEnded:
+	default:
+		t.Fatal("the idle timeout ended reading but Close would still linger for the peer")
 	}
 }
