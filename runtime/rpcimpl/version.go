@@ -6,7 +6,8 @@ package rpcimpl
 //	const _ = rpcimpl.IsAtLeastVersion0_1_0
 //
 // so that against a runtime too old for it, the file fails to compile with
-// an error naming the release it needs ("undefined:
+// an error naming the release it needs (undefined:
+// rpcimpl.IsAtLeastVersion0_1_0) on that line, not somewhere deep inside a
 // generated method.
 //
 // The rule: a release whose generated code needs something the previous
