@@ -1,12 +1,16 @@
 // Command otel shows a trace that follows an MCP tool call from a client to a
-// server subprocess: the client starts this program again as a stdio MCP
-// server, calls its forecast tool through the generated MCP client, and both
-// processes export their spans. Where to is configured by the standard
-// environment variables: with OTEL_EXPORTER_OTLP_ENDPOINT (or
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, over OTLP/HTTP to a collector
-// (OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME and the rest apply);
-// otherwise as JSON, the client's on stdout and the server's on stderr (its
-// stdout carries MCP).
+// server subprocess, and the metrics of both sides: the client starts this
+// program again as a stdio MCP server, calls its forecast tool through the
+// generated MCP client, and both processes export their spans and metrics
+// (the operation durations, the requests in flight; the session durations
+// too where the protocol has sessions, up to 2025-11-25: this client and
+// server settle on 2026-07-28, which has none). Where to is
+// configured by the standard environment variables: with
+// OTEL_EXPORTER_OTLP_ENDPOINT set (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT for
+// spans, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT for metrics), over OTLP/HTTP to
+// a collector (OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME,
+// OTEL_METRIC_EXPORT_INTERVAL and the rest apply); otherwise as JSON, the
+// client's on stdout and the server's on stderr (its stdout carries MCP).
 //
 //	go run .
 //	OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 go run .
@@ -14,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,9 +26,12 @@ import (
 	"os/exec"
 
 	global "go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
@@ -50,14 +58,26 @@ func main() {
 	}
 }
 
-// setup installs a tracer provider exporting as the environment says (to w
-// when no OTLP endpoint is set) and the W3C propagators; shutdown flushes it.
+// setup installs a tracer and a meter provider exporting as the environment
+// says (to w when no OTLP endpoint is set) and the W3C propagators; shutdown
+// flushes both (the metrics are exported at shutdown, and every
+// OTEL_METRIC_EXPORT_INTERVAL before it, a minute by default).
 func setup(ctx context.Context, service string, w io.Writer) (shutdown func(context.Context) error, err error) {
-	var exp sdktrace.SpanExporter
-	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
-		exp, err = otlptracehttp.New(ctx)
+	otlp := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != ""
+	var spans sdktrace.SpanExporter
+	if otlp || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
+		spans, err = otlptracehttp.New(ctx)
 	} else {
-		exp, err = stdouttrace.New(stdouttrace.WithWriter(w))
+		spans, err = stdouttrace.New(stdouttrace.WithWriter(w))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var metrics sdkmetric.Exporter
+	if otlp || os.Getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != "" {
+		metrics, err = otlpmetrichttp.New(ctx)
+	} else {
+		metrics, err = stdoutmetric.New(stdoutmetric.WithWriter(w))
 	}
 	if err != nil {
 		return nil, err
@@ -69,10 +89,12 @@ func setup(ctx context.Context, service string, w io.Writer) (shutdown func(cont
 	if err != nil {
 		return nil, err
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(spans), sdktrace.WithResource(res))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metrics)), sdkmetric.WithResource(res))
 	global.SetTracerProvider(tp)
+	global.SetMeterProvider(mp)
 	global.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
-	return tp.Shutdown, nil
+	return func(ctx context.Context) error { return errors.Join(tp.Shutdown(ctx), mp.Shutdown(ctx)) }, nil
 }
 
 // serve is the server: Weather over stdio, traced, logging to stderr with

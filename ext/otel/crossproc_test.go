@@ -234,6 +234,19 @@ func TestAcrossProcessesMCPStdio(t *testing.T) {
 			t.Errorf("server span %s = %q, want %q", k, got, v)
 		}
 	}
+	// The client's span says the transport too: a pipe, no server address.
+	for _, cs := range exp.GetSpans() {
+		if cs.Name != "tools/call work" {
+			continue
+		}
+		got := map[string]string{}
+		for _, kv := range cs.Attributes {
+			got[string(kv.Key)] = kv.Value.String()
+		}
+		if got["network.transport"] != "pipe" || got["server.address"] != "" {
+			t.Errorf("client span: network.transport %q, server.address %q; want pipe and none", got["network.transport"], got["server.address"])
+		}
+	}
 	oneTrace(t, exp, server, "initialize")
 }
 

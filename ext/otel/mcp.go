@@ -95,7 +95,7 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 				// (the SDK keeps 2000 before it overflows). The span has it.
 				metricTarget = ""
 			}
-			in.mcpServerDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, metricTarget, version, transport, et, sc)...)
+			in.mcpServerDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, metricTarget, version, transport, et, sc, nil)...)
 			span.End()
 			return res, err
 		})
@@ -112,51 +112,6 @@ func (in *Instrumentation) sessionStarted(ss *mcp.Session, version string) {
 		in.sessions.Add(ctx, -1, attrs)
 		in.mcpSessionDuration.Record(ctx, seconds(start), attrs)
 	})
-}
-
-// MCPClient returns client middleware for an MCP client
-// (mcpclient.Options.Middleware): a CLIENT span per request and notification,
-// named and attributed as MCPServer's, whose trace context goes with the
-// request in params._meta (every transport) and in HTTP headers (mcphttp); the
-// progress notifications of the request as span events; the
-// mcp.client.operation.duration histogram and rpcgen.client.active_requests.
-func (in *Instrumentation) MCPClient() mcpclient.Middleware {
-	if in.off {
-		return in.offMCPClient
-	}
-	return func(next mcpclient.Handler) mcpclient.Handler {
-		return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
-			start := time.Now()
-			target := req.Target()
-			name, cached := in.spanName(req.Method, target)
-			ctx, span := in.tracer.Start(ctx, name, in.starts.startOpts(attrKey{a: "c", b: req.Method}, clientKind, mcpStartAttrs)...)
-			if span.IsRecording() {
-				attrs := mcpAttrs(req.ID, req.Method, target, req.ProtocolVersion, 6)
-				if req.SessionID != "" {
-					attrs = append(attrs, keyMCPSessionID.String(req.SessionID))
-				}
-				span.SetAttributes(attrs...)
-				prev := req.OnNotification
-				req.OnNotification = func(method string, params json.RawMessage) {
-					span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
-					if prev != nil {
-						prev(method, params)
-					}
-				}
-			}
-			in.prop.Inject(ctx, metaCarrier{req})
-			in.clientActive.Add(ctx, 1, activeMCP...)
-			res, err := next(in.headers(ctx), req)
-			in.clientActive.Add(ctx, -1, activeMCP...)
-			et, sc := outcome(span, req.Method, res, err, errorCode)
-			if !cached && err == nil {
-				in.knownSpanName(req.Method, target, name)
-			}
-			in.mcpClientDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, target, req.ProtocolVersion, "", et, sc)...)
-			span.End()
-			return res, err
-		}
-	}
 }
 
 // outcome records a request's failure on span, if it failed, and returns its
@@ -177,22 +132,25 @@ func outcome(span trace.Span, method string, res json.RawMessage, err error, cod
 // mcpMetricAttrs are the options of an MCP duration's measurement: the
 // span's attributes less the high-cardinality ones (request id, session id,
 // resource URI).
-func (in *Instrumentation) mcpMetricAttrs(method, target, version, transport, errorType, statusCode string) []metric.RecordOption {
+// ep is a client's endpoint (nil on the server, whose transport is given).
+func (in *Instrumentation) mcpMetricAttrs(method, target, version, transport, errorType, statusCode string, ep *mcpclient.Endpoint) []metric.RecordOption {
 	if method != "tools/call" && method != "prompts/get" {
 		target = ""
 	}
-	return in.attrSets.recordOpts(attrKey{a: method, b: target, c: version, d: transport, e: errorType, f: statusCode}, mcpMetricAttrsOf)
+	k := attrKey{a: method, b: target, c: version, d: transport, e: errorType, f: statusCode}
+	if ep != nil {
+		k.d, k.g, k.n, k.h = ep.Transport, ep.Address, ep.Port, ep.Protocol
+	}
+	return in.attrSets.recordOpts(k, mcpMetricAttrsOf)
 }
 
 func mcpMetricAttrsOf(k attrKey) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 8)
+	attrs := make([]attribute.KeyValue, 0, 11)
 	attrs = append(attrs, keyMCPMethod.String(k.a))
 	if k.c != "" {
 		attrs = append(attrs, keyMCPVersion.String(k.c))
 	}
-	if k.d != "" {
-		attrs = append(attrs, keyNetTransport.String(k.d))
-	}
+	attrs = appendEndpoint(attrs, &mcpclient.Endpoint{Transport: k.d, Address: k.g, Port: k.n, Protocol: k.h})
 	attrs = appendTarget(attrs, k.a, k.b)
 	return appendFailure(attrs, k.e, k.f)
 }

@@ -41,6 +41,8 @@ const (
 	keyNetProtoName     = attribute.Key("network.protocol.name")
 	keyNetProtoVersion  = attribute.Key("network.protocol.version")
 	keyClientAddress    = attribute.Key("client.address")
+	keyServerAddress    = attribute.Key("server.address")
+	keyServerPort       = attribute.Key("server.port")
 	keyErrorType        = attribute.Key("error.type")
 )
 
@@ -82,7 +84,8 @@ type Instrumentation struct {
 
 	rpcServerDuration, rpcClientDuration metric.Float64Histogram
 	mcpServerDuration, mcpClientDuration metric.Float64Histogram
-	mcpSessionDuration                   metric.Float64Histogram
+	mcpSessionDuration                   metric.Float64Histogram // the server's
+	mcpClientSessionDuration             metric.Float64Histogram
 	serverActive, clientActive           metric.Int64UpDownCounter
 	sessions                             metric.Int64UpDownCounter
 
@@ -130,6 +133,7 @@ func New(opts ...Option) *Instrumentation {
 	in.mcpServerDuration = hist("mcp.server.operation.duration", "The duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.", mcpBuckets)
 	in.mcpClientDuration = hist("mcp.client.operation.duration", "The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.", mcpBuckets)
 	in.mcpSessionDuration = hist("mcp.server.session.duration", "The duration of the MCP session as observed on the MCP server.", mcpBuckets)
+	in.mcpClientSessionDuration = hist("mcp.client.session.duration", "The duration of the MCP session as observed on the MCP client.", mcpBuckets)
 	in.serverActive = counter("rpcgen.server.active_requests", "{request}", "Requests (JSON-RPC and MCP) being served.")
 	in.clientActive = counter("rpcgen.client.active_requests", "{request}", "Calls (JSON-RPC and MCP) waiting for their response.")
 	in.sessions = counter("rpcgen.mcp.server.active_sessions", "{session}", "Live legacy MCP sessions (2024-11-05 to 2025-11-25; 2026-07-28 has none).")
@@ -155,7 +159,11 @@ var (
 
 // attrKey names one combination of a duration metric's attributes, or of a
 // span's start options.
-type attrKey struct{ a, b, c, d, e, f string }
+type attrKey struct {
+	a, b, c, d, e, f string
+	g, h             string // an MCP client's server address and protocol
+	n                int    // its server port
+}
 
 // attrCache keeps what was built for each key seen (the options of a
 // measurement or of a span start), so a call builds no attribute set and no
@@ -173,7 +181,9 @@ const (
 	maxAttrKeyLen = 512
 )
 
-func (k *attrKey) len() int { return len(k.a) + len(k.b) + len(k.c) + len(k.d) + len(k.e) + len(k.f) }
+func (k *attrKey) len() int {
+	return len(k.a) + len(k.b) + len(k.c) + len(k.d) + len(k.e) + len(k.f) + len(k.g) + len(k.h)
+}
 
 func (c *attrCache) load(k attrKey) (any, bool) { return c.m.Load(k) }
 
