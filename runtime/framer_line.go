@@ -38,6 +38,8 @@ func (f *lineFramer) ReadMessage() ([]byte, error) {
 		f.timer.BeginMessage(bufferedStart(f.r))
 		defer f.timer.EndMessage()
 	}
+	// One large message, whatever became of it, does not pin its buffer.
+	defer f.shrink()
 	for {
 		line, err := f.readLine()
 		if err != nil {
@@ -47,6 +49,19 @@ func (f *lineFramer) ReadMessage() ([]byte, error) {
 			continue
 		}
 		return bytes.Clone(line), nil
+	}
+}
+
+// maxKeptBuffer is the largest line buffer a framer keeps between messages:
+// one large message does not pin a buffer of its size for as long as the
+// connection lives.
+const maxKeptBuffer = 64 << 10
+
+// shrink lets go of the line buffer a large message grew. (The writers'
+// buffer, flat, is theirs to shrink: the reader runs beside them.)
+func (f *lineFramer) shrink() {
+	if cap(f.long) > maxKeptBuffer {
+		f.long = nil
 	}
 }
 
@@ -71,7 +86,7 @@ func (f *lineFramer) readLine() ([]byte, error) {
 		case bufio.ErrBufferFull:
 			// The last byte may be the \r of a \r\n, so it does not count yet.
 			if len(f.long)+len(chunk)-1 > f.max {
-				f.long = f.long[:0]
+				f.long = nil // before the rest is skipped, which may take long
 				return nil, f.skipLine()
 			}
 			f.long = append(f.long, chunk...)
@@ -122,6 +137,9 @@ func (f *lineFramer) bufferMessage(msg []byte) error {
 		msg = f.flat.Bytes()
 	}
 	f.w.Write(msg)
+	if f.flat.Cap() > maxKeptBuffer {
+		f.flat = bytes.Buffer{}
+	}
 	if err := f.w.WriteByte('\n'); err != nil {
 		return fmt.Errorf("write message: %w", err)
 	}
