@@ -182,13 +182,26 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 			return src, err
 		},
 	})
-	if err != nil {
-		return nil, err
-	}
 	errs := &diag.Collector{Fset: pkg.Fset}
+	if err != nil {
+		list, ok := err.(diag.List)
+		if !ok || services == nil {
+			return nil, err
+		}
+		// Go on with what the model built, so that one run reports the
+		// problems of every stage: the schemas', the Go file's.
+		errs.List = append(errs.List, list...)
+	}
 	sg := schema.NewBuilder(pkg, errs)
+	if len(services) > 0 {
+		sg.TypeSchemas = services[0].TypeSchemas // one map for the run
+	}
 	sg.Deep = deepSchemas
 	sg.Docs.Log = layer.Inputs()
+	if len(errs.List) > 0 {
+		emit.Check(pkg.PkgPath, pkg.Name, services, sg)
+		return nil, errs.Err()
+	}
 	var apiOut map[string][]byte
 	var discover []byte
 	if cfg.OpenRPC != "" || cfg.TypeScript != "" || cfg.Docs != "" {

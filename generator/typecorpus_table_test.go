@@ -17,6 +17,10 @@ type corpusClass struct {
 	// object says that typ is a struct encoding/json writes as an object
 	// of its fields: as the one param of a method, it is the params object.
 	object bool
+	// anyValue says that typ's schema is, or holds, {}: any value. The
+	// test refuses a schema without a keyword anywhere else, which would
+	// say nothing of what travels.
+	anyValue bool
 	// skip lists methods of corpusMethods the class leaves out (Map: and
 	// the holder's map field), which rpcgen refuses (err_types_*.txtar).
 	skip []string
@@ -27,8 +31,48 @@ type corpusGroup struct {
 	name    string // the package, and the golden file testdata/typecorpus/<name>.txt
 	doc     string
 	imports []string
-	decls   string // declarations the classes need
+	decls   string            // declarations the classes need
+	files   map[string]string // other files of the package (schemas), by name
 	classes []corpusClass
+}
+
+// corpusPackages are packages of the corpus's module that groups import,
+// by their path in it.
+var corpusPackages = map[string]string{
+	"foreign/money.go": `// Package foreign declares a type that writes its own JSON, for the
+// corpus's group "encoded" to use from another package.
+package foreign
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Money is an amount in cents, written as a decimal string ("12.34").
+type Money struct{ cents int64 }
+
+// Cents returns m in cents.
+func Cents(c int64) Money { return Money{c} }
+
+// MarshalJSON writes m as "units.cents".
+func (m Money) MarshalJSON() ([]byte, error) {
+	return json.Marshal(fmt.Sprintf("%d.%02d", m.cents/100, m.cents%100))
+}
+
+// UnmarshalJSON reads "units.cents".
+func (m *Money) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	var units, cents int64
+	if _, err := fmt.Sscanf(s, "%d.%02d", &units, &cents); err != nil {
+		return err
+	}
+	m.cents = units*100 + cents
+	return nil
+}
+`,
 }
 
 var corpusGroups = []corpusGroup{
@@ -122,7 +166,7 @@ type Blob []byte
 			{name: "Blob", typ: "Blob", samples: []string{"nil", `Blob("blob")`}},
 			{name: "Digest", typ: "[4]byte", samples: []string{"[4]byte{}", "[4]byte{1, 2, 254, 255}"}},
 			{name: "Triple", typ: "[3]int", samples: []string{"[3]int{-1, 0, 1}"}},
-			{name: "Raw", typ: "json.RawMessage", samples: []string{`json.RawMessage("null")`, `json.RawMessage("{\"a\":[1,2.5,\"x\",{}]}")`, `json.RawMessage("12345678901234567890")`}},
+			{name: "Raw", anyValue: true, typ: "json.RawMessage", samples: []string{`json.RawMessage("null")`, `json.RawMessage("{\"a\":[1,2.5,\"x\",{}]}")`, `json.RawMessage("12345678901234567890")`}},
 		},
 	},
 	{
@@ -130,9 +174,9 @@ type Blob []byte
 		doc:     "Values of any type: any, map[string]any, []any.",
 		imports: nil,
 		classes: []corpusClass{
-			{name: "Any", typ: "any", samples: []string{"nil", `"s"`, "1.5", "true", `map[string]any{"a": []any{1.0, "x", nil, map[string]any{}}}`}},
-			{name: "Object", typ: "map[string]any", samples: []string{"nil", "map[string]any{}", `map[string]any{"n": 1.0, "s": []any{}}`}},
-			{name: "List", typ: "[]any", samples: []string{"nil", "[]any{}", `[]any{1.0, "two", false}`}},
+			{name: "Any", anyValue: true, typ: "any", samples: []string{"nil", `"s"`, "1.5", "true", `map[string]any{"a": []any{1.0, "x", nil, map[string]any{}}}`}},
+			{name: "Object", anyValue: true, typ: "map[string]any", samples: []string{"nil", "map[string]any{}", `map[string]any{"n": 1.0, "s": []any{}}`}},
+			{name: "List", anyValue: true, typ: "[]any", samples: []string{"nil", "[]any{}", `[]any{1.0, "two", false}`}},
 		},
 	},
 	{
@@ -335,7 +379,7 @@ var _ = Hidden{hidden: 0}
 	{
 		name:    "tags",
 		doc:     "The json tag's options: ,string, omitempty, omitzero.",
-		imports: []string{"time"},
+		imports: []string{"encoding/json", "time"},
 		decls: `
 // Small is a named integer.
 type Small int8
@@ -351,6 +395,7 @@ type Quoted struct {
 	N   Small         ` + "`json:\"n,string\"`" + `
 	D   time.Duration ` + "`json:\"d,string\"`" + `
 	T   time.Time     ` + "`json:\"t,string\"`" + `
+	Num json.Number   ` + "`json:\"num,string\"`" + `
 }
 
 // Inner is a struct field.
@@ -386,8 +431,49 @@ type Omit struct {
 func ptr[T any](v T) *T { return &v }
 `,
 		classes: []corpusClass{
-			{name: "Quoted", object: true, typ: "Quoted", samples: []string{"Quoted{}", `Quoted{I64: -1 << 62, U64: 1<<64 - 1, B: true, F: 0.5, S: "x \"y\"", P: ptr(7), N: -8, D: time.Second, T: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)}`}},
+			{name: "Quoted", object: true, typ: "Quoted", samples: []string{"Quoted{}", `Quoted{I64: -1 << 62, U64: 1<<64 - 1, B: true, F: 0.5, S: "x \"y\"", P: ptr(7), N: -8, D: time.Second, T: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), Num: "-1.5e3"}`}},
 			{name: "Omit", object: true, typ: "Omit", samples: []string{"Omit{}", "Omit{Z: Zeroish{N: -1}, ZL: []int{}, L: []int{}}", `Omit{I: 1, S: "s", L: []int{1}, M: map[string]int{"a": 1}, P: ptr(0), St: Inner{1}, T: time.Unix(0, 0).UTC(), ZT: time.Unix(1, 0).UTC(), ZS: Inner{2}, ZA: [2]int{1}, ZI: 3, ZL: []int{}, Z: Zeroish{N: 5}}`}},
+		},
+	},
+	{
+		name:    "encoded",
+		doc:     "Types that write their own JSON: the standard library's rpcgen knows, and others whose schema a directive states.",
+		imports: []string{"encoding/json", "log/slog", "net", "rpcgen.test/types/foreign", "time"},
+		decls: `
+// Celsius is a temperature, written as a number of degrees.
+//
+//rpcgen:schema file=celsius.schema.json
+type Celsius struct{ deg float64 }
+
+// MarshalJSON writes the degrees.
+func (c Celsius) MarshalJSON() ([]byte, error) { return json.Marshal(c.deg) }
+
+// UnmarshalJSON reads the degrees.
+func (c *Celsius) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &c.deg) }
+
+// Money is an amount of another package, whose schema this package states.
+//
+//rpcgen:schema file=money.schema.json
+type Money = foreign.Money
+
+// Stamped embeds time.Time, whose MarshalJSON is promoted: encoding/json
+// writes a Stamped as the time alone.
+type Stamped struct {
+	time.Time
+}
+
+var _ = net.IPv4len
+`,
+		files: map[string]string{
+			"celsius.schema.json": `{"description": "Degrees Celsius.", "type": "number", "minimum": -273.15, "x-unit": "°C"}`,
+			"money.schema.json":   `{"type": "string", "pattern": "^-?[0-9]+\\.[0-9]{2}$", "examples": ["12.34"]}`,
+		},
+		classes: []corpusClass{
+			{name: "Celsius", typ: "Celsius", samples: []string{"Celsius{}", "Celsius{-40.5}"}},
+			{name: "Money", typ: "Money", samples: []string{"foreign.Cents(0)", "foreign.Cents(1234)"}},
+			{name: "Stamped", typ: "Stamped", samples: []string{"Stamped{time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}"}, key: true},
+			{name: "Level", typ: "slog.Level", samples: []string{"slog.LevelInfo", "slog.LevelDebug + 2"}, key: true},
+			{name: "IP", typ: "net.IP", samples: []string{`net.ParseIP("192.0.2.1")`, `net.ParseIP("2001:db8::1")`, "nil"}},
 		},
 	},
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,6 +131,7 @@ func (g corpusGroup) source() string {
 // imports, so that a group's file uses every import.
 var importAnchor = map[string]string{
 	"math": "MaxInt8", "time": "Second", "encoding/json": "Valid", "math/big": "NewInt", "net/netip": "MustParseAddr", "fmt": "Sprint",
+	"log/slog": "LevelInfo", "net": "IPv4len", "rpcgen.test/types/foreign": "Cents",
 }
 
 func importName(path string) string { return path[strings.LastIndexByte(path, '/')+1:] }
@@ -239,9 +241,15 @@ func TestTypeCorpus(t *testing.T) {
 	}
 	goldentest.MustWrite(t, filepath.Join(root, "check", "check.go"), check)
 
+	for path, src := range corpusPackages {
+		goldentest.MustWrite(t, filepath.Join(root, path), []byte(src))
+	}
 	for _, g := range corpusGroups {
 		dir := filepath.Join(root, g.name)
 		goldentest.MustWrite(t, filepath.Join(dir, g.name+".go"), []byte(g.source()))
+		for name, src := range g.files {
+			goldentest.MustWrite(t, filepath.Join(dir, name), []byte(src))
+		}
 		goldentest.MustWrite(t, filepath.Join(dir, g.name+"_test.go"), []byte(g.testSource()))
 		var ifaces []string
 		for _, c := range g.classes {
@@ -289,6 +297,13 @@ func TestTypeCorpus(t *testing.T) {
 				described := map[string]bool{}
 				for _, w := range wire {
 					validateWire(t, doc, w)
+					if !c.anyValue {
+						for what, s := range map[string]json.RawMessage{"input": w.Input, "output": w.Output} {
+							if path := emptySchema(t, s); path != "" {
+								t.Errorf("%s.%s: the %s schema says nothing at %s: %s", c.service(), w.Go, what, path, compactOrEmpty(t, s))
+							}
+						}
+					}
 					samples = append(samples, tsSample(c, w))
 					if described[w.Go] {
 						continue
@@ -487,6 +502,52 @@ func describeCall(t *testing.T, golden *bytes.Buffer, doc *openRPCDoc, ts []byte
 		fmt.Fprintf(golden, "  openrpc  result: %s\n", s)
 	}
 	fmt.Fprintf(golden, "  ts       %s\n", tsSignature(t, ts, naming.LowerCamel(w.Go), c.service()))
+}
+
+// emptySchema returns the path of the first schema without a keyword in
+// the schema raw, "" when there is none.
+func emptySchema(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	if len(raw) == 0 {
+		return ""
+	}
+	var root any
+	if err := json.Unmarshal(raw, &root); err != nil {
+		t.Fatal(err)
+	}
+	var find func(v any, path string) string
+	find = func(v any, path string) string {
+		s, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		if len(s) == 0 {
+			return path
+		}
+		for _, k := range []string{"items", "additionalProperties"} {
+			if p := find(s[k], path+"/"+k); p != "" {
+				return p
+			}
+		}
+		for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+			list, _ := s[k].([]any)
+			for i, x := range list {
+				if p := find(x, fmt.Sprintf("%s/%s/%d", path, k, i)); p != "" {
+					return p
+				}
+			}
+		}
+		for _, k := range []string{"properties", "$defs"} {
+			m, _ := s[k].(map[string]any)
+			for _, name := range slices.Sorted(maps.Keys(m)) {
+				if p := find(m[name], path+"/"+k+"/"+name); p != "" {
+					return p
+				}
+			}
+		}
+		return ""
+	}
+	return find(root, "#")
 }
 
 func compactOrEmpty(t *testing.T, raw json.RawMessage) string {

@@ -137,6 +137,9 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 	if docs != nil {
 		sg.Docs = docs
 	}
+	if len(services) > 0 {
+		sg.TypeSchemas = services[0].TypeSchemas
+	}
 	doc := &apiDoc{Version: cfg.APIVersion, Discover: cfg.OpenRPC != "" && !cfg.NoDiscover,
 		Servers: cfg.Servers, License: cfg.License, LicenseURL: cfg.LicenseURL,
 		Contact: cfg.Contact, ContactEmail: cfg.ContactEmail, ContactURL: cfg.ContactURL}

@@ -124,6 +124,26 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 	return out, nil
 }
 
+// Check runs the parts of GoFile that find problems in the input (the
+// tools' schemas, the schemas stated for them, the decoders and the checks
+// they make of the schemas' keywords) and writes nothing: for a run whose
+// model already has problems, and whose services are what it built without
+// them, so that one run reports the problems of every stage.
+func Check(pkgPath, pkgName string, services []*model.Service, sg *schema.Builder) {
+	de := newDecodeEmitter(jen.NewFilePathName(pkgPath, pkgName), sg)
+	de.share = shareParams(services, de.declared)
+	toolSchemasOf(services, sg)
+	for _, s := range services {
+		for _, m := range s.Methods {
+			sg.InputSchema(m)
+			sg.ResultSchema(m)
+			if de.share.first[m] {
+				de.emit(s, m)
+			}
+		}
+	}
+}
+
 // toolSchemasOf renders the input and output schemas of every tool. sg
 // builds them one after the other (it keeps state between them), while
 // another goroutine marshals each as soon as it is built: a schema belongs

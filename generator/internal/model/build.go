@@ -35,6 +35,35 @@ type builder struct {
 	// errorDecls caches the declared errors by variable name (nil for a
 	// name that declares none).
 	errorDecls map[string]*DeclaredError
+	// typeSchemas are the stated schemas of the types that write their own
+	// JSON the services use (Service.TypeSchemas); warned holds the
+	// warnings the type checks gave, once each.
+	typeSchemas map[string]*StatedSchema
+	warned      map[string]bool
+}
+
+// typeChecker returns a checker of the types of one method or declaration.
+func (b *builder) typeChecker() *typeChecker {
+	return &typeChecker{target: b.pkg.Types, encoded: b.stated.encoded, warn: func(pos token.Pos, msg string) {
+		if b.warned[msg] {
+			return
+		}
+		if b.warned == nil {
+			b.warned = map[string]bool{}
+		}
+		b.warned[msg] = true
+		b.warnings.At(pos, "%s", msg)
+	}}
+}
+
+// keepEncoded keeps the stated schemas check met.
+func (b *builder) keepEncoded(check *typeChecker) {
+	for k, st := range check.found {
+		if b.typeSchemas == nil {
+			b.typeSchemas = map[string]*StatedSchema{}
+		}
+		b.typeSchemas[k] = st
+	}
 }
 
 // declDirectives are the directives of one interface (or alias)
@@ -54,7 +83,10 @@ func Build(pkg *packages.Package, names []string, typeErrs diag.List) ([]*Servic
 }
 
 // BuildWith is Build, also returning warnings: problems that do not stop
-// generation, such as a tool without a description.
+// generation, such as a tool without a description. When it reports
+// problems (a diag.List) it still returns the services as far as they were
+// built without one, so that a caller can find the problems of the later
+// stages too; when a type could not be resolved, it returns none.
 func BuildWith(pkg *packages.Package, names []string, typeErrs diag.List, opts Options) ([]*Service, diag.List, error) {
 	read := opts.ReadFile
 	if read == nil {
@@ -74,16 +106,20 @@ func BuildWith(pkg *packages.Package, names []string, typeErrs diag.List, opts O
 			services = append(services, s)
 		}
 	}
+	for _, s := range services {
+		s.TypeSchemas = b.typeSchemas
+	}
 	checkToolNames(services, b.errs)
 	checkFeatureNames(services, b.errs)
 	if b.errs.InvalidTypes {
 		b.errs.List = append(b.errs.List, typeErrs...)
-	}
-	if err := b.errs.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, b.errs.Err()
 	}
 	_ = b.warnings.Err() // sorts them
-	return services, b.warnings.List, nil
+	// With problems, the services hold what was built without one (a
+	// method with a problem is left out), so that the later stages can
+	// report theirs in the same run.
+	return services, b.warnings.List, b.errs.Err()
 }
 
 // directivesOf returns the directives of the declaration obj, read once.
@@ -243,11 +279,12 @@ func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *
 	}
 	m.Tool = buildTool(s, fn, dirs["tool"], errs)
 	m.Schema = readSchemaOptions(dirs["schema"], s.Schema)
-	check := typeChecker{target: pkg.Types}
+	check := b.typeChecker()
 	defer func() { errs.InvalidTypes = errs.InvalidTypes || check.invalid }()
+	defer b.keepEncoded(check)
 
-	methodParams(pkg, m, fn, &check, errs)
-	methodResult(pkg, m, fn, dirs, &check, errs)
+	methodParams(pkg, m, fn, check, errs)
+	methodResult(pkg, m, fn, dirs, check, errs)
 	m.Doc, m.ResultDoc = splitDocs(m.Doc, m)
 	if v, _, ok := dirs["method"].value("description"); ok {
 		m.Doc = strings.TrimSpace(v)

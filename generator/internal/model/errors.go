@@ -95,7 +95,8 @@ func (b *builder) resolveError(name string, pos token.Pos) *DeclaredError {
 		return nil
 	}
 	if e.Data != nil {
-		check := typeChecker{target: b.pkg.Types}
+		check := b.typeChecker()
+		defer b.keepEncoded(check)
 		if reason := check.check(e.Data); reason != "" {
 			b.errs.At(obj.Pos(), "errors: %s: data type %s: %s", name, types.TypeString(e.Data, types.RelativeTo(b.pkg.Types)), reason)
 			return nil

@@ -35,6 +35,10 @@ type Service struct {
 	// Errors are the errors every method of the service may fail with
 	// (//rpcgen:service errors=...).
 	Errors []*DeclaredError
+	// TypeSchemas are the schemas stated for the types that write their
+	// own JSON which the services of the run use, by type key
+	// (types.TypeString(t, nil)); one map, shared by every service.
+	TypeSchemas map[string]*StatedSchema
 }
 
 // Method is one interface method.

@@ -32,9 +32,13 @@ type statedSchemas struct {
 	idx   *sourceIndex
 	errs  *diag.Collector
 	found map[*types.TypeName]*StatedSchema // nil answers included
+	// aliases are the package's aliases, by the type they stand for.
+	aliases map[string][]*types.TypeName
 }
 
-// of returns the stated schema of t (or of the type t points to), or nil.
+// of returns the stated schema of t (or of the type t points to), or nil:
+// the schema of a tool's arguments or result. A type that encodes itself
+// has its stated schema everywhere instead (see encoded).
 func (s *statedSchemas) of(t types.Type) *StatedSchema {
 	if p, ok := types.Unalias(t).(*types.Pointer); ok {
 		t = p.Elem()
@@ -46,7 +50,40 @@ func (s *statedSchemas) of(t types.Type) *StatedSchema {
 	if _, isIface := n.Underlying().(*types.Interface); isIface {
 		return nil // an interface's //rpcgen:schema sets options, read by buildService
 	}
-	obj := n.Obj()
+	if kind, _ := EncodingOf(n); kind != EncodesNone {
+		return nil
+	}
+	return s.declared(n.Obj(), n)
+}
+
+// encoded returns the schema stated for n, a type that writes its own
+// JSON, nil when there is none: in the doc comment of n's declaration when
+// n is of this package, else of an alias of n that this package declares
+// (type Decimal = decimal.Decimal). It is n's schema wherever n is used.
+func (s *statedSchemas) encoded(n *types.Named) *StatedSchema {
+	if n.Obj().Pkg() == s.pkg.Types {
+		return s.declared(n.Obj(), n)
+	}
+	if s.aliases == nil {
+		s.aliases = map[string][]*types.TypeName{}
+		scope := s.pkg.Types.Scope()
+		for _, name := range scope.Names() {
+			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && tn.IsAlias() {
+				key := types.TypeString(types.Unalias(tn.Type()), nil)
+				s.aliases[key] = append(s.aliases[key], tn)
+			}
+		}
+	}
+	for _, tn := range s.aliases[types.TypeString(n, nil)] {
+		if st := s.declared(tn, n); st != nil {
+			return st
+		}
+	}
+	return nil
+}
+
+// declared returns the schema the declaration of obj states for n, or nil.
+func (s *statedSchemas) declared(obj *types.TypeName, n *types.Named) *StatedSchema {
 	if st, done := s.found[obj]; done {
 		return st
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"go/token"
 	"go/types"
 	"reflect"
 	"strings"
@@ -21,55 +22,77 @@ func PkgPath(n *types.Named) string {
 // finds, with the path to it ("field Tags: map key ...").
 type typeChecker struct {
 	target *types.Package
-	seen   map[types.Type]bool // named types being or already checked, for recursive types
+	// seen holds the named types being or already checked in one check,
+	// for recursive types, and whether where they were met a value could
+	// be addressed (what encoding/json can do with a method of *T).
+	seen map[seenType]bool
 	// invalid is set when a type could not be resolved (the package has a
 	// type error there); the type error, not this checker, explains it.
 	invalid bool
+	// encoded finds the schema stated for a type that writes its own JSON,
+	// nil when there is none; found collects those met, by type key.
+	encoded func(*types.Named) *StatedSchema
+	found   map[string]*StatedSchema
+	// warn, when not nil, is told of problems that do not stop generation.
+	warn func(pos token.Pos, msg string)
 }
 
+type seenType struct {
+	t           types.Type
+	addressable bool
+}
+
+// check returns why a value of type t cannot cross the wire, "" when it
+// can.
 func (c *typeChecker) check(t types.Type) string {
-	if c.seen == nil {
-		c.seen = map[types.Type]bool{}
-	}
-	return c.walk(t, true)
+	c.seen = map[seenType]bool{}
+	return c.walk(t, true, true)
 }
 
 // str prints t as the user would write it in the target package.
 func (c *typeChecker) str(t types.Type) string {
-	return types.TypeString(t, types.RelativeTo(c.target))
+	return types.TypeString(t, packageNameQualifier(c.target))
 }
 
 // walk checks t; named is true while t is part of a type expression the
 // generated code writes out (a param or result type, a type argument, an
 // element type), and false inside a named type's definition, which the
-// generated code never spells.
-func (c *typeChecker) walk(t types.Type, named bool) string {
+// generated code never spells. addressable is false where encoding/json
+// meets a value it cannot address (a map's values and what they hold).
+func (c *typeChecker) walk(t types.Type, named, addressable bool) string {
 	switch t := t.(type) {
 	case *types.Alias:
 		if r := c.unexported(t.Obj(), named); r != "" {
 			return r
 		}
-		return c.walk(types.Unalias(t), named)
+		return c.walk(types.Unalias(t), named, addressable)
 	case *types.Named:
-		return c.walkNamed(t, named)
+		return c.walkNamed(t, named, addressable)
 	case *types.Basic:
 		return c.walkBasic(t)
 	case *types.Pointer:
-		return c.walk(t.Elem(), named)
+		return c.walk(t.Elem(), named, true)
 	case *types.Slice:
-		return c.walk(t.Elem(), named)
+		return c.walk(t.Elem(), named, true)
 	case *types.Array:
-		return c.walk(t.Elem(), named)
+		return c.walk(t.Elem(), named, addressable)
 	case *types.Map:
-		if !validMapKey(t.Key()) {
-			return fmt.Sprintf("map key type %s is not supported: JSON object keys are strings (use a string or integer key, or one implementing encoding.TextMarshaler)", c.str(t.Key()))
-		}
-		if r := c.walk(t.Key(), named); r != "" {
+		if r := c.mapKey(t.Key()); r != "" {
 			return r
 		}
-		return c.walk(t.Elem(), named)
+		if kind, _ := EncodingOf(t.Key()); kind == EncodesNone {
+			if r := c.walk(t.Key(), named, false); r != "" {
+				return r
+			}
+		} else if n, ok := types.Unalias(t.Key()).(*types.Named); ok {
+			// A key is its text, whatever else it has (mapKey).
+			if r := c.unexported(n.Obj(), named); r != "" {
+				return r
+			}
+		}
+		return c.walk(t.Elem(), named, false)
 	case *types.Struct:
-		return c.walkStruct(t, named)
+		return c.walkStruct(t, named, addressable)
 	case *types.Interface:
 		if t.Empty() {
 			return ""
@@ -95,23 +118,26 @@ func (c *typeChecker) unexported(obj *types.TypeName, named bool) string {
 	return ""
 }
 
-func (c *typeChecker) walkNamed(t *types.Named, named bool) string {
+func (c *typeChecker) walkNamed(t *types.Named, named, addressable bool) string {
 	if r := c.unexported(t.Obj(), named); r != "" {
 		return r
 	}
 	for i := range t.TypeArgs().Len() {
-		if r := c.walk(t.TypeArgs().At(i), named); r != "" {
+		if r := c.walk(t.TypeArgs().At(i), named, true); r != "" {
 			return r
 		}
 	}
-	if c.seen[t] {
+	key := seenType{t, addressable}
+	if c.seen[key] {
 		return ""
 	}
-	c.seen[t] = true
-	if hasJSONMethods(t) {
-		return "" // it encodes itself (time.Time, big.Int, ...)
+	c.seen[key] = true
+	if kind, owner := EncodingOf(t); kind != EncodesNone && PkgPath(t) != MCPPath {
+		// MCP's own types (mcp.Content...) have MCP's schemas, and their
+		// places are checked with the features that return them.
+		return c.checkEncoding(t, kind, owner, addressable) // it encodes itself (time.Time, big.Int, ...)
 	}
-	if r := c.walk(t.Underlying(), false); r != "" {
+	if r := c.walk(t.Underlying(), false, addressable); r != "" {
 		if _, isIface := t.Underlying().(*types.Interface); isIface {
 			return fmt.Sprintf("interface type %s is not supported (only any is: JSON cannot say which implementation to decode)", c.str(t))
 		}
@@ -132,14 +158,17 @@ func (c *typeChecker) walkBasic(t *types.Basic) string {
 	return ""
 }
 
-func (c *typeChecker) walkStruct(t *types.Struct, named bool) string {
+func (c *typeChecker) walkStruct(t *types.Struct, named, addressable bool) string {
 	for i := range t.NumFields() {
 		f := t.Field(i)
 		name, skip := jsonFieldName(f, t.Tag(i))
 		if skip {
 			continue
 		}
-		if r := c.walk(f.Type(), named); r != "" {
+		if r := quotedEncoder(f, t.Tag(i)); r != "" {
+			return fmt.Sprintf("field %s: %s", name, r)
+		}
+		if r := c.walk(f.Type(), named, addressable); r != "" {
 			return fmt.Sprintf("field %s: %s", name, r)
 		}
 	}
@@ -164,12 +193,23 @@ func jsonFieldName(f *types.Var, tag string) (string, bool) {
 	return f.Name(), false
 }
 
-func validMapKey(t types.Type) bool {
-	if Implements(t, "MarshalText") {
-		return true
+// mapKey explains why encoding/json cannot use t as a map's key, "" when
+// it can: a string or an integer kind, or a type whose own MarshalText
+// (not only *t's: a key is never addressed) writes it and whose
+// UnmarshalText reads it.
+func (c *typeChecker) mapKey(t types.Type) string {
+	if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&(types.IsString|types.IsInteger) != 0 {
+		return ""
 	}
-	b, ok := t.Underlying().(*types.Basic)
-	return ok && b.Info()&(types.IsString|types.IsInteger) != 0
+	switch {
+	case valueMethod(t, "MarshalText") && Implements(t, "UnmarshalText"):
+		return ""
+	case Implements(t, "MarshalText") && !valueMethod(t, "MarshalText"):
+		return fmt.Sprintf("map key type %s: its MarshalText has a pointer receiver, which encoding/json does not call on a map's key (a key cannot be addressed); declare it on %s itself", c.str(t), c.str(t))
+	case Implements(t, "MarshalText"):
+		return fmt.Sprintf("map key type %s has MarshalText but no UnmarshalText: encoding/json cannot read its keys back", c.str(t))
+	}
+	return fmt.Sprintf("map key type %s is not supported: JSON object keys are strings (use a string or integer key, or one implementing encoding.TextMarshaler and encoding.TextUnmarshaler)", c.str(t))
 }
 
 // hasJSONMethods reports whether *T or T has MarshalJSON or UnmarshalJSON (or
@@ -240,4 +280,32 @@ func declaredMethod(t types.Type, method string) (has, known bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// quotedEncoder explains why the ",string" option of the field f cannot
+// work: f's type is a bool, number or string kind that writes its own
+// JSON, which encoding/json writes without quotes and reads unquoting it
+// first, so a value sent cannot be read back.
+func quotedEncoder(f *types.Var, tag string) string {
+	jt := reflect.StructTag(tag).Get("json")
+	_, opts, _ := strings.Cut(jt, ",")
+	quoted := false
+	for opt := range strings.SplitSeq(opts, ",") {
+		quoted = quoted || opt == "string"
+	}
+	if !quoted {
+		return ""
+	}
+	t := types.Unalias(f.Type())
+	if p, ok := t.(*types.Pointer); ok {
+		t = types.Unalias(p.Elem())
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	if !ok || b.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat|types.IsString) == 0 {
+		return "" // encoding/json ignores the option
+	}
+	if kind, _ := EncodingOf(t); kind == EncodesNone {
+		return ""
+	}
+	return fmt.Sprintf("the \",string\" option on %s, which writes its own JSON, cannot work: encoding/json writes it without quotes and reads it unquoting it first, so a value sent cannot be read back; drop \",string\"", types.TypeString(t, nil))
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 
 // Field is one JSON object member of a Go struct, after encoding/json's
@@ -217,9 +219,14 @@ func isStructType(t types.Type) bool {
 }
 
 // quotable reports whether encoding/json honours ",string" on a field of
-// type t (already stripped of one pointer).
+// type t (already stripped of one pointer): a bool, number or string that
+// does not encode itself (a MarshalJSON or MarshalText writes what it
+// writes, quoted or not).
 func quotable(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
+	if kind, _ := model.EncodingOf(t); kind != model.EncodesNone {
+		return false
+	}
 	return ok && b.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat|types.IsString) != 0
 }
 

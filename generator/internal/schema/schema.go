@@ -54,6 +54,11 @@ type Builder struct {
 	specials  map[*types.Named]*jsonschema.Schema // special's answers, nil included; never handed out
 
 	stated map[statedKey][]byte // Stated's answers, nil included
+	// TypeSchemas are the schemas stated for the types that write their own
+	// JSON, by TypeKey (model.Service.TypeSchemas); statedTypes holds them
+	// read, by file.
+	TypeSchemas map[string]*model.StatedSchema
+	statedTypes map[string]*jsonschema.Schema
 
 	allDefs bool // named struct types go under "$defs" (see defsGen)
 	// deep makes namedBody hand out deep copies, as it did before it shared

@@ -19,7 +19,8 @@ func (g *Builder) defsGen() *Builder {
 		if g.reported == nil {
 			g.reported = map[string]bool{}
 		}
-		g.withDefs = &Builder{Pkg: g.Pkg, errs: g.errs, Docs: g.Docs, reported: g.reported, allDefs: true, Deep: g.Deep}
+		g.withDefs = &Builder{Pkg: g.Pkg, errs: g.errs, Docs: g.Docs, reported: g.reported, allDefs: true, Deep: g.Deep,
+			TypeSchemas: g.TypeSchemas}
 	}
 	return g.withDefs
 }

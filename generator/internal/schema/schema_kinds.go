@@ -7,6 +7,8 @@ import (
 	"go/types"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 
 // quotedSchema is the schema of a ",string" field of type t, not a string:
@@ -18,6 +20,8 @@ func quotedSchema(t types.Type) *jsonschema.Schema {
 	}
 	min, _, ok := IntRange(t)
 	switch {
+	case isJSONNumber(t):
+		return &jsonschema.Schema{Type: "string", Pattern: NumberPattern}
 	case !ok:
 		return &jsonschema.Schema{Type: "string"}
 	case min == "0":
@@ -33,6 +37,17 @@ const (
 	UintPattern = `^(0|[1-9][0-9]*)$`
 )
 
+// NumberPattern is the pattern of a JSON number written as a string (a
+// json.Number field with ",string").
+const NumberPattern = `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`
+
+// isJSONNumber reports whether t is json.Number, a string kind that
+// encoding/json writes as a number.
+func isJSONNumber(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "encoding/json" && n.Obj().Name() == "Number"
+}
+
 func isStringKind(t types.Type) bool {
 	if p, ok := types.Unalias(t).(*types.Pointer); ok {
 		t = p.Elem()
@@ -42,7 +57,14 @@ func isStringKind(t types.Type) bool {
 }
 
 // nilable reports whether encoding/json may write a value of type t as null.
+// A slice or map that encodes itself (net.IP) writes what its method writes,
+// which its schema says.
 func nilable(t types.Type) bool {
+	if _, ptr := t.Underlying().(*types.Pointer); !ptr {
+		if kind, _ := model.EncodingOf(t); kind != model.EncodesNone {
+			return false
+		}
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Pointer, *types.Slice, *types.Map:
 		return true

@@ -42,11 +42,16 @@ func (g *Builder) value(t types.Type, c BuildCtx) *jsonschema.Schema {
 
 // Special returns the schema of a named type encoding/json treats apart, nil
 // for the others:
-//   - time.Time is an RFC 3339 string ("format": "date-time");
-//   - json.Number is a number;
-//   - a type with MarshalJSON or UnmarshalJSON (json.RawMessage, big.Int...)
-//     writes what it likes: any value ({}), described by its doc;
-//   - a type with MarshalText or UnmarshalText is a string.
+//   - MCP's own types (mcp.Content...) have MCP's schemas;
+//   - a type that writes itself with MarshalJSON has the schema stated for
+//     it (//rpcgen:schema file=), or the one rpcgen knows (time.Time, an
+//     RFC 3339 "date-time" string; big.Int, an integer; json.RawMessage,
+//     any value), else any value (the model has refused it);
+//   - a type with MarshalText is a string, unless it states another schema;
+//   - json.Number is a number, time.Duration an integer of nanoseconds.
+//
+// A type that embeds one of these, whose methods are promoted, is written
+// as that type: it has that type's schema.
 func (g *Builder) Special(n *types.Named, c BuildCtx) *jsonschema.Schema {
 	// Asked at every use of every named type; the method sets are the cost.
 	s, ok := g.specials[n]
@@ -62,25 +67,22 @@ func (g *Builder) Special(n *types.Named, c BuildCtx) *jsonschema.Schema {
 
 // buildSpecial is special without the memo.
 func (g *Builder) buildSpecial(n *types.Named) *jsonschema.Schema {
-	var s *jsonschema.Schema
-	switch path, name := model.PkgPath(n), n.Obj().Name(); {
-	case path == model.MCPPath && mcpSchemaNames[name]:
-		return mcpSchema(name) // described there
-	case path == "time" && name == "Time":
-		s = &jsonschema.Schema{Type: "string", Format: "date-time"}
-	case path == "encoding/json" && name == "Number":
-		s = &jsonschema.Schema{Type: "number"}
-	case model.Implements(n, "MarshalJSON") || model.Implements(n, "UnmarshalJSON"):
-		s = &jsonschema.Schema{}
-	case model.Implements(n, "MarshalText") || model.Implements(n, "UnmarshalText"):
-		s = &jsonschema.Schema{Type: "string"}
-	default:
+	name := model.TypeName(n)
+	switch {
+	case model.PkgPath(n) == model.MCPPath && mcpSchemaNames[n.Obj().Name()]:
+		return mcpSchema(n.Obj().Name()) // described there
+	case name == "encoding/json.Number" || name == "time.Duration":
+		s := wellKnown[name]
+		return Clone(&s)
+	}
+	kind, owner := model.EncodingOf(n)
+	if kind == model.EncodesNone {
 		return nil
 	}
-	if model.PkgPath(n) != "time" && model.PkgPath(n) != "encoding/json" {
-		s.Description = model.OneLine(g.Docs.doc(docType, n.Obj().Pos()))
+	if s := g.encodedSchema(n, kind, owner); s != nil {
+		return s
 	}
-	return s
+	return &jsonschema.Schema{} // refused by the model
 }
 
 // NamedBody is the inline schema of the named type n: its underlying type's,
@@ -312,7 +314,7 @@ func (g *Builder) field(f Field, parent BuildCtx) *jsonschema.Schema {
 		c.Path = parent.Path + "." + c.Path
 	}
 	var s *jsonschema.Schema
-	if f.String && !isStringKind(f.Type) {
+	if f.String && (!isStringKind(f.Type) || isJSONNumber(derefType(f.Type))) {
 		s = quotedSchema(f.Type) // ",string": a number or bool in quotes
 	} else {
 		s = g.own(g.build(f.Type, c))
@@ -327,4 +329,12 @@ func (g *Builder) field(f Field, parent BuildCtx) *jsonschema.Schema {
 		s = nullableAs(f.Type, s)
 	}
 	return s
+}
+
+// derefType is t, or what t points to.
+func derefType(t types.Type) types.Type {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }
