@@ -21,6 +21,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // TestMCPGoTraceContext: mcp-go's client, with its own tracing hooks
@@ -46,8 +47,8 @@ func TestMCPGoTraceContext(t *testing.T) {
 			w3c := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 			inst := rpcotel.New(rpcotel.WithTracerProvider(tp), rpcotel.WithPropagator(w3c))
 
-			srv := mcp.NewServer(mcp.Implementation{Name: "traced", Version: "1"}, &mcp.ServerOptions{Middleware: []runtime.Middleware{inst.MCPServer()}})
-			srv.AddTools(mcp.Tool{Name: "hello", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			srv := mcpserver.New(mcp.Implementation{Name: "traced", Version: "1"}, &mcpserver.Options{Middleware: []runtime.Middleware{inst.MCPServer()}})
+			srv.AddTools(mcpserver.Tool{Name: "hello", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 				return json.RawMessage(`{"hello":"world"}`), nil
 			}})
 			h := mcphttp.NewHandler(srv, nil)

@@ -21,7 +21,7 @@
 // # Peers
 //
 // impl=rpcgen serves service.Impl through the generated service.BenchTools on
-// an mcp.Server and calls it through the generated service.BenchMCPClient;
+// an mcpserver.Server and calls it through the generated service.BenchMCPClient;
 // its arguments are decoded and validated by generated code. impl=gosdk is
 // github.com/modelcontextprotocol/go-sdk v1.8.0 with typed handlers
 // registered by mcp.AddTool, which infers the schemas from the Go types and
@@ -51,7 +51,7 @@
 // mcp-go's NewInProcessClient (a direct call into the server), and a direct
 // call of the reference server's handle function. pipes is a pair of os.Pipe
 // in one process, newline-delimited JSON, served by each SDK's stream server
-// (mcp.Server.Serve with a line framer, the Go SDK's IOTransport, mcp-go's
+// (mcpserver.Server.Serve with a line framer, the Go SDK's IOTransport, mcp-go's
 // StdioServer.Listen) and read by its stream client (mcp.Connect, IOTransport,
 // transport.NewIO). stdio starts this test binary again as the server (see
 // ServeEnv and TestMain) and talks to it over its stdin and stdout with each

@@ -9,6 +9,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // rpcgenPeer serves service.Impl through the generated BenchTools and calls
@@ -19,8 +20,8 @@ var rpcgenPeer = &Peer{
 	serveStdio: func(ctx context.Context) error { return rpcgenServer().ServeStdio(ctx) },
 }
 
-func rpcgenServer() *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1.0.0"}, nil)
+func rpcgenServer() *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "bench", Version: "1.0.0"}, nil)
 	srv.AddTools(service.BenchTools(service.Impl{})...)
 	return srv
 }
@@ -55,7 +56,7 @@ func rpcgenConnect(ctx context.Context, transport, era string) (Caller, error) {
 	)
 	switch transport {
 	case InProcess:
-		c, err = mcpclient.ConnectSession(ctx, rpcgenServer().NewSession(), opts)
+		c, err = mcpclient.ConnectTransport(ctx, rpcgenServer().InProcess(), opts)
 	case Pipes:
 		srv := rpcgenServer()
 		p, wait, perr := servedPipes(func(r io.Reader, w io.Writer) error {

@@ -20,6 +20,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 type addParams struct {
@@ -172,15 +173,15 @@ func BenchmarkTracing(b *testing.B) {
 	for _, era := range []struct{ name, version string }{{"legacy", mcp.Version20251125}, {"modern", mcp.Version20260728}} {
 		for _, im := range impls(b) {
 			b.Run("mcp/inprocess/"+era.name+"/impl="+im.name, func(b *testing.B) {
-				sopts := &mcp.ServerOptions{}
+				sopts := &mcpserver.Options{}
 				copts := mcpclient.Options{ProtocolVersion: era.version}
 				if im.inst != nil {
 					sopts.Middleware = []runtime.Middleware{im.inst.MCPServer()}
 					copts.Middleware = []mcpclient.Middleware{im.inst.MCPClient()}
 				}
-				srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1"}, sopts)
-				srv.AddTools(mcp.Tool{Name: "add", Handler: addTool})
-				c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), copts)
+				srv := mcpserver.New(mcp.Implementation{Name: "bench", Version: "1"}, sopts)
+				srv.AddTools(mcpserver.Tool{Name: "add", Handler: addTool})
+				c, err := mcpclient.ConnectTransport(context.Background(), srv.InProcess(), copts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -21,6 +21,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp/replicatest"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // setup is one impl's servers: its replicas, and the proxy in front of
@@ -49,7 +50,7 @@ func (s *setup) listen(h http.Handler) (string, error) {
 // replica starts one replica: in memory when redisURL is "", else on Redis
 // with its own client under prefix.
 func (s *setup) replica(redisURL, prefix string) (string, error) {
-	srvOpts := &mcp.ServerOptions{}
+	srvOpts := &mcpserver.Options{}
 	var opts mcphttp.Options
 	if redisURL != "" {
 		c, err := redis.Connect(redisURL)
@@ -62,7 +63,7 @@ func (s *setup) replica(redisURL, prefix string) (string, error) {
 		opts.SessionStore, opts.EventStore, opts.Bus = sh.Sessions(), sh.Events(), sh.Bus()
 		srvOpts.Bus = sh.Bus()
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1.0.0"}, srvOpts)
+	srv := mcpserver.New(mcp.Implementation{Name: "bench", Version: "1.0.0"}, srvOpts)
 	srv.AddTools(service.BenchTools(service.Impl{})...)
 	h := mcphttp.NewHandler(srv, &opts)
 	s.handlers = append(s.handlers, h)

@@ -126,10 +126,11 @@ import (
 
 	"example.com/app/expose"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 func main() {
-	srv := mcp.NewServer(mcp.Implementation{Name: "app", Version: "1.0.0"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "app", Version: "1.0.0"}, nil)
 	impl := &expose.Impl{}
 	srv.AddTools(expose.TasksTools(impl)...)
 	srv.AddTools(expose.TodoTools(impl)...)

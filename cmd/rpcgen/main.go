@@ -8,7 +8,7 @@
 // each interface, a dispatcher that decodes and validates params as it
 // reads them, MCP tools with input and output JSON Schema, resources,
 // resource templates, prompts and completions, a Register function that
-// adds them all to an mcp.Server, and a typed MCP client. Flags add JSON
+// adds them all to an mcpserver.Server, and a typed MCP client. Flags add JSON
 // Schema files (--schema-dir), an OpenRPC document (--openrpc), a
 // TypeScript client (--ts) and a Markdown reference (--docs).
 //
@@ -76,7 +76,7 @@ for the named interfaces, one Go file holding:
     reads them and calls the implementation;
   - MCP tools with input and output JSON Schema, and the resources,
     resource templates, prompts and completions that //rpcgen: directives
-    declare, with Register<I> to add them all to an mcp.Server;
+    declare, with Register<I> to add them all to an mcpserver.Server;
   - a typed MCP client, <I>MCPClient, that implements the interface too.
 
 With flags it also writes JSON Schema files (--schema-dir), an OpenRPC

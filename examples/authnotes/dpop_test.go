@@ -27,6 +27,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // dpopAS is an authorization server that binds its tokens to the client's
@@ -168,7 +169,7 @@ func TestDPoPEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "authnotes", Version: "1.0.0"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "authnotes", Version: "1.0.0"}, nil)
 	srv.AddTools(authnotes.NotesTools(&authnotes.Store{})...)
 	h := mcphttp.NewHandler(srv, &mcphttp.Options{Auth: &mcphttp.Auth{Verify: v.Verify, DPoPAlgorithms: v.DPoPAlgorithms()}})
 	defer h.Close()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -135,13 +136,13 @@ const (
 	notesWhoAmIOutputSchema    = `{"description":"Identity is what the server knows of its caller.","type":"object","properties":{"subject":{"type":"string"},"scopes":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"additionalProperties":false,"required":["subject","scopes"]}`
 )
 
-// NotesTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// NotesTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func NotesTools(impl Notes) []mcp.Tool {
+func NotesTools(impl Notes) []mcpserver.Tool {
 	h := notesHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         NotesAddNoteTool,
 		Description:  "AddNote stores a note and returns it with its id.",
 		InputSchema:  json.RawMessage(notesAddNoteInputSchema),
@@ -155,7 +156,7 @@ func NotesTools(impl Notes) []mcp.Tool {
 		OutputSchema: json.RawMessage(notesListNotesOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
 		Scopes:       []string{"notes.read"},
-		Handler:      mcp.WrapResult(h.serveListNotes),
+		Handler:      mcpserver.WrapResult(h.serveListNotes),
 	}, {
 		Name:         NotesWhoAmITool,
 		Description:  "WhoAmI says whom the access token was issued to and what it grants.",

@@ -8,6 +8,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/verify"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Handler serves the notes MCP server at endpoint (its public URL, such as
@@ -26,7 +27,7 @@ func Handler(endpoint, issuer string, store *Store, hideTools bool) (http.Handle
 	if err != nil {
 		return nil, nil, err
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "authnotes", Version: "1.0.0"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "authnotes", Version: "1.0.0"}, nil)
 	srv.AddTools(NotesTools(store)...)
 	metadataPath := "/.well-known/oauth-protected-resource" + strings.TrimSuffix(u.Path, "/")
 	metadataURL := u.Scheme + "://" + u.Host + metadataPath

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -190,24 +191,24 @@ const (
 	calculatorRecallOutputSchema  = calculatorDivideOutputSchema
 )
 
-// CalculatorTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// CalculatorTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func CalculatorTools(impl Calculator) []mcp.Tool {
+func CalculatorTools(impl Calculator) []mcpserver.Tool {
 	h := calculatorHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         CalculatorAddTool,
 		Description:  "Add returns a + b.",
 		InputSchema:  json.RawMessage(calculatorAddInputSchema),
 		OutputSchema: json.RawMessage(calculatorAddOutputSchema),
-		Handler:      mcp.WrapResult(h.serveAdd),
+		Handler:      mcpserver.WrapResult(h.serveAdd),
 	}, {
 		Name:         CalculatorDivideTool,
 		Description:  "Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.\n\nIt may fail with:\n- DivisionByZero (code 1001): \"division by zero\". ErrDivisionByZero is the error Divide fails with when b is 0; its data holds the dividend. Declared once, it is what Divide returns and what the OpenRPC document, the TypeScript client and the MCP tool describe.",
 		InputSchema:  json.RawMessage(calculatorDivideInputSchema),
 		OutputSchema: json.RawMessage(calculatorDivideOutputSchema),
-		Handler:      mcp.WrapResult(h.serveDivide),
+		Handler:      mcpserver.WrapResult(h.serveDivide),
 	}, {
 		Name:         CalculatorStatsTool,
 		Description:  "Stats summarizes a list of numbers.",
@@ -224,7 +225,7 @@ func CalculatorTools(impl Calculator) []mcp.Tool {
 		Description:  "Recall returns the value in memory.",
 		InputSchema:  json.RawMessage(calculatorRecallInputSchema),
 		OutputSchema: json.RawMessage(calculatorRecallOutputSchema),
-		Handler:      mcp.WrapResult(h.serveRecall),
+		Handler:      mcpserver.WrapResult(h.serveRecall),
 	}}
 }
 

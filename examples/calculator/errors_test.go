@@ -10,6 +10,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
@@ -27,9 +28,9 @@ func TestDeclaredErrorTyped(t *testing.T) {
 		"jsonrpc/http":   NewCalculatorClient(rpchttp.NewClient(httpSrv.URL)),
 	}
 	for _, version := range []string{mcp.Version20241105, mcp.Version20250618, mcp.Version20251125, mcp.Version20260728} {
-		srv := mcp.NewServer(mcp.Implementation{Name: "calculator", Version: "1.0.0"}, nil)
+		srv := mcpserver.New(mcp.Implementation{Name: "calculator", Version: "1.0.0"}, nil)
 		srv.AddTools(CalculatorTools(&calculator{})...)
-		c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{Info: mcp.Implementation{Name: "test", Version: "1"}, ProtocolVersion: version})
+		c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), mcpclient.Options{Info: mcp.Implementation{Name: "test", Version: "1"}, ProtocolVersion: version})
 		if err != nil {
 			t.Fatalf("MCP %s: %v", version, err)
 		}

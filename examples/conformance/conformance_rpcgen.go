@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -693,116 +694,116 @@ const (
 	conformanceTouchWatchedResourceInputSchema = conformanceSimpleTextInputSchema
 )
 
-// ConformanceTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// ConformanceTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func ConformanceTools(impl Conformance) []mcp.Tool {
+func ConformanceTools(impl Conformance) []mcpserver.Tool {
 	h := conformanceHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:        ConformanceSimpleTextTool,
 		Description: "SimpleText returns a simple text response.",
 		InputSchema: json.RawMessage(conformanceSimpleTextInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveSimpleText),
+		Handler:     mcpserver.WrapContent(h.serveSimpleText),
 		Content:     true,
 	}, {
 		Name:        ConformanceImageTool,
 		Description: "Image returns a PNG image: one red pixel.",
 		InputSchema: json.RawMessage(conformanceImageInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveImage),
+		Handler:     mcpserver.WrapContent(h.serveImage),
 		Content:     true,
 	}, {
 		Name:        ConformanceAudioTool,
 		Description: "Audio returns a short WAV sound.",
 		InputSchema: json.RawMessage(conformanceAudioInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveAudio),
+		Handler:     mcpserver.WrapContent(h.serveAudio),
 		Content:     true,
 	}, {
 		Name:        ConformanceEmbeddedResourceTool,
 		Description: "EmbeddedResource returns a text resource embedded in the result.",
 		InputSchema: json.RawMessage(conformanceEmbeddedResourceInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveEmbeddedResource),
+		Handler:     mcpserver.WrapContent(h.serveEmbeddedResource),
 		Content:     true,
 	}, {
 		Name:        ConformanceMultipleContentTypesTool,
 		Description: "MultipleContentTypes returns text, an image and an embedded resource.",
 		InputSchema: json.RawMessage(conformanceMultipleContentTypesInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContentList(h.serveMultipleContentTypes),
+		Handler:     mcpserver.WrapContentList(h.serveMultipleContentTypes),
 		Content:     true,
 	}, {
 		Name:        ConformanceErrorHandlingTool,
 		Description: "ErrorHandling always fails, so the client sees a tool error result.",
 		InputSchema: json.RawMessage(conformanceErrorHandlingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveErrorHandling),
+		Handler:     mcpserver.WrapContent(h.serveErrorHandling),
 		Content:     true,
 	}, {
 		Name:        ConformanceWithProgressTool,
 		Description: "WithProgress reports progress 0, 50 and 100 of 100, about 50 ms\napart, when the caller asks for progress.",
 		InputSchema: json.RawMessage(conformanceWithProgressInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveWithProgress),
+		Handler:     mcpserver.WrapContent(h.serveWithProgress),
 		Content:     true,
 	}, {
 		Name:        ConformanceWithLoggingTool,
 		Description: "WithLogging sends three log messages at level info, about 50 ms\napart, while it runs.",
 		InputSchema: json.RawMessage(conformanceWithLoggingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveWithLogging),
+		Handler:     mcpserver.WrapContent(h.serveWithLogging),
 		Content:     true,
 	}, {
 		Name:        ConformanceJSONSchemaTool,
 		Description: "JSONSchema greets a person at an address; its input schema, stated\nin person.schema.json, shows JSON Schema 2020-12 features Go types\ncannot say: \"$schema\", \"$defs\" with an \"$anchor\", \"$ref\", \"allOf\" of\n\"anyOf\", \"if\"/\"then\"/\"else\", and additionalProperties false.",
 		InputSchema: json.RawMessage(conformanceJSONSchemaInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveJSONSchema),
+		Handler:     mcpserver.WrapContent(h.serveJSONSchema),
 		Content:     true,
 	}, {
 		Name:        ConformanceReconnectionTool,
 		Description: "Reconnection closes the HTTP stream carrying its call, then answers:\nthe client gets the answer by reconnecting (SSE polling).",
 		InputSchema: json.RawMessage(conformanceReconnectionInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveReconnection),
+		Handler:     mcpserver.WrapContent(h.serveReconnection),
 		Content:     true,
 	}, {
 		Name:        ConformanceSamplingTool,
 		Description: "Sampling asks the client's model to answer a prompt\n(sampling/createMessage, at most 100 tokens) and returns its answer.",
 		InputSchema: json.RawMessage(conformanceSamplingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveSampling),
+		Handler:     mcpserver.WrapContent(h.serveSampling),
 		Content:     true,
 	}, {
 		Name:        ConformanceElicitationTool,
 		Description: "Elicitation asks the user for a username and an email address\n(elicitation/create, form mode) and returns the answer.",
 		InputSchema: json.RawMessage(conformanceElicitationInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveElicitation),
+		Handler:     mcpserver.WrapContent(h.serveElicitation),
 		Content:     true,
 	}, {
 		Name:        ConformanceElicitationDefaultsTool,
 		Description: "ElicitationDefaults asks the user for a form whose fields all have\ndefault values: a string, an integer, a number, an enum and a boolean\n(SEP-1034).",
 		InputSchema: json.RawMessage(conformanceElicitationDefaultsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveElicitationDefaults),
+		Handler:     mcpserver.WrapContent(h.serveElicitationDefaults),
 		Content:     true,
 	}, {
 		Name:        ConformanceElicitationEnumsTool,
 		Description: "ElicitationEnums asks the user for a form with the five kinds of enum\nfield: untitled and titled single-select, the legacy enumNames form,\nuntitled and titled multi-select (SEP-1330).",
 		InputSchema: json.RawMessage(conformanceElicitationEnumsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveElicitationEnums),
+		Handler:     mcpserver.WrapContent(h.serveElicitationEnums),
 		Content:     true,
 	}, {
 		Name:        ConformanceTouchWatchedResourceTool,
 		Description: "TouchWatchedResource changes test://watched-resource: every client\nsubscribed to it is told (notifications/resources/updated).",
 		InputSchema: json.RawMessage(conformanceTouchWatchedResourceInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveTouchWatchedResource),
+		Handler:     mcpserver.WrapContent(h.serveTouchWatchedResource),
 		Content:     true,
 	}}
 }
@@ -827,10 +828,10 @@ const (
 	ConformancePromptWithImagePrompt = "test_prompt_with_image"
 )
 
-// ConformanceResources returns the resources of impl, for mcp.Server.AddResources.
-func ConformanceResources(impl Conformance) []mcp.Resource {
+// ConformanceResources returns the resources of impl, for mcpserver.Server.AddResources.
+func ConformanceResources(impl Conformance) []mcpserver.Resource {
 	h := conformanceHandler{impl}
-	return []mcp.Resource{{
+	return []mcpserver.Resource{{
 		URI:         ConformanceStaticTextURI,
 		Name:        "static_text",
 		Title:       "Static text",
@@ -855,10 +856,10 @@ func ConformanceResources(impl Conformance) []mcp.Resource {
 }
 
 // ConformanceResourceTemplates returns the resource templates of impl, for
-// mcp.Server.AddResourceTemplates.
-func ConformanceResourceTemplates(impl Conformance) []mcp.ResourceTemplate {
+// mcpserver.Server.AddResourceTemplates.
+func ConformanceResourceTemplates(impl Conformance) []mcpserver.ResourceTemplate {
 	h := conformanceHandler{impl}
-	return []mcp.ResourceTemplate{{
+	return []mcpserver.ResourceTemplate{{
 		URITemplate: ConformanceTemplateDataURITemplate,
 		Name:        "template_data",
 		Title:       "Record by id",
@@ -869,10 +870,10 @@ func ConformanceResourceTemplates(impl Conformance) []mcp.ResourceTemplate {
 	}}
 }
 
-// ConformancePrompts returns the prompts of impl, for mcp.Server.AddPrompts.
-func ConformancePrompts(impl Conformance) []mcp.Prompt {
+// ConformancePrompts returns the prompts of impl, for mcpserver.Server.AddPrompts.
+func ConformancePrompts(impl Conformance) []mcpserver.Prompt {
 	h := conformanceHandler{impl}
-	return []mcp.Prompt{{
+	return []mcpserver.Prompt{{
 		Name:        ConformanceSimplePromptPrompt,
 		Title:       "Simple prompt",
 		Description: "SimplePrompt is a prompt without arguments: one user message.",
@@ -904,7 +905,7 @@ func ConformancePrompts(impl Conformance) []mcp.Prompt {
 }
 
 // RegisterConformance adds the tools, resources, resource templates and prompts of impl to srv.
-func RegisterConformance(srv *mcp.Server, impl Conformance) {
+func RegisterConformance(srv *mcpserver.Server, impl Conformance) {
 	srv.AddTools(ConformanceTools(impl)...)
 	srv.AddResources(ConformanceResources(impl)...)
 	srv.AddResourceTemplates(ConformanceResourceTemplates(impl)...)
@@ -912,7 +913,7 @@ func RegisterConformance(srv *mcp.Server, impl Conformance) {
 }
 
 // readStaticText reads the resource Conformance.StaticText.
-func (h conformanceHandler) readStaticText(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (h conformanceHandler) readStaticText(ctx context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	result, err := h.impl.StaticText(ctx)
 	if err != nil {
 		return nil, err
@@ -921,7 +922,7 @@ func (h conformanceHandler) readStaticText(ctx context.Context, req *mcp.ReadRes
 }
 
 // readStaticBinary reads the resource Conformance.StaticBinary.
-func (h conformanceHandler) readStaticBinary(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (h conformanceHandler) readStaticBinary(ctx context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	result, err := h.impl.StaticBinary(ctx)
 	if err != nil {
 		return nil, err
@@ -930,7 +931,7 @@ func (h conformanceHandler) readStaticBinary(ctx context.Context, req *mcp.ReadR
 }
 
 // readWatchedResource reads the resource Conformance.WatchedResource.
-func (h conformanceHandler) readWatchedResource(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (h conformanceHandler) readWatchedResource(ctx context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	result, err := h.impl.WatchedResource(ctx)
 	if err != nil {
 		return nil, err
@@ -939,7 +940,7 @@ func (h conformanceHandler) readWatchedResource(ctx context.Context, req *mcp.Re
 }
 
 // readTemplateData reads a resource of the template Conformance.TemplateData.
-func (h conformanceHandler) readTemplateData(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (h conformanceHandler) readTemplateData(ctx context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	result, err := h.impl.TemplateData(ctx, req.Vars["id"])
 	if err != nil {
 		return nil, err
@@ -952,7 +953,7 @@ func (h conformanceHandler) readTemplateData(ctx context.Context, req *mcp.ReadR
 }
 
 // completeTemplateData completes the variables of the resource template Conformance.TemplateData.
-func (h conformanceHandler) completeTemplateData(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+func (h conformanceHandler) completeTemplateData(ctx context.Context, req *mcpserver.CompleteRequest) (*mcp.Completion, error) {
 	switch req.Argument {
 	case "id":
 		return h.impl.CompleteRecordID(ctx, req.Value, req.Context)
@@ -979,7 +980,7 @@ func (h conformanceHandler) promptPromptWithArguments(ctx context.Context, args 
 }
 
 // completePromptWithArguments completes the arguments of the prompt Conformance.PromptWithArguments.
-func (h conformanceHandler) completePromptWithArguments(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+func (h conformanceHandler) completePromptWithArguments(ctx context.Context, req *mcpserver.CompleteRequest) (*mcp.Completion, error) {
 	switch req.Argument {
 	case "arg1":
 		values, err := h.impl.CompleteArg1(ctx, req.Value)

@@ -67,7 +67,7 @@ func connect(t *testing.T, version string) (*mcpclient.Client, *logs) {
 	t.Helper()
 	l := new(logs)
 	srv := newServer(time.Millisecond, slog.New(slog.DiscardHandler))
-	c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), mcpclient.Options{ProtocolVersion: version, OnLog: l.add})
+	c, err := mcpclient.ConnectTransport(context.Background(), srv.InProcess(), mcpclient.Options{ProtocolVersion: version, OnLog: l.add})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func connectAnswering(t *testing.T, version string, pipe bool) (*mcpclient.Clien
 		})
 		c, err = mcpclient.Connect(ctx, client, opts)
 	} else {
-		c, err = mcpclient.ConnectSession(context.Background(), srv.NewSession(), opts)
+		c, err = mcpclient.ConnectTransport(context.Background(), srv.InProcess(), opts)
 	}
 	if err != nil {
 		t.Fatal(err)

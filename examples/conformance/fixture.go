@@ -16,6 +16,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Texts the conformance scenarios look for.
@@ -118,7 +119,7 @@ func (f *fixture) WithProgress(ctx context.Context) (mcp.Content, error) {
 				return mcp.Content{}, err
 			}
 		}
-		mcp.Progress(ctx, done, 100, "")
+		mcpserver.Progress(ctx, done, 100, "")
 	}
 	return mcp.TextContent("Progress reported: 0, 50 and 100 of 100."), nil
 }
@@ -130,7 +131,7 @@ func (f *fixture) WithLogging(ctx context.Context) (mcp.Content, error) {
 				return mcp.Content{}, err
 			}
 		}
-		mcp.Log(ctx, mcp.LevelInfo, "conformance", msg)
+		mcpserver.Log(ctx, mcp.LevelInfo, "conformance", msg)
 	}
 	return mcp.TextContent("Sent three log messages."), nil
 }
@@ -156,8 +157,8 @@ func (f *fixture) Reconnection(ctx context.Context) (mcp.Content, error) {
 	// A notification first, so that the answer is an event stream (the
 	// polling a client resumes); then end that stream and finish the work
 	// while the client reconnects.
-	mcp.Log(ctx, mcp.LevelInfo, "conformance", "closing the stream; reconnect to get the result")
-	closed := mcp.CloseStream(ctx)
+	mcpserver.Log(ctx, mcp.LevelInfo, "conformance", "closing the stream; reconnect to get the result")
+	closed := mcpserver.CloseStream(ctx)
 	if err := pause(ctx, f.step); err != nil {
 		return mcp.Content{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // maxAdded bounds the tools and prompts the trigger tools add over a
@@ -24,7 +25,7 @@ type stateless struct {
 	step time.Duration
 
 	// srv is the server the trigger tools add to.
-	srv *mcp.Server
+	srv *mcpserver.Server
 
 	mu             sync.Mutex
 	tools, prompts int // how many the triggers added
@@ -189,7 +190,7 @@ func (f *stateless) InputCapabilities(ctx context.Context) (mcp.Content, error) 
 	case err == nil:
 		parts = append(parts, "the model said "+messageText(model))
 	case missingCapability(err) && len(parts) == 0:
-		return mcp.Content{}, mcp.RequireClientCapability(ctx, "sampling")
+		return mcp.Content{}, mcpserver.RequireClientCapability(ctx, "sampling")
 	case !missingCapability(err):
 		return mcp.Content{}, err
 	}
@@ -213,11 +214,11 @@ func (f *stateless) MissingCapability(ctx context.Context) (mcp.Content, error) 
 }
 
 func (f *stateless) StreamingElicitation(ctx context.Context) (mcp.Content, error) {
-	mcp.Progress(ctx, 1, 2, "looking things up")
+	mcpserver.Progress(ctx, 1, 2, "looking things up")
 	if err := pause(ctx, f.step); err != nil {
 		return mcp.Content{}, err
 	}
-	mcp.Progress(ctx, 2, 2, "ready to ask")
+	mcpserver.Progress(ctx, 2, 2, "ready to ask")
 	res, err := ask.Elicit(ctx, &mcp.ElicitParams{Message: "Anything to add?", RequestedSchema: oneString("word")}, ask.Key("word"))
 	if err != nil {
 		return mcp.Content{}, err
@@ -226,8 +227,8 @@ func (f *stateless) StreamingElicitation(ctx context.Context) (mcp.Content, erro
 }
 
 func (f *stateless) Logging(ctx context.Context) (mcp.Content, error) {
-	mcp.Log(ctx, mcp.LevelInfo, "conformance", "test_logging_tool started")
-	mcp.Log(ctx, mcp.LevelInfo, "conformance", "test_logging_tool finished")
+	mcpserver.Log(ctx, mcp.LevelInfo, "conformance", "test_logging_tool started")
+	mcpserver.Log(ctx, mcp.LevelInfo, "conformance", "test_logging_tool finished")
 	return mcp.TextContent("Logged two messages at level info."), nil
 }
 
@@ -249,7 +250,7 @@ func (f *stateless) TriggerToolChange(context.Context) (mcp.Content, error) {
 	f.tools++
 	name := fmt.Sprintf("test_added_tool_%d", f.tools)
 	text, _ := json.Marshal(map[string]string{"text": name + " answers."})
-	f.srv.AddTools(mcp.Tool{
+	f.srv.AddTools(mcpserver.Tool{
 		Name:        name,
 		Description: "A tool test_trigger_tool_change added.",
 		Handler:     func(context.Context, json.RawMessage) (json.RawMessage, error) { return text, nil },
@@ -265,7 +266,7 @@ func (f *stateless) TriggerPromptChange(context.Context) (mcp.Content, error) {
 	}
 	f.prompts++
 	name := fmt.Sprintf("test_added_prompt_%d", f.prompts)
-	f.srv.AddPrompts(mcp.Prompt{
+	f.srv.AddPrompts(mcpserver.Prompt{
 		Name:        name,
 		Description: "A prompt test_trigger_prompt_change added.",
 		Handler: func(context.Context, map[string]string) (*mcp.GetPromptResult, error) {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 func main() {
@@ -65,9 +66,9 @@ func main() {
 // and completions (Conformance and Stateless). test_touch_watched_resource
 // tells the server's subscribers about the change; the trigger tools add
 // tools and prompts to the server.
-func newServer(step time.Duration, logger *slog.Logger) *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "rpcgen-conformance", Title: "rpcgen conformance fixture", Version: "1.0.0"},
-		&mcp.ServerOptions{Logger: logger})
+func newServer(step time.Duration, logger *slog.Logger) *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "rpcgen-conformance", Title: "rpcgen conformance fixture", Version: "1.0.0"},
+		&mcpserver.Options{Logger: logger})
 	f := newFixture(step)
 	f.updated = srv.ResourceUpdated
 	RegisterConformance(srv, f)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -482,109 +483,109 @@ const (
 	statelessTriggerPromptChangeInputSchema  = statelessInputElicitationInputSchema
 )
 
-// StatelessTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// StatelessTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func StatelessTools(impl Stateless) []mcp.Tool {
+func StatelessTools(impl Stateless) []mcpserver.Tool {
 	h := statelessHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:        StatelessInputElicitationTool,
 		Description: "InputElicitation asks the user's name (key \"user_name\") and greets\nthem.",
 		InputSchema: json.RawMessage(statelessInputElicitationInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveInputElicitation),
+		Handler:     mcpserver.WrapContent(h.serveInputElicitation),
 		Content:     true,
 	}, {
 		Name:        StatelessInputSamplingTool,
 		Description: "InputSampling asks the client's model for the capital of France (key\n\"capital_question\") and returns its answer.",
 		InputSchema: json.RawMessage(statelessInputSamplingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveInputSampling),
+		Handler:     mcpserver.WrapContent(h.serveInputSampling),
 		Content:     true,
 	}, {
 		Name:        StatelessInputListRootsTool,
 		Description: "InputListRoots asks the client for its roots (key \"client_roots\") and\nlists them.",
 		InputSchema: json.RawMessage(statelessInputListRootsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveInputListRoots),
+		Handler:     mcpserver.WrapContent(h.serveInputListRoots),
 		Content:     true,
 	}, {
 		Name:        StatelessInputRequestStateTool,
 		Description: "InputRequestState asks the user to confirm (key \"confirm\") and says\n\"state-ok\" when the answer came with the requestState the server\nissued for this call, verified.",
 		InputSchema: json.RawMessage(statelessInputRequestStateInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveInputRequestState),
+		Handler:     mcpserver.WrapContent(h.serveInputRequestState),
 		Content:     true,
 	}, {
 		Name:        StatelessInputMultipleTool,
 		Description: "InputMultiple asks three things in one round: the user's name\n(\"user_name\"), a greeting from the model (\"greeting\") and the\nclient's roots (\"client_roots\").",
 		InputSchema: json.RawMessage(statelessInputMultipleInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveInputMultiple),
+		Handler:     mcpserver.WrapContent(h.serveInputMultiple),
 		Content:     true,
 	}, {
 		Name:        StatelessInputMultiRoundTool,
 		Description: "InputMultiRound asks the user's name (\"step1\"), and once it has it,\ntheir favourite colour (\"step2\"): two rounds.",
 		InputSchema: json.RawMessage(statelessInputMultiRoundInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveInputMultiRound),
+		Handler:     mcpserver.WrapContent(h.serveInputMultiRound),
 		Content:     true,
 	}, {
 		Name:        StatelessInputTamperedStateTool,
 		Description: "InputTamperedState asks the user to confirm (\"confirm\"); a retry\nwhose requestState was altered is refused before it runs.",
 		InputSchema: json.RawMessage(statelessInputTamperedStateInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveInputTamperedState),
+		Handler:     mcpserver.WrapContent(h.serveInputTamperedState),
 		Content:     true,
 	}, {
 		Name:        StatelessInputCapabilitiesTool,
 		Description: "InputCapabilities asks the user (elicitation) and the model (sampling)\nfor a word, each only when the client declared the capability.",
 		InputSchema: json.RawMessage(statelessInputCapabilitiesInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveInputCapabilities),
+		Handler:     mcpserver.WrapContent(h.serveInputCapabilities),
 		Content:     true,
 	}, {
 		Name:        StatelessMissingCapabilityTool,
 		Description: "MissingCapability asks the client's model a question, so a client\nthat did not declare sampling gets error -32021 naming it.",
 		InputSchema: json.RawMessage(statelessMissingCapabilityInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveMissingCapability),
+		Handler:     mcpserver.WrapContent(h.serveMissingCapability),
 		Content:     true,
 	}, {
 		Name:        StatelessStreamingElicitationTool,
 		Description: "StreamingElicitation reports progress while it works, then asks the\nuser for a word: in 2026-07-28 the question is the result\n(input_required), never a request of the server's own.",
 		InputSchema: json.RawMessage(statelessStreamingElicitationInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveStreamingElicitation),
+		Handler:     mcpserver.WrapContent(h.serveStreamingElicitation),
 		Content:     true,
 	}, {
 		Name:        StatelessLoggingTool,
 		Description: "Logging logs two messages at level info; they reach only a client\nthat asked for logging (in 2026-07-28, a logLevel in the request's\n_meta).",
 		InputSchema: json.RawMessage(statelessLoggingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveLogging),
+		Handler:     mcpserver.WrapContent(h.serveLogging),
 		Content:     true,
 	}, {
 		Name:        StatelessForecastTool,
 		Description: "Forecast gives the weather of a region. Its region and days arguments\ntravel in the Mcp-Param-Region and Mcp-Param-Days HTTP headers too\n(x-mcp-header, stated in forecast.schema.json), so that a proxy can\nroute on them without reading the body; the server checks that each\nheader agrees with the body.",
 		InputSchema: json.RawMessage(statelessForecastInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveForecast),
+		Handler:     mcpserver.WrapContent(h.serveForecast),
 		Content:     true,
 	}, {
 		Name:        StatelessTriggerToolChangeTool,
 		Description: "TriggerToolChange adds a tool, so the client hears\nnotifications/tools/list_changed.",
 		InputSchema: json.RawMessage(statelessTriggerToolChangeInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveTriggerToolChange),
+		Handler:     mcpserver.WrapContent(h.serveTriggerToolChange),
 		Content:     true,
 	}, {
 		Name:        StatelessTriggerPromptChangeTool,
 		Description: "TriggerPromptChange adds a prompt, so the client hears\nnotifications/prompts/list_changed.",
 		InputSchema: json.RawMessage(statelessTriggerPromptChangeInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
-		Handler:     mcp.WrapContent(h.serveTriggerPromptChange),
+		Handler:     mcpserver.WrapContent(h.serveTriggerPromptChange),
 		Content:     true,
 	}}
 }
@@ -595,10 +596,10 @@ const (
 	StatelessInputPromptPrompt = "test_input_required_result_prompt"
 )
 
-// StatelessPrompts returns the prompts of impl, for mcp.Server.AddPrompts.
-func StatelessPrompts(impl Stateless) []mcp.Prompt {
+// StatelessPrompts returns the prompts of impl, for mcpserver.Server.AddPrompts.
+func StatelessPrompts(impl Stateless) []mcpserver.Prompt {
 	h := statelessHandler{impl}
-	return []mcp.Prompt{{
+	return []mcpserver.Prompt{{
 		Name:        StatelessInputPromptPrompt,
 		Title:       "Prompt asking for input",
 		Description: "InputPrompt is a prompt that asks the user what context it should use\n(\"user_context\") and holds the answer.",
@@ -607,7 +608,7 @@ func StatelessPrompts(impl Stateless) []mcp.Prompt {
 }
 
 // RegisterStateless adds the tools and prompts of impl to srv.
-func RegisterStateless(srv *mcp.Server, impl Stateless) {
+func RegisterStateless(srv *mcpserver.Server, impl Stateless) {
 	srv.AddTools(StatelessTools(impl)...)
 	srv.AddPrompts(StatelessPrompts(impl)...)
 }

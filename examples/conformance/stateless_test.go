@@ -53,7 +53,7 @@ func (h *statelessHost) options(version string) mcpclient.Options {
 func connectWith(t *testing.T, opts mcpclient.Options) *mcpclient.Client {
 	t.Helper()
 	srv := newServer(time.Millisecond, slog.New(slog.DiscardHandler))
-	c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), opts)
+	c, err := mcpclient.ConnectTransport(context.Background(), srv.InProcess(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -123,13 +124,13 @@ const (
 	quotesWatchOutputSchema = `{"type":"object","properties":{"count":{"description":"How many items the stream produced.","type":"integer"},"items":{"description":"The items, or the first of them when truncated.","type":"array","items":{"description":"Quote is a price at a moment.","type":"object","properties":{"symbol":{"type":"string"},"seq":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"price":{"type":"number"}},"additionalProperties":false,"required":["symbol","seq","price"]}},"truncated":{"description":"Whether items holds fewer than count.","type":"boolean"},"note":{"description":"When truncated, what the result leaves out.","type":"string"}},"additionalProperties":false,"required":["count","items","truncated"]}`
 )
 
-// QuotesTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// QuotesTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func QuotesTools(impl Quotes) []mcp.Tool {
+func QuotesTools(impl Quotes) []mcpserver.Tool {
 	h := quotesHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         QuotesPriceTool,
 		Description:  "Price returns the latest quote of symbol.",
 		InputSchema:  json.RawMessage(quotesPriceInputSchema),
@@ -141,7 +142,7 @@ func QuotesTools(impl Quotes) []mcp.Tool {
 		Description:  "Watch streams the quotes of symbol, one per tick: count of them, or\nuntil the caller stops when count is 0.\n\nThe tool streams its results: each item is reported as progress while it runs, and the result lists them (the first 100 of a longer stream, with \"truncated\" set).",
 		InputSchema:  json.RawMessage(quotesWatchInputSchema),
 		OutputSchema: json.RawMessage(quotesWatchOutputSchema),
-		Handler:      mcp.StreamTool(h.serveWatch),
+		Handler:      mcpserver.StreamTool(h.serveWatch),
 	}}
 }
 

@@ -25,7 +25,7 @@ func BenchmarkToolsCall(b *testing.B) {
 			ctx := context.Background()
 			st := newStore(time.Millisecond)
 			srv := newServer(st, slog.New(slog.DiscardHandler))
-			c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{ProtocolVersion: era.version})
+			c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), mcpclient.Options{ProtocolVersion: era.version})
 			if err != nil {
 				b.Fatal(err)
 			}

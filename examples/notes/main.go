@@ -31,6 +31,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 func main() {
@@ -89,8 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // newServer serves st's methods as MCP tools.
-func newServer(st Notes, logger *slog.Logger) *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Title: "Notes", Version: "1.0.0"}, &mcp.ServerOptions{
+func newServer(st Notes, logger *slog.Logger) *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "notes", Title: "Notes", Version: "1.0.0"}, &mcpserver.Options{
 		Instructions: "A notes store. Add notes with add_note, find them with search_notes, and read one with get_note.",
 		Logger:       logger,
 	})
@@ -107,7 +108,7 @@ const shutdownTimeout = 10 * time.Second
 // down gracefully: new requests are refused, the calls in flight finish (for
 // at most shutdownTimeout), and the listener closes. It writes the endpoint's
 // URL as one line to stdout once it listens. opts.Logger gets the logs.
-func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, opts *mcphttp.Options, stdout io.Writer) error {
+func serveHTTP(ctx context.Context, srv *mcpserver.Server, addr string, opts *mcphttp.Options, stdout io.Writer) error {
 	if opts.CORS != nil {
 		// Checked before listening: a bad origin is a usage error.
 		if err := opts.CORS.Validate(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -261,13 +262,13 @@ const (
 	notesReindexOutputSchema     = `{"description":"ReindexReport says what a reindex did.","type":"object","properties":{"notes":{"description":"Notes is the number of notes indexed.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"terms":{"description":"Terms is the number of distinct words in the index.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["notes","terms"]}`
 )
 
-// NotesTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// NotesTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func NotesTools(impl Notes) []mcp.Tool {
+func NotesTools(impl Notes) []mcpserver.Tool {
 	h := notesHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         NotesAddNoteTool,
 		Description:  "AddNote stores a new note and returns it with its id and creation time.",
 		InputSchema:  json.RawMessage(notesAddNoteInputSchema),
@@ -280,7 +281,7 @@ func NotesTools(impl Notes) []mcp.Tool {
 		InputSchema:  json.RawMessage(notesSearchNotesInputSchema),
 		OutputSchema: json.RawMessage(notesSearchNotesOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:      mcp.WrapResult(h.serveSearchNotes),
+		Handler:      mcpserver.WrapResult(h.serveSearchNotes),
 	}, {
 		Name:         NotesGetNoteTool,
 		Description:  "GetNote returns the note with the given id.",
@@ -313,10 +314,10 @@ const (
 )
 
 // NotesResourceTemplates returns the resource templates of impl, for
-// mcp.Server.AddResourceTemplates.
-func NotesResourceTemplates(impl Notes) []mcp.ResourceTemplate {
+// mcpserver.Server.AddResourceTemplates.
+func NotesResourceTemplates(impl Notes) []mcpserver.ResourceTemplate {
 	h := notesHandler{impl}
-	return []mcp.ResourceTemplate{{
+	return []mcpserver.ResourceTemplate{{
 		URITemplate: NotesNoteURITemplate,
 		Name:        "note",
 		Title:       "A note",
@@ -327,10 +328,10 @@ func NotesResourceTemplates(impl Notes) []mcp.ResourceTemplate {
 	}}
 }
 
-// NotesPrompts returns the prompts of impl, for mcp.Server.AddPrompts.
-func NotesPrompts(impl Notes) []mcp.Prompt {
+// NotesPrompts returns the prompts of impl, for mcpserver.Server.AddPrompts.
+func NotesPrompts(impl Notes) []mcpserver.Prompt {
 	h := notesHandler{impl}
-	return []mcp.Prompt{{
+	return []mcpserver.Prompt{{
 		Name:        NotesReviewNotesPrompt,
 		Title:       "Review notes",
 		Description: "ReviewNotes asks the model to review the notes of one priority and to\nsay which can be dropped.",
@@ -343,14 +344,14 @@ func NotesPrompts(impl Notes) []mcp.Prompt {
 }
 
 // RegisterNotes adds the tools, resource templates and prompts of impl to srv.
-func RegisterNotes(srv *mcp.Server, impl Notes) {
+func RegisterNotes(srv *mcpserver.Server, impl Notes) {
 	srv.AddTools(NotesTools(impl)...)
 	srv.AddResourceTemplates(NotesResourceTemplates(impl)...)
 	srv.AddPrompts(NotesPrompts(impl)...)
 }
 
 // readNote reads a resource of the template Notes.Note.
-func (h notesHandler) readNote(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (h notesHandler) readNote(ctx context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	result, err := h.impl.Note(ctx, NoteID(req.Vars["id"]))
 	if err != nil {
 		return nil, err
@@ -363,7 +364,7 @@ func (h notesHandler) readNote(ctx context.Context, req *mcp.ReadResourceRequest
 }
 
 // completeNote completes the variables of the resource template Notes.Note.
-func (h notesHandler) completeNote(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+func (h notesHandler) completeNote(ctx context.Context, req *mcpserver.CompleteRequest) (*mcp.Completion, error) {
 	switch req.Argument {
 	case "id":
 		values, err := h.impl.CompleteNoteID(ctx, req.Value)
@@ -390,7 +391,7 @@ func (h notesHandler) promptReviewNotes(ctx context.Context, args map[string]str
 }
 
 // completeReviewNotes completes the arguments of the prompt Notes.ReviewNotes.
-func (h notesHandler) completeReviewNotes(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+func (h notesHandler) completeReviewNotes(ctx context.Context, req *mcpserver.CompleteRequest) (*mcp.Completion, error) {
 	switch req.Argument {
 	case "priority":
 		// An enum: its values that start with what the user typed.

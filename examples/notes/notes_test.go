@@ -45,7 +45,7 @@ func connections(t *testing.T) map[string]*mcpclient.Client {
 		opts := mcpclient.Options{Info: mcp.Implementation{Name: "notes-test", Version: "1"}, ProtocolVersion: version}
 
 		srv := newServer(newStore(time.Millisecond), quiet)
-		c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), opts)
+		c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), opts)
 		if err != nil {
 			t.Fatalf("in process %s: %v", name, err)
 		}

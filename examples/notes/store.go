@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // store is an in-memory Notes. It knows nothing of MCP apart from reporting
@@ -128,12 +129,12 @@ func (s *store) Reindex(ctx context.Context) (ReindexReport, error) {
 		for _, word := range strings.Fields(strings.ToLower(n.Text)) {
 			index[word] = append(index[word], n.ID)
 		}
-		mcp.Progress(ctx, float64(i+1), float64(len(notes)), "indexed note "+string(n.ID))
+		mcpserver.Progress(ctx, float64(i+1), float64(len(notes)), "indexed note "+string(n.ID))
 	}
 	s.mu.Lock()
 	s.index = index
 	s.mu.Unlock()
-	mcp.Log(ctx, mcp.LevelInfo, "notes", fmt.Sprintf("reindexed %d notes, %d terms", len(notes), len(index)))
+	mcpserver.Log(ctx, mcp.LevelInfo, "notes", fmt.Sprintf("reindexed %d notes, %d terms", len(notes), len(index)))
 	return ReindexReport{Notes: len(notes), Terms: len(index)}, nil
 }
 
@@ -142,7 +143,7 @@ func (s *store) Note(ctx context.Context, id NoteID) (Note, error) {
 	defer s.mu.Unlock()
 	n, ok := s.notes[id]
 	if !ok {
-		return Note{}, mcp.ResourceNotFound("notes://" + string(id))
+		return Note{}, mcpserver.ResourceNotFound("notes://" + string(id))
 	}
 	return n, nil
 }

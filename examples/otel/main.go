@@ -40,6 +40,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // serveEnv, set to 1, makes the program the server.
@@ -106,7 +107,7 @@ func serve(ctx context.Context, stderr io.Writer) error {
 	}
 	defer shutdown(context.Background())
 	log := slog.New(otel.LogHandler(slog.NewJSONHandler(stderr, nil)))
-	srv := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"}, &mcp.ServerOptions{
+	srv := mcpserver.New(mcp.Implementation{Name: "weather", Version: "1.0.0"}, &mcpserver.Options{
 		Logger:     log,
 		Middleware: []runtime.Middleware{otel.New().MCPServer()},
 	})

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 //go:generate go tool rpcgen Weather
@@ -36,6 +36,6 @@ func (w weather) Forecast(ctx context.Context, city string) (Forecast, error) {
 	// The log record carries the trace and span ids of the tool call's span
 	// (otel.LogHandler), and the progress notification is an event on it.
 	w.log.InfoContext(ctx, "forecasting", "city", city)
-	mcp.Progress(ctx, 1, 1, "looked at the sky")
+	mcpserver.Progress(ctx, 1, 1, "looked at the sky")
 	return Forecast{City: city, Conditions: "sunny", HighC: 21}, nil
 }

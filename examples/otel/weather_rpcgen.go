@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -88,13 +89,13 @@ const (
 	weatherForecastOutputSchema = `{"description":"Forecast is a day's weather.","type":"object","properties":{"city":{"type":"string"},"conditions":{"type":"string"},"highC":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["city","conditions","highC"]}`
 )
 
-// WeatherTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// WeatherTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func WeatherTools(impl Weather) []mcp.Tool {
+func WeatherTools(impl Weather) []mcpserver.Tool {
 	h := weatherHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         WeatherForecastTool,
 		Description:  "Forecast returns tomorrow's weather in city.",
 		InputSchema:  json.RawMessage(weatherForecastInputSchema),

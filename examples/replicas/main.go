@@ -11,7 +11,7 @@
 // go-redis option (see ext/redis's Connect); REDIS_URL gives it when
 // --redis does not, so that a password stays off the command line. The
 // state keys, which seal 2026-07-28 requestState and must be the same on
-// every replica, are a key ring file (mcp.ParseStateKeys), read again on
+// every replica, are a key ring file (mcpserver.ParseStateKeys), read again on
 // SIGHUP, or STATE_KEYS.
 //
 // It serves MCP at /mcp, liveness at /healthz and readiness at /readyz
@@ -40,6 +40,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 func main() {
@@ -96,7 +97,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer, logger *slog.Logge
 		StoreTimeout: cfg.storeTimeout, Logger: logger}
 	var st store = &memStore{}
 	ready := func(context.Context) error { return nil }
-	srvOpts := &mcp.ServerOptions{Logger: logger, StateKeys: keys}
+	srvOpts := &mcpserver.Options{Logger: logger, StateKeys: keys}
 	if cfg.redisURL != "" {
 		client, err := redis.Connect(cfg.redisURL)
 		if err != nil {
@@ -110,7 +111,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer, logger *slog.Logge
 		st = &redisStore{c: client, prefix: cfg.prefix}
 		ready = shared.Healthy
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1.0.0"}, srvOpts)
+	srv := mcpserver.New(mcp.Implementation{Name: "notes", Version: "1.0.0"}, srvOpts)
 	srv.AddTools(NotesTools(&notes{st: st, replica: cfg.name, srv: srv})...)
 	h := mcphttp.NewHandler(srv, &opts)
 	if keys != nil {
@@ -177,7 +178,7 @@ func loadStateKeys(file string) ([][]byte, error) {
 	if strings.TrimSpace(text) == "" && file == "" {
 		return nil, nil
 	}
-	keys, err := mcp.ParseStateKeys(text)
+	keys, err := mcpserver.ParseStateKeys(text)
 	if err != nil {
 		return nil, fmt.Errorf("state keys: %w", err)
 	}
@@ -186,7 +187,7 @@ func loadStateKeys(file string) ([][]byte, error) {
 
 // reloadStateKeys reads the key ring file again on each signal of hup and
 // gives it to srv; a file that does not parse leaves the keys as they were.
-func reloadStateKeys(ctx context.Context, hup <-chan os.Signal, file string, srv *mcp.Server, logger *slog.Logger) {
+func reloadStateKeys(ctx context.Context, hup <-chan os.Signal, file string, srv *mcpserver.Server, logger *slog.Logger) {
 	for {
 		select {
 		case <-ctx.Done():

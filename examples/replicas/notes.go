@@ -7,6 +7,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 //go:generate go tool rpcgen Notes
@@ -76,7 +77,7 @@ type store interface {
 type notes struct {
 	st      store
 	replica string
-	srv     *mcp.Server
+	srv     *mcpserver.Server
 }
 
 func (n *notes) AddNote(ctx context.Context, text string) (Note, error) {
@@ -108,18 +109,18 @@ func (n *notes) DeleteNote(ctx context.Context, id string) (Note, error) {
 	if err != nil {
 		return Note{}, fmt.Errorf("note %q: %w", id, err)
 	}
-	mcp.Progress(ctx, 1, 3, "found the note")
+	mcpserver.Progress(ctx, 1, 3, "found the note")
 	answer, err := ask.Elicit(ctx, &mcp.ElicitParams{Message: fmt.Sprintf("Delete note %s (%q)?", id, note.Text)})
 	if err != nil {
 		return Note{}, err // ErrInputRequired in 2026-07-28: the retry brings the answer
 	}
-	mcp.Progress(ctx, 2, 3, "asked the user")
+	mcpserver.Progress(ctx, 2, 3, "asked the user")
 	if answer.Action != "accept" {
 		return Note{}, errNotConfirmed
 	}
 	if err := n.st.del(ctx, id); err != nil {
 		return Note{}, fmt.Errorf("delete note %q: %w", id, err)
 	}
-	mcp.Progress(ctx, 3, 3, "deleted")
+	mcpserver.Progress(ctx, 3, 3, "deleted")
 	return note, nil
 }

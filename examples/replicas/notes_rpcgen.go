@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -167,13 +168,13 @@ const (
 	notesDeleteNoteOutputSchema = notesAddNoteOutputSchema
 )
 
-// NotesTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// NotesTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func NotesTools(impl Notes) []mcp.Tool {
+func NotesTools(impl Notes) []mcpserver.Tool {
 	h := notesHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         NotesAddNoteTool,
 		Description:  "AddNote stores a note and returns it with its id; every session with\na log level that lets info through hears of it.",
 		InputSchema:  json.RawMessage(notesAddNoteInputSchema),
@@ -193,7 +194,7 @@ func NotesTools(impl Notes) []mcp.Tool {
 		InputSchema:  json.RawMessage(notesListNotesInputSchema),
 		OutputSchema: json.RawMessage(notesListNotesOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Handler:      mcp.WrapResult(h.serveListNotes),
+		Handler:      mcpserver.WrapResult(h.serveListNotes),
 	}, {
 		Name:         NotesDeleteNoteTool,
 		Description:  "DeleteNote deletes the note with the given id once the user has\nconfirmed it, and returns it. It asks the client (elicitation) and\nreports its progress: in 2026-07-28 the call ends with\ninput_required and the client's retry, which may land on another\nreplica, carries the answer with a requestState that every replica\nmust open (--state-keys).",

@@ -17,6 +17,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // newKey returns a fresh 32-byte key in base64, as `openssl rand -base64
@@ -127,7 +128,7 @@ func TestStateKeysAcrossReplicas(t *testing.T) {
 }
 
 // TestStateKeysRotation: two replicas rotate their key ring without a
-// restart, in the three steps of mcp.ParseStateKeys (add the new key,
+// restart, in the three steps of mcpserver.ParseStateKeys (add the new key,
 // move it first, retire the old one), each step written to the ring file
 // and taken on SIGHUP by both before the next; a call that asks the
 // client, its retry on the other replica, completes at every step.
@@ -161,7 +162,7 @@ func TestStateKeysRotation(t *testing.T) {
 		{"old key retired", []string{newKeyText}},
 	} {
 		writeRing(t, ring, step.keys...)
-		keys, err := mcp.ParseStateKeys(strings.Join(step.keys, "\n"))
+		keys, err := mcpserver.ParseStateKeys(strings.Join(step.keys, "\n"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // TestOfflineAccessAsksConsent: asking for offline_access, the client asks
@@ -49,7 +50,7 @@ func TestCloseWithExpiredToken(t *testing.T) {
 		t.Run(fmt.Sprint("refreshable=", refreshable), func(t *testing.T) {
 			f := newFakeAS(t)
 			var mcpURL string
-			srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1"}, nil)
+			srv := mcpserver.New(mcp.Implementation{Name: "notes", Version: "1"}, nil)
 			h := mcphttp.NewHandler(srv, &mcphttp.Options{Auth: &mcphttp.Auth{
 				Verify: func(_ context.Context, token string, _ *http.Request) (*mcphttp.TokenInfo, error) {
 					f.mu.Lock()

@@ -9,7 +9,7 @@
 // OpenTelemetry.
 //
 //	inst := otel.New() // the global tracer and meter providers and propagator
-//	srv := mcp.NewServer(info, &mcp.ServerOptions{Middleware: []runtime.Middleware{inst.MCPServer()}})
+//	srv := mcpserver.New(info, &mcpserver.Options{Middleware: []runtime.Middleware{inst.MCPServer()}})
 //	mux.Handle("/mcp", inst.HTTPHandler(mcphttp.NewHandler(srv, nil)))
 //
 //	client, err := mcp.DialCommand(ctx, cmd, mcp.ClientOptions{Middleware: []mcp.ClientMiddleware{inst.MCPClient()}})

@@ -14,10 +14,11 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // MCPServer returns method middleware for an MCP server
-// (mcp.ServerOptions.Middleware): a SERVER span per request and notification,
+// (mcpserver.Options.Middleware): a SERVER span per request and notification,
 // named "{mcp.method.name} {target}" (the tool or prompt) or
 // "{mcp.method.name}", with mcp.method.name, jsonrpc.request.id,
 // mcp.session.id, mcp.protocol.version, gen_ai.tool.name and
@@ -41,7 +42,7 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 			start := time.Now()
 			var p params
 			p.scan(req.Params)
-			ss := mcp.SessionFromContext(ctx)
+			ss := mcpserver.SessionFromContext(ctx)
 			parent := ctx
 			var link []trace.SpanStartOption
 			if p.carrier.found {
@@ -69,7 +70,7 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 					attrs = append(attrs, keyMCPSessionID.String(ss.ID()))
 				}
 				span.SetAttributes(transportAttrs(ctx, transport, attrs)...)
-				ctx = mcp.ObserveNotifications(ctx, func(method string, params json.RawMessage) {
+				ctx = mcpserver.ObserveNotifications(ctx, func(method string, params json.RawMessage) {
 					span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
 				})
 			}
@@ -103,7 +104,7 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 }
 
 // sessionStarted counts a legacy session from its initialize to its end.
-func (in *Instrumentation) sessionStarted(ss *mcp.Session, version string) {
+func (in *Instrumentation) sessionStarted(ss *mcpserver.Session, version string) {
 	start := time.Now()
 	ctx := context.Background()
 	attrs := metric.WithAttributes(keyMCPVersion.String(version))

@@ -16,6 +16,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // passClient and passServer are middleware that do nothing: what any
@@ -96,21 +97,21 @@ func TestOffAddsNoAllocations(t *testing.T) {
 	}
 	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
 		call := func(client mcpclient.Middleware, server runtime.Middleware) float64 {
-			sopts := &mcp.ServerOptions{}
+			sopts := &mcpserver.Options{}
 			copts := mcpclient.Options{ProtocolVersion: version}
 			if client != nil {
 				sopts.Middleware = []runtime.Middleware{server}
 				copts.Middleware = []mcpclient.Middleware{client}
 			}
-			srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, sopts)
-			srv.AddTools(mcp.Tool{Name: "add", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			srv := mcpserver.New(mcp.Implementation{Name: "t", Version: "1"}, sopts)
+			srv.AddTools(mcpserver.Tool{Name: "add", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 				var p addArgs
 				if err := json.Unmarshal(args, &p); err != nil {
 					return nil, err
 				}
 				return json.Marshal(map[string]int{"sum": p.A + p.B})
 			}})
-			c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), copts)
+			c, err := mcpclient.ConnectTransport(context.Background(), srv.InProcess(), copts)
 			if err != nil {
 				t.Fatal(err)
 			}

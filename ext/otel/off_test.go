@@ -19,6 +19,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 func offInstrumentation() *rpcotel.Instrumentation {
@@ -71,7 +72,7 @@ func TestOffPassesTraceContextOn(t *testing.T) {
 	off := offInstrumentation()
 	// The service the handler calls: it records the _meta it gets.
 	var downMeta atomic.Value
-	down := mcp.NewServer(mcp.Implementation{Name: "down", Version: "1"}, &mcp.ServerOptions{Middleware: []runtime.Middleware{
+	down := mcpserver.New(mcp.Implementation{Name: "down", Version: "1"}, &mcpserver.Options{Middleware: []runtime.Middleware{
 		func(next runtime.Handler) runtime.Handler {
 			return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 				if req.Method == "tools/call" {
@@ -84,10 +85,10 @@ func TestOffPassesTraceContextOn(t *testing.T) {
 				return next.ServeRPC(ctx, req)
 			})
 		}}})
-	down.AddTools(mcp.Tool{Name: "leaf", Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+	down.AddTools(mcpserver.Tool{Name: "leaf", Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		return json.Marshal(map[string]int{})
 	}})
-	downClient, err := mcpclient.ConnectSession(context.Background(), down.NewSession(), mcpclient.Options{Middleware: []mcpclient.Middleware{off.MCPClient()}})
+	downClient, err := mcpclient.ConnectTransport(context.Background(), down.InProcess(), mcpclient.Options{Middleware: []mcpclient.Middleware{off.MCPClient()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +98,8 @@ func TestOffPassesTraceContextOn(t *testing.T) {
 	rpc := runtime.WrapCaller(callerFunc(func(ctx context.Context) { headers.Store(runtime.CallHeadersFromContext(ctx)) }), off.Client())
 
 	var handlerSC atomic.Value
-	up := mcp.NewServer(mcp.Implementation{Name: "up", Version: "1"}, &mcp.ServerOptions{Middleware: []runtime.Middleware{off.MCPServer()}})
-	up.AddTools(mcp.Tool{Name: "relay", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+	up := mcpserver.New(mcp.Implementation{Name: "up", Version: "1"}, &mcpserver.Options{Middleware: []runtime.Middleware{off.MCPServer()}})
+	up.AddTools(mcpserver.Tool{Name: "relay", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 		handlerSC.Store(trace.SpanContextFromContext(ctx))
 		if err := downClient.CallTool(ctx, "leaf", map[string]int{}, nil); err != nil {
 			return nil, err
@@ -109,7 +110,7 @@ func TestOffPassesTraceContextOn(t *testing.T) {
 		return json.Marshal(map[string]int{})
 	}})
 	// The upstream client sends _meta itself (a client nobody here wrote).
-	upClient, err := mcpclient.ConnectSession(context.Background(), up.NewSession(), mcpclient.Options{Middleware: []mcpclient.Middleware{
+	upClient, err := mcpclient.ConnectTransport(context.Background(), up.InProcess(), mcpclient.Options{Middleware: []mcpclient.Middleware{
 		func(next mcpclient.Handler) mcpclient.Handler {
 			return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 				if req.Method == "tools/call" && ctx.Value(withTrace{}) != nil {

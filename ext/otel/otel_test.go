@@ -22,6 +22,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
@@ -177,17 +178,17 @@ func TestJSONRPCOverHTTP(t *testing.T) {
 
 // workTool reports progress and logs, and fails when asked.
 func workTool(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-	mcp.Progress(ctx, 1, 2, "half way")
-	mcp.Log(ctx, mcp.LevelInfo, "work", "working")
+	mcpserver.Progress(ctx, 1, 2, "half way")
+	mcpserver.Log(ctx, mcp.LevelInfo, "work", "working")
 	if strings.Contains(string(args), "fail") {
 		return nil, errors.New("it failed")
 	}
 	return json.RawMessage(`{"done":true}`), nil
 }
 
-func newMCPServer(inst *rpcotel.Instrumentation) *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "traced", Version: "1"}, &mcp.ServerOptions{Middleware: []runtime.Middleware{inst.MCPServer()}})
-	srv.AddTools(mcp.Tool{Name: "work", Handler: workTool})
+func newMCPServer(inst *rpcotel.Instrumentation) *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "traced", Version: "1"}, &mcpserver.Options{Middleware: []runtime.Middleware{inst.MCPServer()}})
+	srv.AddTools(mcpserver.Tool{Name: "work", Handler: workTool})
 	return srv
 }
 
@@ -199,9 +200,8 @@ func TestMCPInProcess(t *testing.T) {
 	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
 		t.Run(version, func(t *testing.T) {
 			tm := newTelemetry(t)
-			ss := newMCPServer(tm.inst).NewSession()
 			ctx := context.Background()
-			c, err := mcpclient.ConnectSession(ctx, ss, mcpclient.Options{ProtocolVersion: version, Middleware: []mcpclient.Middleware{tm.inst.MCPClient()}})
+			c, err := mcpclient.ConnectTransport(ctx, newMCPServer(tm.inst).InProcess(), mcpclient.Options{ProtocolVersion: version, Middleware: []mcpclient.Middleware{tm.inst.MCPClient()}})
 			if err != nil {
 				t.Fatal(err)
 			}

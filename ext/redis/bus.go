@@ -9,7 +9,7 @@ import (
 // goredisTimeout bounds the calls made outside any request.
 const goredisTimeout = 2 * time.Second
 
-// bus is the mcp.Bus on Redis pub/sub: a topic is the channel
+// bus is the mcpserver.Bus on Redis pub/sub: a topic is the channel
 // Prefix+"bus:"+topic. Each subscription gets its messages in order on a
 // goroutine of its own; at most busQueue wait for a subscriber that does
 // not keep up, and more are dropped.

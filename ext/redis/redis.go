@@ -1,13 +1,13 @@
 // Package redis lets the replicas of an MCP server behind a load balancer
 // share, on Redis, what package mcphttp needs shared: the legacy sessions
 // (mcphttp.SessionStore), the events of their streams
-// (mcphttp.SharedEventStore) and the messages between replicas (mcp.Bus).
+// (mcphttp.SharedEventStore) and the messages between replicas (mcpserver.Bus).
 // It is a module of its own, on github.com/redis/go-redis/v9, so that
 // programs that do not use it never download a Redis client.
 //
 //	client, err := redis.Connect("redis://127.0.0.1:6379/0")
 //	shared := redis.New(client, redis.Options{Prefix: "notes:"})
-//	srv := mcp.NewServer(info, &mcp.ServerOptions{Bus: shared.Bus(), StateKeys: keys})
+//	srv := mcpserver.New(info, &mcpserver.Options{Bus: shared.Bus(), StateKeys: keys})
 //	h := mcphttp.NewHandler(srv, &mcphttp.Options{
 //		SessionStore: shared.Sessions(), EventStore: shared.Events()})
 //
@@ -64,8 +64,8 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Options configures a Shared.
@@ -130,7 +130,7 @@ func (s *Shared) Sessions() mcphttp.SessionStore { return s.sessions }
 func (s *Shared) Events() mcphttp.SharedEventStore { return s.events }
 
 // Bus returns the Bus (ServerOptions.Bus of mcp, which mcphttp uses too).
-func (s *Shared) Bus() mcp.Bus { return s.bus }
+func (s *Shared) Bus() mcpserver.Bus { return s.bus }
 
 // Close closes the pub/sub connection; the client is the caller's.
 func (s *Shared) Close() error {

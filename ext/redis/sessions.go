@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // The keys. A session's keys carry its id as a hash tag, so they live in
@@ -114,7 +115,7 @@ func (st *sessionStore) Get(ctx context.Context, id string, ttl time.Duration) (
 		return nil, fmt.Errorf("redis: a session's state is malformed: %w", err)
 	}
 	sess := &mcphttp.StoredSession{ID: id, Subject: h["subj"], Standalone: h["sa"],
-		State: mcp.SessionState{ProtocolVersion: state.V, Capabilities: state.Caps, Features: state.Features, LogLevel: mcp.LogLevel(h["lvl"])}}
+		State: mcpserver.SessionState{ProtocolVersion: state.V, Capabilities: state.Caps, Features: state.Features, LogLevel: mcp.LogLevel(h["lvl"])}}
 	if info := h["info"]; info != "" {
 		sess.ClientInfo = json.RawMessage(info)
 	}
@@ -233,7 +234,7 @@ func (st *sessionStore) filter(ctx context.Context, a mcphttp.Audience, ids []st
 		var state storedState
 		_ = json.Unmarshal([]byte(stJSON), &state)
 		lvl, _ := vals[1].(string)
-		ss := mcp.SessionState{Features: state.Features, LogLevel: mcp.LogLevel(lvl)}
+		ss := mcpserver.SessionState{Features: state.Features, LogLevel: mcp.LogLevel(lvl)}
 		if a.URI != "" {
 			ss.Subscriptions = []string{a.URI} // the index says so
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/internal/redistest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 func newShared(t *testing.T, rs *redistest.Server, opts redis.Options) (*redis.Shared, *goredis.Client) {
@@ -66,7 +67,7 @@ func waitGone(t *testing.T, c *goredis.Client, events <-chan *goredis.Message, k
 }
 
 func stored(id string) *mcphttp.StoredSession {
-	return &mcphttp.StoredSession{ID: id, State: mcp.SessionState{ProtocolVersion: mcp.Version20251125, Features: []string{"resources"}}, Created: time.Now()}
+	return &mcphttp.StoredSession{ID: id, State: mcpserver.SessionState{ProtocolVersion: mcp.Version20251125, Features: []string{"resources"}}, Created: time.Now()}
 }
 
 // The session limit holds under concurrent creates: exactly max succeed.

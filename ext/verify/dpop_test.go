@@ -21,6 +21,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // dpopClient makes DPoP proofs with its key, any part of which a case can
@@ -327,9 +328,9 @@ func TestDPoPOverHTTP(t *testing.T) {
 }
 
 // newToolServer returns an MCP server with one tool.
-func newToolServer() *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1"}, nil)
-	srv.AddTools(mcp.Tool{Name: "list_notes", Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+func newToolServer() *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "notes", Version: "1"}, nil)
+	srv.AddTools(mcpserver.Tool{Name: "list_notes", Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{}`), nil
 	}})
 	return srv

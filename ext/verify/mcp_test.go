@@ -16,6 +16,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // TestBadTokens sends each kind of bad token to an MCP server behind the
@@ -31,8 +32,8 @@ func TestBadTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	var runs atomic.Int32
-	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1"}, nil)
-	srv.AddTools(mcp.Tool{Name: "add_note", Scopes: []string{"notes.write"}, Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+	srv := mcpserver.New(mcp.Implementation{Name: "notes", Version: "1"}, nil)
+	srv.AddTools(mcpserver.Tool{Name: "add_note", Scopes: []string{"notes.write"}, Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		runs.Add(1)
 		return json.RawMessage(`{}`), nil
 	}})
@@ -135,7 +136,7 @@ func TestLeewayOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "notes", Version: "1"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "notes", Version: "1"}, nil)
 	h := mcphttp.NewHandler(srv, &mcphttp.Options{Auth: &mcphttp.Auth{Verify: v.Verify}})
 	ts := httptest.NewServer(h)
 	defer ts.Close()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -128,13 +129,13 @@ const (
 	greeterGreetOutputSchema = `{"description":"Greeting is what Greet returns.","type":"object","properties":{"text":{"description":"Text is the greeting.","type":"string"}},"additionalProperties":false,"required":["text"]}`
 )
 
-// GreeterTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// GreeterTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func GreeterTools(impl Greeter) []mcp.Tool {
+func GreeterTools(impl Greeter) []mcpserver.Tool {
 	h := greeterHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         GreeterGreetTool,
 		Description:  "Greet returns a greeting for name.",
 		InputSchema:  json.RawMessage(greeterGreetInputSchema),
@@ -152,10 +153,10 @@ const (
 	GreeterWelcomePrompt = "welcome"
 )
 
-// GreeterResources returns the resources of impl, for mcp.Server.AddResources.
-func GreeterResources(impl Greeter) []mcp.Resource {
+// GreeterResources returns the resources of impl, for mcpserver.Server.AddResources.
+func GreeterResources(impl Greeter) []mcpserver.Resource {
 	h := greeterHandler{impl}
-	return []mcp.Resource{{
+	return []mcpserver.Resource{{
 		URI:         GreeterMottoURI,
 		Name:        "motto",
 		Description: "Motto is the greeter's motto.",
@@ -164,10 +165,10 @@ func GreeterResources(impl Greeter) []mcp.Resource {
 	}}
 }
 
-// GreeterPrompts returns the prompts of impl, for mcp.Server.AddPrompts.
-func GreeterPrompts(impl Greeter) []mcp.Prompt {
+// GreeterPrompts returns the prompts of impl, for mcpserver.Server.AddPrompts.
+func GreeterPrompts(impl Greeter) []mcpserver.Prompt {
 	h := greeterHandler{impl}
-	return []mcp.Prompt{{
+	return []mcpserver.Prompt{{
 		Name:        GreeterWelcomePrompt,
 		Description: "Welcome asks the model to welcome a newcomer.",
 		Arguments: []mcp.PromptArgument{
@@ -178,14 +179,14 @@ func GreeterPrompts(impl Greeter) []mcp.Prompt {
 }
 
 // RegisterGreeter adds the tools, resources and prompts of impl to srv.
-func RegisterGreeter(srv *mcp.Server, impl Greeter) {
+func RegisterGreeter(srv *mcpserver.Server, impl Greeter) {
 	srv.AddTools(GreeterTools(impl)...)
 	srv.AddResources(GreeterResources(impl)...)
 	srv.AddPrompts(GreeterPrompts(impl)...)
 }
 
 // readMotto reads the resource Greeter.Motto.
-func (h greeterHandler) readMotto(ctx context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (h greeterHandler) readMotto(ctx context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	result, err := h.impl.Motto(ctx)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -206,24 +207,24 @@ const (
 	specGetDataOutputSchema    = `{"type":"object","properties":{"result":{"anyOf":[{"type":"array","items":{}},{"type":"null"}]}},"additionalProperties":false,"required":["result"]}`
 )
 
-// SpecTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// SpecTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func SpecTools(impl Spec) []mcp.Tool {
+func SpecTools(impl Spec) []mcpserver.Tool {
 	h := specHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         SpecSubtractTool,
 		Description:  "Subtract returns minuend - subtrahend.",
 		InputSchema:  json.RawMessage(specSubtractInputSchema),
 		OutputSchema: json.RawMessage(specSubtractOutputSchema),
-		Handler:      mcp.WrapResult(h.serveSubtract),
+		Handler:      mcpserver.WrapResult(h.serveSubtract),
 	}, {
 		Name:         SpecSumTool,
 		Description:  "Sum adds three numbers.",
 		InputSchema:  json.RawMessage(specSumInputSchema),
 		OutputSchema: json.RawMessage(specSumOutputSchema),
-		Handler:      mcp.WrapResult(h.serveSum),
+		Handler:      mcpserver.WrapResult(h.serveSum),
 	}, {
 		Name:        SpecNotifyHelloTool,
 		Description: "NotifyHello is sent as a notification.",
@@ -244,7 +245,7 @@ func SpecTools(impl Spec) []mcp.Tool {
 		Description:  "GetData returns a fixed, mixed list.",
 		InputSchema:  json.RawMessage(specGetDataInputSchema),
 		OutputSchema: json.RawMessage(specGetDataOutputSchema),
-		Handler:      mcp.WrapResult(h.serveGetData),
+		Handler:      mcpserver.WrapResult(h.serveGetData),
 	}}
 }
 

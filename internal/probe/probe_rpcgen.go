@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -239,24 +240,24 @@ const (
 	probeReleasedOutputSchema  = probeEchoOutputSchema
 )
 
-// ProbeTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// ProbeTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func ProbeTools(impl Probe) []mcp.Tool {
+func ProbeTools(impl Probe) []mcpserver.Tool {
 	h := probeHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         ProbeEchoTool,
 		Description:  "Echo returns text as it came.",
 		InputSchema:  json.RawMessage(probeEchoInputSchema),
 		OutputSchema: json.RawMessage(probeEchoOutputSchema),
-		Handler:      mcp.WrapResult(h.serveEcho),
+		Handler:      mcpserver.WrapResult(h.serveEcho),
 	}, {
 		Name:         ProbeAddTool,
 		Description:  "Add returns a + b.",
 		InputSchema:  json.RawMessage(probeAddInputSchema),
 		OutputSchema: json.RawMessage(probeAddOutputSchema),
-		Handler:      mcp.WrapResult(h.serveAdd),
+		Handler:      mcpserver.WrapResult(h.serveAdd),
 	}, {
 		Name:         ProbeIncrementTool,
 		Description:  "Increment returns n plus one. Its value travels as a string, so it\nkeeps every digit in JavaScript, beyond 2^53.",
@@ -268,7 +269,7 @@ func ProbeTools(impl Probe) []mcp.Tool {
 		Description:  "Header returns the value of the HTTP header name of this call, \"\" when\nit has none.",
 		InputSchema:  json.RawMessage(probeHeaderInputSchema),
 		OutputSchema: json.RawMessage(probeHeaderOutputSchema),
-		Handler:      mcp.WrapResult(h.serveHeader),
+		Handler:      mcpserver.WrapResult(h.serveHeader),
 	}, {
 		Name:        ProbeHoldTool,
 		Description: "Hold runs until the call is cancelled, and fails after a minute.",
@@ -284,7 +285,7 @@ func ProbeTools(impl Probe) []mcp.Tool {
 		Description:  "Released returns once the Hold call with tag has ended, with why its\ncontext ended (\"context canceled\" when the client gave up on it).",
 		InputSchema:  json.RawMessage(probeReleasedInputSchema),
 		OutputSchema: json.RawMessage(probeReleasedOutputSchema),
-		Handler:      mcp.WrapResult(h.serveReleased),
+		Handler:      mcpserver.WrapResult(h.serveReleased),
 	}}
 }
 

@@ -73,29 +73,14 @@ func AppendContentList(b []byte, blocks []Content) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = blocks[i].appendJSON(b, verNone)
+		b = blocks[i].AppendJSON(b)
 	}
 	return append(b, ']')
 }
 
 // AppendJSON appends c as the latest revision writes it and returns the
 // extended slice. Annotations and Meta must hold valid JSON when set.
-func (c Content) AppendJSON(b []byte) []byte { return c.appendJSON(b, verNone) }
-
-// MarshalJSON encodes c as AppendJSON does.
-func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
-
-// appendJSON writes c as revision v knows it (verNone: the latest). A block
-// type v lacks (audio before 2025-03-26, resource_link before 2025-06-18)
-// becomes a text block describing it, so the model still learns of it.
-func (c Content) appendJSON(b []byte, v ver) []byte {
-	switch {
-	case v != verNone && c.Type == ContentAudio && !v.annotations():
-		return Content{Type: ContentText, Text: describeAudio(c), Annotations: c.Annotations}.appendJSON(b, v)
-	case v != verNone && c.Type == ContentResourceLink && !v.structured():
-		return Content{Type: ContentText, Text: describeLink(c), Annotations: c.Annotations}.appendJSON(b, v)
-	}
-	latest := v == verNone || v.structured() // block _meta and title came with 2025-06-18
+func (c Content) AppendJSON(b []byte) []byte {
 	b = append(b, `{"type":`...)
 	b = runtime.AppendJSONString(b, c.Type)
 	str := func(key, val string, always bool) {
@@ -112,9 +97,7 @@ func (c Content) appendJSON(b []byte, v ver) []byte {
 	link := c.Type == ContentResourceLink
 	str("uri", c.URI, link)
 	str("name", c.Name, link)
-	if latest {
-		str("title", c.Title, false)
-	}
+	str("title", c.Title, false)
 	str("description", c.Description, false)
 	str("mimeType", c.MIMEType, media)
 	if c.Size != 0 {
@@ -123,47 +106,26 @@ func (c Content) appendJSON(b []byte, v ver) []byte {
 	}
 	if c.Resource != nil {
 		b = append(b, `,"resource":`...)
-		b = c.Resource.appendJSON(b, latest)
+		b = c.Resource.AppendJSON(b)
 	}
 	if len(c.Annotations) > 0 {
 		b = append(b, `,"annotations":`...)
 		b = append(b, c.Annotations...)
 	}
-	if len(c.Meta) > 0 && latest {
+	if len(c.Meta) > 0 {
 		b = append(b, `,"_meta":`...)
 		b = append(b, c.Meta...)
 	}
 	return append(b, '}')
 }
 
-// describeAudio is the text standing in for an audio block.
-func describeAudio(c Content) string {
-	n := base64.StdEncoding.DecodedLen(len(c.Data))
-	return "[audio content (" + c.MIMEType + ", about " + strconv.Itoa(n) + " bytes) left out: the client's protocol revision has no audio blocks]"
-}
-
-// describeLink is the text standing in for a resource link.
-func describeLink(c Content) string {
-	s := "Resource: " + c.URI
-	if c.Name != "" {
-		s += " (" + c.Name + ")"
-	}
-	if c.MIMEType != "" {
-		s += ", " + c.MIMEType
-	}
-	if c.Description != "" {
-		s += ": " + c.Description
-	}
-	return s
-}
+// MarshalJSON encodes c as AppendJSON does.
+func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
 // AppendJSON appends r as the latest revision writes it and returns the
-// extended slice.
-func (r *ResourceContents) AppendJSON(b []byte) []byte { return r.appendJSON(b, true) }
-
-// appendJSON writes r; latest allows its _meta (from 2025-06-18). A
-// resource without Blob is a text resource: its text is always written.
-func (r *ResourceContents) appendJSON(b []byte, latest bool) []byte {
+// extended slice. A resource without Blob is a text resource: its text is
+// always written.
+func (r *ResourceContents) AppendJSON(b []byte) []byte {
 	b = append(b, `{"uri":`...)
 	b = runtime.AppendJSONString(b, r.URI)
 	if r.MIMEType != "" {
@@ -177,7 +139,7 @@ func (r *ResourceContents) appendJSON(b []byte, latest bool) []byte {
 		b = append(b, `,"text":`...)
 		b = runtime.AppendJSONString(b, r.Text)
 	}
-	if len(r.Meta) > 0 && latest {
+	if len(r.Meta) > 0 {
 		b = append(b, `,"_meta":`...)
 		b = append(b, r.Meta...)
 	}
@@ -214,114 +176,6 @@ func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return r.AppendJSON(nil), nil
-}
-
-// WrapContent adapts a handler whose result is one content block (an
-// encoded Content) to a Tool with Content set: the block travels as
-// {"content":[block]}, and no result (null) as an empty content list.
-func WrapContent(h ToolHandler) ToolHandler { return wrapContent(h, `{"content":[`, "]}") }
-
-// WrapContentList adapts a handler whose result is a list of content blocks
-// (an encoded []Content) to a Tool with Content set: the list travels as
-// {"content":list}, and no result (null) as an empty list.
-func WrapContentList(h ToolHandler) ToolHandler { return wrapContent(h, `{"content":`, "}") }
-
-// wrapContent puts a handler's result between open and end.
-func wrapContent(h ToolHandler, open, end string) ToolHandler {
-	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		raw, err := h(ctx, args)
-		if err != nil {
-			return raw, err
-		}
-		raw = trimSpace(raw)
-		if len(raw) == 0 || string(raw) == "null" {
-			return json.RawMessage(`{"content":[]}`), nil
-		}
-		b := make(json.RawMessage, 0, len(open)+len(raw)+len(end))
-		b = append(b, open...)
-		b = append(b, raw...)
-		return append(b, end...), nil
-	}
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// contentResult encodes the result of a tool with Content set, whose handler
-// returned res, a CallToolResult object (or null for none), for revision v:
-// content (its blocks rewritten for revisions older than 2025-06-18, which
-// lack some block types and fields), structuredContent (from 2025-06-18),
-// isError and _meta pass through; other members are left out, and the
-// fields 2026-07-28 requires are added.
-func (s *Server) contentResult(v ver, t *Tool, res json.RawMessage, ss *Session) json.RawMessage {
-	res = trimSpace(res)
-	if len(res) == 0 || string(res) == "null" {
-		return s.endResult(append(make([]byte, 0, 16+len(s.modernTail)), `{"content":[]`...), v)
-	}
-	o, ok := runtime.ScanObject(res)
-	if !ok || !json.Valid(res) {
-		ss.logger.Error("mcp: tool returned a result that is not a JSON object", "tool", t.Name)
-		return s.errorResult(v, internalToolError(t.Name))
-	}
-	var content, structured, meta []byte
-	isError := false
-	for {
-		key, val, ok := o.Next()
-		if !ok {
-			break
-		}
-		switch string(key) {
-		case "content":
-			content = val
-		case "structuredContent":
-			structured = val
-		case "isError":
-			isError = string(val) == "true"
-		case "_meta":
-			meta = val
-		}
-	}
-	if content != nil && string(content) != "null" && content[0] != '[' {
-		ss.logger.Error("mcp: tool returned a content member that is not a list", "tool", t.Name)
-		return s.errorResult(v, internalToolError(t.Name))
-	}
-	b := make([]byte, 0, len(res)+32+len(s.modernTail))
-	b = append(b, `{"content":`...)
-	switch {
-	case content == nil || string(content) == "null":
-		b = append(b, "[]"...)
-	case v.structured():
-		b = append(b, content...)
-	default:
-		var blocks []Content
-		if err := json.Unmarshal(content, &blocks); err != nil {
-			ss.logger.Error("mcp: tool returned malformed content", "tool", t.Name, "err", err)
-			return s.errorResult(v, internalToolError(t.Name))
-		}
-		b = append(b, '[')
-		for i := range blocks {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = blocks[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v.structured() && structured != nil && string(structured) != "null" {
-		b = append(b, `,"structuredContent":`...)
-		b = append(b, structured...)
-	}
-	if isError {
-		b = append(b, `,"isError":true`...)
-	}
-	return s.endResultMeta(b, v, meta)
 }
 
 // RawToolCaller calls a tool and returns its whole result; *mcpclient.Client

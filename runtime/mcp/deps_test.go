@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestNoCryptography holds package mcp to linking no cryptography: its
-// initialisation (crypto/internal/fips140 and the rest) is a good part of a
-// stdio server's cold start, and only a server that asks the client for input
-// needs the ciphers of a requestState, which come with package ask.
+// TestNoCryptography holds package mcp, the vocabulary every server and
+// client links, to linking no cryptography (whose initialisation is a good
+// part of a stdio server's cold start) and neither the server nor the
+// client.
 func TestNoCryptography(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -20,7 +20,8 @@ func TestNoCryptography(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	for _, pkg := range strings.Fields(string(out)) {
-		if pkg == "crypto" || strings.HasPrefix(pkg, "crypto/") || pkg == "math/big" {
+		if pkg == "crypto" || strings.HasPrefix(pkg, "crypto/") || pkg == "math/big" ||
+			strings.HasSuffix(pkg, "/mcpserver") || strings.HasSuffix(pkg, "/mcpclient") {
 			t.Errorf("package mcp depends on %s", pkg)
 		}
 	}

@@ -9,15 +9,16 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // connect serves impl through the generated RegisterWriter and returns an
 // in-process client of the given revision and the generated typed client.
 func connect(t *testing.T, version string) (*mcpclient.Client, *WriterMCPClient) {
 	t.Helper()
-	srv := mcp.NewServer(mcp.Implementation{Name: "writer", Version: "1"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "writer", Version: "1"}, nil)
 	RegisterWriter(srv, impl{})
-	c, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), mcpclient.Options{ProtocolVersion: version})
+	c, err := mcpclient.ConnectTransport(context.Background(), srv.InProcess(), mcpclient.Options{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}

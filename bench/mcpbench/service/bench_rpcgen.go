@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -111,13 +112,13 @@ const (
 	benchEchoOutputSchema = `{"description":"Echoed is the result of Echo.","type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
 )
 
-// BenchTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// BenchTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func BenchTools(impl Bench) []mcp.Tool {
+func BenchTools(impl Bench) []mcpserver.Tool {
 	h := benchHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         BenchAddTool,
 		Description:  "Add returns the sum of a and b.",
 		InputSchema:  json.RawMessage(benchAddInputSchema),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -87,18 +88,18 @@ const (
 	calcAddOutputSchema = `{"type":"object","properties":{"result":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["result"]}`
 )
 
-// CalcTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// CalcTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func CalcTools(impl Calc) []mcp.Tool {
+func CalcTools(impl Calc) []mcpserver.Tool {
 	h := calcHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         CalcAddTool,
 		Description:  "Add returns a + b.",
 		InputSchema:  json.RawMessage(calcAddInputSchema),
 		OutputSchema: json.RawMessage(calcAddOutputSchema),
-		Handler:      mcp.WrapResult(h.serveAdd),
+		Handler:      mcpserver.WrapResult(h.serveAdd),
 	}}
 }
 

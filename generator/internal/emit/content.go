@@ -22,9 +22,9 @@ func contentEncode(m *model.Method) *jen.Statement {
 func contentHandler(m *model.Method, serve *jen.Statement) *jen.Statement {
 	switch m.Content {
 	case model.ContentBlock:
-		return jen.Qual(model.MCPPath, "WrapContent").Call(serve)
+		return jen.Qual(model.MCPServerPath, "WrapContent").Call(serve)
 	case model.ContentList:
-		return jen.Qual(model.MCPPath, "WrapContentList").Call(serve)
+		return jen.Qual(model.MCPServerPath, "WrapContentList").Call(serve)
 	}
 	return serve
 }

@@ -73,7 +73,7 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 	g.decoders.share = g.share
 	g.schemas = toolSchemasOf(services, sg)
 	g.reserved = packageNames(services)
-	for _, name := range []string{"context", "json", "runtime", "rpcimpl", "mcp", "errors", "c", "result", "err"} {
+	for _, name := range []string{"context", "json", "runtime", "rpcimpl", "mcp", "mcpserver", "errors", "c", "result", "err"} {
 		g.reserved[name] = true
 	}
 	if slices.ContainsFunc(services, hasFeatures) {
@@ -92,6 +92,7 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 	f.ImportName("context", "context")
 	f.ImportName("encoding/json", "json")
 	f.ImportName(model.MCPPath, "mcp")
+	f.ImportName(model.MCPServerPath, "mcpserver")
 
 	f.Comment("This file needs a runtime as new as the rpcgen that generated it; an older")
 	f.Comment("runtime makes this line a compile error that names the release it needs.")

@@ -87,18 +87,18 @@ func (g *emitter) features(s *model.Service, names *serviceNames, hasTools bool)
 
 	if len(feats.resources) > 0 {
 		f.Line()
-		f.Commentf("%sResources returns the resources of impl, for mcp.Server.AddResources.", s.Name)
+		f.Commentf("%sResources returns the resources of impl, for mcpserver.Server.AddResources.", s.Name)
 		g.featureList(s, names, "Resources", "Resource", feats.resources, g.resourceLiteral)
 	}
 	if len(feats.templates) > 0 {
 		f.Line()
 		f.Commentf("%sResourceTemplates returns the resource templates of impl, for", s.Name)
-		f.Comment("mcp.Server.AddResourceTemplates.")
+		f.Comment("mcpserver.Server.AddResourceTemplates.")
 		g.featureList(s, names, "ResourceTemplates", "ResourceTemplate", feats.templates, g.resourceLiteral)
 	}
 	if len(feats.prompts) > 0 {
 		f.Line()
-		f.Commentf("%sPrompts returns the prompts of impl, for mcp.Server.AddPrompts.", s.Name)
+		f.Commentf("%sPrompts returns the prompts of impl, for mcpserver.Server.AddPrompts.", s.Name)
 		g.featureList(s, names, "Prompts", "Prompt", feats.prompts, g.promptLiteral)
 	}
 	g.register(s, feats, hasTools)
@@ -119,9 +119,9 @@ func (g *emitter) features(s *model.Service, names *serviceNames, hasTools bool)
 
 // featureList writes func <Svc><suffix>(impl <Svc>) []mcp.<typ>.
 func (g *emitter) featureList(s *model.Service, names *serviceNames, suffix, typ string, methods []*model.Method, literal func(*model.Method, *serviceNames) jen.Code) {
-	g.file.Func().Id(s.Name+suffix).Params(jen.Id("impl").Add(g.typeExpr(s.Type))).Index().Qual(model.MCPPath, typ).Block(
+	g.file.Func().Id(s.Name+suffix).Params(jen.Id("impl").Add(g.typeExpr(s.Type))).Index().Qual(model.MCPServerPath, typ).Block(
 		jen.Id("h").Op(":=").Id(names.handler).Values(jen.Id("impl")),
-		jen.Return(jen.Index().Qual(model.MCPPath, typ).ValuesFunc(func(list *jen.Group) {
+		jen.Return(jen.Index().Qual(model.MCPServerPath, typ).ValuesFunc(func(list *jen.Group) {
 			for _, m := range methods {
 				list.Add(literal(m, names))
 			}
@@ -212,7 +212,7 @@ func (g *emitter) register(s *model.Service, feats *serviceFeatures, hasTools bo
 	add := func(method, list string) jen.Code {
 		return jen.Id("srv").Dot(method).Call(jen.Id(s.Name + list).Call(jen.Id("impl")).Op("..."))
 	}
-	f.Func().Id("Register"+s.Name).Params(jen.Id("srv").Op("*").Qual(model.MCPPath, "Server"), jen.Id("impl").Add(g.typeExpr(s.Type))).BlockFunc(func(b *jen.Group) {
+	f.Func().Id("Register"+s.Name).Params(jen.Id("srv").Op("*").Qual(model.MCPServerPath, "Server"), jen.Id("impl").Add(g.typeExpr(s.Type))).BlockFunc(func(b *jen.Group) {
 		if hasTools {
 			b.Add(add("AddTools", "Tools"))
 		}
@@ -254,7 +254,7 @@ func (g *emitter) readMethod(s *model.Service, m *model.Method, names *serviceNa
 		}
 		body = append(body,
 			jen.List(jen.Id(local), jen.Err()).Op(":=").Qual("strconv", parse).Call(value, jen.Lit(10), jen.Lit(bits)),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(model.MCPPath, "ResourceNotFound").Call(jen.Id("req").Dot("URI")))),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(model.MCPServerPath, "ResourceNotFound").Call(jen.Id("req").Dot("URI")))),
 		)
 		args = append(args, jen.Add(g.typeExpr(p.Type)).Call(jen.Id(local)))
 	}
@@ -303,7 +303,7 @@ func (g *emitter) readMethod(s *model.Service, m *model.Method, names *serviceNa
 	g.file.Commentf("%s "+what, names.read(m), s.Name, m.Name)
 	g.file.Func().Params(jen.Id("h").Id(names.handler)).Id(names.read(m)).Params(
 		jen.Id("ctx").Qual("context", "Context"),
-		jen.Id("req").Op("*").Qual(model.MCPPath, "ReadResourceRequest"),
+		jen.Id("req").Op("*").Qual(model.MCPServerPath, "ReadResourceRequest"),
 	).Parens(jen.List(jen.Index().Qual(model.MCPPath, "ResourceContents"), jen.Error())).Block(body...)
 }
 

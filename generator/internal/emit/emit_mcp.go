@@ -57,13 +57,13 @@ func (g *emitter) toolDecls(s *model.Service, names *serviceNames, tools []*mode
 	})
 
 	f.Line()
-	f.Commentf("%s returns the methods of impl as MCP tools, for mcp.Server.AddTools.", names.tools)
+	f.Commentf("%s returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.", names.tools)
 	f.Comment("Arguments are decoded and validated against the tool's input schema by")
 	f.Comment("generated code; a call that fails validation gets an error result that")
 	f.Comment("names the field, so the model can correct it.")
-	f.Func().Id(names.tools).Params(jen.Id("impl").Add(g.typeExpr(s.Type))).Index().Qual(model.MCPPath, "Tool").Block(
+	f.Func().Id(names.tools).Params(jen.Id("impl").Add(g.typeExpr(s.Type))).Index().Qual(model.MCPServerPath, "Tool").Block(
 		jen.Id("h").Op(":=").Id(names.handler).Values(jen.Id("impl")),
-		jen.Return(jen.Index().Qual(model.MCPPath, "Tool").ValuesFunc(func(list *jen.Group) {
+		jen.Return(jen.Index().Qual(model.MCPServerPath, "Tool").ValuesFunc(func(list *jen.Group) {
 			for _, m := range tools {
 				list.Add(g.toolLiteral(m, names))
 			}
@@ -98,10 +98,10 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 		}
 		handler := jen.Id("h").Dot(names.serve(m))
 		if m.Stream {
-			handler = jen.Qual(model.MCPPath, "StreamTool").Call(handler)
+			handler = jen.Qual(model.MCPServerPath, "StreamTool").Call(handler)
 		}
 		if sc.wrapped {
-			handler = jen.Qual(model.MCPPath, "WrapResult").Call(handler)
+			handler = jen.Qual(model.MCPServerPath, "WrapResult").Call(handler)
 		}
 		if m.Content != model.ContentNone {
 			handler = contentHandler(m, handler)

@@ -195,7 +195,7 @@ func (g *emitter) completeMethod(s *model.Service, m *model.Method, names *servi
 	g.file.Commentf("%s completes %s %s.%s.", names.complete(m), what, s.Name, m.Name)
 	g.file.Func().Params(jen.Id("h").Id(names.handler)).Id(names.complete(m)).Params(
 		jen.Id("ctx").Qual("context", "Context"),
-		jen.Id("req").Op("*").Qual(model.MCPPath, "CompleteRequest"),
+		jen.Id("req").Op("*").Qual(model.MCPServerPath, "CompleteRequest"),
 	).Parens(jen.List(jen.Op("*").Qual(model.MCPPath, "Completion"), jen.Error())).Block(
 		body,
 		jen.Return(jen.Op("&").Qual(model.MCPPath, "Completion").Values(jen.Id("Values").Op(":").Index().String().Values()), jen.Nil()),

@@ -91,5 +91,10 @@ func packageNameQualifier(pkg *types.Package) types.Qualifier {
 	}
 }
 
-// MCPPath is the import path of the MCP engine generated tools plug into.
+// MCPPath is the import path of the MCP vocabulary generated code names (the
+// content types, the callers and calls of the typed MCP client).
 const MCPPath = "github.com/rpcgen/rpcgen/runtime/mcp"
+
+// MCPServerPath is the import path of the MCP server generated tools,
+// resources and prompts plug into.
+const MCPServerPath = "github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"

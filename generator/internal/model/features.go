@@ -7,7 +7,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/generator/internal/diag"
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // CompletersOrNil is the completers linked to p, nil for a nil prompt.
@@ -165,7 +165,7 @@ func buildResource(m *Method, d *Directive, errs *diag.Collector, qual types.Qua
 	}
 	// The runtime's own check, so that what is generated never panics in
 	// Server.AddResources or AddResourceTemplates.
-	if _, err := mcp.ParseURITemplate(uri); err != nil {
+	if _, err := mcpserver.ParseURITemplate(uri); err != nil {
 		errs.At(upos, "method %s: %v", m.Name, err)
 		return nil
 	}

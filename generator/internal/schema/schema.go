@@ -214,7 +214,7 @@ func (g *Builder) OutputSchema(m *model.Method) (s *jsonschema.Schema, wrapped b
 	return rooted(m, g.rootDefs(s, true)), true
 }
 
-// streamToolResult is the schema of a stream tool's result (mcp.StreamTool)
+// streamToolResult is the schema of a stream tool's result (mcpserver.StreamTool)
 // whose items have the schema item.
 func streamToolResult(item *jsonschema.Schema) *jsonschema.Schema {
 	props := jsonschema.NewProperties()

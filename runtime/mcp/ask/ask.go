@@ -4,10 +4,10 @@
 // in a legacy session (2024-11-05 to 2025-11-25) the request goes to the client
 // at once and the call waits for its answer; in 2026-07-28 the call ends with
 // an input_required result carrying the question and a requestState sealed with
-// AES-GCM, and the client retries with the answer (see mcp.ErrInputRequired).
+// AES-GCM, and the client retries with the answer (see mcpserver.ErrInputRequired).
 //
 // It is a package of its own so that the ciphers of that requestState come
-// only with it: importing it installs them in package mcp, and a server that
+// only with it: importing it installs them in package mcpserver, and a server that
 // never asks the client for anything (most) neither links nor initialises any
 // cryptography, which saves a good part of a stdio server's cold start. A
 // server whose handlers do not import it never ends a call with
@@ -25,7 +25,7 @@ import (
 
 var errNoCall = errors.New("ask: not in an MCP handler's context: cannot ask the client")
 
-// call is what package mcp keeps in a handler's context under askhook.CallKey.
+// call is what package mcpserver keeps in a handler's context under askhook.CallKey.
 type call interface {
 	Elicit(key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	Sample(key string, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
@@ -81,7 +81,7 @@ func callFrom(ctx context.Context) call {
 // (`elicitation: {}` means form only), else the error is a *runtime.Error
 // with mcp.CodeMissingClientCapability, which a handler returns as it is. In a
 // legacy session the request goes to the client at once; in 2026-07-28 see
-// mcp.ErrInputRequired.
+// mcpserver.ErrInputRequired.
 func Elicit(ctx context.Context, p *mcp.ElicitParams, opts ...Option) (*mcp.ElicitResult, error) {
 	c := callFrom(ctx)
 	if c == nil {
@@ -94,7 +94,7 @@ func Elicit(ctx context.Context, p *mcp.ElicitParams, opts ...Option) (*mcp.Elic
 // being a handler's context. The client must have declared the sampling
 // capability, else the error is a *runtime.Error with
 // mcp.CodeMissingClientCapability. In a legacy session the request goes to the
-// client at once; in 2026-07-28 see mcp.ErrInputRequired.
+// client at once; in 2026-07-28 see mcpserver.ErrInputRequired.
 func Sample(ctx context.Context, p *mcp.CreateMessageParams, opts ...Option) (*mcp.CreateMessageResult, error) {
 	c := callFrom(ctx)
 	if c == nil {
@@ -107,7 +107,7 @@ func Sample(ctx context.Context, p *mcp.CreateMessageParams, opts ...Option) (*m
 // context. The client must have declared the roots capability, else the
 // error is a *runtime.Error with mcp.CodeMissingClientCapability. In a legacy
 // session the request goes to the client at once; in 2026-07-28 see
-// mcp.ErrInputRequired.
+// mcpserver.ErrInputRequired.
 func ListRoots(ctx context.Context, opts ...Option) ([]mcp.Root, error) {
 	c := callFrom(ctx)
 	if c == nil {

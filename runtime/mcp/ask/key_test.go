@@ -9,23 +9,24 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // keyedServer has a tool asking two named questions in one round
 // (elicitation "user_name", sampling "capital"), one asking twice under one
 // key, and one reporting StateVerified.
-func keyedServer() *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "keys", Version: "1"}, nil)
+func keyedServer() *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "keys", Version: "1"}, nil)
 	srv.AddTools(
-		mcp.Tool{Name: "both", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "both", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			e, err1 := ask.Elicit(ctx, &mcp.ElicitParams{Message: "Name?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)}, ask.Key("user_name"))
 			s, err2 := ask.Sample(ctx, &mcp.CreateMessageParams{Messages: []mcp.SamplingMessage{{Role: "user", Content: mcp.TextContent("Capital?")}}, MaxTokens: 9}, ask.Key("capital"))
 			if err1 != nil || err2 != nil {
-				return nil, mcp.ErrInputRequired
+				return nil, mcpserver.ErrInputRequired
 			}
 			return json.Marshal(map[string]any{"name": e.Content, "capital": s.Content.Text, "verified": ask.StateVerified(ctx)})
 		}},
-		mcp.Tool{Name: "dup", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "dup", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			ask.ListRoots(ctx, ask.Key("k"))
 			_, err := ask.ListRoots(ctx, ask.Key("k"))
 			return nil, err
@@ -36,7 +37,7 @@ func keyedServer() *mcp.Server {
 
 type keyedClient struct {
 	t  *testing.T
-	ss *mcp.Session
+	ss *mcpserver.Session
 	id int
 }
 

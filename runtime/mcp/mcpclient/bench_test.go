@@ -8,6 +8,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // clientBenchAdd is a small hand-written tool: the JSON work a generated one does.
@@ -28,10 +29,10 @@ func BenchmarkClientToolsCall(b *testing.B) {
 		{"modern", mcp.Version20260728},
 	} {
 		b.Run(era.name, func(b *testing.B) {
-			srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1"}, nil)
-			srv.AddTools(mcp.Tool{Name: "add", InputSchema: json.RawMessage(clientAddSchema), Handler: clientBenchAdd})
+			srv := mcpserver.New(mcp.Implementation{Name: "bench", Version: "1"}, nil)
+			srv.AddTools(mcpserver.Tool{Name: "add", InputSchema: json.RawMessage(clientAddSchema), Handler: clientBenchAdd})
 			ctx := context.Background()
-			c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{ProtocolVersion: era.version})
+			c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), mcpclient.Options{ProtocolVersion: era.version})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -41,8 +42,8 @@ func BenchmarkClientToolsCall(b *testing.B) {
 	}
 	// For comparison: the same call through a goroutine-backed connection.
 	b.Run("legacy-pipe", func(b *testing.B) {
-		srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "1"}, nil)
-		srv.AddTools(mcp.Tool{Name: "add", InputSchema: json.RawMessage(clientAddSchema), Handler: clientBenchAdd})
+		srv := mcpserver.New(mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		srv.AddTools(mcpserver.Tool{Name: "add", InputSchema: json.RawMessage(clientAddSchema), Handler: clientBenchAdd})
 		client, server := runtime.Pipe()
 		served := make(chan error, 1)
 		go func() { served <- srv.Serve(context.Background(), server) }()

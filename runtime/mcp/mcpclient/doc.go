@@ -9,5 +9,6 @@
 // running it twice is harmless, and starts a new session when the server
 // ended the old one. Generated typed MCP clients call through it.
 //
-// It speaks the protocol's vocabulary of package mcp.
+// It speaks the protocol's vocabulary of package mcp and never imports the
+// server (package mcpserver).
 package mcpclient

@@ -7,13 +7,14 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // A client calls a tool of a server in the same process. DialCommand does
 // the same with a server in a subprocess, Connect over any runtime.Framer.
-func ExampleConnectSession() {
-	srv := mcp.NewServer(mcp.Implementation{Name: "calc", Version: "1.0"}, nil)
-	srv.AddTools(mcp.Tool{
+func ExampleConnectTransport() {
+	srv := mcpserver.New(mcp.Implementation{Name: "calc", Version: "1.0"}, nil)
+	srv.AddTools(mcpserver.Tool{
 		Name:        "add",
 		Description: "Adds two integers.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`),
@@ -27,7 +28,7 @@ func ExampleConnectSession() {
 	})
 
 	ctx := context.Background()
-	c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{})
+	c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), mcpclient.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

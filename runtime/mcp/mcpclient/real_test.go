@@ -16,6 +16,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // These tests run the client against the package's own server: over a
@@ -65,24 +66,24 @@ func clientAddTool(ctx context.Context, args json.RawMessage) (json.RawMessage, 
 }
 
 // newClientRealServer returns a server with the test tools; st may be nil.
-func newClientRealServer(st *clientRealState) *mcp.Server {
-	s := mcp.NewServer(mcp.Implementation{Name: "real", Version: "1.2"}, &mcp.ServerOptions{Instructions: "add numbers", PageSize: 2})
+func newClientRealServer(st *clientRealState) *mcpserver.Server {
+	s := mcpserver.New(mcp.Implementation{Name: "real", Version: "1.2"}, &mcpserver.Options{Instructions: "add numbers", PageSize: 2})
 	s.AddTools(
-		mcp.Tool{Name: "add", Description: "Adds.", InputSchema: json.RawMessage(clientAddSchema),
+		mcpserver.Tool{Name: "add", Description: "Adds.", InputSchema: json.RawMessage(clientAddSchema),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"integer"}}}`), Handler: clientAddTool},
-		mcp.Tool{Name: "fail", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "fail", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			return nil, errors.New("the tool failed")
 		}},
-		mcp.Tool{Name: "progress", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "progress", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			for i := 1; i <= 3; i++ {
-				mcp.Progress(ctx, float64(i), 3, fmt.Sprint("step ", i))
+				mcpserver.Progress(ctx, float64(i), 3, fmt.Sprint("step ", i))
 			}
 			return json.RawMessage(`{"sum":3}`), nil
 		}},
-		mcp.Tool{Name: "block", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "block", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			var a struct{ Label string }
 			json.Unmarshal(args, &a)
-			mcp.Progress(ctx, 1, 0, "started")
+			mcpserver.Progress(ctx, 1, 0, "started")
 			<-ctx.Done()
 			if st != nil {
 				st.mu.Lock()
@@ -91,12 +92,12 @@ func newClientRealServer(st *clientRealState) *mcp.Server {
 				st.changed = make(chan struct{})
 				st.mu.Unlock()
 			}
-			mcp.Progress(ctx, 2, 0, "after cancel") // must not be sent
+			mcpserver.Progress(ctx, 2, 0, "after cancel") // must not be sent
 			return json.RawMessage(`{"sum":-1}`), nil
 		}},
-		mcp.Tool{Name: "log", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			mcp.Log(ctx, "debug", "t", "quiet")
-			mcp.Log(ctx, "warning", "t", map[string]int{"n": 1})
+		mcpserver.Tool{Name: "log", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			mcpserver.Log(ctx, "debug", "t", "quiet")
+			mcpserver.Log(ctx, "warning", "t", map[string]int{"n": 1})
 			return json.RawMessage(`{"sum":0}`), nil
 		}},
 	)
@@ -133,7 +134,7 @@ func clientReal(t *testing.T, transport, version string, st *clientRealState, op
 	opts.ProtocolVersion = version
 	ctx := context.Background()
 	if transport == "session" {
-		c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), opts)
+		c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), opts)
 		if err != nil {
 			t.Fatalf("ConnectSession: %v", err)
 		}
@@ -338,7 +339,7 @@ func TestClientSubprocess(t *testing.T) {
 }
 
 func TestClientSessionClose(t *testing.T) {
-	c, err := mcpclient.ConnectSession(context.Background(), newClientRealServer(nil).NewSession(), mcpclient.Options{})
+	c, err := mcpclient.ConnectTransport(context.Background(), newClientRealServer(nil).InProcess(), mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // TestConnectSessionUpdates checks that an in-process client hears what its
@@ -14,15 +15,15 @@ import (
 // change, in a legacy session; and that closing the client ends its
 // subscriptions.
 func TestConnectSessionUpdates(t *testing.T) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, nil)
-	read := func(_ context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	srv := mcpserver.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	read := func(_ context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		return []mcp.ResourceContents{{URI: req.URI, Text: "x"}}, nil
 	}
-	srv.AddResources(mcp.Resource{URI: "test://watched", Name: "watched", Handler: read})
+	srv.AddResources(mcpserver.Resource{URI: "test://watched", Name: "watched", Handler: read})
 	updated := make(chan string, 4)
 	changed := make(chan string, 4)
 	ctx := context.Background()
-	c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{
+	c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), mcpclient.Options{
 		ProtocolVersion:   mcp.Version20251125,
 		OnResourceUpdated: func(uri string) { updated <- uri },
 		OnListChanged:     func(method string) { changed <- method },
@@ -38,7 +39,7 @@ func TestConnectSessionUpdates(t *testing.T) {
 	if got := recvWithin(t, updated); got != "test://watched" {
 		t.Errorf("updated %q, want test://watched", got)
 	}
-	srv.AddResources(mcp.Resource{URI: "test://late", Name: "late", Handler: read})
+	srv.AddResources(mcpserver.Resource{URI: "test://late", Name: "late", Handler: read})
 	if got := recvWithin(t, changed); got != "notifications/resources/list_changed" {
 		t.Errorf("list changed %q", got)
 	}

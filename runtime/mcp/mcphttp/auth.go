@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Auth makes a Handler an OAuth 2.1 resource server, as the protocol's
@@ -49,7 +49,7 @@ type Auth struct {
 	// of the challenges, so a client knows what to ask for.
 	Scopes []string
 	// HideTools leaves out of tools/list the tools whose Scopes
-	// (mcp.Tool.Scopes, //rpcgen:tool scopes=...) the caller's token lacks.
+	// (mcpserver.Tool.Scopes, //rpcgen:tool scopes=...) the caller's token lacks.
 	// Calling such a tool gets 403 insufficient_scope either way.
 	HideTools bool
 }
@@ -140,17 +140,17 @@ func TokenInfoFromContext(ctx context.Context) *TokenInfo {
 }
 
 // withTokenInfo returns ctx carrying ti, and its subject as the principal
-// of the MCP calls made with it (mcp.WithPrincipal: the state of a
+// of the MCP calls made with it (mcpserver.WithPrincipal: the state of a
 // 2026-07-28 input_required result is bound to it); ctx itself when ti is
-// nil. The token's scopes become the mcp.Grant that tools' Scopes are
+// nil. The token's scopes become the mcpserver.Grant that tools' Scopes are
 // checked against; hideTools is Auth.HideTools.
 func withTokenInfo(ctx context.Context, ti *TokenInfo, hideTools bool) context.Context {
 	if ti == nil {
 		return ctx
 	}
 	ctx = context.WithValue(ctx, tokenInfoKey{}, ti)
-	ctx = mcp.WithGrant(ctx, &mcp.Grant{Scopes: ti.Scopes, HideTools: hideTools})
-	return mcp.WithPrincipal(ctx, ti.Subject)
+	ctx = mcpserver.WithGrant(ctx, &mcpserver.Grant{Scopes: ti.Scopes, HideTools: hideTools})
+	return mcpserver.WithPrincipal(ctx, ti.Subject)
 }
 
 // tokenSubject returns the subject of the token r was authenticated with, or

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 const testMetadataURL = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
@@ -222,7 +223,7 @@ func TestProtectedResourceMetadataHandlerPanics(t *testing.T) {
 // An MCP endpoint that requires a bearer token, and the metadata document
 // that tells clients where to get one.
 func ExampleProtectedResourceMetadataHandler() {
-	srv := mcp.NewServer(mcp.Implementation{Name: "files", Version: "1.0.0"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "files", Version: "1.0.0"}, nil)
 	h := NewHandler(srv, &Options{Auth: &Auth{
 		Verify: func(ctx context.Context, token string, r *http.Request) (*TokenInfo, error) {
 			// Check the token (signature, issuer, audience

@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // toolScopes checks the tools/call requests of a POST body against the
-// scopes their tools require (mcp.Tool.Scopes), before anything runs. When
+// scopes their tools require (mcpserver.Tool.Scopes), before anything runs. When
 // the token lacks some it answers 403 with error="insufficient_scope" and a
 // challenge naming the scopes needed (the endpoint's own Scopes and those of
 // every tool the body calls that the token cannot), and returns false. Only
@@ -30,7 +31,7 @@ func (h *Handler) toolScopes(w http.ResponseWriter, r *http.Request, body []byte
 		if json.Unmarshal(name, &s) != nil {
 			return
 		}
-		if need, ok := h.srv.ToolScopes(s); ok && mcp.MissingScopes(need, ti.Scopes) != nil {
+		if need, ok := h.srv.ToolScopes(s); ok && mcpserver.MissingScopes(need, ti.Scopes) != nil {
 			missing = append(missing, need...)
 		}
 	}
@@ -54,7 +55,7 @@ func (h *Handler) toolScopes(w http.ResponseWriter, r *http.Request, body []byte
 	}
 	scopes := union(a.Scopes, missing)
 	a.challenge(w, r, http.StatusForbidden, "insufficient_scope", "",
-		"Forbidden: the token lacks a scope this tool requires: "+strings.Join(mcp.MissingScopes(scopes, ti.Scopes), " "), scopes)
+		"Forbidden: the token lacks a scope this tool requires: "+strings.Join(mcpserver.MissingScopes(scopes, ti.Scopes), " "), scopes)
 	return false
 }
 

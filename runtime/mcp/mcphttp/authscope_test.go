@@ -17,6 +17,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // scopedServer serves three tools, two of them behind scopes, counting the
@@ -30,11 +31,11 @@ type scopedServer struct {
 func newScopedServer(t *testing.T, hide bool) *scopedServer {
 	t.Helper()
 	s := &scopedServer{}
-	srv := mcp.NewServer(mcp.Implementation{Name: "scoped", Version: "1"}, nil)
-	tool := func(name string, scopes ...string) mcp.Tool {
+	srv := mcpserver.New(mcp.Implementation{Name: "scoped", Version: "1"}, nil)
+	tool := func(name string, scopes ...string) mcpserver.Tool {
 		n := new(atomic.Int32)
 		s.runs.Store(name, n)
-		return mcp.Tool{Name: name, Scopes: scopes, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		return mcpserver.Tool{Name: name, Scopes: scopes, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			n.Add(1)
 			return json.RawMessage(`{"ok":true}`), nil
 		}}

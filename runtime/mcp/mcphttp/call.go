@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/rpcgen/rpcgen/runtime"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // call is a request (or batch) POSTed to a session, in flight. Its response
@@ -18,7 +18,7 @@ import (
 // goroutine serving the POST (inline), so it costs no goroutine and no
 // hand-off; a call whose response may become an event stream runs on a
 // goroutine of its own, and the POST's goroutine waits for its response, so
-// that the response can end before the call (mcp.CloseStream, a resume
+// that the response can end before the call (mcpserver.CloseStream, a resume
 // taking the stream over, the session ending) by returning the handler,
 // the connection staying usable (inline.go says which calls run where). On
 // HTTP/2 every call runs on its own goroutine. Either way the call's
@@ -76,7 +76,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		c.startSSE(true)
 		c.mu.Unlock()
 	}
-	ctx = mcp.WithStreamCloser(ctx, c.closeStream)
+	ctx = mcpserver.WithStreamCloser(ctx, c.closeStream)
 	if inline {
 		c.run(ctx, body)
 		c.answer(&c.first)
@@ -159,7 +159,7 @@ func (c *call) startSSE(flush bool) {
 	c.keepAlive(c.conn)
 }
 
-// closeStream is the call's mcp.CloseStream: it ends the POST's response (an
+// closeStream is the call's mcpserver.CloseStream: it ends the POST's response (an
 // event stream from now on, so the client can resume it) while the call goes
 // on. Revisions before 2025-11-25 have no polling: it does nothing there.
 // Nor does it when the response cannot end before its handler returns: an

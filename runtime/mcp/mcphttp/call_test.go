@@ -17,6 +17,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -31,7 +32,7 @@ type callServer struct {
 	client  *http.Client
 	started chan string   // a tool is waiting for gate (its name)
 	gate    chan struct{} // lets a waiting tool go on, once per send
-	closed  chan bool     // what mcp.CloseStream returned
+	closed  chan bool     // what mcpserver.CloseStream returned
 }
 
 func newCallServer(t *testing.T, opts *Options, http2 bool) *callServer {
@@ -58,35 +59,35 @@ func newCallServer(t *testing.T, opts *Options, http2 bool) *callServer {
 			return ctx.Err()
 		}
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "call", Version: "1"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "call", Version: "1"}, nil)
 	srv.AddTools(
 		// poll logs "before", closes its stream, waits, logs "after".
-		mcp.Tool{Name: "poll", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			mcp.Log(ctx, mcp.LevelInfo, "", "before")
-			cs.closed <- mcp.CloseStream(ctx)
+		mcpserver.Tool{Name: "poll", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			mcpserver.Log(ctx, mcp.LevelInfo, "", "before")
+			cs.closed <- mcpserver.CloseStream(ctx)
 			if err := wait(ctx, "poll", false); err != nil {
 				return nil, err
 			}
-			mcp.Log(ctx, mcp.LevelInfo, "", "after")
+			mcpserver.Log(ctx, mcp.LevelInfo, "", "after")
 			return json.RawMessage(`{"polled":true}`), nil
 		}},
 		// steps logs 0, 1, 2, waiting before each.
-		mcp.Tool{Name: "steps", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "steps", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			for i := range 3 {
 				if err := wait(ctx, "steps", false); err != nil {
 					return nil, err
 				}
-				mcp.Log(ctx, mcp.LevelInfo, "", i)
+				mcpserver.Log(ctx, mcp.LevelInfo, "", i)
 			}
 			return json.RawMessage(`{"steps":3}`), nil
 		}},
 		// stubborn logs, then waits, whatever becomes of its context.
-		mcp.Tool{Name: "stubborn", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			mcp.Log(ctx, mcp.LevelInfo, "", "started")
+		mcpserver.Tool{Name: "stubborn", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			mcpserver.Log(ctx, mcp.LevelInfo, "", "started")
 			wait(ctx, "stubborn", true)
 			return json.RawMessage(`{"stubborn":true}`), nil
 		}},
-		mcp.Tool{Name: "slow", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "slow", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			if err := wait(ctx, "slow", false); err != nil {
 				return nil, err
 			}
@@ -202,7 +203,7 @@ func wantData(t *testing.T, evs []sse.Event, want ...string) {
 	}
 }
 
-// mcp.CloseStream ends the POST's response cleanly while the call goes on,
+// mcpserver.CloseStream ends the POST's response cleanly while the call goes on,
 // on HTTP/1.1 (the connection is taken over and the chunked body ended) and
 // on HTTP/2; the client resumes the stream with GET and Last-Event-ID, on
 // the same client, and receives the rest live.

@@ -17,6 +17,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // These tests run the client transports against the package's own Handler
@@ -54,9 +55,9 @@ func (e *clientE2E) count(method string) int {
 
 func newClientE2E(t *testing.T) *clientE2E {
 	e := &clientE2E{cancelled: make(chan string, 16), methods: map[string]int{}}
-	srv := mcp.NewServer(mcp.Implementation{Name: "e2e", Version: "1.0"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "e2e", Version: "1.0"}, nil)
 	srv.AddTools(
-		mcp.Tool{
+		mcpserver.Tool{
 			Name:         "add",
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"integer"}}}`),
@@ -68,29 +69,29 @@ func newClientE2E(t *testing.T) *clientE2E {
 				return json.Marshal(clientAddResult{a.A + a.B})
 			},
 		},
-		mcp.Tool{Name: "progress", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "progress", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			for i := 1; i <= 3; i++ {
-				mcp.Progress(ctx, float64(i), 3, "step")
+				mcpserver.Progress(ctx, float64(i), 3, "step")
 			}
 			return json.RawMessage(`{"sum":6}`), nil
 		}},
 		// poll ends its stream's connection midway (2025-11-25 polling): the
 		// client resumes and must see every message once.
-		mcp.Tool{Name: "poll", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			mcp.Progress(ctx, 1, 3, "before")
-			mcp.CloseStream(ctx)
-			mcp.Progress(ctx, 2, 3, "after")
-			mcp.Progress(ctx, 3, 3, "after")
+		mcpserver.Tool{Name: "poll", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			mcpserver.Progress(ctx, 1, 3, "before")
+			mcpserver.CloseStream(ctx)
+			mcpserver.Progress(ctx, 2, 3, "after")
+			mcpserver.Progress(ctx, 3, 3, "after")
 			return json.RawMessage(`{"sum":6}`), nil
 		}},
-		mcp.Tool{Name: "log", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			mcp.Log(ctx, mcp.LevelWarning, "e2e", "careful")
+		mcpserver.Tool{Name: "log", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			mcpserver.Log(ctx, mcp.LevelWarning, "e2e", "careful")
 			return json.RawMessage(`{"sum":0}`), nil
 		}},
-		mcp.Tool{Name: "block", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "block", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			var a struct{ Label string }
 			json.Unmarshal(args, &a)
-			mcp.Progress(ctx, 1, 0, "started")
+			mcpserver.Progress(ctx, 1, 0, "started")
 			select {
 			case <-ctx.Done():
 				e.cancelled <- a.Label
@@ -99,7 +100,7 @@ func newClientE2E(t *testing.T) *clientE2E {
 			return json.RawMessage(`{"sum":-1}`), nil
 		}},
 		// region mirrors arguments into Mcp-Param-* headers (2026-07-28).
-		mcp.Tool{
+		mcpserver.Tool{
 			Name: "region",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{
 				"region":{"type":"string","x-mcp-header":"Region"},
@@ -110,7 +111,7 @@ func newClientE2E(t *testing.T) *clientE2E {
 			},
 		},
 		// bad's annotation is invalid (a number): 2026-07-28 clients hide it.
-		mcp.Tool{
+		mcpserver.Tool{
 			Name:        "bad",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}}`),
 			Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {

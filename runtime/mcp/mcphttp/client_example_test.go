@@ -9,14 +9,15 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // ExampleConnect calls a tool of a server over HTTP. Connect finds the
 // newest protocol revision and transport the server speaks; pin one with
 // ClientOptions.MCP.ProtocolVersion or ClientOptions.Transport.
 func ExampleConnect() {
-	srv := mcp.NewServer(mcp.Implementation{Name: "greeter", Version: "1.0"}, nil)
-	srv.AddTools(mcp.Tool{
+	srv := mcpserver.New(mcp.Implementation{Name: "greeter", Version: "1.0"}, nil)
+	srv.AddTools(mcpserver.Tool{
 		Name:        "greet",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`),
 		Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // The client's session life: a new session when the server ends the old
@@ -28,11 +29,11 @@ func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.cur.
 
 // lifeServer is a feature server (a resource to subscribe to) with a tool,
 // "hold", that reports progress and then runs until its context ends.
-func lifeServer(held chan<- struct{}) *mcp.Server {
+func lifeServer(held chan<- struct{}) *mcpserver.Server {
 	srv := newFeatureServer()
-	srv.AddTools(mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`),
+	srv.AddTools(mcpserver.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			mcp.Progress(ctx, 1, 2, "holding")
+			mcpserver.Progress(ctx, 1, 2, "holding")
 			held <- struct{}{}
 			<-ctx.Done()
 			return nil, ctx.Err()
@@ -201,7 +202,7 @@ func TestClientStandaloneResume(t *testing.T) {
 	if m := recv(t, logs, "a log message"); m.Level != string(mcp.LevelInfo) {
 		t.Errorf("log message %+v", m)
 	}
-	srv.AddTools(mcp.Tool{Name: "late", InputSchema: json.RawMessage(`{"type":"object"}`),
+	srv.AddTools(mcpserver.Tool{Name: "late", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }})
 	if m := recv(t, changes, "tools/list_changed"); m != "notifications/tools/list_changed" {
 		t.Errorf("list change %q", m)

@@ -14,6 +14,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // TestClientProbeWaitsForSlowServer: over Streamable HTTP every request gets
@@ -25,7 +26,7 @@ import (
 // load: negotiated "2025-11-25", want "2026-07-28").
 func TestClientProbeWaitsForSlowServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := mcp.NewServer(mcp.Implementation{Name: "slow", Version: "1"}, nil)
+		srv := mcpserver.New(mcp.Implementation{Name: "slow", Version: "1"}, nil)
 		h := NewHandler(srv, nil)
 		defer h.Close()
 		var inits atomic.Int32

@@ -17,6 +17,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Retries the types allow, over real sockets: a server that drops the
@@ -26,7 +27,7 @@ import (
 // retryServer counts the runs of a read-only tool, "lookup", and of one with
 // no hints, "charge".
 type retryServer struct {
-	srv          *mcp.Server
+	srv          *mcpserver.Server
 	lookups      atomic.Int32
 	charges      atomic.Int32
 	mu           sync.Mutex
@@ -36,14 +37,14 @@ type retryServer struct {
 
 func newRetryServer() *retryServer {
 	rs := &retryServer{dropped: map[string]bool{}, drop: map[string]bool{}, refuse: map[string]bool{}}
-	rs.srv = mcp.NewServer(mcp.Implementation{Name: "retry", Version: "1"}, nil)
+	rs.srv = mcpserver.New(mcp.Implementation{Name: "retry", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object"}`)
 	rs.srv.AddTools(
-		mcp.Tool{Name: "lookup", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
+		mcpserver.Tool{Name: "lookup", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
 			Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 				return json.Marshal(map[string]int32{"lookups": rs.lookups.Add(1)})
 			}},
-		mcp.Tool{Name: "charge", InputSchema: obj,
+		mcpserver.Tool{Name: "charge", InputSchema: obj,
 			Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 				return json.Marshal(map[string]int32{"charges": rs.charges.Add(1)})
 			}},

@@ -9,6 +9,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // incomingSetter is how mcpclient.ConnectTransport hands a transport the
@@ -23,7 +24,7 @@ var (
 // clientUpdates runs a legacy session over tr, subscribes to featureURI,
 // and checks that resources/updated, sent while no call is in flight,
 // reaches the transport's incoming function.
-func clientUpdates(t *testing.T, tr mcpclient.Transport, srv *mcp.Server, version string) {
+func clientUpdates(t *testing.T, tr mcpclient.Transport, srv *mcpserver.Server, version string) {
 	t.Helper()
 	got := make(chan []byte, 8)
 	tr.(incomingSetter).SetIncoming(func(msg []byte) { got <- msg })

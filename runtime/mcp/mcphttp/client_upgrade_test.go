@@ -19,6 +19,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // A server restarted as another version of itself: the client's new session
@@ -26,19 +27,19 @@ import (
 
 // upgradeServer serves "lookup" (read-only when readOnly says so, counting
 // its runs) and, when resources is set, featureURI to subscribe to.
-func upgradeServer(version, instructions string, resources, readOnly bool, runs *atomic.Int32) *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "up", Version: version}, &mcp.ServerOptions{Instructions: instructions})
+func upgradeServer(version, instructions string, resources, readOnly bool, runs *atomic.Int32) *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "up", Version: version}, &mcpserver.Options{Instructions: instructions})
 	var ann *mcp.ToolAnnotations
 	if readOnly {
 		ann = &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)}
 	}
-	srv.AddTools(mcp.Tool{Name: "lookup", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann,
+	srv.AddTools(mcpserver.Tool{Name: "lookup", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann,
 		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return json.Marshal(map[string]int32{"runs": runs.Add(1)})
 		}})
 	if resources {
-		srv.AddResources(mcp.Resource{URI: featureURI, Name: "feature", MIMEType: "text/plain",
-			Handler: func(_ context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		srv.AddResources(mcpserver.Resource{URI: featureURI, Name: "feature", MIMEType: "text/plain",
+			Handler: func(_ context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 				return []mcp.ResourceContents{{URI: req.URI, MIMEType: "text/plain", Text: "v"}}, nil
 			}})
 	}

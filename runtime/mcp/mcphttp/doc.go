@@ -1,5 +1,5 @@
 // Package mcphttp serves and calls the Model Context Protocol over HTTP: a
-// Handler serves an mcp.Server at one endpoint to every client in use (the
+// Handler serves an mcpserver.Server at one endpoint to every client in use (the
 // stateless Streamable HTTP of 2026-07-28, the session-based Streamable HTTP
 // of 2025-03-26 to 2025-11-25, and the HTTP+SSE transport of 2024-11-05), and
 // Connect calls such a server.

@@ -13,6 +13,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // A tool's elicitation in a legacy Streamable HTTP session: the request
@@ -190,8 +191,8 @@ func TestElicitAfterClientLeft(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	answered := make(chan string, 1)
-	srv := mcp.NewServer(mcp.Implementation{Name: "f", Version: "1"}, nil)
-	srv.AddTools(mcp.Tool{Name: "later", InputSchema: json.RawMessage(`{"type":"object"}`),
+	srv := mcpserver.New(mcp.Implementation{Name: "f", Version: "1"}, nil)
+	srv.AddTools(mcpserver.Tool{Name: "later", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			started <- struct{}{}
 			<-release

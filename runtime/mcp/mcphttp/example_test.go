@@ -10,13 +10,14 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // An MCP server over HTTP, offering what rpcgen generated from the Greeter
 // interface, and a client calling it through the generated typed MCP
 // client, first in the newest revision and then in a legacy session.
 func ExampleNewHandler() {
-	srv := mcp.NewServer(mcp.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
 	greeter.RegisterGreeter(srv, greeter.Impl{})
 	h := mcphttp.NewHandler(srv, nil) // the safe defaults: see Options
 	hs := httptest.NewServer(h)

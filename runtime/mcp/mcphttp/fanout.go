@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // A change made on a replica (a log message, a resource update, a list
@@ -19,11 +19,11 @@ import (
 // seqChange is a change and its number in the order of fan.
 type seqChange struct {
 	n int64
-	c mcp.Change
+	c mcpserver.Change
 }
 
 // onChange queues a change made on this replica for fanOut.
-func (rep *replica) onChange(c mcp.Change) {
+func (rep *replica) onChange(c mcpserver.Change) {
 	rep.fanStart.Do(func() { go rep.fanOut() })
 	rep.fanMu.Lock()
 	n := rep.queued.Load() + 1

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -26,10 +27,10 @@ const featureURI = "test://feature"
 
 // newFeatureServer returns a server with a tool asking the user for a name
 // (elicitation) and a resource to subscribe to.
-func newFeatureServer() *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "f", Version: "1"}, nil)
+func newFeatureServer() *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "f", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object"}`)
-	srv.AddTools(mcp.Tool{Name: "ask", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+	srv.AddTools(mcpserver.Tool{Name: "ask", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 		res, err := ask.Elicit(ctx, &mcp.ElicitParams{
 			Message:         "Your name?",
 			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
@@ -40,7 +41,7 @@ func newFeatureServer() *mcp.Server {
 		var c struct{ Name string }
 		_ = json.Unmarshal(res.Content, &c)
 		return json.Marshal(map[string]string{"action": res.Action, "name": c.Name})
-	}}, mcp.Tool{Name: "sample", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+	}}, mcpserver.Tool{Name: "sample", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 		res, err := ask.Sample(ctx, &mcp.CreateMessageParams{
 			Messages:  []mcp.SamplingMessage{{Role: "user", Content: mcp.TextContent("Say hi")}},
 			MaxTokens: 10,
@@ -50,15 +51,15 @@ func newFeatureServer() *mcp.Server {
 		}
 		return json.Marshal(map[string]string{"model": res.Model, "text": res.Content.Text})
 	}})
-	srv.AddResources(mcp.Resource{URI: featureURI, Name: "feature", MIMEType: "text/plain",
-		Handler: func(_ context.Context, req *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	srv.AddResources(mcpserver.Resource{URI: featureURI, Name: "feature", MIMEType: "text/plain",
+		Handler: func(_ context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{{URI: req.URI, MIMEType: "text/plain", Text: "v"}}, nil
 		}})
 	return srv
 }
 
 // newFeatureHarness serves newFeatureServer.
-func newFeatureHarness(t *testing.T, opts *Options, h2 bool) (*harness, *mcp.Server) {
+func newFeatureHarness(t *testing.T, opts *Options, h2 bool) (*harness, *mcpserver.Server) {
 	t.Helper()
 	srv := newFeatureServer()
 	return newServerHarness(t, srv, opts, h2), srv
@@ -66,7 +67,7 @@ func newFeatureHarness(t *testing.T, opts *Options, h2 bool) (*harness, *mcp.Ser
 
 // newServerHarness serves srv on a real socket, over HTTP/2 (TLS) when h2,
 // else HTTP/1.1.
-func newServerHarness(t *testing.T, srv *mcp.Server, opts *Options, h2 bool) *harness {
+func newServerHarness(t *testing.T, srv *mcpserver.Server, opts *Options, h2 bool) *harness {
 	t.Helper()
 	hn := &harness{t: t}
 	hn.h = NewHandler(srv, opts)

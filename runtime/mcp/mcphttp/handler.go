@@ -13,6 +13,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Header names of the handler and the client transports, in the canonical
@@ -44,15 +45,15 @@ var (
 // transport of 2024-11-05. Create one with NewHandler and mount it where the
 // MCP endpoint lives. Its methods are safe for concurrent use.
 type Handler struct {
-	srv    *mcp.Server
+	srv    *mcpserver.Server
 	opts   Options // with defaults filled in
 	policy httpguard.Policy
 	cors   *httpguard.CORS // nil without Options.CORS
 	logger *slog.Logger
 	legacy *sseLegacy // the 2024-11-05 transport; nil when disabled
 	store  EventStore
-	modern *mcp.Session // serves every 2026-07-28 request, statelessly
-	rep    *replica     // with a SessionStore: this handler is one replica (replica.go)
+	modern *mcpserver.Session // serves every 2026-07-28 request, statelessly
+	rep    *replica           // with a SessionStore: this handler is one replica (replica.go)
 
 	// params caches the x-mcp-header parameters of the tools, by name.
 	paramsMu sync.Mutex
@@ -99,7 +100,7 @@ const closingBit = 1 << 62
 
 // NewHandler returns a Handler serving srv with opts (nil means the zero
 // Options, which are safe defaults).
-func NewHandler(srv *mcp.Server, opts *Options) *Handler {
+func NewHandler(srv *mcpserver.Server, opts *Options) *Handler {
 	h := &Handler{srv: srv, modern: srv.NewSession(), drained: make(chan struct{}),
 		sessions: make(map[string]*session), sweepWake: make(chan struct{}, 1)}
 	if opts != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -81,19 +82,19 @@ func FuzzHandler(f *testing.F) {
 
 // fuzzServer has a quick tool, one that sends notifications and one whose
 // arguments travel in Mcp-Param-* headers.
-func fuzzServer() *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "fuzz", Version: "1"}, nil)
+func fuzzServer() *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "fuzz", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object"}`)
 	srv.AddTools(
-		mcp.Tool{Name: "add", InputSchema: obj, Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "add", InputSchema: obj, Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 			return json.RawMessage(`{"sum":3}`), nil
 		}},
-		mcp.Tool{Name: "progress", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			mcp.Progress(ctx, 1, 2, "half")
-			mcp.Log(ctx, mcp.LevelError, "f", "x")
+		mcpserver.Tool{Name: "progress", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			mcpserver.Progress(ctx, 1, 2, "half")
+			mcpserver.Log(ctx, mcp.LevelError, "f", "x")
 			return json.RawMessage(`{"ok":true}`), nil
 		}},
-		mcp.Tool{Name: "region", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}`),
+		mcpserver.Tool{Name: "region", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}`),
 			Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil }},
 	)
 	return srv

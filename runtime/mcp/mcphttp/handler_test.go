@@ -17,6 +17,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -181,8 +182,8 @@ func TestMaxSessions(t *testing.T) {
 
 // A Handler mounted beside other routes, shut down with its server.
 func ExampleHandler() {
-	srv := mcp.NewServer(mcp.Implementation{Name: "adder", Version: "1.0.0"}, nil)
-	srv.AddTools(mcp.Tool{
+	srv := mcpserver.New(mcp.Implementation{Name: "adder", Version: "1.0.0"}, nil)
+	srv.AddTools(mcpserver.Tool{
 		Name:        "add",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`),
 		Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
@@ -303,9 +304,9 @@ func BenchmarkHandlerInProcess(b *testing.B) {
 
 // benchServer returns a server with one tool, add, whose input schema is
 // schema.
-func benchServer(schema string) *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "b", Version: "1"}, nil)
-	srv.AddTools(mcp.Tool{Name: "add", InputSchema: json.RawMessage(schema), Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+func benchServer(schema string) *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "b", Version: "1"}, nil)
+	srv.AddTools(mcpserver.Tool{Name: "add", InputSchema: json.RawMessage(schema), Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		var in struct {
 			A, B     int64
 			Progress bool
@@ -314,7 +315,7 @@ func benchServer(schema string) *mcp.Server {
 			return nil, err
 		}
 		if in.Progress {
-			mcp.Progress(ctx, 1, 1, "")
+			mcpserver.Progress(ctx, 1, 1, "")
 		}
 		return fmt.Appendf(nil, `{"sum":%d}`, in.A+in.B), nil
 	}})

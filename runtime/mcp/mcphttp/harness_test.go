@@ -15,6 +15,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -36,7 +37,7 @@ type harness struct {
 	started   chan string   // a blocking tool started (its "key" argument)
 	release   chan struct{} // lets a blocking tool go on, once per receive
 	cancelled chan string   // a blocking tool saw its context end
-	closed    chan bool     // what mcp.CloseStream returned
+	closed    chan bool     // what mcpserver.CloseStream returned
 }
 
 func newHarness(t *testing.T, opts *Options) *harness {
@@ -53,7 +54,7 @@ func newHarnessOn(t *testing.T, opts *Options, inMemory bool, configure func(*ht
 		cancelled: make(chan string, 100),
 		closed:    make(chan bool, 100),
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	srv.AddTools(hn.tools()...)
 	hn.h = NewHandler(srv, opts)
 	if inMemory {
@@ -91,7 +92,7 @@ func hnParse(raw json.RawMessage) hnArgs {
 	return a
 }
 
-func (hn *harness) tools() []mcp.Tool {
+func (hn *harness) tools() []mcpserver.Tool {
 	obj := json.RawMessage(`{"type":"object"}`)
 	wait := func(ctx context.Context, key string) error {
 		hn.started <- key
@@ -103,17 +104,17 @@ func (hn *harness) tools() []mcp.Tool {
 			return ctx.Err()
 		}
 	}
-	return []mcp.Tool{
+	return []mcpserver.Tool{
 		{Name: "add", InputSchema: obj, Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 			a := hnParse(args)
 			return fmt.Appendf(nil, `{"sum":%d}`, a.A+a.B), nil
 		}},
 		{Name: "log", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			mcp.Log(ctx, mcp.LevelInfo, "t", "hello")
+			mcpserver.Log(ctx, mcp.LevelInfo, "t", "hello")
 			return json.RawMessage(`{"ok":true}`), nil
 		}},
 		{Name: "progress", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			mcp.Progress(ctx, 1, 2, "half")
+			mcpserver.Progress(ctx, 1, 2, "half")
 			return json.RawMessage(`{"ok":true}`), nil
 		}},
 		// steps logs N messages, each once the test releases it.
@@ -123,7 +124,7 @@ func (hn *harness) tools() []mcp.Tool {
 				if err := wait(ctx, a.Key); err != nil {
 					return nil, err
 				}
-				mcp.Log(ctx, mcp.LevelInfo, "", i)
+				mcpserver.Log(ctx, mcp.LevelInfo, "", i)
 			}
 			return fmt.Appendf(nil, `{"steps":%d}`, a.N), nil
 		}},
@@ -137,19 +138,19 @@ func (hn *harness) tools() []mcp.Tool {
 		{Name: "poll", InputSchema: obj, Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			a := hnParse(args)
 			if a.N > 0 {
-				mcp.Log(ctx, mcp.LevelInfo, "", "before")
+				mcpserver.Log(ctx, mcp.LevelInfo, "", "before")
 			}
-			hn.closed <- mcp.CloseStream(ctx)
+			hn.closed <- mcpserver.CloseStream(ctx)
 			if err := wait(ctx, a.Key); err != nil {
 				return nil, err
 			}
 			if a.N > 0 {
-				mcp.Log(ctx, mcp.LevelInfo, "", "after")
+				mcpserver.Log(ctx, mcp.LevelInfo, "", "after")
 			}
 			return json.RawMessage(`{"polled":true}`), nil
 		}},
 		{Name: "needs", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			if err := mcp.RequireClientCapability(ctx, "elicitation"); err != nil {
+			if err := mcpserver.RequireClientCapability(ctx, "elicitation"); err != nil {
 				return nil, err
 			}
 			return json.RawMessage(`{"ok":true}`), nil

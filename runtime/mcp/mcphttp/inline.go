@@ -8,7 +8,7 @@ import (
 
 // Where a legacy call runs. On HTTP/1.x a call whose response stays JSON
 // runs on the goroutine serving its POST (inline): no goroutine, no
-// hand-off. An event stream may end before its call (mcp.CloseStream, a
+// hand-off. An event stream may end before its call (mcpserver.CloseStream, a
 // resume taking it over, the session ending); on that goroutine the
 // response could then only end by taking the connection from net/http and
 // closing it, so it must say Connection: close and the client opens a new

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -56,7 +56,7 @@ type sseSession struct {
 	id      string
 	subject string // the token subject that opened it
 	logger  *slog.Logger
-	ss      *mcp.Session
+	ss      *mcpserver.Session
 	ctx     context.Context // the session's life; ends with its stream
 	cancel  context.CancelFunc
 

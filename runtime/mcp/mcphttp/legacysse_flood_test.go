@@ -13,15 +13,16 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // floodServer serves "note", whose answer is about 2 KiB, like a get_note of
 // a long note.
 func floodServer(t *testing.T, opts *Options) (*Handler, *httptest.Server) {
 	t.Helper()
-	srv := mcp.NewServer(mcp.Implementation{Name: "flood", Version: "1"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "flood", Version: "1"}, nil)
 	text, _ := json.Marshal(strings.Repeat("a long note ", 170))
-	srv.AddTools(mcp.Tool{Name: "note", InputSchema: json.RawMessage(`{"type":"object"}`),
+	srv.AddTools(mcpserver.Tool{Name: "note", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return json.RawMessage(`{"text":` + string(text) + `}`), nil
 		}})
@@ -130,9 +131,9 @@ func TestLegacySSECondemned(t *testing.T) {
 func testLegacySSECondemned(t *testing.T) {
 	const calls = 100
 	release := make(chan struct{}, calls) // one answer per token
-	srv := mcp.NewServer(mcp.Implementation{Name: "condemn", Version: "1"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "condemn", Version: "1"}, nil)
 	chunk, _ := json.Marshal(strings.Repeat("x", 200<<10))
-	srv.AddTools(mcp.Tool{Name: "chunk", InputSchema: json.RawMessage(`{"type":"object"}`),
+	srv.AddTools(mcpserver.Tool{Name: "chunk", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			select {
 			case <-release:

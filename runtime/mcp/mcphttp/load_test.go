@@ -17,6 +17,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // loadDuration is how long TestLoad's clients keep calling.
@@ -43,25 +44,25 @@ type loadSum struct {
 // loadAdd is the tool every client calls: it returns the sum of its
 // operands, and with progress it reports a step first, which turns the
 // response into an event stream.
-func loadAdd(progress bool) mcp.ToolHandler {
+func loadAdd(progress bool) mcpserver.ToolHandler {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		var in loadArgs
 		if err := json.Unmarshal(args, &in); err != nil {
 			return nil, runtime.InvalidParams("%v", err)
 		}
 		if progress {
-			mcp.Progress(ctx, 1, 2, "adding")
+			mcpserver.Progress(ctx, 1, 2, "adding")
 		}
 		return json.Marshal(loadSum{in.A + in.B})
 	}
 }
 
-func newLoadServer() *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "load", Version: "1.0.0"}, nil)
+func newLoadServer() *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "load", Version: "1.0.0"}, nil)
 	out := json.RawMessage(`{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}`)
 	srv.AddTools(
-		mcp.Tool{Name: "add", InputSchema: json.RawMessage(loadAddSchema), OutputSchema: out, Handler: loadAdd(false)},
-		mcp.Tool{Name: "progress_add", InputSchema: json.RawMessage(loadAddSchema), OutputSchema: out, Handler: loadAdd(true)},
+		mcpserver.Tool{Name: "add", InputSchema: json.RawMessage(loadAddSchema), OutputSchema: out, Handler: loadAdd(false)},
+		mcpserver.Tool{Name: "progress_add", InputSchema: json.RawMessage(loadAddSchema), OutputSchema: out, Handler: loadAdd(true)},
 	)
 	return srv
 }

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // MemorySessionStore is a SessionStore in memory: the handlers of one
 // process that share it (with a shared MemoryEventStore and an
-// mcp.MemoryBus) behave as replicas of one server, which is what a test of
+// mcpserver.MemoryBus) behave as replicas of one server, which is what a test of
 // a multi-replica setup needs. A Handler without a SessionStore keeps its
 // sessions in memory more cheaply; this one is for sharing.
 type MemorySessionStore struct {
@@ -64,7 +65,7 @@ func (m *MemorySessionStore) Create(_ context.Context, s *StoredSession, max int
 	return nil
 }
 
-func cloneState(st mcp.SessionState) mcp.SessionState {
+func cloneState(st mcpserver.SessionState) mcpserver.SessionState {
 	st.Capabilities = slices.Clone(st.Capabilities)
 	st.Features = slices.Clone(st.Features)
 	st.Subscriptions = slices.Clone(st.Subscriptions)

@@ -12,6 +12,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Over Streamable HTTP, client middleware's headers (runtime.WithCallHeaders)
@@ -23,14 +24,14 @@ func TestMiddlewareOverHTTP(t *testing.T) {
 		return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 			if req.Method == "tools/call" {
 				mu.Lock()
-				serverIDs = append(serverIDs, mcp.SessionFromContext(ctx).ID())
+				serverIDs = append(serverIDs, mcpserver.SessionFromContext(ctx).ID())
 				mu.Unlock()
 			}
 			return next.ServeRPC(ctx, req)
 		})
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "mw", Version: "1"}, &mcp.ServerOptions{Middleware: []runtime.Middleware{method}})
-	srv.AddTools(mcp.Tool{Name: "hi", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	srv := mcpserver.New(mcp.Implementation{Name: "mw", Version: "1"}, &mcpserver.Options{Middleware: []runtime.Middleware{method}})
+	srv.AddTools(mcpserver.Tool{Name: "hi", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{"hi":true}`), nil
 	}})
 	h := mcphttp.NewHandler(srv, nil)

@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Options configures a Handler. The zero value is safe: Origin and (on a
@@ -69,9 +69,9 @@ type Options struct {
 	SessionStore SessionStore
 	// Bus carries what the replicas tell each other (a client's answer to
 	// a request another replica sent, a cancellation, a session's end);
-	// nil means the server's (mcp.ServerOptions.Bus). Only used with a
+	// nil means the server's (mcpserver.Options.Bus). Only used with a
 	// SessionStore.
-	Bus mcp.Bus
+	Bus mcpserver.Bus
 	// StoreTimeout bounds each call of the SessionStore, the EventStore and
 	// the Bus made for a request of a shared session: a request whose store
 	// does not answer in time gets 503 with a JSON-RPC error. Default 2

@@ -14,12 +14,13 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // A Handler with Options.SessionStore is one replica of a server: its legacy
 // Streamable HTTP sessions live in the store, their streams' events in a
 // SharedEventStore, and what one replica must tell another goes on the bus.
-// A replica keeps a copy of each session it served lately (the mcp.Session
+// A replica keeps a copy of each session it served lately (the mcpserver.Session
 // rebuilt from the stored state), checked against the store at every
 // request, and the calls and streams it runs. The bus carries:
 //
@@ -40,7 +41,7 @@ type replica struct {
 	id       string // names this replica in stream names and request ids
 	sessions SessionStore
 	events   SharedEventStore
-	bus      mcp.Bus
+	bus      mcpserver.Bus
 	timeout  time.Duration
 	seq      atomic.Int64 // stream names
 
@@ -86,7 +87,7 @@ func newReplica(h *Handler) *replica {
 		rep.bus = h.srv.Bus()
 	}
 	if rep.bus == nil {
-		panic("mcphttp: Options.SessionStore needs a Bus (Options.Bus or mcp.ServerOptions.Bus)")
+		panic("mcphttp: Options.SessionStore needs a Bus (Options.Bus or mcpserver.Options.Bus)")
 	}
 	var id [5]byte
 	_, _ = rand.Read(id[:])
@@ -174,7 +175,7 @@ func (rep *replica) find(r *http.Request, sid string) (*session, error) {
 
 // adopt makes ss, the session st describes, one this replica serves, and
 // returns it (or the copy another request made meanwhile).
-func (rep *replica) adopt(st *StoredSession, ss *mcp.Session) *session {
+func (rep *replica) adopt(st *StoredSession, ss *mcpserver.Session) *session {
 	h := rep.h
 	s := &session{h: h, id: st.ID, subject: st.Subject, ss: ss, polling: st.State.ProtocolVersion >= mcp.Version20251125}
 	s.last.Store(time.Now().UnixNano())
@@ -197,7 +198,7 @@ func (rep *replica) adopt(st *StoredSession, ss *mcp.Session) *session {
 }
 
 // persist stores a change the client made to the session's state.
-func (s *session) persist(ctx context.Context, c mcp.StateChange) error {
+func (s *session) persist(ctx context.Context, c mcpserver.StateChange) error {
 	rep := s.h.rep
 	ctx, cancel := rep.ctx(ctx)
 	defer cancel()
@@ -214,7 +215,7 @@ func (s *session) persist(ctx context.Context, c mcp.StateChange) error {
 
 // create stores the session ss that an initialize just started, and
 // adopts it; ErrTooManySessions when the limit is reached.
-func (rep *replica) create(r *http.Request, body []byte, ss *mcp.Session) (*session, error) {
+func (rep *replica) create(r *http.Request, body []byte, ss *mcpserver.Session) (*session, error) {
 	st, _ := ss.State()
 	stored := &StoredSession{ID: newSessionID(), Subject: tokenSubject(r), State: st,
 		ClientInfo: clientInfo(body), Created: time.Now().UTC()}

@@ -3,15 +3,15 @@ package mcphttp_test
 import (
 	"testing"
 
-	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp/replicatest"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // memoryBackend shares one MemorySessionStore, MemoryEventStore and
 // MemoryBus among the replicas of a cluster.
 func memoryBackend(*testing.T) func() replicatest.Backend {
-	b := replicatest.Backend{Sessions: mcphttp.NewMemorySessionStore(), Events: mcphttp.NewMemoryEventStore(0), Bus: mcp.NewMemoryBus()}
+	b := replicatest.Backend{Sessions: mcphttp.NewMemorySessionStore(), Events: mcphttp.NewMemoryEventStore(0), Bus: mcpserver.NewMemoryBus()}
 	return func() replicatest.Backend { return b }
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // A legacy Streamable HTTP session (2025-03-26 to 2025-11-25). initialize
@@ -36,7 +37,7 @@ type session struct {
 	h       *Handler
 	id      string
 	subject string // the token subject that created it; "" without Auth
-	ss      *mcp.Session
+	ss      *mcpserver.Session
 	last    atomic.Int64 // when it last became idle, in Unix nanoseconds
 
 	// polling: the revision (2025-11-25 and later) has priming events and

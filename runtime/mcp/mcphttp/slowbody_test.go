@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // TestSlowBodies: 2,000 connections that send their headers and the start
@@ -22,8 +23,8 @@ import (
 // not cut the call that follows (here one that takes a minute).
 func TestSlowBodies(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := mcp.NewServer(mcp.Implementation{Name: "slow", Version: "1"}, nil)
-		srv.AddTools(mcp.Tool{Name: "minute", InputSchema: json.RawMessage(`{"type":"object"}`),
+		srv := mcpserver.New(mcp.Implementation{Name: "slow", Version: "1"}, nil)
+		srv.AddTools(mcpserver.Tool{Name: "minute", InputSchema: json.RawMessage(`{"type":"object"}`),
 			Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 				time.Sleep(time.Minute) // the behaviour under test: a call of a minute (virtual time), which no deadline may cut
 				return json.RawMessage(`{"ok":true}`), nil

@@ -8,7 +8,7 @@ import (
 )
 
 // A legacy session's standalone stream (GET with Mcp-Session-Id): the
-// messages not related to any request, which the mcp.Session sends through
+// messages not related to any request, which the mcpserver.Session sends through
 // its outbound (resources/updated, list_changed). They are stored as the
 // stream's events whether or not a connection is open, so a GET opened later
 // gets those sent meanwhile (as far as the store keeps them) and a resumed
@@ -116,7 +116,7 @@ func (s *session) standaloneStream() *stream {
 // sendUnrelated sends msg, a message not related to any request, on the
 // session's standalone stream: it is stored, and written if the stream is
 // open, else delivered when the client opens or resumes the stream. It is
-// the session's outbound (mcp.Session.SetOutbound), which must not block:
+// the session's outbound (mcpserver.Session.SetOutbound), which must not block:
 // a goroutine, running only while there are messages to send, puts them on
 // the stream in order, so that a client that stopped reading holds none
 // but itself.

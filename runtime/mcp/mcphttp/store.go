@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // SessionStore keeps the legacy Streamable HTTP sessions (2025-03-26 to
@@ -57,7 +58,7 @@ type StoredSession struct {
 	// none: a request with another subject's token finds no such session.
 	Subject string `json:"subject,omitempty"`
 	// State is what initialize negotiated and the client changed since.
-	State mcp.SessionState `json:"state"`
+	State mcpserver.SessionState `json:"state"`
 	// ClientInfo is the clientInfo object of the client's initialize.
 	ClientInfo json.RawMessage `json:"clientInfo,omitempty"`
 	// Standalone is the id of the last event of the standalone stream that
@@ -93,7 +94,7 @@ type Audience struct {
 }
 
 // Matches reports whether a session in state st is in the audience.
-func (a Audience) Matches(st *mcp.SessionState) bool {
+func (a Audience) Matches(st *mcpserver.SessionState) bool {
 	if a.URI != "" && !contains(st.Subscriptions, a.URI) {
 		return false
 	}

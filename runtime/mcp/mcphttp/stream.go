@@ -41,7 +41,7 @@ type stream struct {
 // Why a connection was released from its stream.
 const (
 	releaseDone   = iota + 1 // the stream ended
-	releaseClosed            // mcp.CloseStream: the client will resume
+	releaseClosed            // mcpserver.CloseStream: the client will resume
 	releaseGone              // the client went away, or a write failed
 	releaseEnded             // the session ended, or the handler shut down
 	releaseTaken             // a resume took the stream over
@@ -267,7 +267,7 @@ func (st *stream) send(msg []byte, flush bool) {
 
 // detach lets the stream's connection go; st.mu held. An inline
 // connection's event stream released while its call goes on (a resume took
-// it over, the session ended) is ended now (see conn.end); mcp.CloseStream
+// it over, the session ended) is ended now (see conn.end); mcpserver.CloseStream
 // ends it itself, before it detaches.
 func (st *stream) detach(why int) {
 	cn := st.conn

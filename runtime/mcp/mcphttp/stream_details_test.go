@@ -15,6 +15,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // flushRecorder is a ResponseWriter that notes whether a priming event (an
@@ -57,8 +58,8 @@ func (w *flushRecorder) wasPrimed() bool {
 func TestPrimingEventFlushedAtOnce(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	type recKey struct{}
-	srv := mcp.NewServer(mcp.Implementation{Name: "prime", Version: "1"}, nil)
-	srv.AddTools(mcp.Tool{Name: "primed", InputSchema: json.RawMessage(`{"type":"object"}`),
+	srv := mcpserver.New(mcp.Implementation{Name: "prime", Version: "1"}, nil)
+	srv.AddTools(mcpserver.Tool{Name: "primed", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			rec, _ := ctx.Value(recKey{}).(*flushRecorder)
 			if rec == nil {
@@ -87,7 +88,7 @@ func TestPrimingEventFlushedAtOnce(t *testing.T) {
 	}
 }
 
-// A call's event stream that ends before the call (mcp.CloseStream, here)
+// A call's event stream that ends before the call (mcpserver.CloseStream, here)
 // leaves its HTTP/1.1 connection usable: the client's next request goes on
 // that same connection and gets its answer, and the call finishes, its
 // result delivered on a resume. A call that asks for progress runs on its

@@ -209,7 +209,7 @@ func TestResumeCancelledStream(t *testing.T) {
 	st.resp.Body.Close()
 }
 
-// mcp.CloseStream ends the POST's response while the call goes on; the
+// mcpserver.CloseStream ends the POST's response while the call goes on; the
 // client polls with GET and Last-Event-ID.
 func TestCloseStreamPolling(t *testing.T) {
 	for _, tc := range []struct {
@@ -315,7 +315,7 @@ func TestNoPrimingBefore20251125(t *testing.T) {
 }
 
 // pollWithoutPolling runs the "poll" tool where there is no polling (when
-// says where): mcp.CloseStream returns false, and the reply is JSON.
+// says where): mcpserver.CloseStream returns false, and the reply is JSON.
 func pollWithoutPolling(t *testing.T, hn *harness, when, body string, kv ...string) {
 	t.Helper()
 	done := hn.postAsync(body, kv...)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -56,16 +57,16 @@ func keyOf(args json.RawMessage) string {
 }
 
 // newTestServer returns an MCP server with the tools the tests use.
-func newTestServer() *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "mcphttp-test", Version: "1.0.0"}, nil)
+func newTestServer() *mcpserver.Server {
+	srv := mcpserver.New(mcp.Implementation{Name: "mcphttp-test", Version: "1.0.0"}, nil)
 	srv.AddTools(
-		mcp.Tool{Name: "progress", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "progress", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			for i := 1; i <= 3; i++ {
-				mcp.Progress(ctx, float64(i), 3, fmt.Sprintf("step %d", i))
+				mcpserver.Progress(ctx, float64(i), 3, fmt.Sprintf("step %d", i))
 			}
 			return json.RawMessage(`{"done":true}`), nil
 		}},
-		mcp.Tool{Name: "whoami", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "whoami", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			ti := TokenInfoFromContext(ctx)
 			if ti == nil {
 				return json.RawMessage(`{"subject":null}`), nil
@@ -73,7 +74,7 @@ func newTestServer() *mcp.Server {
 			return json.Marshal(map[string]string{"subject": ti.Subject})
 		}},
 		// block runs until its context ends.
-		mcp.Tool{Name: "block", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "block", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			key := keyOf(args)
 			close(toolChan(testTools.started, key))
 			<-ctx.Done()
@@ -81,7 +82,7 @@ func newTestServer() *mcp.Server {
 			return nil, ctx.Err()
 		}},
 		// slow runs until the test releases it, whatever its context.
-		mcp.Tool{Name: "slow", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		mcpserver.Tool{Name: "slow", Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			key := keyOf(args)
 			close(toolChan(testTools.started, key))
 			<-toolChan(testTools.release, key)

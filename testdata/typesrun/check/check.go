@@ -22,6 +22,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Harness serves one service over JSON-RPC and MCP, in process.
@@ -59,12 +60,12 @@ type Record struct {
 // Serve serves handler over an in-memory JSON-RPC pipe and tools over an
 // in-process MCP session of the newest revision, and records the calls of
 // the test in wire_<service>.json when it ends.
-func Serve(t *testing.T, service string, handler runtime.Handler, tools []mcp.Tool) *Harness {
+func Serve(t *testing.T, service string, handler runtime.Handler, tools []mcpserver.Tool) *Harness {
 	t.Helper()
 	a, b := runtime.Pipe()
 	server := runtime.NewConn(a, runtime.Options{Handler: handler})
 	client := runtime.NewConn(b, runtime.Options{})
-	srv := mcp.NewServer(mcp.Implementation{Name: service, Version: "1"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: service, Version: "1"}, nil)
 	srv.AddTools(tools...)
 	mc, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), mcpclient.Options{})
 	if err != nil {

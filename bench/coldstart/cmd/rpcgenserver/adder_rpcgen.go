@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
 )
 
@@ -87,13 +88,13 @@ const (
 	adderAddOutputSchema = `{"description":"Sum is the result of Add.","type":"object","properties":{"sum":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["sum"]}`
 )
 
-// AdderTools returns the methods of impl as MCP tools, for mcp.Server.AddTools.
+// AdderTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
 // Arguments are decoded and validated against the tool's input schema by
 // generated code; a call that fails validation gets an error result that
 // names the field, so the model can correct it.
-func AdderTools(impl Adder) []mcp.Tool {
+func AdderTools(impl Adder) []mcpserver.Tool {
 	h := adderHandler{impl}
-	return []mcp.Tool{{
+	return []mcpserver.Tool{{
 		Name:         AdderAddTool,
 		Description:  "Add returns the sum of a and b.",
 		InputSchema:  json.RawMessage(adderAddInputSchema),

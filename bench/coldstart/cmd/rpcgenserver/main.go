@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 //go:generate go run github.com/rpcgen/rpcgen/cmd/rpcgen Adder
@@ -28,7 +29,7 @@ type adder struct{}
 func (adder) Add(ctx context.Context, a, b int) (Sum, error) { return Sum{a + b}, nil }
 
 func main() {
-	srv := mcp.NewServer(mcp.Implementation{Name: "coldstart", Version: "1.0.0"}, nil)
+	srv := mcpserver.New(mcp.Implementation{Name: "coldstart", Version: "1.0.0"}, nil)
 	srv.AddTools(AdderTools(adder{})...)
 	if err := srv.ServeStdio(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "rpcgenserver:", err)

@@ -32,6 +32,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 func main() {
@@ -75,11 +76,11 @@ func run(ctx context.Context, cfg config, logger *slog.Logger) error {
 	defer client.Close()
 	shared := redis.New(client, redis.Options{Prefix: cfg.prefix, Logger: logger})
 	defer shared.Close()
-	srv := mcp.NewServer(mcp.Implementation{Name: "replica", Version: "1"},
-		&mcp.ServerOptions{Bus: shared.Bus(), Logger: logger, StateKeys: [][]byte{key}})
+	srv := mcpserver.New(mcp.Implementation{Name: "replica", Version: "1"},
+		&mcpserver.Options{Bus: shared.Bus(), Logger: logger, StateKeys: [][]byte{key}})
 	r := &replica{srv: srv, name: cfg.name, rdb: client, prefix: cfg.prefix}
 	srv.AddTools(r.tools()...)
-	srv.AddResources(mcp.Resource{URI: WatchedURI, Name: "watched", Handler: func(context.Context, *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	srv.AddResources(mcpserver.Resource{URI: WatchedURI, Name: "watched", Handler: func(context.Context, *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		return []mcp.ResourceContents{{URI: WatchedURI, Text: "watched"}}, nil
 	}})
 	h := mcphttp.NewHandler(srv, &mcphttp.Options{SessionStore: shared.Sessions(), EventStore: shared.Events(),

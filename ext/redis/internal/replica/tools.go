@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // WatchedURI is the resource a client subscribes to; the touch tool
@@ -19,7 +20,7 @@ const WatchedURI = "test://watched"
 // replica is one replica's server, its name and its Redis (for the lists
 // that tell a client, on any replica, what a blocked call saw).
 type replica struct {
-	srv    *mcp.Server
+	srv    *mcpserver.Server
 	name   string
 	rdb    *goredis.Client
 	prefix string
@@ -44,10 +45,10 @@ func (r *replica) result(format string, args ...any) (json.RawMessage, error) {
 // (a tag taken, or one that makes no tool name, fails the call); touch
 // changes test://watched. Each
 // result names the replica that ran it.
-func (r *replica) tools() []mcp.Tool {
+func (r *replica) tools() []mcpserver.Tool {
 	obj := json.RawMessage(`{"type":"object"}`)
-	tool := func(name, desc string, f func(ctx context.Context, a tagArgs) (json.RawMessage, error)) mcp.Tool {
-		return mcp.Tool{Name: name, Description: desc, InputSchema: obj, Handler: func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+	tool := func(name, desc string, f func(ctx context.Context, a tagArgs) (json.RawMessage, error)) mcpserver.Tool {
+		return mcpserver.Tool{Name: name, Description: desc, InputSchema: obj, Handler: func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
 			var a tagArgs
 			if len(raw) > 0 {
 				if err := json.Unmarshal(raw, &a); err != nil {
@@ -57,7 +58,7 @@ func (r *replica) tools() []mcp.Tool {
 			return f(ctx, a)
 		}}
 	}
-	return []mcp.Tool{
+	return []mcpserver.Tool{
 		{Name: "echo", Description: "returns its arguments", InputSchema: obj, Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 			if len(args) == 0 {
 				args = json.RawMessage("null")
@@ -66,7 +67,7 @@ func (r *replica) tools() []mcp.Tool {
 		}},
 		tool("count", "n progress notifications, then n", func(ctx context.Context, a tagArgs) (json.RawMessage, error) {
 			for i := 1; i <= a.N; i++ {
-				mcp.Progress(ctx, float64(i), float64(a.N), "")
+				mcpserver.Progress(ctx, float64(i), float64(a.N), "")
 			}
 			return r.result(`"n":%d`, a.N)
 		}),
@@ -75,7 +76,7 @@ func (r *replica) tools() []mcp.Tool {
 			return r.result(`"text":%q`, a.Text)
 		}),
 		tool("block", "waits until cancelled", func(ctx context.Context, a tagArgs) (json.RawMessage, error) {
-			mcp.Progress(ctx, 1, 0, "started")
+			mcpserver.Progress(ctx, 1, 0, "started")
 			<-ctx.Done()
 			pctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -117,7 +118,7 @@ func (r *replica) tools() []mcp.Tool {
 			return r.result(`"text":%q`, s.Content.Text)
 		}),
 		tool("grow", "adds a tool named grown-TAG to this replica's list (tools/list_changed goes to every session)", func(_ context.Context, a tagArgs) (json.RawMessage, error) {
-			r.srv.AddTools(mcp.Tool{Name: "grown-" + a.Tag, InputSchema: obj, Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			r.srv.AddTools(mcpserver.Tool{Name: "grown-" + a.Tag, InputSchema: obj, Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 				return json.RawMessage(`{}`), nil
 			}})
 			return r.result(`"tool":%q`, "grown-"+a.Tag)

@@ -1,5 +1,5 @@
 // Package askcrypto installs the standard library's AES-GCM, SHA-256 and
-// random source as the askhook.Crypto of package mcp, on import.
+// random source as the askhook.Crypto of package mcpserver, on import.
 package askcrypto
 
 import (

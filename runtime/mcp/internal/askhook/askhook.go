@@ -1,4 +1,4 @@
-// Package askhook joins package mcp, which links no cryptography, to package
+// Package askhook joins package mcpserver, which links no cryptography, to package
 // ask, through which a handler asks the client for input. Only a server that
 // asks ever seals a 2026-07-28 requestState (AES-GCM), so the ciphers come
 // with package ask (through package askcrypto, which installs them here) and
@@ -17,7 +17,7 @@ type AEAD interface {
 	Open(dst, nonce, ciphertext, additionalData []byte) ([]byte, error)
 }
 
-// Crypto is the cryptography package mcp needs once a handler asks the client
+// Crypto is the cryptography package mcpserver needs once a handler asks the client
 // for input.
 type Crypto interface {
 	// NewAEAD returns AES-GCM under key (16, 24 or 32 bytes).

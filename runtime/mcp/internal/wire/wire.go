@@ -1,6 +1,6 @@
-// Package wire slices the members that package mcp and package mcphttp route
-// by out of raw JSON-RPC messages, without decoding them: routing a message
-// then costs no allocations. Nothing here panics; malformed input is
+// Package wire slices the members that the MCP server, client and
+// transports route by out of raw JSON-RPC messages, without decoding them:
+// routing a message then costs no allocations. Nothing here panics; malformed input is
 // reported as such.
 package wire
 

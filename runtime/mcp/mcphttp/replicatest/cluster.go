@@ -25,6 +25,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/ask"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Backend is what one replica is given: its view of the shared stores and
@@ -32,7 +33,7 @@ import (
 type Backend struct {
 	Sessions mcphttp.SessionStore
 	Events   mcphttp.SharedEventStore
-	Bus      mcp.Bus
+	Bus      mcpserver.Bus
 }
 
 // NewBackend returns a fresh backend, empty and apart from every other one
@@ -50,7 +51,7 @@ const WatchedURI = "test://watched"
 type Cluster struct {
 	t        *testing.T
 	URL      string // the proxy's MCP endpoint
-	Servers  []*mcp.Server
+	Servers  []*mcpserver.Server
 	Handlers []*mcphttp.Handler
 	backends []*httptest.Server
 	served   []atomic.Int64 // requests each replica got
@@ -70,9 +71,9 @@ func NewCluster(t *testing.T, nb NewBackend, opts mcphttp.Options) *Cluster {
 		Started: make(chan int, 16), Cancelled: make(chan int, 16)}
 	for i := range Replicas {
 		b := replica()
-		srv := mcp.NewServer(mcp.Implementation{Name: "replicas", Version: "1"}, &mcp.ServerOptions{Bus: b.Bus})
+		srv := mcpserver.New(mcp.Implementation{Name: "replicas", Version: "1"}, &mcpserver.Options{Bus: b.Bus})
 		srv.AddTools(c.tools(i)...)
-		srv.AddResources(mcp.Resource{URI: WatchedURI, Name: "watched", Handler: func(context.Context, *mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		srv.AddResources(mcpserver.Resource{URI: WatchedURI, Name: "watched", Handler: func(context.Context, *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{{URI: WatchedURI, Text: "watched"}}, nil
 		}})
 		o := opts
@@ -163,27 +164,27 @@ func (c *Cluster) Kill(i int) {
 }
 
 // tools are the tools of replica i.
-func (c *Cluster) tools(i int) []mcp.Tool {
+func (c *Cluster) tools(i int) []mcpserver.Tool {
 	obj := json.RawMessage(`{"type":"object"}`)
-	return []mcp.Tool{
+	return []mcpserver.Tool{
 		{Name: "whoami", InputSchema: obj, Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return fmt.Appendf(nil, `{"replica":%d}`, i), nil
 		}},
 		{Name: "echo", InputSchema: obj, Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 			return args, nil
 		}},
-		// poll reports progress 1, makes the client poll (mcp.CloseStream),
+		// poll reports progress 1, makes the client poll (mcpserver.CloseStream),
 		// waits a little, and reports 2 and 3 before its result.
 		{Name: "poll", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			mcp.Progress(ctx, 1, 3, "one")
-			mcp.CloseStream(ctx)
-			mcp.Progress(ctx, 2, 3, "two")
-			mcp.Log(ctx, mcp.LevelInfo, "poll", "between")
-			mcp.Progress(ctx, 3, 3, "three")
+			mcpserver.Progress(ctx, 1, 3, "one")
+			mcpserver.CloseStream(ctx)
+			mcpserver.Progress(ctx, 2, 3, "two")
+			mcpserver.Log(ctx, mcp.LevelInfo, "poll", "between")
+			mcpserver.Progress(ctx, 3, 3, "three")
 			return fmt.Appendf(nil, `{"replica":%d}`, i), nil
 		}},
 		{Name: "block", InputSchema: obj, Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			mcp.Progress(ctx, 1, 0, "started")
+			mcpserver.Progress(ctx, 1, 0, "started")
 			c.Started <- i
 			<-ctx.Done()
 			c.Cancelled <- i

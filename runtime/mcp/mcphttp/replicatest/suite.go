@@ -12,6 +12,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Run runs every multi-replica check on clusters on nb, each on a fresh
@@ -103,7 +104,7 @@ func ResumeElsewhere(t *testing.T, nb NewBackend) {
 	for {
 		m, err := s.Next()
 		if err != nil {
-			break // mcp.CloseStream ended the connection
+			break // mcpserver.CloseStream ended the connection
 		}
 		if m.Raw != "" {
 			got = append(got, describe(m))
@@ -168,7 +169,7 @@ func CheckStandalone(t *testing.T, c *Cluster) {
 	for i := range Replicas {
 		c.Servers[i].ResourceUpdated(WatchedURI)
 		c.Servers[i].Log(mcp.LevelWarning, "ops", fmt.Sprintf("from %d", i))
-		c.Servers[i].AddTools(mcp.Tool{Name: fmt.Sprintf("extra%d-%d", i, c.next.Load()), Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		c.Servers[i].AddTools(mcpserver.Tool{Name: fmt.Sprintf("extra%d-%d", i, c.next.Load()), Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return json.RawMessage(`{}`), nil
 		}})
 	}

@@ -1,0 +1,69 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
+
+// Tool is one tool a server offers: its descriptor and the function that
+// runs it. rpcgen generates these from a Go interface.
+type Tool struct {
+	// Name is unique within a server: 1 to 128 of A-Z a-z 0-9 _ - .
+	Name string
+	// Title is a human-readable display name.
+	Title string
+	// Description tells a model what the tool does and when to use it.
+	Description string
+	// InputSchema is the JSON Schema (2020-12) of the arguments object; its
+	// root is "type":"object".
+	InputSchema json.RawMessage
+	// OutputSchema is the JSON Schema of the structured result, nil when the
+	// tool returns none. Its root is "type":"object".
+	OutputSchema json.RawMessage
+	// Annotations are hints about the tool's behaviour; nil leaves every
+	// hint at the protocol's default.
+	Annotations *mcp.ToolAnnotations
+	// Scopes are the OAuth scopes a caller's access token must grant to call
+	// the tool (//rpcgen:tool scopes=notes.write). They are checked before
+	// the handler runs whenever the request carries a Grant (over HTTP with
+	// mcphttp.Auth: a token lacking one gets 403 insufficient_scope naming
+	// them); a server without authorization (stdio) runs every tool.
+	Scopes []string
+	// Handler runs the tool.
+	Handler ToolHandler
+	// Content says that Handler returns a whole tools/call result, an object
+	// such as ContentResult or (*CallToolResult).AppendJSON writes (content
+	// blocks, and optionally isError, structuredContent, _meta), rather than
+	// a structured result. The server passes it on as each revision knows
+	// it: blocks a revision lacks become text blocks describing them (audio
+	// before 2025-03-26, resource links before 2025-06-18), structuredContent
+	// is left out before 2025-06-18, and 2026-07-28 gets its resultType and
+	// _meta. No result (null) is an empty content list.
+	Content bool
+}
+
+// ToolHandler runs a tool. args is the raw "arguments" object of the call, nil
+// when the client sent none. The result is the structured result, a JSON
+// object, or nil when the tool returns none. An error becomes a result with
+// isError set, so the model sees what went wrong and can correct its call;
+// only a *runtime.Error with CodeMissingClientCapability, or a ProtocolError,
+// is a protocol error.
+type ToolHandler func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
+
+// WrapResult adapts a handler whose result is not a JSON object (a list, a
+// string, a number) to MCP, where structured content is an object: the
+// result travels as {"result": R}, as the generated output schema says.
+func WrapResult(h ToolHandler) ToolHandler {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		raw, err := h(ctx, args)
+		if err != nil || raw == nil {
+			return raw, err
+		}
+		wrapped := make(json.RawMessage, 0, len(raw)+len(`{"result":}`))
+		wrapped = append(wrapped, `{"result":`...)
+		wrapped = append(wrapped, raw...)
+		return append(wrapped, '}'), nil
+	}
+}
