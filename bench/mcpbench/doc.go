@@ -45,7 +45,7 @@
 //
 // # Transports
 //
-// inprocess is each SDK's own in-memory transport: mcp.ConnectSession for
+// inprocess is each SDK's own in-memory transport: mcpserver.Server.InProcess for
 // rpcgen (a synchronous Session.Handle on the caller's goroutine), the Go
 // SDK's NewInMemoryTransports (a net.Pipe with its reader goroutines),
 // mcp-go's NewInProcessClient (a direct call into the server), and a direct

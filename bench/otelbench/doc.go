@@ -11,8 +11,8 @@
 //     through runtime.WrapCaller (client middleware) into a runtime.Processor
 //     (server middleware, Options.Middleware), in the caller's goroutine.
 //   - BenchmarkTracing/mcp/inprocess/{legacy,modern}: an MCP tools/call of add
-//     through mcp.Client (ClientOptions.Middleware) and mcp.ConnectSession into
-//     a Session (ServerOptions.Middleware), in both eras; the trace context goes
+//     through mcpclient.Client (Options.Middleware) and mcpserver's InProcess
+//     transport into a Session (mcpserver.Options.Middleware), in both eras; the trace context goes
 //     in params._meta, as it does across processes.
 //   - BenchmarkTracing/sdk-floor: the OpenTelemetry SDK alone doing what
 //     otel-on records for one MCP call, with no rpcgen code: a client span

@@ -77,7 +77,7 @@ type Options struct {
 	// server that answers nothing (still starting, or on a busy machine) is
 	// waited for, and server/discover's answer still decides, up to 10
 	// ProbeTimeouts in all; then the client sends initialize and logs a
-	// warning. Over Streamable HTTP and ConnectSession every request gets
+	// warning. Over Streamable HTTP and in process (mcpserver.Server.InProcess) every request gets
 	// an answer, so the client waits for it within Connect's context and
 	// ProbeTimeout does not apply. A client given a ProtocolVersion never
 	// probes.

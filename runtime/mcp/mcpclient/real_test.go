@@ -136,7 +136,7 @@ func clientReal(t *testing.T, transport, version string, st *clientRealState, op
 	if transport == "session" {
 		c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), opts)
 		if err != nil {
-			t.Fatalf("ConnectSession: %v", err)
+			t.Fatalf("ConnectTransport(InProcess): %v", err)
 		}
 		t.Cleanup(func() { c.Close() })
 		return c, nil

@@ -10,11 +10,11 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
-// TestConnectSessionUpdates checks that an in-process client hears what its
+// TestInProcessUpdates checks that an in-process client hears what its
 // session sends unprompted: a resource update after Subscribe and a list
 // change, in a legacy session; and that closing the client ends its
 // subscriptions.
-func TestConnectSessionUpdates(t *testing.T) {
+func TestInProcessUpdates(t *testing.T) {
 	srv := mcpserver.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	read := func(_ context.Context, req *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		return []mcp.ResourceContents{{URI: req.URI, Text: "x"}}, nil

@@ -213,7 +213,7 @@ func TestSessionOnClose(t *testing.T) {
 }
 
 // TestSessionFromContextEveryPath: method middleware finds its session over
-// Handle (ConnectSession, which carries it in Handle's own context) and over
+// Handle (Server.InProcess, which carries it in Handle's own context) and over
 // a stream (Serve), where it gets a context of its own.
 func TestSessionFromContextEveryPath(t *testing.T) {
 	var mu sync.Mutex

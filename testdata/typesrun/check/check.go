@@ -67,7 +67,7 @@ func Serve(t *testing.T, service string, handler runtime.Handler, tools []mcpser
 	client := runtime.NewConn(b, runtime.Options{})
 	srv := mcpserver.New(mcp.Implementation{Name: service, Version: "1"}, nil)
 	srv.AddTools(tools...)
-	mc, err := mcpclient.ConnectSession(context.Background(), srv.NewSession(), mcpclient.Options{})
+	mc, err := mcpclient.ConnectTransport(context.Background(), srv.InProcess(), mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
