@@ -1,7 +1,9 @@
 package websocket_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -240,4 +242,121 @@ func TestLoadWithClientsThatDoNotRead(t *testing.T) {
 		}
 		t.Logf("a slow client: %d results, %d errors", tl.results, tl.refused)
 	}
+}
+
+// TestLoadWithClientsVanishingMidCall runs TestLoad's 64 clients while 8
+// other WebSocket clients at a time connect, send a call that would run a
+// minute, one asking for 256 KiB, a stream of a million items and a quick
+// call, and vanish without a closing handshake: at once, once an answer has
+// begun, or halfway through a request's frame; every other one with a TCP
+// reset. The 64 are all served (0 lost, 0 mismatched), the heap stays
+// bounded, and once the vanishing stops, every handler of the clients gone
+// ends (the minute-long ones cancelled within the grace period a connection
+// gets to answer what its peer sent).
+func TestLoadWithClientsVanishingMidCall(t *testing.T) {
+	loadDuration(t)
+	rpctest.CheckLeaks(t)
+	h, running := loadtest.Counting(loadtest.Handler())
+	ws := wsrpc.NewHandler(h, nil)
+	srv := httptest.NewServer(ws)
+	t.Cleanup(func() { ws.Close(); srv.Close() })
+	url := "ws" + strings.TrimPrefix(srv.URL, "http")
+	clients := dialClients(t, url, 64)
+	base := heapInuse()
+	ctx, stop := context.WithCancel(context.Background())
+	type vanished struct {
+		r   loadtest.VanishReport
+		err error
+	}
+	done := make(chan vanished, 1)
+	go func() {
+		r, err := loadtest.Vanish(ctx, 8, func(ctx context.Context) (net.Conn, error) {
+			return handshake(ctx, srv.Listener.Addr().String())
+		}, maskedTextFrame)
+		done <- vanished{r, err}
+	}()
+	r := loadtest.Run(context.Background(), clients, loadtest.Options{Duration: *loadtest.Duration})
+	stop()
+	v := <-done
+	t.Log(r)
+	t.Log(v.r)
+	t.Logf("heap in use at most %d MiB over the %d MiB before", (int64(r.PeakHeap)-base)>>20, base>>20)
+	for _, e := range r.Errors {
+		t.Error(e)
+	}
+	if v.err != nil {
+		t.Fatalf("the vanishing clients: %v", v.err)
+	}
+	if r.Lost != 0 || r.Mismatched != 0 || r.Calls < 64 {
+		t.Fatalf("%d calls, %d lost, %d mismatched", r.Calls, r.Lost, r.Mismatched)
+	}
+	if v.r.Connections < 8 || v.r.MidAnswer == 0 || v.r.MidMessage == 0 {
+		t.Fatalf("%v: too few to test anything", v.r)
+	}
+	// 64 MiB for the load itself, and what the vanished clients'
+	// connections may hold in their grace period: their answers of 256 KiB,
+	// 5 s worth of them at a generous 100 connections a second.
+	if grown, limit := int64(r.PeakHeap)-base, int64(64<<20+500*(256<<10)); grown > limit {
+		t.Errorf("heap in use grew by %d MiB; want at most %d MiB", grown>>20, limit>>20)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for n := running.Load(); n != 0; n = running.Load() {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after the vanishing stopped, %d handlers of clients gone still run", n)
+		}
+		time.Sleep(10 * time.Millisecond) // a polling interval: nothing signals a handler's end
+	}
+	for _, c := range clients[:4] {
+		var sum int64
+		if err := c.Call(context.Background(), "add", map[string]int64{"a": 2, "b": 3}, &sum); err != nil || sum != 5 {
+			t.Fatalf("a client after the vanishing: %d, %v", sum, err)
+		}
+	}
+}
+
+// handshake opens a WebSocket connection to addr by hand, so that the test
+// holds the raw TCP connection under it and can drop it without a closing
+// handshake.
+func handshake(ctx context.Context, addr string) (net.Conn, error) {
+	nc, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", addr)
+	br := bufio.NewReader(nc)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("handshake: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		nc.Close()
+		return nil, fmt.Errorf("handshake: %s", resp.Status)
+	}
+	return &bufferedConn{nc.(*net.TCPConn), br}, nil
+}
+
+// bufferedConn reads through the reader that read the handshake's answer,
+// which may hold the first frames.
+type bufferedConn struct {
+	*net.TCPConn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// maskedTextFrame frames msg as a client's text frame (masked, with the
+// mask key 0, which leaves the payload as it is).
+func maskedTextFrame(msg []byte) []byte {
+	f := []byte{0x81}
+	switch n := len(msg); {
+	case n < 126:
+		f = append(f, 0x80|byte(n))
+	case n < 1<<16:
+		f = append(f, 0x80|126, byte(n>>8), byte(n))
+	default:
+		f = binary.BigEndian.AppendUint64(append(f, 0x80|127), uint64(n))
+	}
+	return append(append(f, 0, 0, 0, 0), msg...)
 }
