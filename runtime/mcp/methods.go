@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -215,23 +216,38 @@ func Methods() []*Method {
 // RegisterMethod adds an extension's method to the table and returns its
 // row, which the server's dispatch, the client and the HTTP transports then
 // read as they read the protocol's own. Call it before serving or
-// connecting, from an init function say; it is safe for concurrent use. It
-// panics on a programmer error: a name already in the table, no name, no
-// Direction, or Since and Until that are not in order.
+// connecting, from an init function say; it is safe for concurrent use.
+// Registering a row equal to one already registered returns that row, so
+// that two packages (a generated server and a generated client, say) may
+// both register the methods of an extension they share. It panics on a
+// programmer error: no Extension or one that CheckExtensionID refuses, a
+// name CheckExtensionMethod refuses or already in the table with another
+// row, no Direction, or Since and Until that are not in order.
 func RegisterMethod(m Method) *Method {
 	loadTable()
 	methodTable.mu.Lock()
 	defer methodTable.mu.Unlock()
 	old := *methodTable.byName.Load()
+	if prev := old[m.Name]; prev != nil && m.Extension != "" && sameRow(prev, &m) {
+		return prev
+	}
 	switch {
 	case m.Name == "":
 		panic("mcp: RegisterMethod: a method with no Name")
 	case old[m.Name] != nil:
-		panic(fmt.Sprintf("mcp: RegisterMethod: method %q is already in the table", m.Name))
+		panic(fmt.Sprintf("mcp: RegisterMethod: method %q is already in the table, with another row", m.Name))
 	case m.Direction == 0 || m.Direction&^BothWays != 0:
 		panic(fmt.Sprintf("mcp: RegisterMethod: method %q has no valid Direction", m.Name))
 	case m.Until != "" && m.Since > m.Until:
 		panic(fmt.Sprintf("mcp: RegisterMethod: method %q: Since %q is after Until %q", m.Name, m.Since, m.Until))
+	case m.Extension == "":
+		panic(fmt.Sprintf("mcp: RegisterMethod: method %q names no Extension", m.Name))
+	}
+	if err := CheckExtensionID(m.Extension); err != nil {
+		panic(fmt.Sprintf("mcp: RegisterMethod: method %q: %v", m.Name, err))
+	}
+	if err := CheckExtensionMethod(m.Name, m.Notification); err != nil {
+		panic(fmt.Sprintf("mcp: RegisterMethod: %v", err))
 	}
 	row := new(Method)
 	*row = m
@@ -245,4 +261,11 @@ func RegisterMethod(m Method) *Method {
 	methodTable.rows.Store(&rows)
 	methodTable.byName.Store(&byName)
 	return row
+}
+
+// sameRow reports whether two rows say the same of their method.
+func sameRow(a, b *Method) bool {
+	x, y := *a, *b
+	x.header, y.header = nil, nil
+	return reflect.DeepEqual(x, y)
 }

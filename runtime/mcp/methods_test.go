@@ -62,12 +62,25 @@ func TestRegisterMethod(t *testing.T) {
 	if rows[0].Name != mcp.MethodInitialize || rows[len(rows)-1] != row {
 		t.Errorf("Methods: first %s, last %s; want initialize first and the registered row last", rows[0].Name, rows[len(rows)-1].Name)
 	}
+	again := mcp.RegisterMethod(mcp.Method{Name: name, Since: mcp.Version20260728, Direction: mcp.ClientToServer,
+		Extension: "io.github.rpcgen/test", Retry: mcp.RetrySafe})
+	if again != row {
+		t.Errorf("registering the same row again returned another row")
+	}
+	const ext = "io.github.rpcgen/test"
 	for _, bad := range []mcp.Method{
 		{Name: name, Direction: mcp.ClientToServer},
-		{Name: mcp.MethodToolsCall, Direction: mcp.ClientToServer},
-		{Direction: mcp.ClientToServer},
-		{Name: name + "/nodir"},
-		{Name: name + "/order", Direction: mcp.BothWays, Since: mcp.Version20260728, Until: mcp.Version20251125},
+		{Name: name, Direction: mcp.ClientToServer, Extension: ext},
+		{Name: mcp.MethodToolsCall, Direction: mcp.ClientToServer, Extension: ext},
+		{Name: "notifications/roots/list_changed", Direction: mcp.ClientToServer, Notification: true, Extension: ext},
+		{Direction: mcp.ClientToServer, Extension: ext},
+		{Name: name + "/nodir", Extension: ext},
+		{Name: name + "/order", Direction: mcp.BothWays, Since: mcp.Version20260728, Until: mcp.Version20251125, Extension: ext},
+		{Name: name + "/noext", Direction: mcp.ClientToServer},
+		{Name: name + "/badext", Direction: mcp.ClientToServer, Extension: "test"},
+		{Name: "rpc.discover", Direction: mcp.ClientToServer, Extension: ext},
+		{Name: name + "/note", Direction: mcp.ServerToClient, Notification: true, Extension: ext},
+		{Name: "notifications/" + name, Direction: mcp.ServerToClient, Extension: ext},
 	} {
 		func() {
 			defer func() {

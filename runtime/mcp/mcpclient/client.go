@@ -27,6 +27,13 @@ type Options struct {
 	// features below that have a handler: elicitation (form and URL modes)
 	// for OnElicit, sampling for OnSample, roots for Roots.
 	Capabilities json.RawMessage
+	// Extensions are the extensions (SEP-2133) the client declares, added
+	// to its capabilities' "extensions" member (which Capabilities may then
+	// not have): in initialize in a legacy session, in every request's
+	// _meta in 2026-07-28. A server answers an extension's methods
+	// (CallExtension) only to a client that declared the extension, and
+	// may offer its features only to such a client.
+	Extensions []mcp.Extension
 	// ProtocolVersion selects the protocol. Empty means dual-era: probe with
 	// server/discover and speak 2026-07-28 if the server answers as a modern
 	// server does, otherwise fall back to initialize offering 2025-11-25. A
@@ -243,14 +250,14 @@ func (c *Client) checkOptions() error {
 	caps := bytes.TrimSpace(c.opts.Capabilities)
 	if len(caps) == 0 {
 		c.opts.Capabilities = defaultCapabilities(&c.opts)
-		return nil
+	} else {
+		var compact bytes.Buffer
+		if caps[0] != '{' || json.Compact(&compact, caps) != nil {
+			return errors.New("mcp: Options.Capabilities must be a JSON object")
+		}
+		c.opts.Capabilities = compact.Bytes()
 	}
-	var compact bytes.Buffer
-	if caps[0] != '{' || json.Compact(&compact, caps) != nil {
-		return errors.New("mcp: Options.Capabilities must be a JSON object")
-	}
-	c.opts.Capabilities = compact.Bytes()
-	return nil
+	return c.declareExtensions()
 }
 
 // SessionInfo is what a handshake negotiated with the server. A legacy

@@ -97,10 +97,15 @@ func loadServerMethods() map[string]serverMethod {
 }
 
 // method returns what serves method in revision v: its row and handler;
-// false when the server has none in that revision, or does not offer the
-// capability that gates it.
+// false when the server has none in that revision (an extension's method
+// is served once AddExtension declared the extension). The caller checks
+// the capability that gates it (offers) and, for an extension's method,
+// that the client declared the extension (clientDeclares).
 func (s *Server) method(name string, v ver) (serverMethod, bool) {
 	m, ok := loadServerMethods()[name]
+	if !ok {
+		m, ok = s.reg.Load().extMethods[name]
+	}
 	if !ok || !m.In(verNames[v]) {
 		return serverMethod{}, false
 	}

@@ -1,6 +1,10 @@
 package mcpserver
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
+)
 
 // registry is an immutable snapshot of what the server offers: each Add
 // method publishes a new one, so a request finds its tool, resource or prompt
@@ -17,6 +21,11 @@ type registry struct {
 	tmplIdx   *keyIndex // by URITemplate
 	prompts   []*Prompt
 	promptIdx *keyIndex // by Name
+
+	// exts are the extensions the server declares, in the order added, and
+	// extMethods the methods they serve, by name (extension.go).
+	exts       []mcp.Extension
+	extMethods map[string]serverMethod
 
 	kinds kinds // what the capabilities declare
 	// enc holds the results pre-encoded for each revision, made the first

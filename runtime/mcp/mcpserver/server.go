@@ -123,7 +123,7 @@ func (s *Server) encodedFor(r *registry, v ver) *encoded {
 				return appendPrompt(b, r.prompts[i], v)
 			})
 		}
-		e.handshake = s.encodeHandshake(r.kinds, v)
+		e.handshake = s.encodeHandshake(r.kinds, r.exts, v)
 	})
 	return e
 }

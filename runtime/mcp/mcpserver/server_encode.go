@@ -58,8 +58,9 @@ func (s *Server) encodeFixed() {
 
 // appendCapabilities appends the capabilities object of a server offering
 // k, as revision v writes it: tools and logging always; resources, prompts
-// and completions (a capability from 2025-03-26) when registered.
-func appendCapabilities(b []byte, k kinds, v ver) []byte {
+// and completions (a capability from 2025-03-26) when registered; the
+// extensions declared (SEP-2133), in every revision.
+func appendCapabilities(b []byte, k kinds, exts []mcp.Extension, v ver) []byte {
 	b = append(b, `{"tools":{"listChanged":true},"logging":{}`...)
 	if k&kindResources != 0 {
 		b = append(b, `,"resources":{"subscribe":true,"listChanged":true}`...)
@@ -70,22 +71,26 @@ func appendCapabilities(b []byte, k kinds, v ver) []byte {
 	if k.completions() && v >= ver20250326 {
 		b = append(b, `,"completions":{}`...)
 	}
+	if len(exts) > 0 {
+		b = append(b, `,"extensions":`...)
+		b = mcp.AppendExtensions(b, exts)
+	}
 	return append(b, '}')
 }
 
 // encodeHandshake encodes the result that declares what a registry with
 // kinds offers: initialize's in a legacy revision, server/discover's in
 // 2026-07-28.
-func (s *Server) encodeHandshake(k kinds, v ver) []byte {
+func (s *Server) encodeHandshake(k kinds, exts []mcp.Extension, v ver) []byte {
 	if v.modern() {
 		b := []byte(`{"supportedVersions":["` + mcp.Version20260728 + `"],"capabilities":`)
-		b = appendCapabilities(b, k, v)
+		b = appendCapabilities(b, k, exts, v)
 		b = s.appendInstructions(b)
 		b = append(b, s.cacheFields...)
 		return append(b, s.modernTail...)
 	}
 	b := []byte(`{"protocolVersion":"` + verNames[v] + `","capabilities":`)
-	b = appendCapabilities(b, k, v)
+	b = appendCapabilities(b, k, exts, v)
 	b = append(b, `,"serverInfo":`...)
 	b = appendImplementation(b, s.info, v)
 	b = s.appendInstructions(b)
