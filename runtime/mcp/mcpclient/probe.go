@@ -71,7 +71,7 @@ func (c *Client) probe(ctx context.Context) (probeOutcome, error) {
 
 	c.logger.Debug("mcp: no answer to server/discover yet; sending ping to learn whether the server reads", "after", c.opts.ProbeTimeout)
 	pinged := make(chan error, 1)
-	go func() { pinged <- c.callOnce(pctx, "ping", nil, nil) }()
+	go func() { pinged <- c.callOnce(pctx, mcp.MethodPing, nil, nil) }()
 	wait.Reset((probeSilence - 1) * c.opts.ProbeTimeout)
 	var pingErr error
 	silent := false

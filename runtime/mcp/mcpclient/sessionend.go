@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // A legacy session (2024-11-05 to 2025-11-25) starts with a successful
@@ -26,7 +27,7 @@ type sessionEnds struct {
 // pipes, say) ended on its own. f runs on a goroutine of the client's and
 // must not block. On any other request it does nothing.
 func (r *Request) OnSessionEnd(f func(err error)) {
-	if r.Method != "initialize" || r.client == nil {
+	if r.Method != mcp.MethodInitialize || r.client == nil {
 		return
 	}
 	e := &r.client.sessionEnds
