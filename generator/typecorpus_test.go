@@ -350,6 +350,13 @@ type openRPCDoc struct {
 	Components struct {
 		Schemas map[string]json.RawMessage `json:"schemas"`
 	} `json:"components"`
+
+	// resolved holds the schemas resolve and resolveRaw compiled, by
+	// their text: a group's calls use a few schemas hundreds of times,
+	// and compiling one with its document's components each time was
+	// most of the test's CPU (half a minute under the race detector).
+	resolved map[string]*jsonschema.Resolved
+	defs     string // the components as $defs, once resolve needs them
 }
 
 func readOpenRPC(t *testing.T, path string) *openRPCDoc {
@@ -388,17 +395,24 @@ func (d *openRPCDoc) method(name string) *struct {
 // components.
 func (d *openRPCDoc) resolve(t *testing.T, what string, schema json.RawMessage) *jsonschema.Resolved {
 	t.Helper()
-	defs, err := json.Marshal(d.Components.Schemas)
-	if err != nil {
-		t.Fatal(err)
+	if d.defs == "" {
+		defs, err := json.Marshal(d.Components.Schemas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.defs = strings.ReplaceAll(string(defs), `"#/components/schemas/`, `"#/$defs/`)
 	}
 	text := strings.ReplaceAll(string(schema), `"#/components/schemas/`, `"#/$defs/`)
-	defsText := strings.ReplaceAll(string(defs), `"#/components/schemas/`, `"#/$defs/`)
-	return resolveSchema(t, what, json.RawMessage(`{"$defs":`+defsText+`,"allOf":[`+text+`]}`))
+	return d.resolveRaw(t, what, json.RawMessage(`{"$defs":`+d.defs+`,"allOf":[`+text+`]}`))
 }
 
-func resolveSchema(t *testing.T, what string, raw json.RawMessage) *jsonschema.Resolved {
+// resolveRaw compiles a schema of its own (a tool's), or returns the one
+// compiled from the same text before.
+func (d *openRPCDoc) resolveRaw(t *testing.T, what string, raw json.RawMessage) *jsonschema.Resolved {
 	t.Helper()
+	if r, ok := d.resolved[string(raw)]; ok {
+		return r
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatalf("%s: %v\n%s", what, err, raw)
@@ -407,6 +421,10 @@ func resolveSchema(t *testing.T, what string, raw json.RawMessage) *jsonschema.R
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", what, err, raw)
 	}
+	if d.resolved == nil {
+		d.resolved = map[string]*jsonschema.Resolved{}
+	}
+	d.resolved[string(raw)] = r
 	return r
 }
 
@@ -432,14 +450,14 @@ func validateWire(t *testing.T, doc *openRPCDoc, w wireRecord) {
 	nullParams := string(w.Params) == "null"
 	nullObject := string(w.Result) == "null" && !w.Wrapped
 	if !nullParams {
-		valid("the tool's input schema", resolveSchema(t, label+" input schema", w.Input), w.Params)
+		valid("the tool's input schema", doc.resolveRaw(t, label+" input schema", w.Input), w.Params)
 	}
 	if len(w.Output) > 0 && !nullObject {
 		out := w.Result
 		if w.Wrapped {
 			out = json.RawMessage(`{"result":` + string(w.Result) + `}`)
 		}
-		valid("the tool's output schema", resolveSchema(t, label+" output schema", w.Output), out)
+		valid("the tool's output schema", doc.resolveRaw(t, label+" output schema", w.Output), out)
 	}
 	m := doc.method(w.Method)
 	if m == nil {
