@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,7 +58,16 @@ type framer struct {
 	// pong, a write that timed out): ReadMessage reports it instead of the
 	// library's "failed to read frame header: EOF".
 	cut atomic.Pointer[error]
+	// gone is closed once the peer can read nothing more: a write failed,
+	// the connection ended without a closing handshake, or it was cut. The
+	// server then cancels the handlers still running at once instead of
+	// giving the connection its grace period to answer.
+	gone     chan struct{}
+	goneOnce sync.Once
 }
+
+// markGone closes gone.
+func (f *framer) markGone() { f.goneOnce.Do(func() { close(f.gone) }) }
 
 func newFramer(ws *websocket.Conn, maxSize int, write, msg time.Duration) *framer {
 	if maxSize <= 0 {
@@ -70,7 +80,7 @@ func newFramer(ws *websocket.Conn, maxSize int, write, msg time.Duration) *frame
 		msg = DefaultMessageTimeout
 	}
 	ws.SetReadLimit(int64(maxSize) * hardLimitFactor)
-	return &framer{ws: ws, max: maxSize, write: write, msg: msg}
+	return &framer{ws: ws, max: maxSize, write: write, msg: msg, gone: make(chan struct{})}
 }
 
 var errBinary = &runtime.FrameError{Reason: "a binary frame: JSON-RPC messages travel in text frames"}
@@ -136,6 +146,9 @@ func (f *framer) readErr(err error) error {
 	if cut := f.cut.Load(); cut != nil {
 		return *cut
 	}
+	if websocket.CloseStatus(err) == -1 {
+		f.markGone() // no closing handshake: the connection itself ended
+	}
 	switch websocket.CloseStatus(err) {
 	case websocket.StatusNormalClosure, websocket.StatusGoingAway:
 		return io.EOF
@@ -162,6 +175,9 @@ func (f *framer) WriteMessage(msg []byte) error {
 		defer t.Stop()
 	}
 	err := f.ws.Write(context.Background(), websocket.MessageText, msg)
+	if err != nil {
+		f.markGone()
+	}
 	if cut := f.cut.Load(); err != nil && cut != nil {
 		return *cut
 	}
@@ -174,6 +190,7 @@ func (f *framer) WriteMessage(msg []byte) error {
 func (f *framer) cutOff(reason error) {
 	f.cut.CompareAndSwap(nil, &reason)
 	f.ws.CloseNow()
+	f.markGone()
 }
 
 // Close implements runtime.Framer.

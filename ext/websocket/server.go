@@ -125,8 +125,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := c.Err(); err != nil {
 		h.log.Info("websocket: connection ended", "remote", r.RemoteAddr, "err", err)
 	}
-	// The peer may have stopped sending only: answer what it sent.
+	// The peer may have stopped sending only: answer what it sent, within
+	// a grace period, unless the peer is gone (see framer.gone): then the
+	// handlers still running are cancelled at once.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	go func() {
+		select {
+		case <-f.gone:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	c.Shutdown(ctx)
 	cancel()
 	h.mu.Lock()

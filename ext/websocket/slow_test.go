@@ -2,6 +2,7 @@ package websocket_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -84,6 +85,38 @@ func TestTrickledMessageIsCut(t *testing.T) {
 		}
 		if got := <-answer; !rpctest.SameJSON(t, got, `{"jsonrpc":"2.0","id":1,"result":"xxxxxxxx"}`) {
 			t.Fatalf("a message in fragments over 27s: %s", got)
+		}
+	})
+}
+
+// TestVanishedClientsHandlersCancelled: a client sends a call that runs
+// until cancelled and vanishes without a closing handshake: its handler is
+// cancelled at once (in a synctest bubble, over in-memory connections),
+// rather than after the five seconds a connection gets to answer what its
+// peer sent.
+func TestVanishedClientsHandlersCancelled(t *testing.T) {
+	rpctest.Synctest(t, func(t *testing.T) {
+		started, cancelled := make(chan struct{}), make(chan time.Time, 1)
+		h := wsrpc.NewHandler(runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+			close(started)
+			<-ctx.Done()
+			cancelled <- time.Now()
+			return nil, ctx.Err()
+		}), nil)
+		ts := rpctest.NewPipeServer(t, h, nil)
+		t.Cleanup(func() { h.Close() })
+		ws, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(ts.URL, "http"), &websocket.DialOptions{HTTPClient: ts.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.Write(context.Background(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)); err != nil {
+			t.Fatal(err)
+		}
+		<-started
+		ws.CloseNow()
+		vanished := time.Now()
+		if waited := (<-cancelled).Sub(vanished); waited != 0 {
+			t.Fatalf("the vanished client's handler was cancelled %v after it vanished, want at once", waited)
 		}
 	})
 }

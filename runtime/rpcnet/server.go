@@ -182,8 +182,17 @@ func (s *Server) serveConn(nc net.Conn) {
 			s.logger().Info("rpcnet: connection ended", "remote", nc.RemoteAddr().String(), "err", err)
 		}
 		// The peer may have only closed its side: the requests it sent are
-		// still answered, within a grace period.
+		// still answered, within a grace period, unless a write shows that
+		// it reads no more (it closed or reset the connection): then the
+		// handlers still running are cancelled at once.
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		go func() {
+			select {
+			case <-sock.gone:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		c.Shutdown(ctx)
 		cancel()
 		s.mu.Lock()

@@ -2,9 +2,11 @@ package rpcnet_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -263,4 +265,73 @@ func TestIdleConnectionMakesRoom(t *testing.T) {
 			t.Fatalf("the connection used lately: %v", err)
 		}
 	})
+}
+
+// TestVanishedClientsHandlersCancelled: a client sends a call that runs
+// until cancelled and a quick one, and vanishes without reading: the quick
+// call's answer cannot be written, which shows the client gone, so the long
+// call's handler is cancelled at once and the connection closes, rather than
+// after the five seconds a peer that only closed its sending side gets for
+// its answers. A client that closes only its sending side still gets them
+// (TestHalfClosedClientAnswered).
+func TestVanishedClientsHandlersCancelled(t *testing.T) {
+	rpctest.Synctest(t, func(t *testing.T) {
+		started, cancelled := make(chan struct{}), make(chan time.Time, 1)
+		h := runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+			if req.Method == "wait" {
+				close(started)
+				<-ctx.Done()
+				cancelled <- time.Now()
+				return nil, ctx.Err()
+			}
+			return req.Params, nil
+		})
+		srv := &rpcnet.Server{Options: runtime.Options{Handler: h}}
+		dial := pipeServer(t, srv)
+		nc, err := dial(context.Background(), "pipe", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(nc, `{"jsonrpc":"2.0","id":1,"method":"wait"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"echo","params":[2]}`+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		<-started
+		nc.Close()
+		vanished := time.Now()
+		if waited := (<-cancelled).Sub(vanished); waited != 0 {
+			t.Fatalf("the vanished client's handler was cancelled %v after it vanished, want at once", waited)
+		}
+		synctest.Wait()
+		if n := srv.Conns(); n != 0 {
+			t.Fatalf("%d connections served after the client vanished", n)
+		}
+	})
+}
+
+// TestHalfClosedClientAnswered: a client that sends a call and closes its
+// sending side, still reading, gets the answer of the call, which ends after
+// the server has read the end of its stream.
+func TestHalfClosedClientAnswered(t *testing.T) {
+	svc := newService()
+	conns := make(chan *runtime.Conn, 1)
+	addr := server(t, "unix", &rpcnet.Server{Options: runtime.Options{Handler: svc}, OnConnect: func(c *runtime.Conn) { conns <- c }})
+	nc, err := net.Dial("unix", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sc := <-conns
+	if _, err := io.WriteString(nc, `{"jsonrpc":"2.0","id":1,"method":"block"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-svc.blocked
+	if err := nc.(*net.UnixConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	<-sc.Done() // the server has read the end of the stream
+	close(svc.release)
+	got, err := io.ReadAll(nc)
+	if want := `{"jsonrpc":"2.0","id":1,"result":"released"}` + "\n"; err != nil || string(got) != want {
+		t.Fatalf("the half-closed client read %q, %v; want %q and the end of the stream", got, err, want)
+	}
 }

@@ -57,6 +57,12 @@ type socket struct {
 	// reader and Close closes first.
 	client bool
 	closed atomic.Bool
+
+	// gone is closed when a write fails: the peer reads nothing more (it
+	// closed or reset the connection), so the server does not give the
+	// connection its grace period to answer what it read.
+	gone     chan struct{}
+	goneOnce sync.Once
 }
 
 // lingerTimeout bounds how long Close waits, its sending side shut, for the
@@ -73,7 +79,7 @@ func newSocket(nc net.Conn, write, idle, msg time.Duration) *socket {
 	if msg == 0 {
 		msg = DefaultMessageTimeout
 	}
-	s := &socket{nc: nc, write: write, idle: idle, msg: msg, readEnded: make(chan struct{})}
+	s := &socket{nc: nc, write: write, idle: idle, msg: msg, readEnded: make(chan struct{}), gone: make(chan struct{})}
 	s.active.Store(time.Now().UnixNano())
 	return s
 }
@@ -167,6 +173,9 @@ func (s *socket) Write(p []byte) (int, error) {
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
 		err = fmt.Errorf("rpcnet: a write took over %v, so the peer is not reading; disconnected: %w", s.write, err)
 		s.cutOff(err)
+	}
+	if err != nil {
+		s.goneOnce.Do(func() { close(s.gone) })
 	}
 	return n, err
 }
