@@ -49,6 +49,11 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// drainTimeout bounds a graceful shutdown: the calls in flight have it to
+// finish (docs/operations.md: a pod's terminationGracePeriodSeconds must
+// exceed it).
+const drainTimeout = 10 * time.Second
+
 // config is what the flags say.
 type config struct {
 	addr, redisURL, prefix, name string
@@ -154,7 +159,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer, logger *slog.Logge
 	}
 	// Graceful: no new requests, calls in flight finish, streams end (their
 	// clients resume on another replica).
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	go hs.Shutdown(sctx)
 	h.Shutdown(sctx)

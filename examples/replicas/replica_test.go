@@ -51,12 +51,19 @@ type replica struct {
 // returns its endpoint once it listens; the test's end stops it (SIGTERM).
 func startReplica(t *testing.T, args ...string) *replica {
 	t.Helper()
+	return startReplicaEnv(t, nil, args...)
+}
+
+// startReplicaEnv is startReplica with env added to the process's
+// environment.
+func startReplicaEnv(t *testing.T, env []string, args ...string) *replica {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self, append([]string{"--http", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append(os.Environ(), serveEnv+"=1")
+	cmd.Env = append(append(os.Environ(), env...), serveEnv+"=1")
 	logs := &testLog{t: t, name: args[len(args)-1], lines: make(chan string, 256)}
 	cmd.Stderr = logs
 	out, err := cmd.StdoutPipe()
