@@ -26,10 +26,15 @@ var update = flag.Bool("update", false, "rewrite the want/ sections of testdata/
 // flags), and its want/ files hold the expected output and want/warnings
 // the warnings printed with it, or want/stderr the expected errors (but
 // the TypeScript runtime, the same in every case, which runCase checks
-// apart). Every case runs through Generate and twice through
-// Cache.Generate (the run that fills the cache and the run it answers),
-// which must give the same bytes, or the same errors. A final subtest
-// compiles and vets every generated file.
+// apart). Every case runs twice through Cache.Generate, as the rpcgen
+// command runs it (the run that fills the cache and the run it answers),
+// which must give the same bytes, or the same errors; the cases of
+// goldentest.Matrix's sample (every case with RPCGEN_EXHAUSTIVE=1) run
+// through Generate too, which must give them as well. (A run costs a
+// package load, three go list runs: the golden tests were most of the
+// generator's test time. Generate and Cache.Generate share everything but
+// the cache layer, whose equivalence TestGenCacheGolden checks.) A final
+// subtest compiles and vets every generated file.
 func TestGolden(t *testing.T) {
 	repo, err := goldentest.RepoRoot()
 	if err != nil {
@@ -42,6 +47,12 @@ func TestGolden(t *testing.T) {
 	root := t.TempDir()
 	goldentest.WriteModule(t, root, repo)
 	cached := Cache{Dir: t.TempDir()}
+
+	names := map[string]bool{}
+	for _, file := range cases {
+		names[strings.TrimSuffix(filepath.Base(file), ".txtar")] = true
+	}
+	sample := goldentest.Matrix(t, names) // the cases also run through Generate
 
 	var compiled []string // packages whose output must compile
 	t.Run("cases", func(t *testing.T) {
@@ -56,9 +67,10 @@ func TestGolden(t *testing.T) {
 			if !goldentest.HasFile(ar, "want/stderr") {
 				compiled = append(compiled, "./"+name+"/...")
 			}
+			uncached := slices.Contains(sample, name)
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				got := onlyAPI(ar, cfg, onlySchemas(ar, cfg, runCase(t, cfg, dir, cached)))
+				got := onlyAPI(ar, cfg, onlySchemas(ar, cfg, runCase(t, cfg, dir, cached, uncached)))
 				checkOrUpdate(t, file, ar, got)
 			})
 		}
@@ -77,21 +89,30 @@ func TestGolden(t *testing.T) {
 	})
 }
 
-// runCase generates and returns the want/ files it should produce, after
-// checking that the cache layer changes nothing.
-func runCase(t *testing.T, cfg Config, dir string, cached Cache) map[string][]byte {
+// runCase generates through the cache and returns the want/ files it
+// should produce, after checking that the run the cache answers gives
+// what the run that filled it gave, and so does Generate when uncached.
+func runCase(t *testing.T, cfg Config, dir string, cached Cache, uncached bool) map[string][]byte {
 	var warnings ErrorList
 	cfg.Warn = func(w *Error) { warnings = append(warnings, w) }
-	files, err := Generate(cfg)
+	files, err := cached.Generate(cfg)
 	want := warnings.Format(dir)
-	for _, pass := range []string{"filling the cache", "from the cache"} {
+	type pass struct {
+		name     string
+		generate func(Config) (map[string][]byte, error)
+	}
+	passes := []pass{{"Cache.Generate from the cache", cached.Generate}}
+	if uncached {
+		passes = append(passes, pass{"Generate (no cache)", Generate})
+	}
+	for _, p := range passes {
 		warnings = nil
-		cf, cerr := cached.Generate(cfg)
+		cf, cerr := p.generate(cfg)
 		if fmt.Sprint(cerr) != fmt.Sprint(err) || !maps.EqualFunc(cf, files, bytes.Equal) {
-			t.Errorf("Cache.Generate, %s, differs from Generate: error %v, want %v; %d files, want %d", pass, cerr, err, len(cf), len(files))
+			t.Errorf("%s differs from the run that filled the cache: error %v, want %v; %d files, want %d", p.name, cerr, err, len(cf), len(files))
 		}
 		if w := warnings.Format(dir); w != want {
-			t.Errorf("Cache.Generate, %s, warns differently from Generate:\n%s\nwant:\n%s", pass, w, want)
+			t.Errorf("%s warns differently from the run that filled the cache:\n%s\nwant:\n%s", p.name, w, want)
 		}
 	}
 	got := map[string][]byte{}

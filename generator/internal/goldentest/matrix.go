@@ -12,9 +12,10 @@ import (
 // ./generator/... (.ci/run does). A matrix repeats one check of an
 // implementation detail for each case (the generator's cache gives what a
 // run without it gives, under random edits; the loader's fast path reads
-// what packages.Load reads; shared schemas give what deep copies give),
-// so its cost grows with the corpus while what it finds does not: a
-// default run covers a sample, and the golden tests themselves every case.
+// what packages.Load reads; shared schemas give what deep copies give;
+// Generate gives the golden output Cache.Generate gives), so its cost
+// grows with the corpus while what it finds does not: a default run covers
+// a sample, and the golden tests every case through Cache.Generate.
 const ExhaustiveEnv = "RPCGEN_EXHAUSTIVE"
 
 // matrixSample is how many golden cases a matrix covers in a default run.
