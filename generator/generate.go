@@ -212,7 +212,7 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 	if _, dup := apiOut[out]; dup {
 		return nil, fmt.Errorf("two outputs would be written to %s: give them different paths", out)
 	}
-	src, err := emit.GoFile(pkg.PkgPath, pkg.Name, services, sg, discover, layer.PieceStore())
+	src, _, err := emit.GoFile(pkg.PkgPath, pkg.Name, services, sg, discover, layer.PieceStore())
 	files := map[string][]byte{out: src}
 	maps.Copy(files, apiOut)
 	if cfg.SchemaDir != "" {

@@ -16,6 +16,7 @@ var layers = map[string]int{
 	"diag":       0,
 	"naming":     0,
 	"metaschema": 0,
+	"canon":      0,
 	"load":       1,
 	"model":      2,
 	"schema":     3,

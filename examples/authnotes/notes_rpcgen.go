@@ -126,6 +126,18 @@ const (
 	NotesWhoAmITool = "who_am_i"
 )
 
+// Digests of the Notes tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (452 bytes).
+	NotesAddNoteToolDigest = "sha256:c793e5cebb70efc2afed33c136217ba3faaa843295a82422ac7d3dc41869c132"
+	// NotesListNotesToolDigest is the digest of the list_notes tool's descriptor (578 bytes).
+	NotesListNotesToolDigest = "sha256:903ab68a02e81896df834d68f579954390d591464b6dd8a51c928544ece34cf8"
+	// NotesWhoAmIToolDigest is the digest of the who_am_i tool's descriptor (482 bytes).
+	NotesWhoAmIToolDigest = "sha256:8d44f07f2a677ed1949f1ce92906990d1af6d803595d110ddfae16304d8e3fb1"
+)
+
 // JSON Schemas (draft 2020-12) of the Notes tools' arguments and results.
 const (
 	notesAddNoteInputSchema    = `{"type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
@@ -148,6 +160,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesAddNoteInputSchema),
 		OutputSchema: json.RawMessage(notesAddNoteOutputSchema),
 		Scopes:       []string{"notes.write"},
+		Digest:       NotesAddNoteToolDigest,
 		Handler:      h.serveAddNote,
 	}, {
 		Name:         NotesListNotesTool,
@@ -156,6 +169,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(notesListNotesOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
 		Scopes:       []string{"notes.read"},
+		Digest:       NotesListNotesToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveListNotes),
 	}, {
 		Name:         NotesWhoAmITool,
@@ -163,6 +177,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesWhoAmIInputSchema),
 		OutputSchema: json.RawMessage(notesWhoAmIOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
+		Digest:       NotesWhoAmIToolDigest,
 		Handler:      h.serveWhoAmI,
 	}}
 }

@@ -178,6 +178,22 @@ const (
 	CalculatorRecallTool = "recall"
 )
 
+// Digests of the Calculator tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// CalculatorAddToolDigest is the digest of the add tool's descriptor (571 bytes).
+	CalculatorAddToolDigest = "sha256:8122c41d0d3c5bedbcd36d5a63863aff58171b2e6e47e77b0ec6a25db9d92be5"
+	// CalculatorDivideToolDigest is the digest of the divide tool's descriptor (714 bytes).
+	CalculatorDivideToolDigest = "sha256:a6e7175c0a7ca8cbea0e0289c65573fd3c4c2ef4b1922dc517c5c7e7d5bc01be"
+	// CalculatorStatsToolDigest is the digest of the stats tool's descriptor (1072 bytes).
+	CalculatorStatsToolDigest = "sha256:92722c903f45ea3618108714b757560c3be50181c6da7463431b676dcdc24369"
+	// CalculatorRememberToolDigest is the digest of the remember tool's descriptor (290 bytes).
+	CalculatorRememberToolDigest = "sha256:452a3a7ecc7f39f7fcef430167664df29e840c612837eac6c425d156bffa9d3b"
+	// CalculatorRecallToolDigest is the digest of the recall tool's descriptor (256 bytes).
+	CalculatorRecallToolDigest = "sha256:a1dbaa629fb5651df79df559f791f7ee4fedbfbddce9aae5c9619bfc7d976441"
+)
+
 // JSON Schemas (draft 2020-12) of the Calculator tools' arguments and results.
 const (
 	calculatorAddInputSchema      = `{"type":"object","properties":{"a":{"description":"the first addend.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"description":"the second addend.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
@@ -202,29 +218,34 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		Description:  "Add returns a + b.",
 		InputSchema:  json.RawMessage(calculatorAddInputSchema),
 		OutputSchema: json.RawMessage(calculatorAddOutputSchema),
+		Digest:       CalculatorAddToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveAdd),
 	}, {
 		Name:         CalculatorDivideTool,
 		Description:  "Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.\n\nIt may fail with:\n- DivisionByZero (code 1001): \"division by zero\". ErrDivisionByZero is the error Divide fails with when b is 0; its data holds the dividend. Declared once, it is what Divide returns and what the OpenRPC document, the TypeScript client and the MCP tool describe.",
 		InputSchema:  json.RawMessage(calculatorDivideInputSchema),
 		OutputSchema: json.RawMessage(calculatorDivideOutputSchema),
+		Digest:       CalculatorDivideToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveDivide),
 	}, {
 		Name:         CalculatorStatsTool,
 		Description:  "Stats summarizes a list of numbers.",
 		InputSchema:  json.RawMessage(calculatorStatsInputSchema),
 		OutputSchema: json.RawMessage(calculatorStatsOutputSchema),
+		Digest:       CalculatorStatsToolDigest,
 		Handler:      h.serveStats,
 	}, {
 		Name:        CalculatorRememberTool,
 		Description: "Remember stores value in memory. It is a notification: the caller\ndoes not wait for an answer.",
 		InputSchema: json.RawMessage(calculatorRememberInputSchema),
+		Digest:      CalculatorRememberToolDigest,
 		Handler:     h.serveRemember,
 	}, {
 		Name:         CalculatorRecallTool,
 		Description:  "Recall returns the value in memory.",
 		InputSchema:  json.RawMessage(calculatorRecallInputSchema),
 		OutputSchema: json.RawMessage(calculatorRecallOutputSchema),
+		Digest:       CalculatorRecallToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveRecall),
 	}}
 }

@@ -675,6 +675,42 @@ const (
 	ConformanceTouchWatchedResourceTool = "test_touch_watched_resource"
 )
 
+// Digests of the Conformance tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// ConformanceSimpleTextToolDigest is the digest of the test_simple_text tool's descriptor (205 bytes).
+	ConformanceSimpleTextToolDigest = "sha256:0c03a0db19493601f9bf5f713beecc8fa210d594c84a6a11d54315c45cdd4a2f"
+	// ConformanceImageToolDigest is the digest of the test_image_content tool's descriptor (206 bytes).
+	ConformanceImageToolDigest = "sha256:1ab48ffdf61520afdcb718b8fc20e306c891602c09f2db1e407f8c47c8048dea"
+	// ConformanceAudioToolDigest is the digest of the test_audio_content tool's descriptor (197 bytes).
+	ConformanceAudioToolDigest = "sha256:7ea88ad2719c6fa609908147b77d1038224947651a17965db22e595be6324eb3"
+	// ConformanceEmbeddedResourceToolDigest is the digest of the test_embedded_resource tool's descriptor (233 bytes).
+	ConformanceEmbeddedResourceToolDigest = "sha256:affa3690a54504a13242e14e73e9a38beb06a22a960704d58cca4596254e93ab"
+	// ConformanceMultipleContentTypesToolDigest is the digest of the test_multiple_content_types tool's descriptor (243 bytes).
+	ConformanceMultipleContentTypesToolDigest = "sha256:49a83371bf8028fbd4a3771951d46cb0ea8a127369b9e18d0d54c1871f3405fe"
+	// ConformanceErrorHandlingToolDigest is the digest of the test_error_handling tool's descriptor (233 bytes).
+	ConformanceErrorHandlingToolDigest = "sha256:e36d94f153770e81c5994ed5091047613573f1f2a4e9273c7830c05f887a0e39"
+	// ConformanceWithProgressToolDigest is the digest of the test_tool_with_progress tool's descriptor (276 bytes).
+	ConformanceWithProgressToolDigest = "sha256:daa2ed2ae5eb6aa6e0e6a1074f11ce4dc3705b72a1d5fbb2381f395e251d2caf"
+	// ConformanceWithLoggingToolDigest is the digest of the test_tool_with_logging tool's descriptor (255 bytes).
+	ConformanceWithLoggingToolDigest = "sha256:e8411efe183c4d2e879a6059716a9ce65e2fda8f5aaa891a8acb85c9f2266b6d"
+	// ConformanceJSONSchemaToolDigest is the digest of the json_schema_2020_12_tool tool's descriptor (1335 bytes).
+	ConformanceJSONSchemaToolDigest = "sha256:dfa195969125b1f99a470dc83d75c997e33cd3ccf58522626412e072d1d13e52"
+	// ConformanceReconnectionToolDigest is the digest of the test_reconnection tool's descriptor (291 bytes).
+	ConformanceReconnectionToolDigest = "sha256:4d6f0819530351df033249d8e2acbd7d3b3a50ccca6ae0c268ee13a3701884cc"
+	// ConformanceSamplingToolDigest is the digest of the test_sampling tool's descriptor (384 bytes).
+	ConformanceSamplingToolDigest = "sha256:fe3e86f40880118deb579328651f4c509f1ce7e3d1c92b1d2148f587657cafb0"
+	// ConformanceElicitationToolDigest is the digest of the test_elicitation tool's descriptor (386 bytes).
+	ConformanceElicitationToolDigest = "sha256:7ee8b9f657435b030578586ba5be57220619271499317a717499cb971ed18995"
+	// ConformanceElicitationDefaultsToolDigest is the digest of the test_elicitation_sep1034_defaults tool's descriptor (330 bytes).
+	ConformanceElicitationDefaultsToolDigest = "sha256:538cefee4d4eba0db23710530708f48ebf1004557d98a6783564d61fb844aac4"
+	// ConformanceElicitationEnumsToolDigest is the digest of the test_elicitation_sep1330_enums tool's descriptor (362 bytes).
+	ConformanceElicitationEnumsToolDigest = "sha256:f98f265df012323c026a5d13b6fb9d8ced8861da103f7ac0203a583f8a117ccc"
+	// ConformanceTouchWatchedResourceToolDigest is the digest of the test_touch_watched_resource tool's descriptor (304 bytes).
+	ConformanceTouchWatchedResourceToolDigest = "sha256:23930c56f855c6ddd10d7622bc6fbbfa9b66a33b2f82a613b9ba4784a1d237e8"
+)
+
 // JSON Schemas (draft 2020-12) of the Conformance tools' arguments and results.
 const (
 	conformanceSimpleTextInputSchema           = `{"type":"object","additionalProperties":false}`
@@ -705,6 +741,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "SimpleText returns a simple text response.",
 		InputSchema: json.RawMessage(conformanceSimpleTextInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceSimpleTextToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveSimpleText),
 		Content:     true,
 	}, {
@@ -712,6 +749,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "Image returns a PNG image: one red pixel.",
 		InputSchema: json.RawMessage(conformanceImageInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceImageToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveImage),
 		Content:     true,
 	}, {
@@ -719,6 +757,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "Audio returns a short WAV sound.",
 		InputSchema: json.RawMessage(conformanceAudioInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceAudioToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveAudio),
 		Content:     true,
 	}, {
@@ -726,6 +765,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "EmbeddedResource returns a text resource embedded in the result.",
 		InputSchema: json.RawMessage(conformanceEmbeddedResourceInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceEmbeddedResourceToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveEmbeddedResource),
 		Content:     true,
 	}, {
@@ -733,6 +773,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "MultipleContentTypes returns text, an image and an embedded resource.",
 		InputSchema: json.RawMessage(conformanceMultipleContentTypesInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceMultipleContentTypesToolDigest,
 		Handler:     mcpserver.WrapContentList(h.serveMultipleContentTypes),
 		Content:     true,
 	}, {
@@ -740,6 +781,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "ErrorHandling always fails, so the client sees a tool error result.",
 		InputSchema: json.RawMessage(conformanceErrorHandlingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceErrorHandlingToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveErrorHandling),
 		Content:     true,
 	}, {
@@ -747,6 +789,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "WithProgress reports progress 0, 50 and 100 of 100, about 50 ms\napart, when the caller asks for progress.",
 		InputSchema: json.RawMessage(conformanceWithProgressInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceWithProgressToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveWithProgress),
 		Content:     true,
 	}, {
@@ -754,6 +797,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "WithLogging sends three log messages at level info, about 50 ms\napart, while it runs.",
 		InputSchema: json.RawMessage(conformanceWithLoggingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceWithLoggingToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveWithLogging),
 		Content:     true,
 	}, {
@@ -761,6 +805,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "JSONSchema greets a person at an address; its input schema, stated\nin person.schema.json, shows JSON Schema 2020-12 features Go types\ncannot say: \"$schema\", \"$defs\" with an \"$anchor\", \"$ref\", \"allOf\" of\n\"anyOf\", \"if\"/\"then\"/\"else\", and additionalProperties false.",
 		InputSchema: json.RawMessage(conformanceJSONSchemaInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceJSONSchemaToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveJSONSchema),
 		Content:     true,
 	}, {
@@ -768,6 +813,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "Reconnection closes the HTTP stream carrying its call, then answers:\nthe client gets the answer by reconnecting (SSE polling).",
 		InputSchema: json.RawMessage(conformanceReconnectionInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceReconnectionToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveReconnection),
 		Content:     true,
 	}, {
@@ -775,6 +821,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "Sampling asks the client's model to answer a prompt\n(sampling/createMessage, at most 100 tokens) and returns its answer.",
 		InputSchema: json.RawMessage(conformanceSamplingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceSamplingToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveSampling),
 		Content:     true,
 	}, {
@@ -782,6 +829,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "Elicitation asks the user for a username and an email address\n(elicitation/create, form mode) and returns the answer.",
 		InputSchema: json.RawMessage(conformanceElicitationInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceElicitationToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveElicitation),
 		Content:     true,
 	}, {
@@ -789,6 +837,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "ElicitationDefaults asks the user for a form whose fields all have\ndefault values: a string, an integer, a number, an enum and a boolean\n(SEP-1034).",
 		InputSchema: json.RawMessage(conformanceElicitationDefaultsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceElicitationDefaultsToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveElicitationDefaults),
 		Content:     true,
 	}, {
@@ -796,6 +845,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "ElicitationEnums asks the user for a form with the five kinds of enum\nfield: untitled and titled single-select, the legacy enumNames form,\nuntitled and titled multi-select (SEP-1330).",
 		InputSchema: json.RawMessage(conformanceElicitationEnumsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceElicitationEnumsToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveElicitationEnums),
 		Content:     true,
 	}, {
@@ -803,6 +853,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Description: "TouchWatchedResource changes test://watched-resource: every client\nsubscribed to it is told (notifications/resources/updated).",
 		InputSchema: json.RawMessage(conformanceTouchWatchedResourceInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
+		Digest:      ConformanceTouchWatchedResourceToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveTouchWatchedResource),
 		Content:     true,
 	}}

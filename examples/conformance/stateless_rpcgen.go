@@ -465,6 +465,40 @@ const (
 	StatelessTriggerPromptChangeTool = "test_trigger_prompt_change"
 )
 
+// Digests of the Stateless tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// StatelessInputElicitationToolDigest is the digest of the test_input_required_result_elicitation tool's descriptor (260 bytes).
+	StatelessInputElicitationToolDigest = "sha256:3c331a2648f612760502396a55dd17768d4219cbe5319eee829546374ecd6e2f"
+	// StatelessInputSamplingToolDigest is the digest of the test_input_required_result_sampling tool's descriptor (297 bytes).
+	StatelessInputSamplingToolDigest = "sha256:0ef8fa1e09647573cef0a01f4a66f89be37b6f865ec641bc2e8d8d85a6c945bc"
+	// StatelessInputListRootsToolDigest is the digest of the test_input_required_result_list_roots tool's descriptor (268 bytes).
+	StatelessInputListRootsToolDigest = "sha256:f8218f67639e97302c301f3be555c72fe67dee93c937d588a08e02db79033fd8"
+	// StatelessInputRequestStateToolDigest is the digest of the test_input_required_result_request_state tool's descriptor (357 bytes).
+	StatelessInputRequestStateToolDigest = "sha256:9d5fdb9f554b770f0e1b644a98d61a68228fffa7dd6c47f39e1a76b3f96a4aa7"
+	// StatelessInputMultipleToolDigest is the digest of the test_input_required_result_multiple_inputs tool's descriptor (353 bytes).
+	StatelessInputMultipleToolDigest = "sha256:6730aef298fab2fe7cc5d132372909ec333dc5f7ee7189be18039fc293cf6fd9"
+	// StatelessInputMultiRoundToolDigest is the digest of the test_input_required_result_multi_round tool's descriptor (303 bytes).
+	StatelessInputMultiRoundToolDigest = "sha256:81e1f6f6f09a0d09f6664730aecaef954f93ec0a39d9952c4cdba77862c9eb72"
+	// StatelessInputTamperedStateToolDigest is the digest of the test_input_required_result_tampered_state tool's descriptor (313 bytes).
+	StatelessInputTamperedStateToolDigest = "sha256:1eab8be0f60dbcae4a798cb8345ecb9d8ea1e54da4fe9e23939194c1be266725"
+	// StatelessInputCapabilitiesToolDigest is the digest of the test_input_required_result_capabilities tool's descriptor (320 bytes).
+	StatelessInputCapabilitiesToolDigest = "sha256:7bc7c5836441c0328198bce3bfea07fd1d154a4c431e1d6d3cded0f30491fba0"
+	// StatelessMissingCapabilityToolDigest is the digest of the test_missing_capability tool's descriptor (295 bytes).
+	StatelessMissingCapabilityToolDigest = "sha256:f27411029c4cca1c33e62f21a2cee63b783e12112a07a7b4c5642a98e237800b"
+	// StatelessStreamingElicitationToolDigest is the digest of the test_streaming_elicitation tool's descriptor (355 bytes).
+	StatelessStreamingElicitationToolDigest = "sha256:08f665c25b1b38bbca4c9448d35d7d0d25948da734bc0357cc0d9bfeeb0884c9"
+	// StatelessLoggingToolDigest is the digest of the test_logging_tool tool's descriptor (306 bytes).
+	StatelessLoggingToolDigest = "sha256:7bf1fdd05e79c1af637313f24cf08d465c4596c03b2b9063072b93ac7ee40843"
+	// StatelessForecastToolDigest is the digest of the test_forecast_by_region tool's descriptor (940 bytes).
+	StatelessForecastToolDigest = "sha256:418ecd1c93c2e9a359f0ffed28998714c68b8d4fd847dd0209ee7d812b292171"
+	// StatelessTriggerToolChangeToolDigest is the digest of the test_trigger_tool_change tool's descriptor (259 bytes).
+	StatelessTriggerToolChangeToolDigest = "sha256:d527aec5f20c31f83e7185706edb6189e0acbb85ba99371025a86448c111d9d7"
+	// StatelessTriggerPromptChangeToolDigest is the digest of the test_trigger_prompt_change tool's descriptor (267 bytes).
+	StatelessTriggerPromptChangeToolDigest = "sha256:f24da6092edab1858c34fbc8b82dc258c26d120cdaa8fea07098970be5cd2f76"
+)
+
 // JSON Schemas (draft 2020-12) of the Stateless tools' arguments and results.
 const (
 	statelessInputElicitationInputSchema     = `{"type":"object","additionalProperties":false}`
@@ -494,6 +528,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "InputElicitation asks the user's name (key \"user_name\") and greets\nthem.",
 		InputSchema: json.RawMessage(statelessInputElicitationInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessInputElicitationToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveInputElicitation),
 		Content:     true,
 	}, {
@@ -501,6 +536,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "InputSampling asks the client's model for the capital of France (key\n\"capital_question\") and returns its answer.",
 		InputSchema: json.RawMessage(statelessInputSamplingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessInputSamplingToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveInputSampling),
 		Content:     true,
 	}, {
@@ -508,6 +544,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "InputListRoots asks the client for its roots (key \"client_roots\") and\nlists them.",
 		InputSchema: json.RawMessage(statelessInputListRootsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessInputListRootsToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveInputListRoots),
 		Content:     true,
 	}, {
@@ -515,6 +552,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "InputRequestState asks the user to confirm (key \"confirm\") and says\n\"state-ok\" when the answer came with the requestState the server\nissued for this call, verified.",
 		InputSchema: json.RawMessage(statelessInputRequestStateInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessInputRequestStateToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveInputRequestState),
 		Content:     true,
 	}, {
@@ -522,6 +560,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "InputMultiple asks three things in one round: the user's name\n(\"user_name\"), a greeting from the model (\"greeting\") and the\nclient's roots (\"client_roots\").",
 		InputSchema: json.RawMessage(statelessInputMultipleInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessInputMultipleToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveInputMultiple),
 		Content:     true,
 	}, {
@@ -529,6 +568,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "InputMultiRound asks the user's name (\"step1\"), and once it has it,\ntheir favourite colour (\"step2\"): two rounds.",
 		InputSchema: json.RawMessage(statelessInputMultiRoundInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessInputMultiRoundToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveInputMultiRound),
 		Content:     true,
 	}, {
@@ -536,6 +576,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "InputTamperedState asks the user to confirm (\"confirm\"); a retry\nwhose requestState was altered is refused before it runs.",
 		InputSchema: json.RawMessage(statelessInputTamperedStateInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessInputTamperedStateToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveInputTamperedState),
 		Content:     true,
 	}, {
@@ -543,6 +584,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "InputCapabilities asks the user (elicitation) and the model (sampling)\nfor a word, each only when the client declared the capability.",
 		InputSchema: json.RawMessage(statelessInputCapabilitiesInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessInputCapabilitiesToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveInputCapabilities),
 		Content:     true,
 	}, {
@@ -550,6 +592,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "MissingCapability asks the client's model a question, so a client\nthat did not declare sampling gets error -32021 naming it.",
 		InputSchema: json.RawMessage(statelessMissingCapabilityInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessMissingCapabilityToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveMissingCapability),
 		Content:     true,
 	}, {
@@ -557,6 +600,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "StreamingElicitation reports progress while it works, then asks the\nuser for a word: in 2026-07-28 the question is the result\n(input_required), never a request of the server's own.",
 		InputSchema: json.RawMessage(statelessStreamingElicitationInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessStreamingElicitationToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveStreamingElicitation),
 		Content:     true,
 	}, {
@@ -564,6 +608,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "Logging logs two messages at level info; they reach only a client\nthat asked for logging (in 2026-07-28, a logLevel in the request's\n_meta).",
 		InputSchema: json.RawMessage(statelessLoggingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessLoggingToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveLogging),
 		Content:     true,
 	}, {
@@ -571,6 +616,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "Forecast gives the weather of a region. Its region and days arguments\ntravel in the Mcp-Param-Region and Mcp-Param-Days HTTP headers too\n(x-mcp-header, stated in forecast.schema.json), so that a proxy can\nroute on them without reading the body; the server checks that each\nheader agrees with the body.",
 		InputSchema: json.RawMessage(statelessForecastInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessForecastToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveForecast),
 		Content:     true,
 	}, {
@@ -578,6 +624,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "TriggerToolChange adds a tool, so the client hears\nnotifications/tools/list_changed.",
 		InputSchema: json.RawMessage(statelessTriggerToolChangeInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessTriggerToolChangeToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveTriggerToolChange),
 		Content:     true,
 	}, {
@@ -585,6 +632,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Description: "TriggerPromptChange adds a prompt, so the client hears\nnotifications/prompts/list_changed.",
 		InputSchema: json.RawMessage(statelessTriggerPromptChangeInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
+		Digest:      StatelessTriggerPromptChangeToolDigest,
 		Handler:     mcpserver.WrapContent(h.serveTriggerPromptChange),
 		Content:     true,
 	}}

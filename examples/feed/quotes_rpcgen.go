@@ -116,6 +116,16 @@ const (
 	QuotesWatchTool = "watch"
 )
 
+// Digests of the Quotes tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// QuotesPriceToolDigest is the digest of the price tool's descriptor (535 bytes).
+	QuotesPriceToolDigest = "sha256:56290d4a986d3cca27057790922a487a59b1803c4cabcd37ae1662a257536c90"
+	// QuotesWatchToolDigest is the digest of the watch tool's descriptor (1277 bytes).
+	QuotesWatchToolDigest = "sha256:0c74e16af1cb592e3ccb1c7eeb741aff8c6ef627b2630b4efa92a00435a04e3d"
+)
+
 // JSON Schemas (draft 2020-12) of the Quotes tools' arguments and results.
 const (
 	quotesPriceInputSchema  = `{"type":"object","properties":{"symbol":{"type":"string"}},"additionalProperties":false,"required":["symbol"]}`
@@ -136,12 +146,14 @@ func QuotesTools(impl Quotes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(quotesPriceInputSchema),
 		OutputSchema: json.RawMessage(quotesPriceOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(true)},
+		Digest:       QuotesPriceToolDigest,
 		Handler:      h.servePrice,
 	}, {
 		Name:         QuotesWatchTool,
 		Description:  "Watch streams the quotes of symbol, one per tick: count of them, or\nuntil the caller stops when count is 0.\n\nThe tool streams its results: each item is reported as progress while it runs, and the result lists them (the first 100 of a longer stream, with \"truncated\" set).",
 		InputSchema:  json.RawMessage(quotesWatchInputSchema),
 		OutputSchema: json.RawMessage(quotesWatchOutputSchema),
+		Digest:       QuotesWatchToolDigest,
 		Handler:      mcpserver.StreamTool(h.serveWatch),
 	}}
 }

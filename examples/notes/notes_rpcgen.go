@@ -249,6 +249,22 @@ const (
 	NotesReindexTool = "reindex"
 )
 
+// Digests of the Notes tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (1395 bytes).
+	NotesAddNoteToolDigest = "sha256:107e89045886b840f2b9e33bb86f0632bc7651080f9fc26e58ff9f84569e94d5"
+	// NotesSearchNotesToolDigest is the digest of the search_notes tool's descriptor (1300 bytes).
+	NotesSearchNotesToolDigest = "sha256:a6725dd2448373b92126b3c98232a6c34984d967d762d42d0700df4da2eaefe5"
+	// NotesGetNoteToolDigest is the digest of the get_note tool's descriptor (937 bytes).
+	NotesGetNoteToolDigest = "sha256:041ebeb0e11e6616ad4c81b471bf85049c6d0a6475cd3e72918a344f518284f5"
+	// NotesDeleteNoteToolDigest is the digest of the delete_note tool's descriptor (346 bytes).
+	NotesDeleteNoteToolDigest = "sha256:3ccdb7c52c4e260944103b852462ff023d2efea3a85aa2e2c1b807bfb6d664e2"
+	// NotesReindexToolDigest is the digest of the reindex tool's descriptor (726 bytes).
+	NotesReindexToolDigest = "sha256:dbd0897e852041e40eba79bee731d22710549d168a2875c8bd4f4deed7523764"
+)
+
 // JSON Schemas (draft 2020-12) of the Notes tools' arguments and results.
 const (
 	notesAddNoteInputSchema      = `{"description":"NewNote is what a caller gives to store a note.","type":"object","properties":{"text":{"description":"Text of the note.","type":"string","minLength":1,"maxLength":10000},"tags":{"description":"Tags to file the note under.","type":"array","items":{"type":"string"},"maxItems":10},"priority":{"description":"Priority of the note; normal when absent.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","type":"string","enum":["low","normal","high"]}},"additionalProperties":false,"required":["text"]}`
@@ -274,6 +290,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesAddNoteInputSchema),
 		OutputSchema: json.RawMessage(notesAddNoteOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
+		Digest:       NotesAddNoteToolDigest,
 		Handler:      h.serveAddNote,
 	}, {
 		Name:         NotesSearchNotesTool,
@@ -281,6 +298,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesSearchNotesInputSchema),
 		OutputSchema: json.RawMessage(notesSearchNotesOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:       NotesSearchNotesToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveSearchNotes),
 	}, {
 		Name:         NotesGetNoteTool,
@@ -288,12 +306,14 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesGetNoteInputSchema),
 		OutputSchema: json.RawMessage(notesGetNoteOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:       NotesGetNoteToolDigest,
 		Handler:      h.serveGetNote,
 	}, {
 		Name:        NotesDeleteNoteTool,
 		Description: "DeleteNote removes a note. Deleting a note that does not exist is an\nerror.",
 		InputSchema: json.RawMessage(notesDeleteNoteInputSchema),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:      NotesDeleteNoteToolDigest,
 		Handler:     h.serveDeleteNote,
 	}, {
 		Name:         NotesReindexTool,
@@ -301,6 +321,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesReindexInputSchema),
 		OutputSchema: json.RawMessage(notesReindexOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:       NotesReindexToolDigest,
 		Handler:      h.serveReindex,
 	}}
 }

@@ -83,6 +83,14 @@ const (
 	WeatherForecastTool = "forecast"
 )
 
+// Digests of the Weather tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// WeatherForecastToolDigest is the digest of the forecast tool's descriptor (544 bytes).
+	WeatherForecastToolDigest = "sha256:5f410750e57b65e9a85d2bfc4d3cf0e6c3d884705c38536d8c072f00d0062a09"
+)
+
 // JSON Schemas (draft 2020-12) of the Weather tools' arguments and results.
 const (
 	weatherForecastInputSchema  = `{"type":"object","properties":{"city":{"type":"string"}},"additionalProperties":false,"required":["city"]}`
@@ -101,6 +109,7 @@ func WeatherTools(impl Weather) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(weatherForecastInputSchema),
 		OutputSchema: json.RawMessage(weatherForecastOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
+		Digest:       WeatherForecastToolDigest,
 		Handler:      h.serveForecast,
 	}}
 }

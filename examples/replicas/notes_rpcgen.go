@@ -156,6 +156,20 @@ const (
 	NotesDeleteNoteTool = "delete_note"
 )
 
+// Digests of the Notes tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (641 bytes).
+	NotesAddNoteToolDigest = "sha256:e4d0e89b9039f33448db5a275bf5bc39acc8d1395d24793bca3fb0021f442d0a"
+	// NotesGetNoteToolDigest is the digest of the get_note tool's descriptor (589 bytes).
+	NotesGetNoteToolDigest = "sha256:c1c05ad2962713b26af26d082bd8f0c0ba61a0fd4a17d1e42ec7c815272a48f0"
+	// NotesListNotesToolDigest is the digest of the list_notes tool's descriptor (626 bytes).
+	NotesListNotesToolDigest = "sha256:88e4543f9954ab34137ecbfea67354690fea5b33bd142fdfe70cb7df2d9feb7e"
+	// NotesDeleteNoteToolDigest is the digest of the delete_note tool's descriptor (898 bytes).
+	NotesDeleteNoteToolDigest = "sha256:0983a039d156caf999033c28323dc59f639ecfa7603db7545bd2783203185bd0"
+)
+
 // JSON Schemas (draft 2020-12) of the Notes tools' arguments and results.
 const (
 	notesAddNoteInputSchema     = `{"type":"object","properties":{"text":{"description":"the note.","type":"string"}},"additionalProperties":false,"required":["text"]}`
@@ -180,6 +194,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesAddNoteInputSchema),
 		OutputSchema: json.RawMessage(notesAddNoteOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
+		Digest:       NotesAddNoteToolDigest,
 		Handler:      h.serveAddNote,
 	}, {
 		Name:         NotesGetNoteTool,
@@ -187,6 +202,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesGetNoteInputSchema),
 		OutputSchema: json.RawMessage(notesGetNoteOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:       NotesGetNoteToolDigest,
 		Handler:      h.serveGetNote,
 	}, {
 		Name:         NotesListNotesTool,
@@ -194,6 +210,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesListNotesInputSchema),
 		OutputSchema: json.RawMessage(notesListNotesOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:       NotesListNotesToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveListNotes),
 	}, {
 		Name:         NotesDeleteNoteTool,
@@ -201,6 +218,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesDeleteNoteInputSchema),
 		OutputSchema: json.RawMessage(notesDeleteNoteOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:       NotesDeleteNoteToolDigest,
 		Handler:      h.serveDeleteNote,
 	}}
 }

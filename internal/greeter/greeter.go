@@ -17,7 +17,7 @@ type Greeter interface {
 	//
 	// name: who to greet.
 	//
-	//rpcgen:tool readonly
+	//rpcgen:tool readonly title="Greet someone"
 	Greet(ctx context.Context, name string) (Greeting, error)
 
 	// Motto is the greeter's motto.

@@ -123,6 +123,14 @@ const (
 	GreeterGreetTool = "greet"
 )
 
+// Digests of the Greeter tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// GreeterGreetToolDigest is the digest of the greet tool's descriptor (486 bytes).
+	GreeterGreetToolDigest = "sha256:d8356e19898792393d68267b7efd18223dca66dea74cb5f919f9fc55398fa7cb"
+)
+
 // JSON Schemas (draft 2020-12) of the Greeter tools' arguments and results.
 const (
 	greeterGreetInputSchema  = `{"type":"object","properties":{"name":{"description":"who to greet.","type":"string"}},"additionalProperties":false,"required":["name"]}`
@@ -137,10 +145,12 @@ func GreeterTools(impl Greeter) []mcpserver.Tool {
 	h := greeterHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         GreeterGreetTool,
+		Title:        "Greet someone",
 		Description:  "Greet returns a greeting for name.",
 		InputSchema:  json.RawMessage(greeterGreetInputSchema),
 		OutputSchema: json.RawMessage(greeterGreetOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
+		Digest:       GreeterGreetToolDigest,
 		Handler:      h.serveGreet,
 	}}
 }

@@ -194,6 +194,24 @@ const (
 	SpecGetDataTool = "get_data"
 )
 
+// Digests of the Spec tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// SpecSubtractToolDigest is the digest of the subtract tool's descriptor (557 bytes).
+	SpecSubtractToolDigest = "sha256:97991ef205e89307e7ce172438c0077c2f482ebe2910d33c803e643880bd0230"
+	// SpecSumToolDigest is the digest of the sum tool's descriptor (595 bytes).
+	SpecSumToolDigest = "sha256:954318cf62d0a3be2ff24ef7cfffc6c2f75c223119345ef4b1e6834fae1b0bed"
+	// SpecNotifyHelloToolDigest is the digest of the notify_hello tool's descriptor (255 bytes).
+	SpecNotifyHelloToolDigest = "sha256:c911c41d8246f870a128d3a966bfffc284a791e81593a84ae36fccb58aae2f8e"
+	// SpecNotifySumToolDigest is the digest of the notify_sum tool's descriptor (427 bytes).
+	SpecNotifySumToolDigest = "sha256:b4abff4756cd2c8be6a56a9b78530775ebce575683da499ed662d455c47e6ed9"
+	// SpecUpdateToolDigest is the digest of the update tool's descriptor (596 bytes).
+	SpecUpdateToolDigest = "sha256:6e4dec79f2e0a8f15b4fa52729d31aecef29bd547ef8fade8245292d8c41a685"
+	// SpecGetDataToolDigest is the digest of the get_data tool's descriptor (297 bytes).
+	SpecGetDataToolDigest = "sha256:a6301a36570118f0bab92bb6520c5142a031848075e145e7778fd78496b76ced"
+)
+
 // JSON Schemas (draft 2020-12) of the Spec tools' arguments and results.
 const (
 	specSubtractInputSchema    = `{"type":"object","properties":{"minuend":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"subtrahend":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["minuend","subtrahend"]}`
@@ -218,33 +236,39 @@ func SpecTools(impl Spec) []mcpserver.Tool {
 		Description:  "Subtract returns minuend - subtrahend.",
 		InputSchema:  json.RawMessage(specSubtractInputSchema),
 		OutputSchema: json.RawMessage(specSubtractOutputSchema),
+		Digest:       SpecSubtractToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveSubtract),
 	}, {
 		Name:         SpecSumTool,
 		Description:  "Sum adds three numbers.",
 		InputSchema:  json.RawMessage(specSumInputSchema),
 		OutputSchema: json.RawMessage(specSumOutputSchema),
+		Digest:       SpecSumToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveSum),
 	}, {
 		Name:        SpecNotifyHelloTool,
 		Description: "NotifyHello is sent as a notification.",
 		InputSchema: json.RawMessage(specNotifyHelloInputSchema),
+		Digest:      SpecNotifyHelloToolDigest,
 		Handler:     h.serveNotifyHello,
 	}, {
 		Name:        SpecNotifySumTool,
 		Description: "NotifySum is sent as a notification.",
 		InputSchema: json.RawMessage(specNotifySumInputSchema),
+		Digest:      SpecNotifySumToolDigest,
 		Handler:     h.serveNotifySum,
 	}, {
 		Name:        SpecUpdateTool,
 		Description: "Update is sent as a notification.",
 		InputSchema: json.RawMessage(specUpdateInputSchema),
+		Digest:      SpecUpdateToolDigest,
 		Handler:     h.serveUpdate,
 	}, {
 		Name:         SpecGetDataTool,
 		Description:  "GetData returns a fixed, mixed list.",
 		InputSchema:  json.RawMessage(specGetDataInputSchema),
 		OutputSchema: json.RawMessage(specGetDataOutputSchema),
+		Digest:       SpecGetDataToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveGetData),
 	}}
 }

@@ -224,6 +224,26 @@ const (
 	ProbeReleasedTool = "released"
 )
 
+// Digests of the Probe tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// ProbeEchoToolDigest is the digest of the echo tool's descriptor (334 bytes).
+	ProbeEchoToolDigest = "sha256:425d3dab005cc561f0a4ba726e7c867ef085d45b4be7c418e599a31df7dd8588"
+	// ProbeAddToolDigest is the digest of the add tool's descriptor (571 bytes).
+	ProbeAddToolDigest = "sha256:8122c41d0d3c5bedbcd36d5a63863aff58171b2e6e47e77b0ec6a25db9d92be5"
+	// ProbeIncrementToolDigest is the digest of the increment tool's descriptor (669 bytes).
+	ProbeIncrementToolDigest = "sha256:64fc47625603b9cdc238cf9d99975948f87ed426397d56b8428fce75caf346bb"
+	// ProbeHeaderToolDigest is the digest of the header tool's descriptor (411 bytes).
+	ProbeHeaderToolDigest = "sha256:982f726cd8caa89f3b039f290a70d214b6e2c74996a15889274bae050a8013e2"
+	// ProbeHoldToolDigest is the digest of the hold tool's descriptor (269 bytes).
+	ProbeHoldToolDigest = "sha256:5a217da2f5acf1a4cebc243b9fc977050d29a6342eea3f4b5ef927f799595aed"
+	// ProbeHeldToolDigest is the digest of the held tool's descriptor (252 bytes).
+	ProbeHeldToolDigest = "sha256:fc256bb8153a063672c3681478566e36a15a62c8006c9154b1ac98ea7e5aab0e"
+	// ProbeReleasedToolDigest is the digest of the released tool's descriptor (455 bytes).
+	ProbeReleasedToolDigest = "sha256:1e50a5aaf342c96fac6b9df39c572e522bc8015366651899d67b6e663e6daf99"
+)
+
 // JSON Schemas (draft 2020-12) of the Probe tools' arguments and results.
 const (
 	probeEchoInputSchema       = `{"type":"object","properties":{"text":{"description":"any text.","type":"string"}},"additionalProperties":false,"required":["text"]}`
@@ -251,40 +271,47 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		Description:  "Echo returns text as it came.",
 		InputSchema:  json.RawMessage(probeEchoInputSchema),
 		OutputSchema: json.RawMessage(probeEchoOutputSchema),
+		Digest:       ProbeEchoToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveEcho),
 	}, {
 		Name:         ProbeAddTool,
 		Description:  "Add returns a + b.",
 		InputSchema:  json.RawMessage(probeAddInputSchema),
 		OutputSchema: json.RawMessage(probeAddOutputSchema),
+		Digest:       ProbeAddToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveAdd),
 	}, {
 		Name:         ProbeIncrementTool,
 		Description:  "Increment returns n plus one. Its value travels as a string, so it\nkeeps every digit in JavaScript, beyond 2^53.",
 		InputSchema:  json.RawMessage(probeIncrementInputSchema),
 		OutputSchema: json.RawMessage(probeIncrementOutputSchema),
+		Digest:       ProbeIncrementToolDigest,
 		Handler:      h.serveIncrement,
 	}, {
 		Name:         ProbeHeaderTool,
 		Description:  "Header returns the value of the HTTP header name of this call, \"\" when\nit has none.",
 		InputSchema:  json.RawMessage(probeHeaderInputSchema),
 		OutputSchema: json.RawMessage(probeHeaderOutputSchema),
+		Digest:       ProbeHeaderToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveHeader),
 	}, {
 		Name:        ProbeHoldTool,
 		Description: "Hold runs until the call is cancelled, and fails after a minute.",
 		InputSchema: json.RawMessage(probeHoldInputSchema),
+		Digest:      ProbeHoldToolDigest,
 		Handler:     h.serveHold,
 	}, {
 		Name:        ProbeHeldTool,
 		Description: "Held returns once a Hold call with tag is running on the server.",
 		InputSchema: json.RawMessage(probeHeldInputSchema),
+		Digest:      ProbeHeldToolDigest,
 		Handler:     h.serveHeld,
 	}, {
 		Name:         ProbeReleasedTool,
 		Description:  "Released returns once the Hold call with tag has ended, with why its\ncontext ended (\"context canceled\" when the client gave up on it).",
 		InputSchema:  json.RawMessage(probeReleasedInputSchema),
 		OutputSchema: json.RawMessage(probeReleasedOutputSchema),
+		Digest:       ProbeReleasedToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveReleased),
 	}}
 }

@@ -55,6 +55,12 @@ const (
 	MetaNull = "io.github.rpcgen/null"
 )
 
+// MetaDigest is the key of a tool descriptor's _meta (tools/list, from
+// 2025-06-18 on) holding mcpserver.Tool.Digest: "sha256:" and the hex
+// SHA-256 of the descriptor less its _meta, in the canonical JSON of RFC
+// 8785, the digest tool manifests (SEP-2636) define.
+const MetaDigest = "io.github.rpcgen/digest"
+
 // Implementation names a client or server and its version.
 type Implementation struct {
 	Name        string `json:"name"`

@@ -104,6 +104,16 @@ const (
 	BenchEchoTool = "echo"
 )
 
+// Digests of the Bench tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// BenchAddToolDigest is the digest of the add tool's descriptor (551 bytes).
+	BenchAddToolDigest = "sha256:acb4a06df9ae2e64be4bd47711b33b007359956bd052c1e7504483482042b221"
+	// BenchEchoToolDigest is the digest of the echo tool's descriptor (349 bytes).
+	BenchEchoToolDigest = "sha256:77f8ecc04ca93c9726a4eca23ee239c41f8157a5cb8074920b30aca54bf8b327"
+)
+
 // JSON Schemas (draft 2020-12) of the Bench tools' arguments and results.
 const (
 	benchAddInputSchema   = `{"type":"object","properties":{"a":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
@@ -123,12 +133,14 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 		Description:  "Add returns the sum of a and b.",
 		InputSchema:  json.RawMessage(benchAddInputSchema),
 		OutputSchema: json.RawMessage(benchAddOutputSchema),
+		Digest:       BenchAddToolDigest,
 		Handler:      h.serveAdd,
 	}, {
 		Name:         BenchEchoTool,
 		Description:  "Echo returns text unchanged.",
 		InputSchema:  json.RawMessage(benchEchoInputSchema),
 		OutputSchema: json.RawMessage(benchEchoOutputSchema),
+		Digest:       BenchEchoToolDigest,
 		Handler:      h.serveEcho,
 	}}
 }

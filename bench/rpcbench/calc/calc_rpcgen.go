@@ -82,6 +82,14 @@ const (
 	CalcAddTool = "add"
 )
 
+// Digests of the Calc tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// CalcAddToolDigest is the digest of the add tool's descriptor (502 bytes).
+	CalcAddToolDigest = "sha256:d7cde6fc00824d516ffae315566f8875d08b9e75f95cc3cd9329447cd7505ac6"
+)
+
 // JSON Schemas (draft 2020-12) of the Calc tools' arguments and results.
 const (
 	calcAddInputSchema  = `{"type":"object","properties":{"a":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
@@ -99,6 +107,7 @@ func CalcTools(impl Calc) []mcpserver.Tool {
 		Description:  "Add returns a + b.",
 		InputSchema:  json.RawMessage(calcAddInputSchema),
 		OutputSchema: json.RawMessage(calcAddOutputSchema),
+		Digest:       CalcAddToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveAdd),
 	}}
 }

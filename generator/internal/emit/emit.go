@@ -60,11 +60,14 @@ type emitter struct {
 	// (see discover.go).
 	discover     []byte
 	discoverName string
+	// digests holds each tool's descriptor and digest.
+	digests map[*model.Method]*ToolDescriptor
 }
 
 // GoFile renders the Go file holding every service; sg renders the schemas.
 // discover, when not nil, is the OpenRPC document to answer rpc.discover with.
-func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Builder, discover []byte, pieces PieceStore) ([]byte, error) {
+// It returns the file and the descriptors of the tools it declares.
+func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Builder, discover []byte, pieces PieceStore) ([]byte, []*ToolDescriptor, error) {
 	g := &emitter{file: jen.NewFilePathName(pkgPath, pkgName), pkgPath: pkgPath, pkgName: pkgName}
 	g.setDiscover(services, discover)
 	g.schemaNames = map[string]string{}
@@ -72,6 +75,14 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 	g.share = shareParams(services, g.decoders.declared)
 	g.decoders.share = g.share
 	g.schemas = toolSchemasOf(services, sg)
+	tools, err := g.descriptors(services)
+	if err != nil {
+		return nil, nil, err
+	}
+	g.digests = map[*model.Method]*ToolDescriptor{}
+	for _, d := range tools {
+		g.digests[d.Method] = d
+	}
 	g.reserved = packageNames(services)
 	for _, name := range []string{"context", "json", "runtime", "rpcimpl", "mcp", "mcpserver", "errors", "c", "result", "err"} {
 		g.reserved[name] = true
@@ -116,13 +127,13 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 	// of the largest step for big services.
 	f.NoFormat = true
 	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("render generated code: %w", err)
+		return nil, nil, fmt.Errorf("render generated code: %w", err)
 	}
 	out, err := FormatCached(groupImports(buf.Bytes()), pieces)
 	if err != nil {
-		return buf.Bytes(), fmt.Errorf("format generated code: %w", err)
+		return buf.Bytes(), nil, fmt.Errorf("format generated code: %w", err)
 	}
-	return out, nil
+	return out, tools, nil
 }
 
 // Check runs the parts of GoFile that find problems in the input (the

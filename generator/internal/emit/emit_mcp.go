@@ -43,6 +43,7 @@ func (g *emitter) toolDecls(s *model.Service, names *serviceNames, tools []*mode
 			defs.Id(names.tool(m)).Op("=").Lit(m.Tool.Name)
 		}
 	})
+	g.digestDecls(s, names, tools)
 
 	f.Line()
 	f.Commentf("JSON Schemas (draft 2020-12) of the %s tools' arguments and results.", s.Name)
@@ -96,6 +97,7 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 				}
 			}))
 		}
+		field("Digest", jen.Id(names.digest(m)))
 		handler := jen.Id("h").Dot(names.serve(m))
 		if m.Stream {
 			handler = jen.Qual(model.MCPServerPath, "StreamTool").Call(handler)

@@ -293,6 +293,11 @@ func appendTool(b []byte, t *Tool, v ver) []byte {
 	if t.Annotations != nil && v.annotations() {
 		b = appendAnnotations(b, t.Annotations)
 	}
+	if t.Digest != "" && v.structured() {
+		b = append(b, `,"_meta":{"`+mcp.MetaDigest+`":`...)
+		b = runtime.AppendJSONString(b, t.Digest)
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

@@ -31,6 +31,11 @@ type Tool struct {
 	// mcphttp.Auth: a token lacking one gets 403 insufficient_scope naming
 	// them); a server without authorization (stdio) runs every tool.
 	Scopes []string
+	// Digest, when set, is the digest of the descriptor rpcgen computed at
+	// generate time (the generated <Svc><Method>ToolDigest constant);
+	// tools/list sends it under _meta's mcp.MetaDigest key, so that a host
+	// can pin the tool.
+	Digest string
 	// Handler runs the tool.
 	Handler ToolHandler
 	// Content says that Handler returns a whole tools/call result, an object

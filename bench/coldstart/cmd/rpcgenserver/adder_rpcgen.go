@@ -82,6 +82,14 @@ const (
 	AdderAddTool = "add"
 )
 
+// Digests of the Adder tools: SHA-256 over each descriptor's canonical JSON
+// (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
+// can pin a tool by its digest; rpcgen breaking lists the digests that change.
+const (
+	// AdderAddToolDigest is the digest of the add tool's descriptor (551 bytes).
+	AdderAddToolDigest = "sha256:acb4a06df9ae2e64be4bd47711b33b007359956bd052c1e7504483482042b221"
+)
+
 // JSON Schemas (draft 2020-12) of the Adder tools' arguments and results.
 const (
 	adderAddInputSchema  = `{"type":"object","properties":{"a":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
@@ -99,6 +107,7 @@ func AdderTools(impl Adder) []mcpserver.Tool {
 		Description:  "Add returns the sum of a and b.",
 		InputSchema:  json.RawMessage(adderAddInputSchema),
 		OutputSchema: json.RawMessage(adderAddOutputSchema),
+		Digest:       AdderAddToolDigest,
 		Handler:      h.serveAdd,
 	}}
 }
