@@ -234,8 +234,12 @@ func TestErrorsAsOnClient(t *testing.T) {
 		t.Errorf("missing: %q %s", e.Message, e.Data)
 	}
 	e = rpctest.WantError(t, client.Call(ctx, "subtract", map[string]any{"minuend": 1, "x": 2}, nil), runtime.CodeInvalidParams)
-	if want := `invalid params: unknown field "x" (valid fields: minuend, subtrahend)`; e.Message != want {
+	// Every problem of the params in one error, and in its data.
+	if want := `invalid params: 2 problems: unknown field "x" (valid fields: minuend, subtrahend); missing required field "subtrahend"`; e.Message != want {
 		t.Errorf("unknown field: %q, want %q", e.Message, want)
+	}
+	if want := `{"problems":[{"message":"unknown field \"x\" (valid fields: minuend, subtrahend)"},{"message":"missing required field \"subtrahend\""}]}`; string(e.Data) != want {
+		t.Errorf("unknown field: data %s, want %s", e.Data, want)
 	}
 }
 

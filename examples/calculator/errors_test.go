@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"strings"
@@ -65,6 +66,47 @@ func TestDeclaredErrorDocumented(t *testing.T) {
 		mentions := strings.Contains(tool.Description, `DivisionByZero (code 1001): "division by zero"`)
 		if mentions != (tool.Name == CalculatorDivideTool) {
 			t.Errorf("tool %s: description %q; the declared error should be named exactly by divide's", tool.Name, tool.Description)
+		}
+	}
+}
+
+// TestAllInvalidParamsAtOnce sends Add two wrong arguments and an unknown
+// one, and checks that one error names all three, so that a model fixes
+// them in one retry: over JSON-RPC in the message and, each with its path,
+// in the data; over MCP in the text the model reads and in the error meta.
+func TestAllInvalidParamsAtOnce(t *testing.T) {
+	ctx := context.Background()
+	args := json.RawMessage(`{"a":"two","b":1.5,"c":3}`)
+	const want = `invalid params: 3 problems: "a": expected an integer, got "two"; "b": expected an integer, got 1.5; unknown field "c" (valid fields: a, b)`
+	const wantData = `{"problems":[{"path":"a","message":"expected an integer, got \"two\""},{"path":"b","message":"expected an integer, got 1.5"},{"message":"unknown field \"c\" (valid fields: a, b)"}]}`
+
+	a, b := runtime.Pipe()
+	server := runtime.NewConn(a, runtime.Options{Handler: NewCalculatorHandler(&calculator{})})
+	client := runtime.NewConn(b, runtime.Options{})
+	t.Cleanup(func() { client.Close(); server.Close() })
+	err := client.Call(ctx, CalculatorAddMethod, args, nil)
+	var rpcErr *runtime.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != runtime.CodeInvalidParams || rpcErr.Message != want || string(rpcErr.Data) != wantData {
+		t.Errorf("JSON-RPC: got %v (data %s)\nwant %s (data %s)", err, rpcErr.Data, want, wantData)
+	}
+
+	for _, version := range []string{mcp.Version20241105, mcp.Version20260728} {
+		srv := mcp.NewServer(mcp.Implementation{Name: "calculator", Version: "1.0.0"}, nil)
+		srv.AddTools(CalculatorTools(&calculator{})...)
+		c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{Info: mcp.Implementation{Name: "test", Version: "1"}, ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("MCP %s: %v", version, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		res, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: CalculatorAddTool, Arguments: args})
+		if err != nil {
+			t.Fatalf("MCP %s: %v", version, err)
+		}
+		if !res.IsError || len(res.Content) != 1 || res.Content[0].Text != want {
+			t.Errorf("MCP %s: the model reads %+v, want %q", version, res.Content, want)
+		}
+		if !strings.Contains(string(res.Meta), wantData) {
+			t.Errorf("MCP %s: _meta %s lacks the data %s", version, res.Meta, wantData)
 		}
 	}
 }

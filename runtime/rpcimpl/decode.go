@@ -1,6 +1,8 @@
 package rpcimpl
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -17,14 +19,24 @@ const maxDecodeDepth = 128
 // as it goes. It uses no reflection, and reading a number, a bool or a string
 // without escapes allocates nothing beyond the string itself.
 //
-// The first problem stops decoding: from then on every read returns a zero
-// value, NextKey and NextElem return false, and Finish returns the problem as
-// a *runtime.Error with CodeInvalidParams whose message names the offending value by
-// its path, for example
+// A problem with a value (a wrong type, a value out of range, a constraint
+// not met, a missing or unknown member) is recorded and decoding goes on
+// past the value, so that one error lists every problem of the params, and
+// a caller (often a model) fixes them all in one retry; one problem per
+// value, the first. Malformed JSON, a wrong count of by-position params or
+// params that are not an object stop decoding: from then on every read
+// returns a zero value and NextKey and NextElem return false. Finish returns
+// the problems as a *runtime.Error with CodeInvalidParams whose message names
+// each offending value by its path, for example
 //
 //	invalid params: "tags[2]": expected a string, got 42
 //	invalid params: missing required field "query"
-//	invalid params: unknown field "lmit" (valid fields: query, limit)
+//	invalid params: 2 problems: "limit": expected an integer, got "ten"; unknown field "lmit" (valid fields: query, limit)
+//
+// and whose data lists them, {"problems": [{"path": "limit", "message":
+// "expected an integer, got \"ten\""}, {"message": "unknown field ..."}]}
+// (see Problem). At most MaxProblems are listed; the last then says that
+// decoding stopped there.
 //
 // The rules, stricter than encoding/json's where a model is better told:
 //   - keys match case-sensitively;
@@ -58,13 +70,27 @@ type Decoder struct {
 	quoted   bool
 
 	key []byte // storage for keys holding escapes
-	err *runtime.Error
+
+	problems []Problem // what was wrong, in the order met
+	stopped  bool      // a problem stopped decoding (malformed JSON...)
+	failedAt int       // d.start of the value the last problem is about, -1 for none
 }
+
+// Problem is one thing wrong with params: the path of the value it is about
+// ("tags[2]", "" for the params themselves) and what is wrong with it. The
+// data of an invalid-params error from a Decoder is {"problems": [...]}.
+type Problem struct {
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+}
+
+// MaxProblems is how many problems a Decoder lists before it stops.
+const MaxProblems = 20
 
 // NewDecoder returns a Decoder reading data, which must not change while it
 // is in use. Values read as []byte (Raw) point into data.
 func NewDecoder(data []byte) Decoder {
-	return Decoder{buf: data, orig: data}
+	return Decoder{buf: data, orig: data, failedAt: -1}
 }
 
 // Fields lists the keys of a params object or of a struct, in declaration
@@ -115,6 +141,7 @@ func (d *Decoder) Params(fields *Fields) {
 	case 0:
 	default:
 		d.typeError("an object")
+		d.stopped = true // nothing else can be read
 	}
 }
 
@@ -132,7 +159,7 @@ func (d *Decoder) StructParams() {
 	}
 	d.pos = jsonscan.SkipSpace(d.buf, i+1)
 	if d.pos < len(d.buf) && d.buf[d.pos] == ']' {
-		d.fail("expected 1 param by position, got 0")
+		d.stop("expected 1 param by position, got 0")
 		return
 	}
 	d.root, d.wrapped = d.pos, true
@@ -170,21 +197,48 @@ func countMessage(want int, names *Fields, got int) string {
 }
 
 // Finish checks that nothing but white space follows the value and returns
-// the first problem met while decoding, nil when there was none.
+// the problems met while decoding as one error, nil when there were none.
 func (d *Decoder) Finish() error {
-	if d.err == nil && d.wrapped {
+	if !d.stopped && d.wrapped {
 		d.closeWrapper()
 	}
-	if d.err == nil {
+	if !d.stopped {
 		if i := jsonscan.SkipSpace(d.buf, d.pos); i < len(d.buf) {
 			d.pos = i
 			d.syntaxError("unexpected data after the value")
 		}
 	}
-	if d.err != nil {
-		return d.err
+	if len(d.problems) == 0 {
+		return nil
 	}
-	return nil
+	return problemsError(d.problems)
+}
+
+// problemsError is the invalid-params error listing problems.
+func problemsError(problems []Problem) *runtime.Error {
+	var b strings.Builder
+	b.WriteString("invalid params: ")
+	if len(problems) > 1 {
+		b.WriteString(strconv.Itoa(len(problems)))
+		b.WriteString(" problems: ")
+	}
+	for i, p := range problems {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if p.Path != "" {
+			b.WriteString(strconv.Quote(p.Path))
+			b.WriteString(": ")
+		}
+		b.WriteString(p.Message)
+	}
+	var data bytes.Buffer
+	enc := json.NewEncoder(&data)
+	enc.SetEscapeHTML(false) // "must be >= 1" as written
+	_ = enc.Encode(struct {
+		Problems []Problem `json:"problems"`
+	}{problems}) // strings only: it cannot fail
+	return &runtime.Error{Code: runtime.CodeInvalidParams, Message: b.String(), Data: bytes.TrimSuffix(data.Bytes(), []byte("\n"))}
 }
 
 // closeWrapper reads the end of the array around by-position struct params.
@@ -197,40 +251,50 @@ func (d *Decoder) closeWrapper() {
 		d.pos = i + 1
 		n := 1 + d.countRest()
 		d.start = d.root
-		d.fail("expected 1 param by position, got " + strconv.Itoa(n))
+		d.stop("expected 1 param by position, got " + strconv.Itoa(n))
 	default:
 		d.pos = i
 		d.syntaxError("expected ']' after the params")
 	}
 }
 
-// Fail records a problem with the value just read, unless an earlier one is
-// recorded: msg, such as "must be >= 1", is reported after the value's path.
-// After a container's end, the value is the container.
+// Fail records a problem with the value just read, unless one is recorded
+// for that value already (reading it failed): msg, such as "must be >= 1",
+// is reported after the value's path. After a container's end, the value is
+// the container.
 func (d *Decoder) Fail(msg string) {
 	d.fail(msg)
 }
 
 // UnknownField records that the open object has a member key its type does
-// not know, listing the valid ones.
+// not know, listing the valid ones, and skips the member's value.
 func (d *Decoder) UnknownField(key []byte, fields *Fields) {
 	if len(fields.keys) == 0 {
 		d.fail("unknown field " + strconv.Quote(string(key)) + " (no fields are accepted)")
-		return
+	} else {
+		d.fail("unknown field " + strconv.Quote(string(key)) + " (valid fields: " + fields.list + ")")
 	}
-	d.fail("unknown field " + strconv.Quote(string(key)) + " (valid fields: " + fields.list + ")")
+	start, failedAt := d.start, d.failedAt
+	d.Skip()
+	if !d.quoted {
+		d.start = start
+	}
+	d.failedAt = failedAt
 }
 
 // MissingField records that the object just read lacks the required key.
 func (d *Decoder) MissingField(key string) {
-	d.fail("missing required field " + strconv.Quote(key))
+	if d.stopped {
+		return
+	}
+	d.record("missing required field " + strconv.Quote(key))
 }
 
 // typeError records that the value at d.pos is not of the wanted type.
 func (d *Decoder) typeError(want string) {
 	start, at := d.start, d.pos
 	d.Skip()
-	if d.err != nil {
+	if d.stopped {
 		return // malformed: that is the problem to report
 	}
 	d.start = start
@@ -243,16 +307,35 @@ func (d *Decoder) syntaxError(msg string) {
 	if !d.quoted {
 		d.start = d.pos
 	}
-	d.fail("malformed JSON at offset " + strconv.Itoa(d.pos) + ": " + msg)
+	d.stop("malformed JSON at offset " + strconv.Itoa(d.pos) + ": " + msg)
 }
 
-// fail records the first problem, located at d.start.
+// fail records a problem with the value at d.start, unless one is recorded
+// for it already; decoding goes on.
 func (d *Decoder) fail(msg string) {
-	if d.err != nil {
+	if d.stopped || d.start == d.failedAt {
 		return
 	}
-	if path := pathAt(d.orig, d.root, d.start, d.names); path != "" {
-		msg = strconv.Quote(path) + ": " + msg
+	d.failedAt = d.start
+	d.record(msg)
+}
+
+// stop records a problem, located at d.start, after which decoding cannot
+// go on.
+func (d *Decoder) stop(msg string) {
+	if d.stopped {
+		return
 	}
-	d.err = &runtime.Error{Code: runtime.CodeInvalidParams, Message: "invalid params: " + msg}
+	d.record(msg)
+	d.stopped = true
+}
+
+// record adds the problem msg about the value at d.start, and stops
+// decoding at MaxProblems.
+func (d *Decoder) record(msg string) {
+	d.problems = append(d.problems, Problem{Path: pathAt(d.orig, d.root, d.start, d.names), Message: msg})
+	if len(d.problems) >= MaxProblems {
+		d.problems[len(d.problems)-1].Message += " (and decoding stopped here: fix these and call again)"
+		d.stopped = true
+	}
 }

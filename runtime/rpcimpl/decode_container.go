@@ -24,7 +24,7 @@ func (d *Decoder) Object() bool {
 // the end of the object it closes it and returns false. *key is valid until
 // the next call; it is the unescaped key and may point into the input.
 func (d *Decoder) NextKey(key *[]byte) bool {
-	if d.err != nil || d.pos == 0 {
+	if d.stopped || d.pos == 0 {
 		return false
 	}
 	if d.names != nil && d.depth == 1 {
@@ -68,15 +68,15 @@ func (d *Decoder) nextParam(key *[]byte) bool {
 	n := len(d.names.keys)
 	switch {
 	case !ok:
-		if d.err == nil && d.index < n {
+		if !d.stopped && d.index < n {
 			d.start = d.root
-			d.fail(countMessage(n, d.names, d.index))
+			d.stop(countMessage(n, d.names, d.index))
 		}
 		return false
 	case d.index >= n:
 		d.pos = i
 		d.start = d.root
-		d.fail(countMessage(n, d.names, d.index+d.countRest()))
+		d.stop(countMessage(n, d.names, d.index+d.countRest()))
 		return false
 	}
 	*key = d.names.keys[d.index]
@@ -89,7 +89,7 @@ func (d *Decoder) nextParam(key *[]byte) bool {
 // starts at d.pos, and returns how many there were.
 func (d *Decoder) countRest() int {
 	n := 0
-	for d.err == nil {
+	for !d.stopped {
 		d.Skip()
 		n++
 		i := jsonscan.SkipSpace(d.buf, d.pos)
@@ -117,7 +117,7 @@ func (d *Decoder) Array() bool {
 // NextElem reports whether the open array has another element, which the
 // caller then reads; at the end of the array it closes it and returns false.
 func (d *Decoder) NextElem() bool {
-	if d.err != nil || d.pos == 0 {
+	if d.stopped || d.pos == 0 {
 		return false
 	}
 	i, ok := d.next('[', ']', "array element")
@@ -207,7 +207,7 @@ func (d *Decoder) Skip() {
 	default:
 		d.syntaxError("invalid character " + strconv.QuoteRune(rune(c)) + " looking for the beginning of a value")
 	}
-	if d.err == nil && !d.quoted {
+	if !d.stopped && !d.quoted {
 		d.start = start
 	}
 }
@@ -220,7 +220,7 @@ func (d *Decoder) Raw() []byte {
 	}
 	start := d.pos
 	d.Skip()
-	if d.err != nil {
+	if d.stopped {
 		return nil
 	}
 	return d.buf[start:d.pos]
@@ -229,7 +229,7 @@ func (d *Decoder) Raw() []byte {
 // begin skips white space before a value and returns the value's first byte,
 // or 0 after a problem or at the end of the input (a problem too).
 func (d *Decoder) begin() byte {
-	if d.err != nil {
+	if d.stopped {
 		return 0
 	}
 	i := jsonscan.SkipSpace(d.buf, d.pos)
@@ -251,7 +251,7 @@ func (d *Decoder) begin() byte {
 // open enters the object or array whose opening bracket is at d.pos.
 func (d *Decoder) open() bool {
 	if d.depth >= maxDecodeDepth {
-		d.fail("nested deeper than " + strconv.Itoa(maxDecodeDepth) + " levels")
+		d.stop("nested deeper than " + strconv.Itoa(maxDecodeDepth) + " levels")
 		return false
 	}
 	d.depth++

@@ -47,9 +47,21 @@ func FuzzDecoder(f *testing.F) {
 				t.Fatalf("%q: read %#v, encoding/json reads %#v", b, got, want)
 			}
 		}
-		// A generated decoder must not panic on it either.
+		// A generated decoder must not panic on it either, and lists at
+		// most MaxProblems problems, each in the message and in the data.
 		var p searchParams
-		_ = decodeSearchParams(b, &p)
+		if err := decodeSearchParams(b, &p); err != nil {
+			e := err.(*runtime.Error)
+			var data struct{ Problems []rpcimpl.Problem }
+			if err := json.Unmarshal(e.Data, &data); err != nil || len(data.Problems) == 0 || len(data.Problems) > rpcimpl.MaxProblems {
+				t.Fatalf("%q: data %s (%v)", b, e.Data, err)
+			}
+			for _, pr := range data.Problems {
+				if !strings.Contains(e.Message, pr.Message) {
+					t.Fatalf("%q: message %q lacks the problem %q", b, e.Message, pr.Message)
+				}
+			}
+		}
 	})
 }
 

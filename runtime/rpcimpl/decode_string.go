@@ -71,7 +71,7 @@ func (d *Decoder) scanString() (raw []byte, escaped bool, ok bool) {
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
 				d.pos = i
-				d.fail("invalid UTF-8 in a string")
+				d.stop("invalid UTF-8 in a string")
 				return nil, false, false
 			}
 			i += size
@@ -188,7 +188,7 @@ func (d *Decoder) Bytes() []byte {
 func (d *Decoder) Time() time.Time {
 	start := d.pos
 	s := d.String()
-	if d.err != nil {
+	if d.stopped {
 		return time.Time{}
 	}
 	t, err := time.Parse(time.RFC3339, s)

@@ -1,6 +1,7 @@
 package rpcimpl_test
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -135,18 +136,23 @@ func TestDecodeParamsGenerated(t *testing.T) {
 		{raw: `["go",3,["t"],null,5]`, wantErr: `expected 4 params by position (query, limit, tags, author), got 5`},
 		{raw: `["go","3",["t"],null]`, wantErr: `"limit": expected an integer, got "3"`},
 		{raw: `{"query":"go","limit":1,"tags":[],"query":"again"}`, want: searchParams{Query: "again", Limit: 1, Tags: []string{}}},
-		{raw: ``, wantErr: `missing required field "query"`},
-		{raw: `null`, wantErr: `missing required field "query"`},
-		{raw: `{}`, wantErr: `missing required field "query"`},
+		{raw: ``, wantErr: `3 problems: missing required field "query"; missing required field "limit"; missing required field "tags"`},
+		{raw: `null`, wantErr: `3 problems: missing required field "query"; missing required field "limit"; missing required field "tags"`},
+		{raw: `{}`, wantErr: `3 problems: missing required field "query"; missing required field "limit"; missing required field "tags"`},
 		{raw: `{"query":"go","tags":[]}`, wantErr: `missing required field "limit"`},
-		{raw: `{"query":"go","lmit":5}`, wantErr: `unknown field "lmit" (valid fields: query, limit, tags, author)`},
-		{raw: `{"Query":"go"}`, wantErr: `unknown field "Query" (valid fields: query, limit, tags, author)`},
-		{raw: `{"query":"go","limit":"ten"}`, wantErr: `"limit": expected an integer, got "ten"`},
-		{raw: `{"query":"go","limit":"` + strings.Repeat("x", 60) + `"}`, wantErr: `"limit": expected an integer, got a string`},
-		{raw: `{"query":"go","limit":1.5}`, wantErr: `"limit": expected an integer, got 1.5`},
-		{raw: `{"query":"go","limit":0}`, wantErr: `"limit": must be >= 1`},
-		{raw: `{"query":"","limit":1}`, wantErr: `"query": shorter than minLength 1`},
-		{raw: `{"query":null}`, wantErr: `"query": expected a string, got null`},
+		{raw: `{"query":"go","lmit":5}`, wantErr: `3 problems: unknown field "lmit" (valid fields: query, limit, tags, author); missing required field "limit"; missing required field "tags"`},
+		{raw: `{"query":"go","lmit":5,"limit":1,"tags":[]}`, wantErr: `unknown field "lmit" (valid fields: query, limit, tags, author)`},
+		{raw: `{"Query":"go","limit":1,"tags":[]}`, wantErr: `2 problems: unknown field "Query" (valid fields: query, limit, tags, author); missing required field "query"`},
+		{raw: `{"query":"go","limit":"ten","tags":[]}`, wantErr: `"limit": expected an integer, got "ten"`},
+		{raw: `{"query":"go","tags":[],"limit":"` + strings.Repeat("x", 60) + `"}`, wantErr: `"limit": expected an integer, got a string`},
+		{raw: `{"query":"go","limit":1.5,"tags":[]}`, wantErr: `"limit": expected an integer, got 1.5`},
+		{raw: `{"query":"go","limit":0,"tags":[]}`, wantErr: `"limit": must be >= 1`},
+		{raw: `{"query":"","limit":1,"tags":[]}`, wantErr: `"query": shorter than minLength 1`},
+		{raw: `{"query":null,"limit":1,"tags":[]}`, wantErr: `"query": expected a string, got null`},
+		// Every problem at once, one per value: a value that cannot be read
+		// is not also checked against its constraints.
+		{raw: `{"query":"","limit":"ten","tags":["a","toolong",3,"b"],"author":{"name":7,"level":300,"nme":1},"x":{"y":[1,2]}}`,
+			wantErr: `9 problems: "query": shorter than minLength 1; "limit": expected an integer, got "ten"; "tags[1]": longer than maxLength 5; "tags[2]": expected a string, got 3; "tags": more items than maxItems 3; "author.name": expected a string, got 7; "author.level": expected an integer between -128 and 127, got 300; "author": unknown field "nme" (valid fields: name, email, level); unknown field "x" (valid fields: query, limit, tags, author)`},
 		{raw: `{"query":"go","limit":1,"tags":["a","b",3]}`, wantErr: `"tags[2]": expected a string, got 3`},
 		{raw: `{"query":"go","limit":1,"tags":["a","toolong"]}`, wantErr: `"tags[1]": longer than maxLength 5`},
 		{raw: `{"query":"go","limit":1,"tags":["a","b","c","d"]}`, wantErr: `"tags": more items than maxItems 3`},
@@ -156,7 +162,9 @@ func TestDecodeParamsGenerated(t *testing.T) {
 		{raw: `{"query":"go","limit":1,"tags":[],"author":{"name":7}}`, wantErr: `"author.name": expected a string, got 7`},
 		{raw: `{"query":"go","limit":1,"tags":[],"author":{"name":"A","level":300}}`, wantErr: `"author.level": expected an integer between -128 and 127, got 300`},
 		{raw: `{"query":"go","limit":1,"tags":[],"author":[]}`, wantErr: `"author": expected an object, got an array`},
-		{raw: `{"q\"y":1}`, wantErr: `unknown field "q\"y" (valid fields: query, limit, tags, author)`},
+		{raw: `{"q\"y":1,"query":"go","limit":1,"tags":[]}`, wantErr: `unknown field "q\"y" (valid fields: query, limit, tags, author)`},
+		// Malformed JSON stops decoding, after what was found before it.
+		{raw: `{"limit":"ten","query":"go" "tags":[]}`, wantErr: `2 problems: "limit": expected an integer, got "ten"; malformed JSON at offset 28: expected ',' or '}' after an object member`},
 		{raw: `{"query":"go" "limit":1}`, wantErr: `malformed JSON at offset 14: expected ',' or '}' after an object member`},
 		{raw: `{"query":"go","limit":1,"tags":[],"author":{"name":"A",}}`, wantErr: `"author": malformed JSON at offset 55: expected an object member after ','`},
 		{raw: `{"query":"go","limit":1,"tags":["a"]} x`, wantErr: `malformed JSON at offset 38: unexpected data after the value`},
@@ -235,5 +243,49 @@ func TestDecodeAllocs(t *testing.T) {
 	})
 	if allocs > 1 { // the query string
 		t.Errorf("%v allocations, want at most 1", allocs)
+	}
+}
+
+// TestDecodeProblemsData checks the data of an invalid-params error: each
+// problem with its path, and no more than MaxProblems, the last of which
+// says that decoding stopped.
+func TestDecodeProblemsData(t *testing.T) {
+	var p searchParams
+	err := decodeSearchParams([]byte(`{"query":7,"limit":0,"tags":[]}`), &p)
+	e := rpctest.WantError(t, err, runtime.CodeInvalidParams)
+	want := `{"problems":[{"path":"query","message":"expected a string, got 7"},{"path":"limit","message":"must be >= 1"}]}`
+	if string(e.Data) != want {
+		t.Errorf("data:\n got %s\nwant %s", e.Data, want)
+	}
+	err = decodeSearchParams([]byte(`{}`), &p)
+	e = rpctest.WantError(t, err, runtime.CodeInvalidParams)
+	if want := `{"problems":[{"message":"missing required field \"query\""},{"message":"missing required field \"limit\""},{"message":"missing required field \"tags\""}]}`; string(e.Data) != want {
+		t.Errorf("data:\n got %s\nwant %s", e.Data, want)
+	}
+
+	// A flood of bad members: MaxProblems of them, then decoding stops.
+	var b strings.Builder
+	b.WriteString(`{"query":"go","limit":1,"tags":[`)
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("1")
+	}
+	b.WriteString(`]}`)
+	err = decodeSearchParams([]byte(b.String()), &p)
+	e = rpctest.WantError(t, err, runtime.CodeInvalidParams)
+	var data struct{ Problems []rpcimpl.Problem }
+	if err := json.Unmarshal(e.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	if len(data.Problems) != rpcimpl.MaxProblems {
+		t.Fatalf("%d problems listed, want %d: %s", len(data.Problems), rpcimpl.MaxProblems, e.Message)
+	}
+	if last := data.Problems[rpcimpl.MaxProblems-1]; last.Path != "tags[19]" || !strings.HasSuffix(last.Message, "(and decoding stopped here: fix these and call again)") {
+		t.Errorf("last problem: %+v", last)
+	}
+	if !strings.HasPrefix(e.Message, "invalid params: 20 problems: \"tags[0]\": expected a string, got 1; ") {
+		t.Errorf("message: %s", e.Message)
 	}
 }

@@ -29,7 +29,10 @@ func TestSearchParams(t *testing.T) {
 		{`["q",5,"music",["a"],null]`, ""},
 		{`["q",5,"music",["a"]]`, `expected 5 params by position (query, limit, kind, tags, near), got 4`},
 		{`{"query":"q","limit":5,"kind":"film","tags":[]}`, `"kind": must be one of "book", "music"`},
-		{`{"query":"q","limt":5}`, `unknown field "limt" (valid fields: query, limit, kind, tags, near)`},
+		{`{"query":"q","limt":5,"limit":5,"kind":"book","tags":[]}`, `unknown field "limt" (valid fields: query, limit, kind, tags, near)`},
+		{`{"query":"q","limt":5}`, `4 problems: unknown field "limt" (valid fields: query, limit, kind, tags, near); missing required field "limit"; missing required field "kind"; missing required field "tags"`},
+		// Every problem at once, each with its path.
+		{`{"query":7,"limit":"5","kind":"film","tags":["a",1],"near":{"x":-181}}`, `6 problems: "query": expected a string, got 7; "limit": expected an integer, got "5"; "kind": must be one of "book", "music"; "tags[1]": expected a string, got 1; "near.x": must be >= -180; "near": missing required field "y"`},
 		{`{"query":"q","kind":"book","tags":[]}`, `missing required field "limit"`},
 		{`{"query":"q","limit":"5","kind":"book","tags":[]}`, `"limit": expected an integer, got "5"`},
 		{`{"query":"q","limit":2.5,"kind":"book","tags":[]}`, `"limit": expected an integer, got 2.5`},
@@ -37,7 +40,7 @@ func TestSearchParams(t *testing.T) {
 		{`{"query":"q","limit":5,"kind":"book","tags":[],"near":{"x":-181,"y":0}}`, `"near.x": must be >= -180`},
 		{`{"query":"q","limit":5,"kind":"book","tags":[],"near":{"x":0,"y":90}}`, `"near.y": must be < 90`},
 		{`{"query":"q","limit":5,"kind":"book","tags":[],"near":{"x":0}}`, `"near": missing required field "y"`},
-		{``, `missing required field "query"`},
+		{``, `4 problems: missing required field "query"; missing required field "limit"; missing required field "kind"; missing required field "tags"`},
 	} {
 		var p shopSearchParams
 		if got := message(t, decodeShopSearchParams([]byte(tc.raw), &p)); got != tc.want {

@@ -71,16 +71,15 @@ type Item struct {
 	Wait   Duration          `json:"wait,omitempty"`
 }
 
-// Duration decodes itself from a string such as "1m30s".
+// Duration is written as a string such as "1m30s".
 type Duration time.Duration
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	v, err := time.ParseDuration(s)
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
 	*d = Duration(v)
 	return err
 }
