@@ -91,9 +91,9 @@ func TestAllInvalidParamsAtOnce(t *testing.T) {
 	}
 
 	for _, version := range []string{mcp.Version20241105, mcp.Version20260728} {
-		srv := mcp.NewServer(mcp.Implementation{Name: "calculator", Version: "1.0.0"}, nil)
+		srv := mcpserver.New(mcp.Implementation{Name: "calculator", Version: "1.0.0"}, nil)
 		srv.AddTools(CalculatorTools(&calculator{})...)
-		c, err := mcpclient.ConnectSession(ctx, srv.NewSession(), mcpclient.Options{Info: mcp.Implementation{Name: "test", Version: "1"}, ProtocolVersion: version})
+		c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), mcpclient.Options{Info: mcp.Implementation{Name: "test", Version: "1"}, ProtocolVersion: version})
 		if err != nil {
 			t.Fatalf("MCP %s: %v", version, err)
 		}
