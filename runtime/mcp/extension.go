@@ -101,11 +101,11 @@ func CheckExtensionMethod(name string, notification bool) error {
 	case IsCoreMethod(name):
 		return fmt.Errorf("method %q is a method of the protocol itself", name)
 	case strings.HasPrefix(name, "rpc."):
-		return fmt.Errorf("method %q: JSON-RPC reserves the names that begin with rpc.", name)
+		return fmt.Errorf("method %q: JSON-RPC reserves the names that begin with \"rpc.\"", name)
 	case notification && !strings.HasPrefix(name, "notifications/"):
-		return fmt.Errorf("notification %q must be named notifications/...", name)
+		return fmt.Errorf("notification %q must be named under notifications/", name)
 	case !notification && strings.HasPrefix(name, "notifications/"):
-		return fmt.Errorf("request %q may not be named notifications/...: those are notifications", name)
+		return fmt.Errorf("request %q may not be named under notifications/, where notifications are", name)
 	}
 	return nil
 }

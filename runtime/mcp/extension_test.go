@@ -62,8 +62,8 @@ func TestCheckExtensionMethod(t *testing.T) {
 		{"notifications/elicitation/complete", true, "protocol itself"},
 		{"rpc.x", false, "rpc."},
 		{"a b", false, "white space"},
-		{"search/done", true, "must be named notifications/"},
-		{"notifications/search", false, "are notifications"},
+		{"search/done", true, "must be named under notifications/"},
+		{"notifications/search", false, "where notifications are"},
 	} {
 		err := mcp.CheckExtensionMethod(tc.name, tc.notification)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
