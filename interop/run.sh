@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Drives an MCP server over stdio and over HTTP with third-party clients: the
 # official Go SDK and mcp-go (go test), and the official TypeScript SDK
-# (node --test).
+# (node --test): @modelcontextprotocol/sdk 1.x, and the 2.x client
+# (@modelcontextprotocol/client) for the notes server's MCP extension
+# (ts/extension.test.mjs).
 #
 #   interop/run.sh             test examples/notes, built from this checkout,
 #                              over stdio and over HTTP (notes --http 127.0.0.1:0)
@@ -76,7 +78,7 @@ go vet ./... && go test -count=1 $(go list ./... | grep -v '/interop/browser$') 
 export INTEROP_STRICT="${INTEROP_STRICT:-1}"
 runs="${INTEROP_TS_RUNS:-1}"
 for run in $(seq "$runs"); do
-	echo "== TypeScript client: @modelcontextprotocol/sdk (strict warnings: $INTEROP_STRICT; run $run of $runs)"
-	node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs ts/replicas.test.mjs || { status=1; break; }
+	echo "== TypeScript clients: @modelcontextprotocol/sdk, @modelcontextprotocol/client (strict warnings: $INTEROP_STRICT; run $run of $runs)"
+	node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs ts/replicas.test.mjs ts/extension.test.mjs || { status=1; break; }
 done
 exit $status

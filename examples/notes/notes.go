@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-//go:generate go tool rpcgen --openrpc notes.openrpc.json --ts notes_client.ts --docs notes_api.md --api-version 1.0.0 Notes
+//go:generate go tool rpcgen --openrpc notes.openrpc.json --ts notes_client.ts --docs notes_api.md --api-version 1.0.0 Notes Tags
 
 // Notes keeps short text notes, each with tags and a priority. It is an
 // ordinary Go service; rpcgen turns it into MCP tools and a JSON-RPC API.
@@ -108,4 +108,25 @@ type ReindexReport struct {
 	Notes int `json:"notes"`
 	// Terms is the number of distinct words in the index.
 	Terms int `json:"terms"`
+}
+
+// Tags counts the notes under each tag. It is an MCP extension
+// (io.github.rpcgen/notes-tags) rather than tools: a client that declares the
+// extension in its capabilities calls notes-tags/count as an MCP request of
+// its own, and the server lists the extension in its capabilities.
+//
+//rpcgen:extension id=io.github.rpcgen/notes-tags
+type Tags interface {
+	// Count counts the notes under each tag, and those with none.
+	//
+	//rpcgen:method idempotent
+	Count(ctx context.Context) (TagCounts, error)
+}
+
+// TagCounts is how many notes there are under each tag.
+type TagCounts struct {
+	// Tags maps each tag to the number of notes under it.
+	Tags map[string]int `json:"tags"`
+	// Untagged is the number of notes with no tag.
+	Untagged int `json:"untagged"`
 }

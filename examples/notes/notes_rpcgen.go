@@ -722,6 +722,117 @@ func decodeNotesReviewNotesParams(raw []byte, p *notesReviewNotesParams) error {
 	return d.Finish()
 }
 
+// Method names of the Tags service, as they appear on the wire.
+const (
+	// TagsCountMethod is the JSON-RPC method name of Tags.Count.
+	TagsCountMethod = "notes-tags/count"
+)
+
+// TagsClient calls a remote Tags over JSON-RPC 2.0. It implements
+// Tags, so a caller can swap a local implementation for a remote one
+// without other changes.
+type TagsClient struct {
+	caller runtime.Caller
+}
+
+var _ Tags = (*TagsClient)(nil)
+
+// NewTagsClient returns a Tags that calls through c: a *runtime.Conn
+// (stdio, subprocess, in-memory pipe) or an *rpchttp.Client (HTTP).
+func NewTagsClient(c runtime.Caller) *TagsClient {
+	return &TagsClient{caller: c}
+}
+
+// Count counts the notes under each tag, and those with none.
+//
+// It calls the remote method "notes-tags/count", which is idempotent: a
+// caller that reconnects (runtime.Redialer) may retry it.
+func (c *TagsClient) Count(ctx context.Context) (TagCounts, error) {
+	return runtime.CallIdempotent[TagCounts](ctx, c.caller, TagsCountMethod, nil)
+}
+
+// NewTagsHandler returns a runtime.Handler that serves impl: it routes each
+// request by method name, decodes its params (by name or by position), calls
+// impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio
+// or, over HTTP, rpchttp.NewHandler.
+func NewTagsHandler(impl Tags) runtime.Handler {
+	return tagsHandler{impl}
+}
+
+// tagsHandler dispatches JSON-RPC requests to a Tags.
+type tagsHandler struct {
+	impl Tags
+}
+
+// ServeRPC implements runtime.Handler.
+func (h tagsHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+	switch req.Method {
+	case TagsCountMethod:
+		return h.serveCount(ctx, req.Params)
+	case "rpc.discover":
+		// OpenRPC service discovery: the document --openrpc wrote, which
+		// describes every service of this file.
+		if err := rpcimpl.NoParams(req.Params); err != nil {
+			return nil, err
+		}
+		return json.RawMessage(notesOpenRPC), nil
+	default:
+		return nil, runtime.ErrMethodNotFound(req.Method)
+	}
+}
+
+// serveCount decodes the params of Tags.Count, calls it and encodes its result.
+func (h tagsHandler) serveCount(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if err := rpcimpl.NoParams(params); err != nil {
+		return nil, err
+	}
+	return rpcimpl.Result(h.impl.Count(ctx))
+}
+
+// TagsExtensionID is the identifier of the MCP extension Tags implements.
+const TagsExtensionID = "io.github.rpcgen/notes-tags"
+
+// The methods of io.github.rpcgen/notes-tags are rows of the MCP method table, served and called
+// only where both sides declared the extension.
+func init() {
+	mcp.RegisterMethod(mcp.Method{
+		Direction: mcp.ClientToServer,
+		Extension: TagsExtensionID,
+		Name:      TagsCountMethod,
+		Retry:     mcp.RetrySafe,
+	})
+}
+
+// JSON Schemas (draft 2020-12) of the params and results of the io.github.rpcgen/notes-tags methods.
+const (
+	// TagsCountParamsSchema is the JSON Schema of the params of TagsCountMethod.
+	TagsCountParamsSchema = notesReindexInputSchema
+	// TagsCountResultSchema is the JSON Schema of the result of TagsCountMethod.
+	TagsCountResultSchema = `{"description":"TagCounts is how many notes there are under each tag.","type":"object","properties":{"tags":{"description":"Tags maps each tag to the number of notes under it.","anyOf":[{"type":"object","additionalProperties":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},{"type":"null"}]},"untagged":{"description":"Untagged is the number of notes with no tag.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["tags","untagged"]}`
+)
+
+// TagsExtension returns the MCP extension io.github.rpcgen/notes-tags served by impl, for
+// mcpserver.Server.AddExtension: the server declares it in its capabilities
+// and answers its methods to clients that declared it too. Params are decoded
+// and validated by generated code, as over JSON-RPC; the request's _meta is
+// left out.
+func TagsExtension(impl Tags) mcpserver.ServerExtension {
+	h := tagsHandler{impl}
+	return mcpserver.ServerExtension{
+		ID: TagsExtensionID,
+		Methods: map[string]mcpserver.ExtensionHandler{TagsCountMethod: func(ctx context.Context, params json.RawMessage) (any, error) {
+			return h.serveCount(ctx, mcp.ParamsWithoutMeta(params))
+		}},
+	}
+}
+
+// NewTagsExtensionClient returns a Tags that calls the methods of the MCP extension
+// io.github.rpcgen/notes-tags through c, an *mcpclient.Client whose Options.Extensions declare
+// TagsExtensionID; the server must declare it too.
+func NewTagsExtensionClient(c mcp.ExtensionCaller) *TagsClient {
+	return NewTagsClient(mcp.ExtensionConn(c))
+}
+
 // notesOpenRPC is the OpenRPC document of this file's services, compact, which
 // the dispatchers answer rpc.discover with.
-const notesOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Notes","description":"Notes keeps short text notes, each with tags and a priority. It is an ordinary Go service; rpcgen turns it into MCP tools and a JSON-RPC API.","version":"1.0.0"},"methods":[{"name":"notes.addNote","summary":"AddNote stores a new note and returns it with its id and creation time.","description":"AddNote stores a new note and returns it with its id and creation time.","paramStructure":"by-name","params":[{"name":"text","description":"Text of the note.","required":true,"schema":{"type":"string","minLength":1,"maxLength":10000}},{"name":"tags","description":"Tags to file the note under.","schema":{"type":"array","items":{"type":"string"},"maxItems":10}},{"name":"priority","description":"Priority of the note; normal when absent.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","schema":{"$ref":"#/components/schemas/Priority"}}],"result":{"name":"result","description":"Note is a stored note.","schema":{"$ref":"#/components/schemas/Note"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.searchNotes","summary":"SearchNotes returns the notes whose text contains query, newest first.","description":"SearchNotes returns the notes whose text contains query, newest first.","paramStructure":"either","params":[{"name":"query","description":"text to look for, case-insensitive.","required":true,"schema":{"type":"string"}},{"name":"limit","description":"the most notes to return; all of them when absent.","schema":{"anyOf":[{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},{"type":"null"}]}}],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Note"}},{"type":"null"}]}},"x-rpcgen-idempotent":true,"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.getNote","summary":"GetNote returns the note with the given id.","description":"GetNote returns the note with the given id.","paramStructure":"either","params":[{"name":"id","description":"the note's id, as AddNote returned it.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","description":"Note is a stored note.","schema":{"$ref":"#/components/schemas/Note"}},"x-rpcgen-idempotent":true,"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.deleteNote","summary":"DeleteNote removes a note.","description":"DeleteNote removes a note. Deleting a note that does not exist is an error.","paramStructure":"either","params":[{"name":"id","description":"the note's id.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"null"}},"x-rpcgen-idempotent":true,"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.reindex","summary":"Reindex rebuilds the search index, reporting progress note by note.","description":"Reindex rebuilds the search index, reporting progress note by note. It stops early when the call is cancelled.","params":[],"result":{"name":"result","description":"ReindexReport says what a reindex did.","schema":{"$ref":"#/components/schemas/ReindexReport"}},"x-rpcgen-idempotent":true,"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.note","summary":"Note is one note as an MCP resource, notes://<id>, that a client can read or attach to a conversation.","description":"Note is one note as an MCP resource, notes://<id>, that a client can read or attach to a conversation.","paramStructure":"either","params":[{"name":"id","description":"NoteID identifies a note.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","description":"Note is a stored note.","schema":{"$ref":"#/components/schemas/Note"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.completeNoteID","summary":"CompleteNoteID suggests the ids of stored notes that start with what the user typed.","description":"CompleteNoteID suggests the ids of stored notes that start with what the user typed.","paramStructure":"either","params":[{"name":"value","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.reviewNotes","summary":"ReviewNotes asks the model to review the notes of one priority and to say which can be dropped.","description":"ReviewNotes asks the model to review the notes of one priority and to say which can be dropped.","paramStructure":"either","params":[{"name":"priority","description":"the priority of the notes to review.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","required":true,"schema":{"$ref":"#/components/schemas/Priority"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"Priority":{"title":"Priority","description":"Priority says how much a note matters.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","type":"string","enum":["low","normal","high"]},"Note":{"title":"Note","description":"Note is a stored note.","type":"object","properties":{"id":{"description":"NoteID identifies a note.","type":"string"},"text":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"priority":{"$ref":"#/components/schemas/Priority"},"created":{"description":"When the note was added.","type":"string","format":"date-time"}},"additionalProperties":false,"required":["id","text","priority","created"]},"ReindexReport":{"title":"ReindexReport","description":"ReindexReport says what a reindex did.","type":"object","properties":{"notes":{"description":"Notes is the number of notes indexed.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"terms":{"description":"Terms is the number of distinct words in the index.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["notes","terms"]}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"}}}}`
+const notesOpenRPC = `{"openrpc":"1.3.2","info":{"title":"Notes, Tags","description":"Notes keeps short text notes, each with tags and a priority. It is an ordinary Go service; rpcgen turns it into MCP tools and a JSON-RPC API.\n\nTags counts the notes under each tag. It is an MCP extension (io.github.rpcgen/notes-tags) rather than tools: a client that declares the extension in its capabilities calls notes-tags/count as an MCP request of its own, and the server lists the extension in its capabilities.","version":"1.0.0"},"methods":[{"name":"notes.addNote","summary":"AddNote stores a new note and returns it with its id and creation time.","description":"AddNote stores a new note and returns it with its id and creation time.","paramStructure":"by-name","params":[{"name":"text","description":"Text of the note.","required":true,"schema":{"type":"string","minLength":1,"maxLength":10000}},{"name":"tags","description":"Tags to file the note under.","schema":{"type":"array","items":{"type":"string"},"maxItems":10}},{"name":"priority","description":"Priority of the note; normal when absent.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","schema":{"$ref":"#/components/schemas/Priority"}}],"result":{"name":"result","description":"Note is a stored note.","schema":{"$ref":"#/components/schemas/Note"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.searchNotes","summary":"SearchNotes returns the notes whose text contains query, newest first.","description":"SearchNotes returns the notes whose text contains query, newest first.","paramStructure":"either","params":[{"name":"query","description":"text to look for, case-insensitive.","required":true,"schema":{"type":"string"}},{"name":"limit","description":"the most notes to return; all of them when absent.","schema":{"anyOf":[{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},{"type":"null"}]}}],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Note"}},{"type":"null"}]}},"x-rpcgen-idempotent":true,"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.getNote","summary":"GetNote returns the note with the given id.","description":"GetNote returns the note with the given id.","paramStructure":"either","params":[{"name":"id","description":"the note's id, as AddNote returned it.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","description":"Note is a stored note.","schema":{"$ref":"#/components/schemas/Note"}},"x-rpcgen-idempotent":true,"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.deleteNote","summary":"DeleteNote removes a note.","description":"DeleteNote removes a note. Deleting a note that does not exist is an error.","paramStructure":"either","params":[{"name":"id","description":"the note's id.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"type":"null"}},"x-rpcgen-idempotent":true,"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.reindex","summary":"Reindex rebuilds the search index, reporting progress note by note.","description":"Reindex rebuilds the search index, reporting progress note by note. It stops early when the call is cancelled.","params":[],"result":{"name":"result","description":"ReindexReport says what a reindex did.","schema":{"$ref":"#/components/schemas/ReindexReport"}},"x-rpcgen-idempotent":true,"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.note","summary":"Note is one note as an MCP resource, notes://<id>, that a client can read or attach to a conversation.","description":"Note is one note as an MCP resource, notes://<id>, that a client can read or attach to a conversation.","paramStructure":"either","params":[{"name":"id","description":"NoteID identifies a note.","required":true,"schema":{"type":"string"}}],"result":{"name":"result","description":"Note is a stored note.","schema":{"$ref":"#/components/schemas/Note"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.completeNoteID","summary":"CompleteNoteID suggests the ids of stored notes that start with what the user typed.","description":"CompleteNoteID suggests the ids of stored notes that start with what the user typed.","paramStructure":"either","params":[{"name":"value","required":true,"schema":{"type":"string"}}],"result":{"name":"result","schema":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes.reviewNotes","summary":"ReviewNotes asks the model to review the notes of one priority and to say which can be dropped.","description":"ReviewNotes asks the model to review the notes of one priority and to say which can be dropped.","paramStructure":"either","params":[{"name":"priority","description":"the priority of the notes to review.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","required":true,"schema":{"$ref":"#/components/schemas/Priority"}}],"result":{"name":"result","schema":{"type":"string"}},"errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]},{"name":"notes-tags/count","summary":"Count counts the notes under each tag, and those with none.","description":"Count counts the notes under each tag, and those with none.","params":[],"result":{"name":"result","description":"TagCounts is how many notes there are under each tag.","schema":{"$ref":"#/components/schemas/TagCounts"}},"x-rpcgen-idempotent":true,"x-mcp-extension":"io.github.rpcgen/notes-tags","errors":[{"$ref":"#/components/errors/InvalidParams"},{"$ref":"#/components/errors/ServerError"}]}],"components":{"schemas":{"Priority":{"title":"Priority","description":"Priority says how much a note matters.\nlow: Low is for notes that can wait.\nnormal: Normal is the default priority.\nhigh: High is for notes to act on first.","type":"string","enum":["low","normal","high"]},"Note":{"title":"Note","description":"Note is a stored note.","type":"object","properties":{"id":{"description":"NoteID identifies a note.","type":"string"},"text":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"priority":{"$ref":"#/components/schemas/Priority"},"created":{"description":"When the note was added.","type":"string","format":"date-time"}},"additionalProperties":false,"required":["id","text","priority","created"]},"ReindexReport":{"title":"ReindexReport","description":"ReindexReport says what a reindex did.","type":"object","properties":{"notes":{"description":"Notes is the number of notes indexed.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"terms":{"description":"Terms is the number of distinct words in the index.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["notes","terms"]},"TagCounts":{"title":"TagCounts","description":"TagCounts is how many notes there are under each tag.","type":"object","properties":{"tags":{"description":"Tags maps each tag to the number of notes under it.","anyOf":[{"type":"object","additionalProperties":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},{"type":"null"}]},"untagged":{"description":"Untagged is the number of notes with no tag.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["tags","untagged"]}},"errors":{"InvalidParams":{"code":-32602,"message":"Invalid params"},"ServerError":{"code":-32000,"message":"Server error"}}}}`

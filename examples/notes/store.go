@@ -181,3 +181,18 @@ func (s *store) ReviewNotes(ctx context.Context, priority Priority) (string, err
 	}
 	return b.String(), nil
 }
+
+func (s *store) Count(ctx context.Context) (TagCounts, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := TagCounts{Tags: map[string]int{}}
+	for _, n := range s.notes {
+		if len(n.Tags) == 0 {
+			c.Untagged++
+		}
+		for _, t := range n.Tags {
+			c.Tags[t]++
+		}
+	}
+	return c, nil
+}

@@ -50,6 +50,9 @@ type apiService struct {
 	Name        string // Go interface name
 	Description string
 	Methods     []*apiMethod
+	// Extension is the identifier of the MCP extension the service is
+	// (//rpcgen:extension), "" for none.
+	Extension string
 }
 
 // apiMethod is one JSON-RPC method.
@@ -76,6 +79,9 @@ type apiMethod struct {
 	Stream *jsonschema.Schema
 	// Idempotent says a client may retry a call lost with its connection.
 	Idempotent bool
+	// Extension is the identifier of the MCP extension whose request the
+	// method is (//rpcgen:extension), "" for a plain JSON-RPC method.
+	Extension string
 	// ResultDescription describes the result: ResultDoc, else the result
 	// type's description; "" for none.
 	ResultDescription string
@@ -181,8 +187,14 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 
 	for _, s := range services {
 		as := &apiService{Name: s.Name, Description: model.OneLine(s.Doc)}
+		if s.Extension != nil {
+			as.Extension = s.Extension.ID
+		}
 		for _, m := range s.Methods {
 			am := apiMethodOf(sg, c, m)
+			if s.Extension != nil {
+				am.Extension = s.Extension.ID
+			}
 			if !m.Notification {
 				am.Errors = errs.of(m)
 			}

@@ -30,6 +30,7 @@ func renderTypeScript(api *apiDoc, runtime string) ([]byte, error) {
 		"decl":           r.decl,
 		"method":         r.method,
 		"clientDoc":      tsClientDoc,
+		"literal":        tsLiteral,
 		"runtime":        func() string { return tsLiteral(runtime) },
 		"runtimeImports": func() string { return tsRuntimeImports(api) },
 		"errorClass":     r.errorClass,

@@ -67,6 +67,12 @@ func (r *tsRenderer) methodText(m *apiMethod, args []string, params string) stri
 	case m.Notification:
 		call = "notify"
 		doc = append(doc, "A notification: the server answers nothing, not even an error.")
+	}
+	if m.Extension != "" {
+		doc = append(doc, "A request of the MCP extension "+m.Extension+": over MCP, the client declares the extension in its capabilities and sends it with its _meta.")
+	}
+	switch {
+	case m.Notification:
 	case !m.resultIsNull():
 		result = r.tsType(m.Result, "  ")
 		call = "call<" + result + ">"

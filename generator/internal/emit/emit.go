@@ -185,7 +185,7 @@ func toolSchemasOf(services []*model.Service, sg *schema.Builder) map[*model.Met
 	}()
 	for _, s := range services {
 		for _, m := range s.Methods {
-			if m.Tool == nil {
+			if m.Tool == nil && s.Extension == nil {
 				continue
 			}
 			b := built{m: m, in: sg.InputSchema(m)}
@@ -194,6 +194,9 @@ func toolSchemasOf(services []*model.Service, sg *schema.Builder) map[*model.Met
 			}
 			if m.StatedInput != nil {
 				b.statedIn = sg.Stated(m.StatedInput, b.in, true)
+			}
+			if s.Extension != nil && b.wrapped {
+				sg.Errorf(m.Pos, "method "+m.Name+": the result of an extension's method is a JSON object; return a struct, a pointer to one or a map with string keys (or only error)")
 			}
 			if st := m.StatedOutput; st != nil && b.out != nil {
 				if b.wrapped {
@@ -270,7 +273,11 @@ func (g *emitter) service(s *model.Service) {
 
 	g.client(s, names)
 	g.handler(s, names)
-	g.tools(s, names)
+	if s.Extension != nil {
+		g.extension(s, names)
+	} else {
+		g.tools(s, names)
+	}
 	g.examples(s, names)
 	for _, m := range s.Methods {
 		if !g.share.first[m] {

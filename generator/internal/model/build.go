@@ -192,6 +192,7 @@ func (b *builder) buildService(name string) *Service {
 		}
 		s.ToolPrefix = v
 	}
+	s.Extension = buildExtension(s, dirs["extension"], dirs["service"], errs)
 	s.Scopes = parseScopes(dirs["service"], nil, errs)
 	s.Schema = readSchemaOptions(dirs["schema"], SchemaOptions{})
 	s.Errors = b.declaredErrors(dirs["service"])
@@ -267,7 +268,7 @@ func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *
 		m.Doc = DocText(decl.doc)
 	}
 	if s.RPCName != "" {
-		m.RPCName = s.RPCName + "." + m.RPCName
+		m.RPCName = s.RPCName + s.separator() + m.RPCName
 	}
 	if !fn.Exported() && fn.Pkg() != pkg.Types {
 		errs.At(pos, "method %s is not exported, so no type outside package %s can implement %s", fn.Name(), fn.Pkg().Name(), s.Name)
@@ -292,7 +293,11 @@ func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *
 	if m.Notification && m.Result != nil {
 		errs.At(pos, "method %s is a notification, so it has no result; return only error", fn.Name())
 	}
-	buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
+	if s.Extension != nil {
+		checkExtensionMethod(m, dirs, errs)
+	} else {
+		buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
+	}
 	checkStream(m, dirs, errs)
 	methodIdempotent(m, dirs["method"], errs)
 	methodErrors(m, s.Errors, b.declaredErrors(dirs["method"]), pos, errs)

@@ -50,8 +50,9 @@ type directiveSpec map[string]argKind
 // knownDirectives maps where a directive may stand to the directives allowed there.
 var knownDirectives = map[string]map[string]directiveSpec{
 	"interface": {
-		"service": {"name": valueArg, "toolprefix": valueArg, "errors": valueArg, "scopes": valueArg},
-		"schema":  {"dialect": boolArg, "defs": boolArg},
+		"service":   {"name": valueArg, "toolprefix": valueArg, "errors": valueArg, "scopes": valueArg},
+		"schema":    {"dialect": boolArg, "defs": boolArg},
+		"extension": {"id": valueArg, "settings": valueArg},
 	},
 	"method": {
 		"method": {"name": valueArg, "notification": boolArg, "idempotent": flagArg, "description": valueArg, "errors": valueArg},

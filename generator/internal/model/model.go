@@ -39,6 +39,10 @@ type Service struct {
 	// own JSON which the services of the run use, by type key
 	// (types.TypeString(t, nil)); one map, shared by every service.
 	TypeSchemas map[string]*StatedSchema
+	// Extension, when set, makes the service an MCP extension
+	// (//rpcgen:extension): its methods are the extension's requests, not
+	// tools. See extension.go.
+	Extension *Extension
 }
 
 // Method is one interface method.
