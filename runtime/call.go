@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 )
 
 // pendingCall waits for the response to one outgoing request.
@@ -131,7 +133,7 @@ func (c *Conn) cancelled(n int64) {
 	id := Int64ID(n)
 	go func() {
 		if c.opts.CancelMethod != "" {
-			params := json.RawMessage(`{` + string(appendString(nil, c.opts.cancelIDKey())) + `:` + id.raw + `}`)
+			params := json.RawMessage(`{` + string(jsonenc.AppendString(nil, c.opts.cancelIDKey())) + `:` + id.raw + `}`)
 			if err := c.Notify(context.Background(), c.opts.CancelMethod, params); err != nil {
 				c.logger.Debug("jsonrpc: send cancellation", "id", id.raw, "err", err)
 			}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
@@ -29,7 +30,7 @@ func (c *Conn) read() {
 			if fe.ID != nil {
 				id = fe.ID
 			}
-			c.writeError(id, &Error{Code: CodeParseError, Message: "Parse error", Data: AppendJSONString(nil, fe.Reason)})
+			c.writeError(id, &Error{Code: CodeParseError, Message: "Parse error", Data: jsonenc.AppendString(nil, fe.Reason)})
 			continue
 		}
 		if err != nil {

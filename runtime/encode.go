@@ -7,72 +7,14 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 )
 
 // Outgoing messages are appended into pooled buffers rather than marshalled from
 // envelope structs: the envelope is fixed text around a few raw values, and skipping
-// reflection keeps a call's allocations down to the payload's own.
-
-const hexDigits = "0123456789abcdef"
-
-// AppendJSONString appends s encoded as a JSON string to dst and returns the extended
-// slice. Invalid UTF-8 becomes U+FFFD, as in encoding/json; unlike encoding/json it does
-// not escape <, > and &, which are safe in JSON.
-func AppendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte { return appendString(dst, s) }
-
-// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD, as in encoding/json.
-func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		var head [utf8.UTFMax]byte
-		r, size := utf8.DecodeRune(head[:copy(head[:], s[i:])])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 end lines in JavaScript source; encoding/json
-		// escapes them, and so do we, for peers that split on them.
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, `\u202`...)
-			b = append(b, hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// reflection keeps a call's allocations down to the payload's own (strings through
+// internal/jsonenc).
 
 // appendErrorObject appends e as a JSON-RPC error object; data that is not valid JSON is
 // left out so the response stays parseable.
@@ -80,7 +22,7 @@ func appendErrorObject(b []byte, e *Error) []byte {
 	b = append(b, `{"code":`...)
 	b = strconv.AppendInt(b, e.Code, 10)
 	b = append(b, `,"message":`...)
-	b = appendString(b, e.Message)
+	b = jsonenc.AppendString(b, e.Message)
 	if len(e.Data) > 0 && json.Valid(e.Data) {
 		b = append(b, `,"data":`...)
 		b = append(b, e.Data...)
@@ -199,7 +141,7 @@ func (e *encoder) request(id int64, method string, params any) error {
 		e.buf.WriteByte(',')
 	}
 	e.buf.WriteString(`"method":`)
-	e.buf.Write(appendString(e.buf.AvailableBuffer(), method))
+	e.buf.Write(jsonenc.AppendString(e.buf.AvailableBuffer(), method))
 	if params != nil {
 		e.buf.WriteString(`,"params":`)
 		if err := e.value(params); err != nil {

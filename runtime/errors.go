@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 )
 
 // Error is a JSON-RPC 2.0 error object. A handler returns one to choose the code, message
@@ -52,7 +54,7 @@ func (e *Error) WithData(v any) *Error {
 // ErrMethodNotFound returns the standard "Method not found" error carrying the method
 // name as its data, so a caller sees which name the peer did not know.
 func ErrMethodNotFound(method string) *Error {
-	return &Error{Code: CodeMethodNotFound, Message: "Method not found", Data: appendString(nil, method)}
+	return &Error{Code: CodeMethodNotFound, Message: "Method not found", Data: jsonenc.AppendString(nil, method)}
 }
 
 // InvalidParams returns a CodeInvalidParams error whose message is "invalid params: "

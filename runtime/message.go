@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 )
 
 // ID is a JSON-RPC request id: a JSON number or string, kept as its raw JSON text so a
@@ -17,7 +19,7 @@ type ID struct{ raw string }
 func Int64ID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
 
 // StringID returns the ID for the string s.
-func StringID(s string) ID { return ID{raw: string(appendString(nil, s))} }
+func StringID(s string) ID { return ID{raw: string(jsonenc.AppendString(nil, s))} }
 
 // IsZero reports whether id is absent.
 func (id ID) IsZero() bool { return id.raw == "" }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 )
 
 // Content types of tool results, as MCP names them in Content.Type.
@@ -82,13 +82,13 @@ func AppendContentList(b []byte, blocks []Content) []byte {
 // extended slice. Annotations and Meta must hold valid JSON when set.
 func (c Content) AppendJSON(b []byte) []byte {
 	b = append(b, `{"type":`...)
-	b = runtime.AppendJSONString(b, c.Type)
+	b = jsonenc.AppendString(b, c.Type)
 	str := func(key, val string, always bool) {
 		if val != "" || always {
 			b = append(b, ',', '"')
 			b = append(b, key...)
 			b = append(b, '"', ':')
-			b = runtime.AppendJSONString(b, val)
+			b = jsonenc.AppendString(b, val)
 		}
 	}
 	media := c.Type == ContentImage || c.Type == ContentAudio
@@ -127,17 +127,17 @@ func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 // always written.
 func (r *ResourceContents) AppendJSON(b []byte) []byte {
 	b = append(b, `{"uri":`...)
-	b = runtime.AppendJSONString(b, r.URI)
+	b = jsonenc.AppendString(b, r.URI)
 	if r.MIMEType != "" {
 		b = append(b, `,"mimeType":`...)
-		b = runtime.AppendJSONString(b, r.MIMEType)
+		b = jsonenc.AppendString(b, r.MIMEType)
 	}
 	if r.Blob != "" {
 		b = append(b, `,"blob":`...)
-		b = runtime.AppendJSONString(b, r.Blob)
+		b = jsonenc.AppendString(b, r.Blob)
 	} else {
 		b = append(b, `,"text":`...)
-		b = runtime.AppendJSONString(b, r.Text)
+		b = jsonenc.AppendString(b, r.Text)
 	}
 	if len(r.Meta) > 0 {
 		b = append(b, `,"_meta":`...)
@@ -161,7 +161,7 @@ func (r *CallToolResult) AppendJSON(b []byte) []byte {
 	}
 	if r.ResultType != "" {
 		b = append(b, `,"resultType":`...)
-		b = runtime.AppendJSONString(b, r.ResultType)
+		b = jsonenc.AppendString(b, r.ResultType)
 	}
 	if len(r.Meta) > 0 {
 		b = append(b, `,"_meta":`...)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
@@ -55,7 +56,7 @@ func withElicitDefaults(schema, content json.RawMessage) json.RawMessage {
 		}
 		have[string(name)] = true
 		add = append(add, ',')
-		add = runtime.AppendJSONString(add, name)
+		add = jsonenc.AppendString(add, name)
 		add = append(add, ':')
 		add = append(add, def...)
 	}

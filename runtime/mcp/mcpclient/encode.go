@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -47,7 +47,7 @@ func (cb *clientBuf) free() {
 
 // str appends s as a JSON string.
 func (cb *clientBuf) str(s string) {
-	cb.b.Write(runtime.AppendJSONString(cb.b.AvailableBuffer(), s))
+	cb.b.Write(jsonenc.AppendString(cb.b.AvailableBuffer(), s))
 }
 
 // begin appends the envelope of request id (a notification when id is 0)
@@ -147,7 +147,7 @@ func (cb *clientBuf) arguments(args any) error {
 // without braces.
 func clientMeta(version string, caps json.RawMessage, info mcp.Implementation, logLevel string) []byte {
 	b := []byte(`"` + mcp.MetaProtocolVersion + `":`)
-	b = runtime.AppendJSONString(b, version)
+	b = jsonenc.AppendString(b, version)
 	b = append(b, `,"`+mcp.MetaClientCapabilities+`":`...)
 	b = append(b, caps...)
 	b = append(b, `,"`+mcp.MetaClientInfo+`":`...)
@@ -155,7 +155,7 @@ func clientMeta(version string, caps json.RawMessage, info mcp.Implementation, l
 	b = append(b, infoJSON...)
 	if logLevel != "" {
 		b = append(b, `,"`+mcp.MetaLogLevel+`":`...)
-		b = runtime.AppendJSONString(b, logLevel)
+		b = jsonenc.AppendString(b, logLevel)
 	}
 	return b
 }

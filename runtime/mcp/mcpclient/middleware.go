@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
@@ -47,9 +48,9 @@ func (r *Request) SetMeta(key, value string) {
 	if len(r.meta) > 0 {
 		r.meta = append(r.meta, ',')
 	}
-	r.meta = runtime.AppendJSONString(r.meta, key)
+	r.meta = jsonenc.AppendString(r.meta, key)
 	r.meta = append(r.meta, ':')
-	r.meta = runtime.AppendJSONString(r.meta, value)
+	r.meta = jsonenc.AppendString(r.meta, value)
 }
 
 // Target returns what the request acts on, as the method table's Target

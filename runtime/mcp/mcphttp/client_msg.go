@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -59,7 +60,7 @@ func clientErrorReply(id int64, status string) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"error":{"code":-32600,"message":`...)
-	b = runtime.AppendJSONString(b, "HTTP "+status)
+	b = jsonenc.AppendString(b, "HTTP "+status)
 	return append(b, `}}`...)
 }
 
@@ -101,6 +102,6 @@ func clientCancelMessage(id int64, reason error) []byte {
 	b = append(b, `{"jsonrpc":"2.0","method":"`+mcp.NotificationCancelled+`","params":{"requestId":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"reason":`...)
-	b = runtime.AppendJSONString(b, reason.Error())
+	b = jsonenc.AppendString(b, reason.Error())
 	return append(b, `}}`...)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -173,7 +174,7 @@ func clientListRequest(id int64, cursor string, meta []byte) []byte {
 	b = append(b, `,"method":"`+mcp.MethodToolsList+`","params":{`...)
 	if cursor != "" {
 		b = append(b, `"cursor":`...)
-		b = runtime.AppendJSONString(b, cursor)
+		b = jsonenc.AppendString(b, cursor)
 		if meta != nil {
 			b = append(b, ',')
 		}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 )
 
 // onCtl handles a message every replica gets.
@@ -75,7 +75,7 @@ func (rep *replica) onDirect(b []byte) {
 
 // notification encodes a JSON-RPC notification.
 func notification(method string, params []byte) []byte {
-	b := append([]byte(`{"jsonrpc":"2.0","method":`), runtime.AppendJSONString(nil, method)...)
+	b := append([]byte(`{"jsonrpc":"2.0","method":`), jsonenc.AppendString(nil, method)...)
 	if params != nil {
 		b = append(append(b, `,"params":`...), params...)
 	}

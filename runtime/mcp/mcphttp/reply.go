@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 )
 
 // errorBufPool holds the buffers error bodies are built in.
@@ -34,7 +35,7 @@ func writeError(w http.ResponseWriter, status int, id []byte, code int, message 
 	b = append(b, `,"error":{"code":`...)
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, `,"message":`...)
-	b = runtime.AppendJSONString(b, message)
+	b = jsonenc.AppendString(b, message)
 	b = append(b, "}}\n"...)
 
 	hdr := w.Header()

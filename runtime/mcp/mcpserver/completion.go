@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -136,7 +137,7 @@ func (s *Server) encodeCompletion(c *mcp.Completion, v ver) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = runtime.AppendJSONString(b, val)
+		b = jsonenc.AppendString(b, val)
 	}
 	b = append(b, ']')
 	if total > 0 {

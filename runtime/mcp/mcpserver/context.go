@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
 )
@@ -147,7 +148,7 @@ func Progress(ctx context.Context, progress, total float64, message string) {
 	}
 	if message != "" && cc.v.annotations() {
 		b = append(b, `,"message":`...)
-		b = runtime.AppendJSONString(b, message)
+		b = jsonenc.AppendString(b, message)
 	}
 	cc.send(mcp.NotificationProgress, append(b, '}'))
 }
@@ -184,7 +185,7 @@ func Log(ctx context.Context, level mcp.LogLevel, logger string, data any) {
 	b = append(b, '"')
 	if logger != "" {
 		b = append(b, `,"logger":`...)
-		b = runtime.AppendJSONString(b, logger)
+		b = jsonenc.AppendString(b, logger)
 	}
 	b = append(b, `,"data":`...)
 	b = append(append(b, raw...), '}')
@@ -233,7 +234,7 @@ func RequireClientCapability(ctx context.Context, name string) error {
 			}
 		}
 	}
-	data := append([]byte(`{"requiredCapabilities":{`), runtime.AppendJSONString(nil, name)...)
+	data := append([]byte(`{"requiredCapabilities":{`), jsonenc.AppendString(nil, name)...)
 	return &runtime.Error{
 		Code:    mcp.CodeMissingClientCapability,
 		Message: "Server requires the " + name + " capability for this request",

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -186,7 +187,7 @@ func (l *listenStream) appendAck(ack []byte, honoured []string) []byte {
 			if i > 0 {
 				ack = append(ack, ',')
 			}
-			ack = runtime.AppendJSONString(ack, u)
+			ack = jsonenc.AppendString(ack, u)
 		}
 		ack = append(ack, ']')
 	}

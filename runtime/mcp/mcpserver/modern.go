@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -57,6 +58,6 @@ func errMissingMeta(key string) *runtime.Error {
 // errUnsupportedVersion is -32022, naming the revisions a stateless request
 // may ask for; the legacy ones are reached through initialize.
 func errUnsupportedVersion(requested string) *runtime.Error {
-	data := append([]byte(`{"supported":["`+mcp.Version20260728+`"],"requested":`), runtime.AppendJSONString(nil, requested)...)
+	data := append([]byte(`{"supported":["`+mcp.Version20260728+`"],"requested":`), jsonenc.AppendString(nil, requested)...)
 	return &runtime.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: append(data, '}')}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
@@ -239,7 +240,7 @@ func (cc *callCtx) inputRequired() (json.RawMessage, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = runtime.AppendJSONString(b, q.key)
+		b = jsonenc.AppendString(b, q.key)
 		b = append(b, `:{"method":"`...)
 		b = append(b, q.method...)
 		b = append(b, `","params":`...)

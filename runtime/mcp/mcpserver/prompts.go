@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -152,7 +153,7 @@ func (s *Server) encodePromptResult(res *mcp.GetPromptResult, v ver) []byte {
 	b = append(b, '{')
 	if res.Description != "" {
 		b = append(b, `"description":`...)
-		b = runtime.AppendJSONString(b, res.Description)
+		b = jsonenc.AppendString(b, res.Description)
 		b = append(b, ',')
 	}
 	b = append(b, `"messages":[`...)
@@ -161,7 +162,7 @@ func (s *Server) encodePromptResult(res *mcp.GetPromptResult, v ver) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"role":`...)
-		b = runtime.AppendJSONString(b, m.Role)
+		b = jsonenc.AppendString(b, m.Role)
 		b = append(b, `,"content":`...)
 		b = appendContent(b, m.Content, v)
 		b = append(b, '}')
@@ -173,7 +174,7 @@ func (s *Server) encodePromptResult(res *mcp.GetPromptResult, v ver) []byte {
 // appendPrompt appends the descriptor of p as revision v lists it.
 func appendPrompt(b []byte, p *Prompt, v ver) []byte {
 	b = append(b, `{"name":`...)
-	b = runtime.AppendJSONString(b, p.Name)
+	b = jsonenc.AppendString(b, p.Name)
 	b = appendDescribed(b, p.Title, p.Description, "", v)
 	if len(p.Arguments) > 0 {
 		b = append(b, `,"arguments":[`...)
@@ -182,7 +183,7 @@ func appendPrompt(b []byte, p *Prompt, v ver) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"name":`...)
-			b = runtime.AppendJSONString(b, a.Name)
+			b = jsonenc.AppendString(b, a.Name)
 			b = appendDescribed(b, a.Title, a.Description, "", v)
 			if a.Required {
 				b = append(b, `,"required":true`...)

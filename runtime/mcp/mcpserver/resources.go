@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -21,7 +22,7 @@ const codeResourceNotFound = -32002
 // which a 2026-07-28 request receives as -32602 (that revision has no
 // -32002).
 func ResourceNotFound(uri string) error {
-	data := append(runtime.AppendJSONString([]byte(`{"uri":`), uri), '}')
+	data := append(jsonenc.AppendString([]byte(`{"uri":`), uri), '}')
 	return &runtime.Error{Code: codeResourceNotFound, Message: "Resource not found", Data: data}
 }
 
@@ -280,9 +281,9 @@ func handlerError(err error, v ver) error {
 // appendResource appends the descriptor of r as revision v lists it.
 func appendResource(b []byte, r *Resource, v ver) []byte {
 	b = append(b, `{"uri":`...)
-	b = runtime.AppendJSONString(b, r.URI)
+	b = jsonenc.AppendString(b, r.URI)
 	b = append(b, `,"name":`...)
-	b = runtime.AppendJSONString(b, r.Name)
+	b = jsonenc.AppendString(b, r.Name)
 	b = appendDescribed(b, r.Title, r.Description, r.MIMEType, v)
 	if r.Size > 0 {
 		b = append(b, `,"size":`...)
@@ -298,9 +299,9 @@ func appendResource(b []byte, r *Resource, v ver) []byte {
 // appendTemplate appends the descriptor of t as revision v lists it.
 func appendTemplate(b []byte, t *resourceTemplate, v ver) []byte {
 	b = append(b, `{"uriTemplate":`...)
-	b = runtime.AppendJSONString(b, t.URITemplate)
+	b = jsonenc.AppendString(b, t.URITemplate)
 	b = append(b, `,"name":`...)
-	b = runtime.AppendJSONString(b, t.Name)
+	b = jsonenc.AppendString(b, t.Name)
 	b = appendDescribed(b, t.Title, t.Description, t.MIMEType, v)
 	if t.Annotations != nil {
 		b = append(b, `,"annotations":`...)
@@ -314,15 +315,15 @@ func appendTemplate(b []byte, t *resourceTemplate, v ver) []byte {
 func appendDescribed(b []byte, title, description, mimeType string, v ver) []byte {
 	if title != "" && v.structured() {
 		b = append(b, `,"title":`...)
-		b = runtime.AppendJSONString(b, title)
+		b = jsonenc.AppendString(b, title)
 	}
 	if description != "" {
 		b = append(b, `,"description":`...)
-		b = runtime.AppendJSONString(b, description)
+		b = jsonenc.AppendString(b, description)
 	}
 	if mimeType != "" {
 		b = append(b, `,"mimeType":`...)
-		b = runtime.AppendJSONString(b, mimeType)
+		b = jsonenc.AppendString(b, mimeType)
 	}
 	return b
 }

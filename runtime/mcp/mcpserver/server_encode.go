@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -48,7 +49,7 @@ func legacyVersion(s string) ver {
 func (s *Server) encodeFixed() {
 	b := strconv.AppendInt([]byte(`,"ttlMs":`), s.opts.ListTTL.Milliseconds(), 10)
 	b = append(b, `,"cacheScope":`...)
-	s.cacheFields = runtime.AppendJSONString(b, s.opts.CacheScope)
+	s.cacheFields = jsonenc.AppendString(b, s.opts.CacheScope)
 
 	s.modernInfo = appendImplementation(nil, s.info, ver20260728)
 	b = []byte(`,"resultType":"complete","_meta":{"` + mcp.MetaServerInfo + `":`)
@@ -119,7 +120,7 @@ func (s *Server) endResultMeta(b []byte, v ver, meta []byte) []byte {
 			continue
 		}
 		b = append(b, ',')
-		b = runtime.AppendJSONString(b, key)
+		b = jsonenc.AppendString(b, key)
 		b = append(b, ':')
 		b = append(b, val...)
 	}
@@ -131,7 +132,7 @@ func (s *Server) appendInstructions(b []byte) []byte {
 		return b
 	}
 	b = append(b, `,"instructions":`...)
-	return runtime.AppendJSONString(b, s.opts.Instructions)
+	return jsonenc.AppendString(b, s.opts.Instructions)
 }
 
 // appendImplementation appends info with the fields revision v knows.
@@ -146,20 +147,20 @@ func appendImplementation(b []byte, info mcp.Implementation, v ver) []byte {
 	// where building encoding/json's reflection caches would cost more than
 	// the rest of the start-up together.
 	b = append(b, `{"name":`...)
-	b = runtime.AppendJSONString(b, info.Name)
+	b = jsonenc.AppendString(b, info.Name)
 	if info.Title != "" {
 		b = append(b, `,"title":`...)
-		b = runtime.AppendJSONString(b, info.Title)
+		b = jsonenc.AppendString(b, info.Title)
 	}
 	b = append(b, `,"version":`...)
-	b = runtime.AppendJSONString(b, info.Version)
+	b = jsonenc.AppendString(b, info.Version)
 	if info.Description != "" {
 		b = append(b, `,"description":`...)
-		b = runtime.AppendJSONString(b, info.Description)
+		b = jsonenc.AppendString(b, info.Description)
 	}
 	if info.WebsiteURL != "" {
 		b = append(b, `,"websiteUrl":`...)
-		b = runtime.AppendJSONString(b, info.WebsiteURL)
+		b = jsonenc.AppendString(b, info.WebsiteURL)
 	}
 	return append(b, '}')
 }
@@ -178,7 +179,7 @@ func appendAnnotations(b []byte, a *mcp.ToolAnnotations) []byte {
 	if a.Title != "" {
 		sep()
 		b = append(b, `"title":`...)
-		b = runtime.AppendJSONString(b, a.Title)
+		b = jsonenc.AppendString(b, a.Title)
 	}
 	for _, h := range [...]struct {
 		name string
@@ -275,14 +276,14 @@ func (s *Server) encodeList(key, prefix string, n int, v ver, item func(b []byte
 // appendTool appends the descriptor of t with the fields revision v knows.
 func appendTool(b []byte, t *Tool, v ver) []byte {
 	b = append(b, `{"name":`...)
-	b = runtime.AppendJSONString(b, t.Name)
+	b = jsonenc.AppendString(b, t.Name)
 	if t.Title != "" && v.structured() {
 		b = append(b, `,"title":`...)
-		b = runtime.AppendJSONString(b, t.Title)
+		b = jsonenc.AppendString(b, t.Title)
 	}
 	if t.Description != "" {
 		b = append(b, `,"description":`...)
-		b = runtime.AppendJSONString(b, t.Description)
+		b = jsonenc.AppendString(b, t.Description)
 	}
 	b = append(b, `,"inputSchema":`...)
 	b = append(b, t.InputSchema...)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -62,7 +63,7 @@ func (ts *toolStream) result() json.RawMessage {
 	if ts.truncated {
 		b = append(b, `,"note":`...)
 		note := fmt.Sprintf("the tool produced %d items; this result holds the first %d, and the client saw every item as it came", ts.count, ts.kept)
-		b = runtime.AppendJSONString(b, note)
+		b = jsonenc.AppendString(b, note)
 	}
 	return append(b, '}')
 }
@@ -86,7 +87,7 @@ func streamProgress(ctx context.Context, n int, item json.RawMessage) {
 	b = strconv.AppendInt(b, int64(n), 10)
 	if cc.v.annotations() {
 		b = append(b, `,"message":`...)
-		b = runtime.AppendJSONString(b, cut(item, mcp.StreamMessageBytes))
+		b = jsonenc.AppendString(b, cut(item, mcp.StreamMessageBytes))
 	}
 	b = append(b, `,"_meta":{"`+mcp.StreamItemMeta+`":`...)
 	b = append(b, item...)

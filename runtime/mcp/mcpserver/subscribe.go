@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -149,7 +150,7 @@ func (ss *Session) sender(want func(*sessionSubs) bool) func(string, []byte) {
 func notification(method string, params []byte) []byte {
 	msg := make([]byte, 0, len(params)+len(method)+40)
 	msg = append(msg, `{"jsonrpc":"2.0","method":`...)
-	msg = runtime.AppendJSONString(msg, method)
+	msg = jsonenc.AppendString(msg, method)
 	if params != nil {
 		msg = append(msg, `,"params":`...)
 		msg = append(msg, params...)
@@ -176,7 +177,7 @@ func (s *Server) ResourceUpdated(uri string) {
 	if clean, err := cleanFileURI(uri); err == nil {
 		uri = clean
 	}
-	params := append(runtime.AppendJSONString([]byte(`{"uri":`), uri), '}')
+	params := append(jsonenc.AppendString([]byte(`{"uri":`), uri), '}')
 	s.announce(Change{Method: mcp.NotificationResourcesUpdated, Params: params, URI: uri})
 }
 
@@ -199,7 +200,7 @@ func (s *Server) Log(level mcp.LogLevel, logger string, data any) {
 	b := append([]byte(`{"level":"`), level...)
 	b = append(b, '"')
 	if logger != "" {
-		b = runtime.AppendJSONString(append(b, `,"logger":`...), logger)
+		b = jsonenc.AppendString(append(b, `,"logger":`...), logger)
 	}
 	b = append(append(append(b, `,"data":`...), raw...), '}')
 	s.announce(Change{Method: mcp.NotificationMessage, Params: b, Level: level})
@@ -232,7 +233,7 @@ func (s *Server) deliver(c Change) {
 		case c.Method == mcp.NotificationResourcesUpdated:
 			if l.uris[c.URI] {
 				// The listen stream's params: its _meta, then the uri.
-				l.send(c.Method, runtime.AppendJSONString([]byte(`,"uri":`), c.URI))
+				l.send(c.Method, jsonenc.AppendString([]byte(`,"uri":`), c.URI))
 			}
 		case kind == 0 && l.tools || kind == kindPrompts && l.prompts || kind == kindResources && l.resources:
 			l.send(c.Method, nil)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -131,7 +132,7 @@ func internalToolError(tool string) *runtime.Error {
 func (s *Server) errorResult(v ver, e *runtime.Error) json.RawMessage {
 	b := make([]byte, 0, 2*len(e.Message)+len(e.Data)+96+len(s.modernTail))
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = runtime.AppendJSONString(b, e.Message)
+	b = jsonenc.AppendString(b, e.Message)
 	b = append(b, `}],"isError":true`...)
 	return s.endResultMeta(b, v, appendErrorMeta(nil, e))
 }
@@ -142,7 +143,7 @@ func appendErrorMeta(b []byte, e *runtime.Error) []byte {
 	b = append(b, `{"`+mcp.MetaError+`":{"code":`...)
 	b = strconv.AppendInt(b, e.Code, 10)
 	b = append(b, `,"message":`...)
-	b = runtime.AppendJSONString(b, e.Message)
+	b = jsonenc.AppendString(b, e.Message)
 	if len(e.Data) > 0 && json.Valid(e.Data) {
 		b = append(b, `,"data":`...)
 		b = append(b, e.Data...)
@@ -165,7 +166,7 @@ func (s *Server) nullResult(v ver, t *Tool) json.RawMessage {
 	}
 	b := make([]byte, 0, len(t.Name)+96+len(s.modernTail))
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = runtime.AppendJSONString(b, "tool "+t.Name+" returned no result (null)")
+	b = jsonenc.AppendString(b, "tool "+t.Name+" returned no result (null)")
 	b = append(b, `}],"isError":true`...)
 	return s.endResultMeta(b, v, []byte(`{"`+mcp.MetaNull+`":true}`))
 }
@@ -193,7 +194,7 @@ func (s *Server) toolResult(v ver, t *Tool, res json.RawMessage, ss *Session) js
 	structured := v.structured() && (res[0] == '{' || v.modern())
 	b := make([]byte, 0, 2*len(res)+80+len(s.modernTail))
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = runtime.AppendJSONString(b, res)
+	b = jsonenc.AppendString(b, res)
 	b = append(b, "}]"...)
 	if structured {
 		b = append(b, `,"structuredContent":`...)
