@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 )
 
 // Extensions (SEP-2133). A side declares the extensions it supports in the
@@ -172,7 +173,7 @@ func AppendExtensions(b []byte, exts []Extension) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = runtime.AppendJSONString(b, e.ID)
+		b = jsonenc.AppendString(b, e.ID)
 		b = append(b, ':')
 		if len(e.Settings) == 0 {
 			b = append(b, '{', '}')
@@ -279,7 +280,7 @@ func ParamsWithoutMeta(params json.RawMessage) json.RawMessage {
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = runtime.AppendJSONString(b, k)
+		b = jsonenc.AppendString(b, k)
 		b = append(b, ':')
 		b = append(b, v...)
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -218,7 +219,7 @@ func (s *Server) encodeExtensionResult(method string, res any, v ver) (json.RawM
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = runtime.AppendJSONString(b, key)
+		b = jsonenc.AppendString(b, key)
 		b = append(b, ':')
 		b = append(b, val...)
 	}
@@ -243,7 +244,7 @@ func (s *Server) encodeExtensionResult(method string, res any, v ver) (json.RawM
 				continue
 			}
 			b = append(b, ',')
-			b = runtime.AppendJSONString(b, key)
+			b = jsonenc.AppendString(b, key)
 			b = append(b, ':')
 			b = append(b, val...)
 		}

@@ -296,7 +296,7 @@ func appendTool(b []byte, t *Tool, v ver) []byte {
 	}
 	if t.Digest != "" && v.structured() {
 		b = append(b, `,"_meta":{"`+mcp.MetaDigest+`":`...)
-		b = runtime.AppendJSONString(b, t.Digest)
+		b = jsonenc.AppendString(b, t.Digest)
 		b = append(b, '}')
 	}
 	return append(b, '}')
