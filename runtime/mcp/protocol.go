@@ -53,6 +53,11 @@ const (
 	// MetaNull (true) says the tool returned no result (null, a Go method's
 	// nil pointer or map) where its output schema wants an object.
 	MetaNull = "io.github.rpcgen/null"
+	// MetaStreamItems holds, when a stream tool failed after producing items,
+	// what it produced: {"count": …, "items": […], "truncated": …}, as its
+	// result would have held them (see StreamResultItems). A client that asked
+	// for progress got each item as a notification before this result too.
+	MetaStreamItems = "io.github.rpcgen/streamItems"
 )
 
 // MetaDigest is the key of a tool descriptor's _meta (tools/list, from

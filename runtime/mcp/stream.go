@@ -2,8 +2,12 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
 // A stream method (one returning iter.Seq2[T, error]) is a tool too. MCP has no
@@ -17,7 +21,11 @@ import (
 //   - the tool's result is {"count": N, "items": [...], "truncated": false}: the
 //     items, up to StreamResultItems of them and StreamResultBytes of JSON. A
 //     longer stream keeps its first items, sets "truncated", and adds a "note"
-//     that tells the model how many it did not get.
+//     that tells the model how many it did not get;
+//   - a stream that fails after producing items answers with an error result
+//     (isError) whose _meta holds, under MetaStreamItems, what it produced, in
+//     the shape of the result above; CallToolStream yields those items and
+//     then the error, as a JSON-RPC client gets the items before the error.
 //
 // Progress notifications are written as the transport takes them, so a client
 // that reads slowly slows the tool's loop.
@@ -47,6 +55,18 @@ func CallToolStream[T any](ctx context.Context, c ToolCaller, name string, args 
 		}
 		var zero T
 		if err := c.CallTool(ctx, name, args, &res); err != nil {
+			// A stream that failed midway: its result carries the items
+			// produced before the error, which come first, as over JSON-RPC.
+			var te *ToolError
+			if errors.As(err, &te) && te.Result != nil {
+				if raw := wire.Member(te.Result.Meta, MetaStreamItems); raw != nil && json.Unmarshal(raw, &res) == nil {
+					for _, v := range res.Items {
+						if !yield(v, nil) {
+							return
+						}
+					}
+				}
+			}
 			yield(zero, typedError(err))
 			return
 		}

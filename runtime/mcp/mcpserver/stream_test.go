@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,5 +119,73 @@ func TestStreamToolCancelled(t *testing.T) {
 	}
 	if got := <-stopped; got >= 1<<30 {
 		t.Fatalf("the tool's loop ran to the end")
+	}
+}
+
+// failTool streams {"n": 0}, {"n": 1}, {"n": 2} and then fails with a
+// *runtime.Error.
+func failTool() mcpserver.Tool {
+	serve := func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		var seq iter.Seq2[map[string]int, error] = func(yield func(map[string]int, error) bool) {
+			for i := range 3 {
+				if !yield(map[string]int{"n": i}, nil) {
+					return
+				}
+			}
+			yield(nil, &runtime.Error{Code: 4201, Message: "halted", Data: json.RawMessage(`{"at":3}`)})
+		}
+		return runtime.ServeStream(ctx, seq)
+	}
+	return mcpserver.Tool{Name: "fail", InputSchema: json.RawMessage(`{"type":"object"}`), Handler: mcpserver.StreamTool(serve)}
+}
+
+// TestStreamFailedMidwayWire: a stream tool that fails after three items
+// sends each as progress before its error result (when the call asked for
+// progress), and the error result holds the three items under
+// MetaStreamItems beside the error, in both eras and on every driver. Before,
+// the error result held the error alone.
+func TestStreamFailedMidwayWire(t *testing.T) {
+	const (
+		items   = `{"count":3,"items":[{"n":0},{"n":1},{"n":2}],"truncated":false}`
+		errMeta = `"io.github.rpcgen/error":{"code":4201,"message":"halted","data":{"at":3}},"io.github.rpcgen/streamItems":` + items
+		errText = `{"content":[{"type":"text","text":"halted"}],"isError":true`
+	)
+	progress := func(message bool) []string {
+		var out []string
+		for i := range 3 {
+			item := fmt.Sprintf(`{"n":%d}`, i)
+			p := fmt.Sprintf(`{"progressToken":"p","progress":%d`, i+1)
+			if message {
+				p += `,"message":` + strconv.Quote(item)
+			}
+			out = append(out, note("notifications/progress", p+`,"_meta":{"`+mcp.StreamItemMeta+`":`+item+`}}`))
+		}
+		return out
+	}
+	for _, dr := range drivers {
+		for _, version := range []string{"2024-11-05", "2025-11-25", "2026-07-28"} {
+			t.Run(version+"/"+dr.name, func(t *testing.T) {
+				srv := mcpserver.New(mcp.Implementation{Name: "s", Version: "1"}, nil)
+				srv.AddTools(failTool())
+				d := dr.new(t, srv)
+				var withProgress, without, wantResult string
+				if version == "2026-07-28" {
+					meta := `"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+					withProgress = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fail",` + meta + `}}`
+					without = modernReq("3", "tools/call", `"name":"fail",`)
+					wantResult = errText + `,"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"},` + errMeta + `}}`
+				} else {
+					expect(t, d, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`,
+						res("1", `{"protocolVersion":"`+version+`","capabilities":{"tools":{"listChanged":true},"logging":{}},"serverInfo":{"name":"s","version":"1"}}`))
+					expect(t, d, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+					withProgress = call("2", `{"name":"fail","_meta":{"progressToken":"p"}}`)
+					without = call("3", `{"name":"fail"}`)
+					wantResult = errText + `,"_meta":{` + errMeta + `}}`
+				}
+				expect(t, d, withProgress, append(progress(version != "2024-11-05"), res("2", wantResult))...)
+				expect(t, d, without, res("3", wantResult))
+				d.finish(t)
+			})
+		}
 	}
 }

@@ -20,13 +20,25 @@ func StreamTool(h ToolHandler) ToolHandler {
 		ts := &toolStream{items: []byte{'['}}
 		if _, err := h(runtime.WithStreamSink(ctx, ts), args); err != nil {
 			if ts.count > 0 {
-				return nil, fmt.Errorf("the stream failed after %d items: %w", ts.count, err)
+				return nil, &streamFailure{err: fmt.Errorf("the stream failed after %d items: %w", ts.count, err), items: ts.result()}
 			}
 			return nil, err
 		}
 		return ts.result(), nil
 	}
 }
+
+// streamFailure is the error of a stream tool that failed after producing
+// items: the error result carries them under mcp.MetaStreamItems, so that a
+// client gets what the tool produced before its error, as a JSON-RPC client
+// gets the items before the error response.
+type streamFailure struct {
+	err   error
+	items json.RawMessage // the result the tool would have returned: count, items, truncated
+}
+
+func (f *streamFailure) Error() string { return f.err.Error() }
+func (f *streamFailure) Unwrap() error { return f.err }
 
 // toolStream is a stream tool's sink: it reports each item and keeps the first.
 type toolStream struct {

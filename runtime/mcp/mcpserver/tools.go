@@ -83,6 +83,10 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 		if re.Code == mcp.CodeMissingClientCapability {
 			return nil, re
 		}
+		var sf *streamFailure
+		if errors.As(err, &sf) {
+			return ss.srv.errorResultMeta(cc.v, re, appendStreamItemsMeta(appendErrorMeta(nil, re), sf.items)), nil
+		}
 		return ss.srv.errorResult(cc.v, re), nil
 	}
 	if t.Content {
@@ -130,11 +134,24 @@ func internalToolError(tool string) *runtime.Error {
 // MetaError key of _meta, where a typed client finds them (docs/mcp.md,
 // "Tool errors").
 func (s *Server) errorResult(v ver, e *runtime.Error) json.RawMessage {
-	b := make([]byte, 0, 2*len(e.Message)+len(e.Data)+96+len(s.modernTail))
+	return s.errorResultMeta(v, e, appendErrorMeta(nil, e))
+}
+
+// errorResultMeta is errorResult with meta as the result's _meta.
+func (s *Server) errorResultMeta(v ver, e *runtime.Error, meta []byte) json.RawMessage {
+	b := make([]byte, 0, 2*len(e.Message)+len(meta)+64+len(s.modernTail))
 	b = append(b, `{"content":[{"type":"text","text":`...)
 	b = jsonenc.AppendString(b, e.Message)
 	b = append(b, `}],"isError":true`...)
-	return s.endResultMeta(b, v, appendErrorMeta(nil, e))
+	return s.endResultMeta(b, v, meta)
+}
+
+// appendStreamItemsMeta adds to meta, an object appendErrorMeta wrote, the
+// items a stream tool produced before it failed, under mcp.MetaStreamItems.
+func appendStreamItemsMeta(meta []byte, items json.RawMessage) []byte {
+	meta = append(meta[:len(meta)-1], `,"`+mcp.MetaStreamItems+`":`...)
+	meta = append(meta, items...)
+	return append(meta, '}')
 }
 
 // appendErrorMeta appends the _meta object of a failed call's result:
