@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -238,8 +239,9 @@ func TestKubernetesManifests(t *testing.T) {
 // environment (but for the listener, a free loopback port, and the paths
 // and Redis address Kubernetes would give it), on a redis-server started
 // with the StatefulSet's arguments: its probes answer 200 at the paths the
-// manifest names, it serves MCP under the pod's name, and it stops on
-// SIGTERM.
+// manifest names, it serves MCP under the pod's name, it stops on SIGTERM,
+// and it has exported its metrics to the collector the manifest names (a
+// test's endpoint in its place).
 func TestKubernetesReplicaRuns(t *testing.T) {
 	m := loadManifests(t)
 
@@ -277,11 +279,16 @@ func TestKubernetesReplicaRuns(t *testing.T) {
 		}
 		args = append(args, strings.ReplaceAll(a, "$(POD_NAME)", podName))
 	}
+	col := &collector{spans: map[string][]string{}, metrics: map[string][]string{}}
+	ts := httptest.NewServer(col)
+	defer ts.Close()
 	var env []string
 	for _, e := range c.Env {
 		switch {
 		case e.Name == "REDIS_URL":
 			env = append(env, "REDIS_URL="+rs.URL())
+		case e.Name == "OTEL_EXPORTER_OTLP_ENDPOINT":
+			env = append(env, e.Name+"="+ts.URL)
 		case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.name":
 			env = append(env, e.Name+"="+podName)
 		default:
@@ -308,6 +315,13 @@ func TestKubernetesReplicaRuns(t *testing.T) {
 		t.Fatalf("AddNote = %+v, %v; want it stored by replica %s", n, err, podName)
 	}
 	r.waitLog(t, "state keys", "keys=")
+	client.Close()
+	r.stop(t)
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	if !slices.Contains(col.metrics["notes/"+podName], "mcp.server.operation.duration") {
+		t.Errorf("the replica exported no mcp.server.operation.duration to OTEL_EXPORTER_OTLP_ENDPOINT: %v", col.metrics)
+	}
 }
 
 // flagValue is the value of --name=value in args.

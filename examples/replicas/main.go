@@ -14,6 +14,9 @@
 // every replica, are a key ring file (mcpserver.ParseStateKeys), read again on
 // SIGHUP, or STATE_KEYS.
 //
+// With OTEL_EXPORTER_OTLP_ENDPOINT set (or the _TRACES_ or _METRICS_
+// endpoint), it exports ext/otel's spans and metrics over OTLP/HTTP.
+//
 // It serves MCP at /mcp, liveness at /healthz and readiness at /readyz
 // (503 while it cannot reach Redis both ways), prints its endpoint on
 // stdout once it listens, logs to stderr, and shuts down gracefully on
@@ -116,6 +119,20 @@ func serve(ctx context.Context, cfg config, stdout io.Writer, logger *slog.Logge
 		st = &redisStore{c: client, prefix: cfg.prefix}
 		ready = shared.Healthy
 	}
+	in, stopTelemetry, err := telemetry(ctx, cfg.name)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := stopTelemetry(sctx); err != nil {
+				logger.Warn("telemetry not exported", "err", err)
+			}
+		}()
+		srvOpts.Middleware = append(srvOpts.Middleware, in.MCPServer())
+	}
 	srv := mcpserver.New(mcp.Implementation{Name: "notes", Version: "1.0.0"}, srvOpts)
 	srv.AddTools(NotesTools(&notes{st: st, replica: cfg.name, srv: srv})...)
 	h := mcphttp.NewHandler(srv, &opts)
@@ -130,7 +147,11 @@ func serve(ctx context.Context, cfg config, stdout io.Writer, logger *slog.Logge
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	if in != nil {
+		mux.Handle("/mcp", in.HTTPHandler(h))
+	} else {
+		mux.Handle("/mcp", h)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		rctx, cancel := context.WithTimeout(r.Context(), time.Second)

@@ -41,10 +41,25 @@ func TestMain(m *testing.M) {
 
 // replica is one replica process.
 type replica struct {
-	URL  string // its MCP endpoint
-	Base string // scheme and host
-	cmd  *exec.Cmd
-	logs *testLog
+	URL    string // its MCP endpoint
+	Base   string // scheme and host
+	cmd    *exec.Cmd
+	logs   *testLog
+	exited chan struct{} // closed when the process has exited
+}
+
+// stop sends the replica SIGTERM and waits for it to exit.
+func (r *replica) stop(t *testing.T) {
+	t.Helper()
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a replica did not stop within 30s of SIGTERM")
+	}
+	if !r.cmd.ProcessState.Success() {
+		t.Errorf("the replica exited with %v", r.cmd.ProcessState)
+	}
 }
 
 // startReplica runs the program as a process with args on a free port and
@@ -100,7 +115,7 @@ func startReplicaEnv(t *testing.T, env []string, args ...string) *replica {
 		if !ok || !strings.HasSuffix(u, "/mcp") {
 			t.Fatalf("the replica printed %q, not its endpoint", u)
 		}
-		return &replica{URL: u, Base: strings.TrimSuffix(u, "/mcp"), cmd: cmd, logs: logs}
+		return &replica{URL: u, Base: strings.TrimSuffix(u, "/mcp"), cmd: cmd, logs: logs, exited: exited}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the replica did not say it listens within 30s")
 		return nil
