@@ -30,7 +30,8 @@ cpu() {
 	local out=$1 t=$work/time rc=0
 	shift
 	/usr/bin/time -o "$t" -f '%U %S %e %M' "$@" >"$out" 2>&1 || rc=$?
-	awk -v rc="$rc" '{ printf "%.1f %.1f %d %d\n", $1 + $2, $3, $4 / 1024, rc }' "$t"
+	# time(1) writes "Command exited with non-zero status N" first when it did.
+	tail -n 1 "$t" | awk -v rc="$rc" '{ printf "%.1f %.1f %d %d\n", $1 + $2, $3, $4 / 1024, rc }'
 }
 
 i=0
