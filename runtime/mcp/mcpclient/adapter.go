@@ -79,6 +79,35 @@ type clientAdapter struct {
 	routes func(msg []byte) // a.route, made once: a method value allocates
 	mu     sync.Mutex
 	closed bool
+	// progress holds the calls waiting that asked for progress, by their
+	// progress token (the request id): a server may send a call's progress
+	// on another stream of the session than the call's own (mcp-go's server
+	// sends some on a legacy session's standalone GET stream).
+	progress map[int64]*progressSink
+}
+
+// progressSink hands a call's progress notifications to its callback, one
+// at a time whichever stream they come on, and none after the call returned.
+type progressSink struct {
+	ctx  context.Context
+	f    func(mcp.ProgressNotification)
+	mu   sync.Mutex
+	done bool
+}
+
+func (p *progressSink) deliver(pn mcp.ProgressNotification) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// Once the caller gave up, its callback hears nothing more.
+	if !p.done && p.ctx.Err() == nil {
+		p.f(pn)
+	}
+}
+
+func (p *progressSink) end() {
+	p.mu.Lock()
+	p.done = true
+	p.mu.Unlock()
 }
 
 // sessionID returns the transport's session id, when it has one.
@@ -121,6 +150,27 @@ func (a *clientAdapter) route(msg []byte) {
 	}
 	if !env.MethodIs(mcp.NotificationProgress) {
 		a.c.notification(&env)
+		return
+	}
+	a.routeProgress(env.Params)
+}
+
+// routeProgress hands a progress notification to the waiting call whose
+// progress token it names, and drops it when none waits.
+func (a *clientAdapter) routeProgress(params []byte) {
+	pn, ok := clientParseProgress(params)
+	if !ok {
+		return
+	}
+	tok, ok := wire.ParseID(pn.ProgressToken)
+	if !ok {
+		return
+	}
+	a.mu.Lock()
+	p := a.progress[tok]
+	a.mu.Unlock()
+	if p != nil {
+		p.deliver(pn)
 	}
 }
 
@@ -134,23 +184,24 @@ func (a *clientAdapter) roundTrip(ctx context.Context, id int64, msg []byte, onP
 	if a.isClosed() {
 		return clientReply{}, runtime.ErrClosed
 	}
-	incoming := a.routes
+	var p *progressSink
 	if onProgress != nil {
-		incoming = func(m []byte) {
-			var env wire.Envelope
-			if env.Scan(m) && env.ID == nil && env.MethodIs(mcp.NotificationProgress) {
-				if pn, ok := clientParseProgress(env.Params); ok {
-					// Once the caller gave up, its callback hears nothing more.
-					if tok, ok := wire.ParseID(pn.ProgressToken); ok && tok == id && ctx.Err() == nil {
-						onProgress(pn)
-					}
-				}
-				return
-			}
-			a.route(m)
+		p = &progressSink{ctx: ctx, f: onProgress}
+		a.mu.Lock()
+		if a.progress == nil {
+			a.progress = make(map[int64]*progressSink)
 		}
+		a.progress[id] = p
+		a.mu.Unlock()
 	}
-	reply, err := a.t.RoundTrip(ctx, id, msg, incoming)
+	reply, err := a.t.RoundTrip(ctx, id, msg, a.routes)
+	if p != nil {
+		// The call has its answer: progress from any stream ends here.
+		p.end()
+		a.mu.Lock()
+		delete(a.progress, id)
+		a.mu.Unlock()
+	}
 	if cerr := ctx.Err(); cerr != nil {
 		return clientReply{}, cerr
 	}
