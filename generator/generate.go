@@ -27,6 +27,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/generator/internal/apidoc"
 	"github.com/rpcgen/rpcgen/generator/internal/cache"
+	"github.com/rpcgen/rpcgen/generator/internal/contract"
 	"github.com/rpcgen/rpcgen/generator/internal/diag"
 	"github.com/rpcgen/rpcgen/generator/internal/emit"
 	"github.com/rpcgen/rpcgen/generator/internal/load"
@@ -128,6 +129,12 @@ func generate(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]by
 // outputs that are not Go (the Go file answers rpc.discover with one of
 // them), the Go file, the schema files, and the output cache's store.
 func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, error) {
+	return runWith(cfg, deepSchemas, layer, nil)
+}
+
+// runWith is run, and when snap is not nil it also fills *snap with the
+// contract of the services (see Contract).
+func runWith(cfg Config, deepSchemas bool, layer *cache.Layer, snap **contract.Snapshot) (map[string][]byte, error) {
 	if len(cfg.Interfaces) == 0 {
 		return nil, errors.New("no interface named: give at least one interface name")
 	}
@@ -212,7 +219,12 @@ func run(cfg Config, deepSchemas bool, layer *cache.Layer) (map[string][]byte, e
 	if _, dup := apiOut[out]; dup {
 		return nil, fmt.Errorf("two outputs would be written to %s: give them different paths", out)
 	}
-	src, _, err := emit.GoFile(pkg.PkgPath, pkg.Name, services, sg, discover, layer.PieceStore())
+	src, tools, err := emit.GoFile(pkg.PkgPath, pkg.Name, services, sg, discover, layer.PieceStore())
+	if snap != nil && err == nil {
+		if *snap, err = buildContract(pkg, sg, services, tools, src, dir); err != nil {
+			return nil, err
+		}
+	}
 	files := map[string][]byte{out: src}
 	maps.Copy(files, apiOut)
 	if cfg.SchemaDir != "" {

@@ -17,6 +17,7 @@ var layers = map[string]int{
 	"naming":     0,
 	"metaschema": 0,
 	"canon":      0,
+	"contract":   0,
 	"load":       1,
 	"model":      2,
 	"schema":     3,

@@ -66,6 +66,8 @@ func newFlagSet(o *cmdline.Options, stderr io.Writer) *pflag.FlagSet {
 func usage(fs *pflag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, `Usage: rpcgen [flags] Interface...
        rpcgen check [--tags a,b] [packages]
+       rpcgen breaking --against FILE|git:REF [--safe] Interface...
+       rpcgen contract [-o FILE] Interface...
 
 rpcgen reads the Go package in the current directory (or --dir) and writes,
 for the named interfaces, one Go file holding:
@@ -104,6 +106,9 @@ Flags:
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "check" {
 		return runCheck(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && (args[0] == "breaking" || args[0] == "contract") {
+		return runBreaking(args[0], args[1:], stdout, stderr)
 	}
 	var o cmdline.Options
 	fs := newFlagSet(&o, stderr)

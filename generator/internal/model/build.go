@@ -196,6 +196,7 @@ func (b *builder) buildService(name string) *Service {
 	s.Scopes = parseScopes(dirs["service"], nil, errs)
 	s.Schema = readSchemaOptions(dirs["schema"], SchemaOptions{})
 	s.Errors = b.declaredErrors(dirs["service"])
+	s.IgnoreBreaking = breakingIgnores(dirs["breaking"], errs)
 	if iface.NumMethods() == 0 {
 		errs.At(obj.Pos(), "interface %s has no methods", name)
 		return nil
@@ -275,6 +276,7 @@ func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *
 		return nil
 	}
 	methodName(m, dirs["method"], errs)
+	m.IgnoreBreaking = breakingIgnores(dirs["breaking"], errs)
 	if f := dirs["method"].flag("notification"); f != nil && *f {
 		m.Notification = true
 	}

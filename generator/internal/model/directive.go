@@ -24,7 +24,7 @@ type Directive struct {
 }
 
 // repeatable are the directives a doc comment may hold more than once.
-var repeatable = map[string]bool{"example": true}
+var repeatable = map[string]bool{"example": true, "breaking": true}
 
 // directiveArg is a bare flag ("notification") or a key=value pair
 // ("name=notes", `title="Add a note"`).
@@ -53,6 +53,7 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"service":   {"name": valueArg, "toolprefix": valueArg, "errors": valueArg, "scopes": valueArg},
 		"schema":    {"dialect": boolArg, "defs": boolArg},
 		"extension": {"id": valueArg, "settings": valueArg},
+		"breaking":  {"ignore": valueArg, "reason": valueArg},
 	},
 	"method": {
 		"method": {"name": valueArg, "notification": boolArg, "idempotent": flagArg, "description": valueArg, "errors": valueArg},
@@ -66,6 +67,7 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"prompt":   {"name": valueArg, "title": valueArg},
 		"complete": {"prompt": valueArg, "resource": valueArg, "arg": valueArg},
 		"example":  {"name": valueArg, "params": valueArg, "result": valueArg, "error": valueArg, "data": valueArg},
+		"breaking": {"ignore": valueArg, "reason": valueArg},
 	},
 	"type": {
 		"schema": {"file": valueArg},

@@ -43,6 +43,9 @@ type Service struct {
 	// (//rpcgen:extension): its methods are the extension's requests, not
 	// tools. See extension.go.
 	Extension *Extension
+	// IgnoreBreaking are the rpcgen breaking rules the interface's
+	// //rpcgen:breaking directives ignore, each "RULE:reason".
+	IgnoreBreaking []string
 }
 
 // Method is one interface method.
@@ -87,6 +90,9 @@ type Method struct {
 	Resource  *Resource
 	Prompt    *Prompt
 	Completer *Completer
+	// IgnoreBreaking are the rpcgen breaking rules the method's
+	// //rpcgen:breaking directives ignore, each "RULE:reason".
+	IgnoreBreaking []string
 }
 
 // Tool is a method's MCP tool descriptor, from //rpcgen:tool and the doc comment.

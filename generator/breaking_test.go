@@ -1,0 +1,110 @@
+package generator
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/rpcgen/rpcgen/generator/internal/contract"
+	"github.com/rpcgen/rpcgen/generator/internal/goldentest"
+)
+
+// TestBreakingGolden runs the cases of testdata/breaking: each archive holds
+// a package as it was (old/) and as it is (new/), the interfaces (args),
+// and the report rpcgen breaking --safe gives (want), followed by the
+// number of breaking changes no directive ignores. -update rewrites want.
+func TestBreakingGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages")
+	}
+	repo, err := goldentest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(repo, "testdata", "breaking", "*.txtar"))
+	if len(paths) == 0 {
+		t.Fatal("no cases in testdata/breaking")
+	}
+	root := t.TempDir()
+	goldentest.WriteModule(t, root, repo)
+	seen := map[string]bool{}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ifaces []string
+			var want []byte
+			wantAt := -1
+			for i, f := range ar.Files {
+				dir := filepath.Join(root, name)
+				switch {
+				case f.Name == "args":
+					ifaces = strings.Fields(string(f.Data))
+				case f.Name == "want":
+					want, wantAt = f.Data, i
+				default:
+					goldentest.MustWrite(t, filepath.Join(dir, filepath.FromSlash(f.Name)), f.Data)
+				}
+			}
+			old, err := Contract(Config{Dir: filepath.Join(root, name, "old"), Interfaces: ifaces}, false)
+			if err != nil {
+				t.Fatalf("old: %v", err)
+			}
+			now, err := Contract(Config{Dir: filepath.Join(root, name, "new"), Interfaces: ifaces}, true)
+			if err != nil {
+				t.Fatalf("new: %v", err)
+			}
+			var got bytes.Buffer
+			n, err := Breaking(old, now, true, &got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&got, "breaking: %d\n", n)
+			for _, line := range strings.Split(got.String(), "\n") {
+				if f := strings.Fields(line); len(f) > 1 && strings.HasSuffix(f[0], ":") && strings.Contains(line, " (") {
+					seen[f[1]+verdict(line)] = true
+				}
+			}
+			if *update {
+				if wantAt < 0 {
+					ar.Files = append(ar.Files, txtar.File{Name: "want"})
+					wantAt = len(ar.Files) - 1
+				}
+				ar.Files[wantAt].Data = got.Bytes()
+				if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("report differs from want (-update rewrites it):\n%s", goldentest.Diff(got.Bytes(), want))
+			}
+		})
+	}
+	// Every rule has a case where it fires, and every breaking rule one
+	// where a directive ignores it or a safe change stands beside it.
+	for _, r := range contract.Rules {
+		if !seen[r.Name+"!"] && !seen[r.Name+"~"] && !seen[r.Name+"+"] {
+			t.Errorf("rule %s fires in no case of testdata/breaking", r.Name)
+		}
+	}
+}
+
+// verdict marks a report line: ! breaking, ~ ignored, + safe.
+func verdict(line string) string {
+	switch {
+	case strings.Contains(line, "[ignored:"):
+		return "~"
+	case strings.Contains(line, "[safe]"):
+		return "+"
+	}
+	return "!"
+}
