@@ -28,9 +28,11 @@ var runtimeLayers = map[string]int{
 	"mcp/internal/wire":       2,
 	"mcp":                     3,
 	"mcp/ask":                 4,
+	"mcp/internal/httpwire":   4,
 	"mcp/mcpserver":           5,
 	"mcp/mcpclient":           5,
 	"mcp/mcphttp":             6,
+	"mcp/mcphttpclient":       6,
 	"mcp/mcphttp/replicatest": 7,
 }
 
@@ -38,8 +40,10 @@ var runtimeLayers = map[string]int{
 // side never depends, directly or not, on a package of the other: a server
 // links no client, a client no server. Packages not listed serve both.
 var runtimeSides = map[string]string{
-	"mcp/mcpserver": "server",
-	"mcp/mcpclient": "client",
+	"mcp/mcpserver":     "server",
+	"mcp/mcpclient":     "client",
+	"mcp/mcphttp":       "server",
+	"mcp/mcphttpclient": "client",
 }
 
 // TestRuntimeLayers: every package under runtime/ has a rank, imports only
@@ -79,7 +83,7 @@ func TestRuntimeLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, must := range []string{".", "mcp", "mcp/mcpserver", "mcp/mcpclient", "mcp/mcphttp"} {
+	for _, must := range []string{".", "mcp", "mcp/mcpserver", "mcp/mcpclient", "mcp/mcphttp", "mcp/mcphttpclient"} {
 		if _, ok := imports[must]; !ok {
 			t.Fatalf("package %s not found under runtime/: the walk is broken", must)
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -199,7 +200,7 @@ func TestDPoPEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, version := range []string{"", mcp.Version20251125} {
-		c, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: a, MCP: mcpclient.Options{ProtocolVersion: version}})
+		c, err := mcphttpclient.Connect(ctx, endpoint, &mcphttpclient.Options{Authorizer: a, MCP: mcpclient.Options{ProtocolVersion: version}})
 		if err != nil {
 			t.Fatalf("version %q: %v", version, err)
 		}
@@ -248,7 +249,7 @@ func TestDPoPEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: b})
+	c, err := mcphttpclient.Connect(ctx, endpoint, &mcphttpclient.Options{Authorizer: b})
 	if err != nil {
 		t.Fatal(err)
 	}

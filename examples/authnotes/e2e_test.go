@@ -22,7 +22,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/oauth"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // buildCommands builds the authorization server and the notes server once.
@@ -150,7 +150,7 @@ func TestEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: a, MCP: mcpclient.Options{ProtocolVersion: version}})
+			c, err := mcphttpclient.Connect(ctx, endpoint, &mcphttpclient.Options{Authorizer: a, MCP: mcpclient.Options{ProtocolVersion: version}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/examples/authnotes"
 	"github.com/rpcgen/rpcgen/ext/oauth"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // startOIDCProvider starts oidc/provider.mjs (oidc-provider, configured as
@@ -177,7 +177,7 @@ func TestOIDCProvider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: a})
+			c, err := mcphttpclient.Connect(ctx, endpoint, &mcphttpclient.Options{Authorizer: a})
 			if err != nil {
 				u.mu.Lock()
 				t.Fatalf("connect: %v (the user's side: %v)", err, u.err)
@@ -215,7 +215,7 @@ func TestOIDCProvider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err = mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: b})
+			c, err = mcphttpclient.Connect(ctx, endpoint, &mcphttpclient.Options{Authorizer: b})
 			if err != nil {
 				t.Fatalf("connect after expiry: %v", err)
 			}

@@ -22,7 +22,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // toolNames are the tools the conformance scenarios call, in the order the
@@ -299,7 +299,7 @@ func TestHTTP(t *testing.T) {
 
 	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
 		l := new(logs)
-		c, err := mcphttp.Connect(ctx, strings.TrimSpace(url), &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: version, OnLog: l.add}})
+		c, err := mcphttpclient.Connect(ctx, strings.TrimSpace(url), &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: version, OnLog: l.add}})
 		if err != nil {
 			t.Fatalf("%s: connect: %v", version, err)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // init lets the test binary run as the notes program itself, flags and all,
@@ -69,7 +70,7 @@ func startHTTP(t *testing.T) (url string, h *mcphttp.Handler, hlog *lockedBuffer
 	return ts.URL + "/mcp", h, hlog
 }
 
-// TestHTTPTypedClient uses the generated NotesMCPClient over mcphttp.Connect,
+// TestHTTPTypedClient uses the generated NotesMCPClient over mcphttpclient.Connect,
 // in every mode, and checks what a caller of the Go interface would, then
 // that closing the client ends its legacy session on the server.
 func TestHTTPTypedClient(t *testing.T) {
@@ -78,7 +79,7 @@ func TestHTTPTypedClient(t *testing.T) {
 			url, h, hlog := startHTTP(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := mcphttp.Connect(ctx, url, &mcphttp.ClientOptions{
+			c, err := mcphttpclient.Connect(ctx, url, &mcphttpclient.Options{
 				MCP:       mcpclient.Options{Info: mcp.Implementation{Name: "notes-http-test", Version: "1"}, ProtocolVersion: m.version},
 				Transport: m.transport,
 			})
@@ -239,7 +240,7 @@ func TestHTTPProcess(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := mcphttp.Connect(ctx, url, nil)
+	c, err := mcphttpclient.Connect(ctx, url, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -308,7 +309,7 @@ func TestHTTPCancelledCall(t *testing.T) {
 			defer ts.Close()
 			defer h.Close()
 			ctx := context.Background()
-			c, err := mcphttp.Connect(ctx, ts.URL+"/mcp", &mcphttp.ClientOptions{
+			c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{
 				MCP: mcpclient.Options{ProtocolVersion: m.version}, Transport: m.transport,
 			})
 			if err != nil {

@@ -22,7 +22,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp/replicatest"
 )
 
@@ -209,7 +209,7 @@ func TestTwoReplicasOnRedis(t *testing.T) {
 	}
 	endpoint, served := roundRobin(t, a, b)
 	ctx := context.Background()
-	client, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
+	client, err := mcphttpclient.Connect(ctx, endpoint, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 	if err != nil {
 		t.Fatal(err)
 	}

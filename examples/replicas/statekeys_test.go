@@ -16,7 +16,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -40,7 +40,7 @@ func writeRing(t *testing.T, file string, keys ...string) {
 // accepting every elicitation, and returns it and the notes client.
 func modernNotes(t *testing.T, endpoint string) (*mcpclient.Client, *NotesMCPClient) {
 	t.Helper()
-	client, err := mcphttp.Connect(context.Background(), endpoint, &mcphttp.ClientOptions{MCP: mcpclient.Options{
+	client, err := mcphttpclient.Connect(context.Background(), endpoint, &mcphttpclient.Options{MCP: mcpclient.Options{
 		ProtocolVersion: mcp.Version20260728,
 		OnElicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept"}, nil

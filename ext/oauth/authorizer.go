@@ -16,11 +16,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // Authorizer is the OAuth 2.1 client of one MCP server: set it as
-// mcphttp.ClientOptions.Authorizer. It is safe for concurrent use; the flows
+// mcphttpclient.Options.Authorizer. It is safe for concurrent use; the flows
 // it runs are serialised.
 type Authorizer struct {
 	cfg   Config
@@ -38,7 +38,7 @@ type Authorizer struct {
 	nonces   map[string]string // DPoP nonces by origin, the token endpoint's included
 }
 
-var _ mcphttp.Authorizer = (*Authorizer)(nil)
+var _ mcphttpclient.Authorizer = (*Authorizer)(nil)
 
 // New returns an Authorizer configured by cfg.
 func New(cfg Config) (*Authorizer, error) {
@@ -108,7 +108,7 @@ func (a *Authorizer) Token() *Token {
 	return &t
 }
 
-// Authorize implements mcphttp.Authorizer: it sets req's Authorization
+// Authorize implements mcphttpclient.Authorizer: it sets req's Authorization
 // header (Bearer, or DPoP with a proof) from the current token, refreshing
 // it first when it has expired.
 func (a *Authorizer) Authorize(req *http.Request) error {
@@ -153,7 +153,7 @@ func (a *Authorizer) setCredentials(req *http.Request) error {
 	return nil
 }
 
-// Challenge implements mcphttp.Authorizer: it answers the server's 401 or
+// Challenge implements mcphttpclient.Authorizer: it answers the server's 401 or
 // 403 by getting the credentials it asks for.
 func (a *Authorizer) Challenge(ctx context.Context, req *http.Request, resp *http.Response) error {
 	a.mu.Lock()

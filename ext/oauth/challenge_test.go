@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // TestParseChallengesMalformed: fields a hostile or broken server sends
@@ -53,7 +53,7 @@ func equalParams(a, b map[string]string) bool {
 }
 
 // TestConnectUnterminatedChallenge: a server answering 401 with a
-// resource_metadata whose quote never closes made mcphttp.Connect panic in
+// resource_metadata whose quote never closes made mcphttpclient.Connect panic in
 // the challenge parser, ending the process. Now the broken parameter is
 // ignored: the flow goes on to the well-known metadata URL, and Connect
 // returns the flow's error.
@@ -76,7 +76,7 @@ func TestConnectUnterminatedChallenge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := mcphttp.Connect(context.Background(), ts.URL+"/mcp", &mcphttp.ClientOptions{Authorizer: a})
+	c, err := mcphttpclient.Connect(context.Background(), ts.URL+"/mcp", &mcphttpclient.Options{Authorizer: a})
 	if err == nil {
 		c.Close()
 		t.Fatal("Connect succeeded against a server that refuses every request")

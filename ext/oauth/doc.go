@@ -1,5 +1,5 @@
 // Package oauth is the client side of the Model Context Protocol's
-// Authorization section: an mcphttp.Authorizer that takes an MCP client from
+// Authorization section: an mcphttpclient.Authorizer that takes an MCP client from
 // the server's 401 to an access token and keeps it valid, for the revisions
 // 2025-03-26 to 2026-07-28.
 //
@@ -8,7 +8,7 @@
 //		RedirectURL:       lb.RedirectURL(),                             // a Loopback for a command-line program
 //		Browser:           lb.Browser(oauth.PrintURL(os.Stderr)),
 //	})
-//	c, err := mcphttp.Connect(ctx, "https://mcp.example.com/mcp", &mcphttp.ClientOptions{Authorizer: a})
+//	c, err := mcphttpclient.Connect(ctx, "https://mcp.example.com/mcp", &mcphttpclient.Options{Authorizer: a})
 //
 // On a 401 it reads the WWW-Authenticate challenge and finds the
 // authorization server the way the specification orders it: the Protected

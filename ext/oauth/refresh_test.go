@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -78,7 +79,7 @@ func TestCloseWithExpiredToken(t *testing.T) {
 			a, _ := New(Config{RedirectURL: "http://127.0.0.1:1/cb", Browser: browser})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := mcphttp.Connect(ctx, mcpURL, &mcphttp.ClientOptions{Authorizer: a, MCP: mcpclient.Options{ProtocolVersion: "2025-11-25"}})
+			c, err := mcphttpclient.Connect(ctx, mcpURL, &mcphttpclient.Options{Authorizer: a, MCP: mcpclient.Options{ProtocolVersion: "2025-11-25"}})
 			if err != nil {
 				t.Fatal(err)
 			}

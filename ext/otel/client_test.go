@@ -14,6 +14,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // points returns the attributes of each data point of the histogram name.
@@ -70,7 +71,7 @@ func TestMCPClientOverHTTP(t *testing.T) {
 			u, _ := url.Parse(ts.URL)
 			renewed := make(chan error, 2)
 			ctx := context.Background()
-			c, err := mcphttp.Connect(ctx, ts.URL+"/mcp", &mcphttp.ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
+			c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{
 				ProtocolVersion: version, Middleware: []mcpclient.Middleware{tm.inst.MCPClient()},
 				OnSessionExpired: func(err error) { renewed <- err }}})
 			if err != nil {

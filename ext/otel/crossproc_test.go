@@ -23,6 +23,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
@@ -257,7 +258,7 @@ func TestAcrossProcessesMCPHTTP(t *testing.T) {
 			cmd, path := child(t, "mcp-http")
 			url, stop := startHTTPChild(t, cmd)
 			ctx := context.Background()
-			c, err := mcphttp.Connect(ctx, url, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: version, Middleware: []mcpclient.Middleware{inst.MCPClient()}}})
+			c, err := mcphttpclient.Connect(ctx, url, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: version, Middleware: []mcpclient.Middleware{inst.MCPClient()}}})
 			if err != nil {
 				stop()
 				t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/internal/rrproxy"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // procCluster is three replica processes (internal/replica) on one Redis,
@@ -129,7 +129,7 @@ func connect(t *testing.T, u string, opts mcpclient.Options) *mcpclient.Client {
 	if opts.ProtocolVersion == "" {
 		opts.ProtocolVersion = mcp.Version20251125
 	}
-	cl, err := mcphttp.Connect(context.Background(), u, &mcphttp.ClientOptions{MCP: opts})
+	cl, err := mcphttpclient.Connect(context.Background(), u, &mcphttpclient.Options{MCP: opts})
 	if err != nil {
 		t.Fatal(err)
 	}

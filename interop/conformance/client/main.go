@@ -31,7 +31,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // scenarios maps each scenario this client knows to what a host does in it.
@@ -82,7 +82,7 @@ type host struct {
 	url, version string
 	logger       *slog.Logger
 	c            *mcpclient.Client
-	authorizer   mcphttp.Authorizer // the OAuth scenarios'
+	authorizer   mcphttpclient.Authorizer // the OAuth scenarios'
 }
 
 // connect connects with every client feature declared: elicitation (the
@@ -107,7 +107,7 @@ func (h *host) connect(ctx context.Context) error {
 	if slices.Contains(mcp.LegacyVersions, h.version) {
 		opts.ProtocolVersion = h.version
 	}
-	c, err := mcphttp.Connect(ctx, h.url, &mcphttp.ClientOptions{MCP: opts, Authorizer: h.authorizer})
+	c, err := mcphttpclient.Connect(ctx, h.url, &mcphttpclient.Options{MCP: opts, Authorizer: h.authorizer})
 	if err != nil {
 		return err
 	}

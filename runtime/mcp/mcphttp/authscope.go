@@ -35,7 +35,7 @@ func (h *Handler) toolScopes(w http.ResponseWriter, r *http.Request, body []byte
 			missing = append(missing, need...)
 		}
 	}
-	if env.batch {
+	if env.Batch {
 		var msgs []json.RawMessage
 		if json.Unmarshal(body, &msgs) != nil {
 			return true // the server answers the malformed batch
@@ -43,12 +43,12 @@ func (h *Handler) toolScopes(w http.ResponseWriter, r *http.Request, body []byte
 		for _, m := range msgs {
 			var e envelope
 			if e.Scan(m) && e.MethodIs(mcp.MethodToolsCall) && e.ID != nil {
-				e.scanParams()
-				check(e.name)
+				e.ScanParams()
+				check(e.Name)
 			}
 		}
 	} else if env.MethodIs(mcp.MethodToolsCall) {
-		check(env.name)
+		check(env.Name)
 	}
 	if missing == nil {
 		return true

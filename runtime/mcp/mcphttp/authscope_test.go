@@ -16,7 +16,9 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -61,13 +63,13 @@ func (s *scopedServer) ran(name string) int32 {
 	return n.(*atomic.Int32).Load()
 }
 
-func (s *scopedServer) connect(t *testing.T, version, token string, a Authorizer) *mcpclient.Client {
+func (s *scopedServer) connect(t *testing.T, version, token string, a mcphttpclient.Authorizer) *mcpclient.Client {
 	t.Helper()
-	opts := &ClientOptions{MCP: mcpclient.Options{ProtocolVersion: version}, Authorizer: a}
+	opts := &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: version}, Authorizer: a}
 	if token != "" {
 		opts.Header = http.Header{"Authorization": {"Bearer " + token}}
 	}
-	c, err := Connect(context.Background(), s.ts.URL, opts)
+	c, err := mcphttpclient.Connect(context.Background(), s.ts.URL, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +164,8 @@ func initSession(t *testing.T, url, token string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clientDiscard(resp)
-	sid := resp.Header.Get(hdrSessionID)
+	resp.Body.Close()
+	sid := resp.Header.Get(httpwire.HdrSessionID)
 	if resp.StatusCode != 200 || sid == "" {
 		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
 	}
@@ -223,7 +225,7 @@ func (a *stubAuthorizer) Challenge(ctx context.Context, req *http.Request, resp 
 	return nil
 }
 
-// TestAuthorizer: a client with an Authorizer connects to a server that
+// TestAuthorizer: a client with an mcphttpclient.Authorizer connects to a server that
 // wants a token (the challenge during the handshake) and steps up to the
 // scope a tool names (403 during a call), each request sent again with the
 // new credentials.
@@ -244,7 +246,7 @@ func TestAuthorizer(t *testing.T) {
 	}
 }
 
-// TestAuthorizerGivesUp: a challenge the Authorizer cannot answer fails the
+// TestAuthorizerGivesUp: a challenge the mcphttpclient.Authorizer cannot answer fails the
 // call with its error, after at most clientMaxChallenges sends.
 func TestAuthorizerGivesUp(t *testing.T) {
 	s := newScopedServer(t, false)
@@ -264,7 +266,7 @@ func TestAuthorizerGivesUp(t *testing.T) {
 	c2 := s.connect(t, mcp.Version20260728, "reader", s2)
 	_, err = c2.CallToolRaw(context.Background(), mcp.CallToolParams{Name: "add_note"})
 	if err == nil || !strings.Contains(err.Error(), "no new credentials") || s2.n != 1 {
-		t.Errorf("got %v after %d challenges; want the Authorizer's error after one", err, s2.n)
+		t.Errorf("got %v after %d challenges; want the mcphttpclient.Authorizer's error after one", err, s2.n)
 	}
 }
 

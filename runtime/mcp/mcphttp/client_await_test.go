@@ -14,12 +14,13 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // TestClientCallAwaitsStandaloneStream: a server that sends a message of no
 // request (here a log message a tool makes without naming its call) only
 // on the standalone GET stream drops it while no stream is open. The first
-// call after Connect therefore waits until the GET has been answered; it
+// call after mcphttpclient.Connect therefore waits until the GET has been answered; it
 // used to race it (the conformance suite's elicitation-sep1034 client
 // scenario lost its elicitation once in eight runs under load).
 func TestClientCallAwaitsStandaloneStream(t *testing.T) {
@@ -78,7 +79,7 @@ func TestClientCallAwaitsStandaloneStream(t *testing.T) {
 		ts := rpctest.NewPipeServer(t, h, nil)
 		logs := make(chan mcp.LogMessage, 1)
 		ctx := context.Background()
-		c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", HTTPClient: ts.Client(), MCP: mcpclient.Options{
+		c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", HTTPClient: ts.Client(), MCP: mcpclient.Options{
 			ProtocolVersion: mcp.Version20251125,
 			OnLog:           func(m mcp.LogMessage) { logs <- m },
 		}})

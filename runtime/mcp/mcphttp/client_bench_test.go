@@ -12,7 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // BenchmarkClientCallTool measures a typed tools/call through the client
@@ -59,7 +59,7 @@ func benchClientCallTool(b *testing.B, era string, stream bool) {
 		clientWriteJSON(w, http.StatusOK, clientResult(m, clientToolResult))
 	}))
 	defer hs.Close()
-	c, err := mcphttp.Connect(context.Background(), hs.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: era}})
+	c, err := mcphttpclient.Connect(context.Background(), hs.URL, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: era}})
 	if err != nil {
 		b.Fatal(err)
 	}

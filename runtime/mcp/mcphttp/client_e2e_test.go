@@ -17,6 +17,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -148,15 +149,15 @@ func (e *clientE2E) waitSessions(t *testing.T, n int) {
 // clientModes are the ways a client reaches the Handler.
 var clientModes = []struct {
 	name     string
-	opts     mcphttp.ClientOptions
+	opts     mcphttpclient.Options
 	version  string
 	sessions int // legacy sessions while connected
 }{
-	{"auto", mcphttp.ClientOptions{}, mcp.Version20260728, 0},
-	{"streamable-2025-11-25", mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}}, mcp.Version20251125, 1},
-	{"streamable-2025-03-26", mcphttp.ClientOptions{Transport: "streamable", MCP: mcpclient.Options{ProtocolVersion: mcp.Version20250326}}, mcp.Version20250326, 1},
-	{"sse", mcphttp.ClientOptions{Transport: "sse"}, mcp.Version20251125, 1},
-	{"sse-2024-11-05", mcphttp.ClientOptions{Transport: "sse", MCP: mcpclient.Options{ProtocolVersion: mcp.Version20241105}}, mcp.Version20241105, 1},
+	{"auto", mcphttpclient.Options{}, mcp.Version20260728, 0},
+	{"streamable-2025-11-25", mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}}, mcp.Version20251125, 1},
+	{"streamable-2025-03-26", mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{ProtocolVersion: mcp.Version20250326}}, mcp.Version20250326, 1},
+	{"sse", mcphttpclient.Options{Transport: "sse"}, mcp.Version20251125, 1},
+	{"sse-2024-11-05", mcphttpclient.Options{Transport: "sse", MCP: mcpclient.Options{ProtocolVersion: mcp.Version20241105}}, mcp.Version20241105, 1},
 }
 
 func TestClientEndToEnd(t *testing.T) {
@@ -175,7 +176,7 @@ func TestClientEndToEnd(t *testing.T) {
 				logMu.Unlock()
 			}
 			ctx := context.Background()
-			c, err := mcphttp.Connect(ctx, e.url, &opts)
+			c, err := mcphttpclient.Connect(ctx, e.url, &opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,27 +16,12 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
-
-func TestURLEndpoint(t *testing.T) {
-	for raw, want := range map[string]mcpclient.Endpoint{
-		"http://127.0.0.1:8080/mcp":      {Transport: "tcp", Address: "127.0.0.1", Port: 8080, Protocol: "http"},
-		"https://mcp.example.com/v1/mcp": {Transport: "tcp", Address: "mcp.example.com", Port: 443, Protocol: "http"},
-		"http://[::1]/mcp":               {Transport: "tcp", Address: "::1", Port: 80, Protocol: "http"},
-	} {
-		u, _ := url.Parse(raw)
-		if got := urlEndpoint(u); got != want {
-			t.Errorf("%s: %+v, want %+v", raw, got, want)
-		}
-	}
-	if got := urlEndpoint(nil); got != (mcpclient.Endpoint{}) {
-		t.Errorf("nil URL: %+v", got)
-	}
-}
 
 // Over Streamable HTTP a client's requests name the server's host and port
 // over TCP and HTTP; the session a successful initialize started ends with
-// ErrSessionExpired when the server ends it, the renewal's initialize
+// mcphttpclient.ErrSessionExpired when the server ends it, the renewal's initialize
 // starts the next, which ends with nil on Close.
 func TestClientEndpointAndSessionEnd(t *testing.T) {
 	rpctest.CheckLeaks(t)
@@ -67,7 +52,7 @@ func TestClientEndpointAndSessionEnd(t *testing.T) {
 	renewed := make(chan error, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{
 		ProtocolVersion: mcp.Version20251125, Middleware: []mcpclient.Middleware{watch},
 		OnSessionExpired: func(err error) { renewed <- err },
 	}})
@@ -106,7 +91,7 @@ func TestClientEndpointAndSessionEnd(t *testing.T) {
 	}
 	resp.Body.Close()
 	if err := recv(t, ends, "the end of the first session"); !errors.Is(err, mcpclient.ErrSessionExpired) {
-		t.Errorf("the first session ended with %v, want ErrSessionExpired", err)
+		t.Errorf("the first session ended with %v, want mcphttpclient.ErrSessionExpired", err)
 	}
 	if err := recv(t, renewed, "the renewal"); err != nil {
 		t.Fatalf("renewal: %v", err)

@@ -16,10 +16,11 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // A server restarted as one that speaks only 2026-07-28: a dual-era client
-// renews its session as Connect negotiates, and so moves to the stateless
+// renews its session as mcphttpclient.Connect negotiates, and so moves to the stateless
 // era; a client given a legacy revision keeps to initialize.
 
 // eraGate serves h as a server of one era only, counting what the client
@@ -75,7 +76,7 @@ func (g *eraGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestClientSessionEraUpgrade(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		version string // ClientOptions.ProtocolVersion
+		version string // mcphttpclient.Options.ProtocolVersion
 	}{
 		{"dual-era", ""},
 		{"pinned-2025-11-25", mcp.Version20251125},
@@ -97,7 +98,7 @@ func TestClientSessionEraUpgrade(t *testing.T) {
 			updates := make(chan string, 8)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
+			c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{
 				ProtocolVersion:  tc.version,
 				OnSessionChanged: func(old, new mcpclient.SessionInfo) { changed <- [2]mcpclient.SessionInfo{old, new} },
 				OnSessionExpired: func(err error) {

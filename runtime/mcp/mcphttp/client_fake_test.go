@@ -14,7 +14,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // These helpers build fake MCP servers out of plain http.Handlers, so the
@@ -168,9 +168,9 @@ type clientSum struct {
 
 // clientConnect connects to url with opts, failing the test on an error;
 // the client is closed when the test ends.
-func clientConnect(ctx context.Context, t *testing.T, url string, opts *mcphttp.ClientOptions) *mcpclient.Client {
+func clientConnect(ctx context.Context, t *testing.T, url string, opts *mcphttpclient.Options) *mcpclient.Client {
 	t.Helper()
-	c, err := mcphttp.Connect(ctx, url, opts)
+	c, err := mcphttpclient.Connect(ctx, url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 const clientSessionID = "sess-0123"
@@ -113,7 +113,7 @@ func TestClientLegacySession(t *testing.T) {
 			rpctest.CheckLeaks(t)
 			l := newClientLegacy(t, clientLegacyConfig{bareErrors: bare, tool: clientAnswerTool})
 			ctx := context.Background()
-			c, err := mcphttp.Connect(ctx, l.URL, nil)
+			c, err := mcphttpclient.Connect(ctx, l.URL, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +144,7 @@ func TestClientLegacySession(t *testing.T) {
 func TestClientLegacyDeleteNotAllowed(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	l := newClientLegacy(t, clientLegacyConfig{deleteSts: http.StatusMethodNotAllowed})
-	c, err := mcphttp.Connect(context.Background(), l.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
+	c, err := mcphttpclient.Connect(context.Background(), l.URL, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,22 +157,22 @@ func TestClientLegacyDeleteNotAllowed(t *testing.T) {
 }
 
 // With NoReinitialize, a session the server ended stays ended: every call
-// fails with ErrSessionExpired, and nothing more is sent.
+// fails with mcphttpclient.ErrSessionExpired, and nothing more is sent.
 func TestClientSessionExpired(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	l := newClientLegacy(t, clientLegacyConfig{tool: clientAnswerTool})
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, l.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{NoReinitialize: true}})
+	c, err := mcphttpclient.Connect(ctx, l.URL, &mcphttpclient.Options{MCP: mcpclient.Options{NoReinitialize: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.gone.Store(true)
 	err = c.CallTool(ctx, "add", nil, nil)
-	if !errors.Is(err, mcphttp.ErrSessionExpired) {
-		t.Fatalf("err = %v, want ErrSessionExpired", err)
+	if !errors.Is(err, mcphttpclient.ErrSessionExpired) {
+		t.Fatalf("err = %v, want mcphttpclient.ErrSessionExpired", err)
 	}
 	posts := len(l.find(http.MethodPost, ""))
-	if err := c.Ping(ctx); !errors.Is(err, mcphttp.ErrSessionExpired) {
+	if err := c.Ping(ctx); !errors.Is(err, mcphttpclient.ErrSessionExpired) {
 		t.Errorf("second call: %v", err)
 	}
 	if n := len(l.find(http.MethodPost, "")); n != posts {

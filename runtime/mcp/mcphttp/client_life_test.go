@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -43,7 +44,7 @@ func lifeServer(held chan<- struct{}) *mcpserver.Server {
 
 // After the server restarts (a new handler on the same address, the old one
 // closed), the client starts a new session by itself and says so; the call
-// that was in flight fails with ErrSessionExpired; the subscription is back
+// that was in flight fails with mcphttpclient.ErrSessionExpired; the subscription is back
 // (an update on the new server reaches the client) and calls work again.
 func TestClientReinitializeAfterRestart(t *testing.T) {
 	for _, tc := range []struct{ name, transport, version string }{
@@ -67,7 +68,7 @@ func TestClientReinitializeAfterRestart(t *testing.T) {
 			renewed := make(chan error, 8)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: tc.transport, MCP: mcpclient.Options{
+			c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: tc.transport, MCP: mcpclient.Options{
 				ProtocolVersion:   tc.version,
 				OnResourceUpdated: func(uri string) { updates <- uri },
 				OnSessionExpired:  func(err error) { renewed <- err },
@@ -99,8 +100,8 @@ func TestClientReinitializeAfterRestart(t *testing.T) {
 			h1.Close() // the old server's streams end; it forgets its sessions
 
 			err = recv(t, inFlight, "the end of the call in flight")
-			if !errors.Is(err, ErrSessionExpired) || !errors.Is(err, runtime.ErrConnectionLost) {
-				t.Errorf("the call in flight: %v, want ErrSessionExpired and ErrConnectionLost", err)
+			if !errors.Is(err, mcphttpclient.ErrSessionExpired) || !errors.Is(err, runtime.ErrConnectionLost) {
+				t.Errorf("the call in flight: %v, want mcphttpclient.ErrSessionExpired and ErrConnectionLost", err)
 			}
 			if err := recv(t, renewed, "OnSessionExpired"); err != nil {
 				t.Fatalf("OnSessionExpired(%v)", err)
@@ -169,7 +170,7 @@ func TestClientStandaloneResume(t *testing.T) {
 	changes := make(chan string, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{
 		ProtocolVersion:   mcp.Version20251125,
 		OnResourceUpdated: func(uri string) { updates <- uri },
 		OnSessionExpired:  func(err error) { renewed <- err },
@@ -230,7 +231,7 @@ func TestClientNoStandaloneStream(t *testing.T) {
 	ts := httptest.NewServer(rec)
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true,
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", NoStandaloneStream: true,
 		MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125, OnResourceUpdated: func(string) {}}})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +264,7 @@ func TestClientReinitializeOnCall(t *testing.T) {
 	renewed := make(chan error, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", NoStandaloneStream: true, MCP: mcpclient.Options{
 		ProtocolVersion:  mcp.Version20251125,
 		OnSessionExpired: func(err error) { renewed <- err },
 		Retry:            runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
@@ -309,7 +310,7 @@ func TestClientSSEReconnectBackoff(t *testing.T) {
 	renewed := make(chan error, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "sse", MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "sse", MCP: mcpclient.Options{
 		ProtocolVersion:  mcp.Version20241105,
 		OnSessionExpired: func(err error) { renewed <- err },
 		Retry:            runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
@@ -324,8 +325,8 @@ func TestClientSSEReconnectBackoff(t *testing.T) {
 	sw.cur.Store(h2)
 	h1.Close() // ends the stream
 	for i := range 2 {
-		if err := recv(t, renewed, "a refused attempt"); !errors.Is(err, ErrSessionExpired) {
-			t.Fatalf("attempt %d: OnSessionExpired(%v), want an error wrapping ErrSessionExpired", i+1, err)
+		if err := recv(t, renewed, "a refused attempt"); !errors.Is(err, mcphttpclient.ErrSessionExpired) {
+			t.Fatalf("attempt %d: OnSessionExpired(%v), want an error wrapping mcphttpclient.ErrSessionExpired", i+1, err)
 		}
 	}
 	if err := recv(t, renewed, "the new session"); err != nil {
@@ -361,7 +362,7 @@ func TestClientRenewalRefused(t *testing.T) {
 	t.Cleanup(func() { h1.Close() })
 	renewed := make(chan error, 64)
 	ctx := context.Background()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", NoStandaloneStream: true, MCP: mcpclient.Options{
 		ProtocolVersion:  mcp.Version20251125,
 		OnSessionExpired: func(err error) { renewed <- err },
 		Retry:            runtime.RetryPolicy{Attempts: 2, MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
@@ -374,12 +375,12 @@ func TestClientRenewalRefused(t *testing.T) {
 	down.Store(true)
 	sw.cur.Store(h2)
 	err = c.Ping(ctx)
-	if !errors.Is(err, ErrSessionExpired) {
-		t.Fatalf("ping while no session can be made: %v, want ErrSessionExpired", err)
+	if !errors.Is(err, mcphttpclient.ErrSessionExpired) {
+		t.Fatalf("ping while no session can be made: %v, want mcphttpclient.ErrSessionExpired", err)
 	}
 	for range 2 {
-		if err := recv(t, renewed, "a failed attempt"); !errors.Is(err, ErrSessionExpired) {
-			t.Fatalf("OnSessionExpired(%v), want an error wrapping ErrSessionExpired", err)
+		if err := recv(t, renewed, "a failed attempt"); !errors.Is(err, mcphttpclient.ErrSessionExpired) {
+			t.Fatalf("OnSessionExpired(%v), want an error wrapping mcphttpclient.ErrSessionExpired", err)
 		}
 	}
 	if err := c.Close(); err != nil {

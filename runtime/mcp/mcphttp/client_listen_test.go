@@ -13,6 +13,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // listenGate is in front of a handler: it refuses the first refuse
@@ -72,7 +73,7 @@ func TestClientListenReopened(t *testing.T) {
 	updates := make(chan string, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{MCP: mcpclient.Options{
 		ProtocolVersion:   mcp.Version20260728,
 		OnResourceUpdated: func(uri string) { updates <- uri },
 		Retry:             runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond},

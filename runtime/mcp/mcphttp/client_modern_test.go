@@ -16,7 +16,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // newModernFake returns a 2026-07-28-only server: server/discover succeeds,
@@ -42,7 +42,7 @@ func TestClientModernHeaders(t *testing.T) {
 		clientWriteJSON(w, http.StatusOK, clientResult(m, clientToolResult))
 	})
 	ctx := context.Background()
-	c := clientConnect(ctx, t, f.URL, &mcphttp.ClientOptions{Header: http.Header{"Authorization": {"Bearer t0ken"}}})
+	c := clientConnect(ctx, t, f.URL, &mcphttpclient.Options{Header: http.Header{"Authorization": {"Bearer t0ken"}}})
 	if !c.Modern() || c.ProtocolVersion() != mcp.Version20260728 {
 		t.Fatalf("connected with %s, want 2026-07-28", c.ProtocolVersion())
 	}
@@ -114,7 +114,7 @@ func TestClientModernStream(t *testing.T) {
 	})
 	var logs []string
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, f.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, f.URL, &mcphttpclient.Options{MCP: mcpclient.Options{
 		OnLog: func(l mcp.LogMessage) { logs = append(logs, string(l.Data)) },
 	}})
 	if err != nil {
@@ -197,7 +197,7 @@ func TestClientSynthesizedErrors(t *testing.T) {
 			http.Error(w, "no", http.StatusMethodNotAllowed)
 		}
 	})
-	tr := mcphttp.NewStreamableTransport(f.URL, nil)
+	tr := mcphttpclient.NewStreamableTransport(f.URL, nil)
 	defer tr.Close()
 	cases := []struct {
 		name string
@@ -229,14 +229,14 @@ func TestClientSynthesizedErrors(t *testing.T) {
 		t.Errorf("Send = %v", err)
 	}
 	// The handshake gives up with the status in its error.
-	_, err = mcphttp.Connect(context.Background(), f.URL, &mcphttp.ClientOptions{Transport: "streamable"})
+	_, err = mcphttpclient.Connect(context.Background(), f.URL, &mcphttpclient.Options{Transport: "streamable"})
 	if err == nil || !strings.Contains(err.Error(), "HTTP 405 Method Not Allowed") {
-		t.Errorf("Connect = %v, want an error naming HTTP 405", err)
+		t.Errorf("mcphttpclient.Connect = %v, want an error naming HTTP 405", err)
 	}
 	// In auto mode it tries HTTP+SSE too, and names both failures.
-	_, err = mcphttp.Connect(context.Background(), f.URL, nil)
+	_, err = mcphttpclient.Connect(context.Background(), f.URL, nil)
 	if err == nil || !strings.Contains(err.Error(), "HTTP+SSE") || !strings.Contains(err.Error(), "Streamable HTTP") {
-		t.Errorf("Connect = %v, want an error naming both transports", err)
+		t.Errorf("mcphttpclient.Connect = %v, want an error naming both transports", err)
 	}
 }
 
@@ -245,13 +245,13 @@ func TestClientNetworkError(t *testing.T) {
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, m clientTestMsg) {})
 	url := f.URL
 	f.Close()
-	_, err := mcphttp.Connect(context.Background(), url, nil)
+	_, err := mcphttpclient.Connect(context.Background(), url, nil)
 	var rpcErr *runtime.Error
 	if err == nil || errors.As(err, &rpcErr) || strings.Contains(err.Error(), "HTTP+SSE") {
-		t.Errorf("Connect to a closed port = %v, want a network error without SSE fallback", err)
+		t.Errorf("mcphttpclient.Connect to a closed port = %v, want a network error without SSE fallback", err)
 	}
-	if _, err := mcphttp.Connect(context.Background(), "ftp://example.com/", nil); err == nil {
-		t.Error("Connect accepted an ftp URL")
+	if _, err := mcphttpclient.Connect(context.Background(), "ftp://example.com/", nil); err == nil {
+		t.Error("mcphttpclient.Connect accepted an ftp URL")
 	}
 }
 
@@ -263,7 +263,7 @@ func TestClientCloseAbortsCalls(t *testing.T) {
 			rpctest.CheckLeaks(t)
 			e := newClientE2E(t)
 			opts := mode.opts
-			c, err := mcphttp.Connect(context.Background(), e.url, &opts)
+			c, err := mcphttpclient.Connect(context.Background(), e.url, &opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,12 +14,13 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // TestClientProbeWaitsForSlowServer: over Streamable HTTP every request gets
 // an answer, so a dual-era client waits for the answer to server/discover
-// however long the server takes (within Connect's context) and speaks
+// however long the server takes (within mcphttpclient.Connect's context) and speaks
 // 2026-07-28 with a dual-era server whose answer is slower than
 // ProbeTimeout. It used to take the slow server for a legacy one and settle
 // on a 2025-11-25 session (TestLoad and the legacy SSE tests failed so under
@@ -47,7 +48,7 @@ func TestClientProbeWaitsForSlowServer(t *testing.T) {
 		})
 		ts := rpctest.NewPipeServer(t, slow, nil)
 		start := time.Now()
-		c, err := Connect(context.Background(), ts.URL+"/mcp", &ClientOptions{HTTPClient: ts.Client()})
+		c, err := mcphttpclient.Connect(context.Background(), ts.URL+"/mcp", &mcphttpclient.Options{HTTPClient: ts.Client()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestClientProbeWaitsForSlowServer(t *testing.T) {
 			t.Errorf("the client sent initialize %d times to a dual-era server", n)
 		}
 		if took := time.Since(start); took < 10*mcpclient.DefaultProbeTimeout {
-			t.Errorf("Connect returned after %v, before the server answered", took)
+			t.Errorf("mcphttpclient.Connect returned after %v, before the server answered", took)
 		}
 	})
 }

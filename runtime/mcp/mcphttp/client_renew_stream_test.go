@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // failInitialized answers the next notifications/initialized 503 once
@@ -69,7 +70,7 @@ func TestClientRenewalDropsHalfMadeSession(t *testing.T) {
 	renewed := make(chan error, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{
 		ProtocolVersion:  mcp.Version20251125,
 		OnSessionExpired: func(err error) { renewed <- err },
 		OnLog: func(m mcp.LogMessage) {

@@ -17,6 +17,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -107,7 +108,7 @@ func TestClientRetries(t *testing.T) {
 			t.Cleanup(ts.Close)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
+			c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{
 				ProtocolVersion: version,
 				Retry:           runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 			}})
@@ -171,7 +172,7 @@ func TestClientRetriesOff(t *testing.T) {
 	ts := httptest.NewServer(rs.wrap(h))
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{
 		ProtocolVersion: mcp.Version20251125,
 		Retry:           runtime.RetryPolicy{Attempts: 1},
 	}})
@@ -200,7 +201,7 @@ func TestClientRetriesDeclared(t *testing.T) {
 	ts := httptest.NewServer(rs.wrap(h))
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
-	c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{
 		ProtocolVersion: mcp.Version20251125,
 		Retry:           runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 	}})

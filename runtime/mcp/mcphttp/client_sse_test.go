@@ -16,7 +16,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // clientSSEFake is a 2024-11-05 HTTP+SSE server: GET / opens the stream,
@@ -104,7 +104,7 @@ func TestClientSSEFallback(t *testing.T) {
 	})
 	var logs []string
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, f.URL, &mcphttp.ClientOptions{
+	c, err := mcphttpclient.Connect(ctx, f.URL, &mcphttpclient.Options{
 		Header: http.Header{"X-Test": {"yes"}},
 		MCP:    mcpclient.Options{OnLog: func(l mcp.LogMessage) { logs = append(logs, string(l.Data)) }},
 	})
@@ -145,7 +145,7 @@ func TestClientSSEFallback(t *testing.T) {
 	}
 }
 
-// TestClientFallbackDecision: Connect tries HTTP+SSE after initialize got
+// TestClientFallbackDecision: mcphttpclient.Connect tries HTTP+SSE after initialize got
 // 400, 404 or 405 without an error only a modern server sends, and not
 // otherwise.
 func TestClientFallbackDecision(t *testing.T) {
@@ -173,7 +173,7 @@ func TestClientFallbackDecision(t *testing.T) {
 				}
 				clientWriteJSON(w, tc.status, tc.body)
 			}
-			c, err := mcphttp.Connect(context.Background(), f.URL, nil)
+			c, err := mcphttpclient.Connect(context.Background(), f.URL, nil)
 			if c != nil {
 				c.Close()
 			}
@@ -189,7 +189,7 @@ func TestClientSSECancel(t *testing.T) {
 	f := newClientSSEFake(t, clientSSEEndpoint, func(f *clientSSEFake, m clientTestMsg) {
 		f.out <- clientProgress(clientProgressTokenOf(m), 1)
 	})
-	c := clientConnect(context.Background(), t, f.URL, &mcphttp.ClientOptions{Transport: "sse"})
+	c := clientConnect(context.Background(), t, f.URL, &mcphttpclient.Options{Transport: "sse"})
 	cancelOnProgress(t, c)
 	calls := f.find(http.MethodPost, "tools/call")
 	m := f.waitPosted(t, func(m clientTestMsg) bool { return m.Method == "notifications/cancelled" })
@@ -206,7 +206,7 @@ func TestClientSSECancel(t *testing.T) {
 func TestClientSSEServerPing(t *testing.T) {
 	rpctest.CheckLeaks(t)
 	f := newClientSSEFake(t, clientSSEEndpoint, nil)
-	clientConnect(context.Background(), t, f.URL, &mcphttp.ClientOptions{Transport: "sse"})
+	clientConnect(context.Background(), t, f.URL, &mcphttpclient.Options{Transport: "sse"})
 	f.out <- `{"jsonrpc":"2.0","id":"srv-1","method":"ping"}`
 	m := f.waitPosted(t, func(m clientTestMsg) bool { return string(m.ID) == `"srv-1"` })
 	if string(m.Raw) != `{"jsonrpc":"2.0","id":"srv-1","result":{}}` {
@@ -232,7 +232,7 @@ func TestClientSSEEndpoint(t *testing.T) {
 	for i, tc := range cases {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			f := newClientSSEFake(t, tc.endpoint, nil)
-			tr, err := mcphttp.DialSSE(context.Background(), f.URL, nil)
+			tr, err := mcphttpclient.DialSSE(context.Background(), f.URL, nil)
 			if !tc.ok {
 				if err == nil || !strings.Contains(err.Error(), "origin") {
 					t.Errorf("endpoint %q: err = %v", tc.endpoint(f.URL), err)
@@ -269,7 +269,7 @@ func TestClientSSEStreamEnds(t *testing.T) {
 		w.WriteHeader(http.StatusAccepted)
 		once.Do(func() { close(stop) }) // the first POST ends the stream
 	})
-	tr, err := mcphttp.DialSSE(context.Background(), f.URL, nil)
+	tr, err := mcphttpclient.DialSSE(context.Background(), f.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -102,7 +103,7 @@ func TestClientSessionUpgrade(t *testing.T) {
 			renewed := make(chan error, 4)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", MCP: mcpclient.Options{
+			c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", MCP: mcpclient.Options{
 				ProtocolVersion:  mcp.Version20251125,
 				OnSessionChanged: func(old, new mcpclient.SessionInfo) { changed <- [2]mcpclient.SessionInfo{old, new} },
 				OnSessionExpired: func(err error) { renewed <- err },
@@ -193,7 +194,7 @@ func TestClientCloseDuringRenewal(t *testing.T) {
 		sw, ts := upServer(t)
 		held := make(chan struct{}, 8)
 		ctx := context.Background()
-		c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true,
+		c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", NoStandaloneStream: true,
 			MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 		if err != nil {
 			t.Fatal(err)
@@ -207,8 +208,8 @@ func TestClientCloseDuringRenewal(t *testing.T) {
 			held <- struct{}{}
 			<-r.Context().Done() // initialize never answered
 		}))
-		if err := c.Ping(runtime.WithoutRetry(ctx)); !errors.Is(err, ErrSessionExpired) {
-			t.Fatalf("ping: %v, want ErrSessionExpired", err)
+		if err := c.Ping(runtime.WithoutRetry(ctx)); !errors.Is(err, mcphttpclient.ErrSessionExpired) {
+			t.Fatalf("ping: %v, want mcphttpclient.ErrSessionExpired", err)
 		}
 		recv(t, held, "the new session's initialize")
 		if err := c.Close(); err != nil {
@@ -225,7 +226,7 @@ func TestClientCloseDuringRenewal(t *testing.T) {
 		var once sync.Once
 		ready := make(chan struct{})
 		ctx := context.Background()
-		c, err := Connect(ctx, ts.URL+"/mcp", &ClientOptions{Transport: "streamable", NoStandaloneStream: true, MCP: mcpclient.Options{
+		c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", NoStandaloneStream: true, MCP: mcpclient.Options{
 			ProtocolVersion: mcp.Version20251125,
 			Retry:           runtime.RetryPolicy{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 			OnSessionExpired: func(error) {

@@ -10,7 +10,7 @@ import (
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // unsupportedVersion is the 400 a 2026-07-28 server answers a version it
@@ -42,7 +42,7 @@ func TestClientRetriesRefusedVersion(t *testing.T) {
 				}
 			})
 			ctx := context.Background()
-			c := clientConnect(ctx, t, f.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: version}})
+			c := clientConnect(ctx, t, f.URL, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: version}})
 			if !c.Modern() || c.ProtocolVersion() != mcp.Version20260728 {
 				t.Fatalf("connected with %q", c.ProtocolVersion())
 			}
@@ -73,7 +73,7 @@ func TestClientRefusedVersionTwice(t *testing.T) {
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, m clientTestMsg) {
 		unsupportedVersion(w, m, `["2026-07-28"]`)
 	})
-	_, err := mcphttp.Connect(context.Background(), f.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20260728}})
+	_, err := mcphttpclient.Connect(context.Background(), f.URL, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20260728}})
 	if err == nil || !strings.Contains(err.Error(), "2026-07-28") {
 		t.Fatalf("Connect: %v, want an error naming the supported versions", err)
 	}

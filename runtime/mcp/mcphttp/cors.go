@@ -5,6 +5,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/rpchttp"
 )
 
@@ -20,11 +21,11 @@ type CORS = rpchttp.CORS
 
 // corsHeaders are the request headers the transports (and a tracing
 // client) send.
-var corsHeaders = []string{hdrContentType, hdrAccept, "Authorization", hdrLastEventID,
-	hdrSessionID, hdrProtocolVersion, hdrMethod, hdrName, "Mcp-Param-*", "Traceparent", "Tracestate", "DPoP"}
+var corsHeaders = []string{httpwire.HdrContentType, httpwire.HdrAccept, "Authorization", httpwire.HdrLastEventID,
+	httpwire.HdrSessionID, httpwire.HdrProtocolVersion, httpwire.HdrMethod, httpwire.HdrName, "Mcp-Param-*", "Traceparent", "Tracestate", "DPoP"}
 
 // corsExposed are the response headers a script of the MCP client reads.
-var corsExposed = []string{hdrSessionID, hdrProtocolVersion, "WWW-Authenticate", "DPoP-Nonce"}
+var corsExposed = []string{httpwire.HdrSessionID, httpwire.HdrProtocolVersion, "WWW-Authenticate", "DPoP-Nonce"}
 
 // newCORS checks c (nil: no CORS), panicking on a configuration NewHandler
 // cannot serve (see CORS.Validate).

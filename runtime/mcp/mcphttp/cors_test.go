@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
 
 const corsOrigin = "https://app.example.com"
@@ -157,7 +158,7 @@ func TestCORSResponses(t *testing.T) {
 				}
 				return
 			}
-			if h.Get(hdrSessionID) == "" {
+			if h.Get(httpwire.HdrSessionID) == "" {
 				t.Errorf("no session id: %s", body)
 			}
 			if got := h.Get("Access-Control-Expose-Headers"); !strings.Contains(got, "Mcp-Session-Id") || !strings.Contains(got, "Mcp-Protocol-Version") || !strings.Contains(got, "WWW-Authenticate") {

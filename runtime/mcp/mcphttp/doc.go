@@ -1,8 +1,9 @@
-// Package mcphttp serves and calls the Model Context Protocol over HTTP: a
-// Handler serves an mcpserver.Server at one endpoint to every client in use (the
+// Package mcphttp serves the Model Context Protocol over HTTP: a Handler
+// serves an mcpserver.Server at one endpoint to every client in use (the
 // stateless Streamable HTTP of 2026-07-28, the session-based Streamable HTTP
-// of 2025-03-26 to 2025-11-25, and the HTTP+SSE transport of 2024-11-05), and
-// Connect calls such a server.
+// of 2025-03-26 to 2025-11-25, and the HTTP+SSE transport of 2024-11-05).
+// It is the server's side only and links no client: package mcphttpclient
+// calls such a server.
 //
 // Besides the calls' responses, a Handler carries what the server sends on
 // its own: a request a handler sends the client (elicitation, sampling,

@@ -10,6 +10,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -26,7 +27,7 @@ func ExampleNewHandler() {
 
 	ctx := context.Background()
 	for _, version := range []string{"", mcp.Version20251125} {
-		c, err := mcphttp.Connect(ctx, hs.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: version}})
+		c, err := mcphttpclient.Connect(ctx, hs.URL, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: version}})
 		if err != nil {
 			log.Fatal(err)
 		}

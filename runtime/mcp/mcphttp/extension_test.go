@@ -12,6 +12,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -36,14 +37,14 @@ func TestExtensionOverHTTP(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		opts mcphttp.ClientOptions
+		opts mcphttpclient.Options
 	}{
-		{"2026-07-28", mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20260728}}},
-		{"streamable 2025-11-25", mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}}},
-		{"sse", mcphttp.ClientOptions{Transport: "sse"}},
+		{"2026-07-28", mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20260728}}},
+		{"streamable 2025-11-25", mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}}},
+		{"sse", mcphttpclient.Options{Transport: "sse"}},
 	} {
 		tc.opts.MCP.Extensions = []mcp.Extension{{ID: "com.example/echo"}}
-		c, err := mcphttp.Connect(ctx, hs.URL, &tc.opts)
+		c, err := mcphttpclient.Connect(ctx, hs.URL, &tc.opts)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

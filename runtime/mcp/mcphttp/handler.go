@@ -13,29 +13,16 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
-// Header names of the handler and the client transports, in the canonical
-// form net/http keeps them in, so they can be set without canonicalizing.
-const (
-	hdrAccept          = "Accept"
-	hdrContentType     = "Content-Type"
-	hdrSessionID       = "Mcp-Session-Id"
-	hdrProtocolVersion = "Mcp-Protocol-Version"
-	hdrMethod          = "Mcp-Method"
-	hdrName            = "Mcp-Name"
-	hdrLastEventID     = "Last-Event-Id"
-)
-
-// Shared header values of responses and requests; net/http never modifies
-// them.
+// Header values of responses only the handler sends; net/http never
+// modifies them.
 var (
-	valJSON        = []string{"application/json"}
-	valEventStream = []string{"text/event-stream"}
-	valNoCache     = []string{"no-cache"}
-	valNo          = []string{"no"}
-	valClose       = []string{"close"}
+	valNoCache = []string{"no-cache"}
+	valNo      = []string{"no"}
+	valClose   = []string{"close"}
 )
 
 // Handler serves MCP over HTTP at one endpoint, for every client in use: the
@@ -178,7 +165,7 @@ func methodNotAllowed(w http.ResponseWriter, allow, message string) {
 
 // servePOST routes a POST to the era and session its message belongs to.
 func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
-	sid := r.Header.Get(hdrSessionID)
+	sid := r.Header.Get(httpwire.HdrSessionID)
 	if sid == "" && h.legacy != nil && r.URL.RawQuery != "" {
 		if q := r.URL.Query().Get("sessionId"); q != "" {
 			h.legacy.servePOST(w, r, q)
@@ -206,7 +193,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	// During a shutdown only the client's answers to requests the server
 	// sent (elicitation/create, say) still get through: the calls waiting
 	// for them are among those Shutdown lets finish.
-	if h.closing() && (env.batch || !env.IsResponse()) {
+	if h.closing() && (env.Batch || !env.IsResponse()) {
 		writeShuttingDown(w)
 		return
 	}
@@ -224,7 +211,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		// A 2026-07-28 request ignores a session id it does not need.
-		if !env.batch && env.modern(r) {
+		if !env.Batch && env.modern(r) {
 			h.serveModern(w, r, body, &env)
 			return
 		}
@@ -232,7 +219,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case env.batch:
+	case env.Batch:
 	case env.MethodIs(mcp.MethodInitialize) && !env.modern(r):
 		h.initialize(w, r, body, &env)
 		return
@@ -260,11 +247,11 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 // serveGET opens a legacy stream: a session's standalone stream or a resumed
 // one with Mcp-Session-Id, the HTTP+SSE stream without.
 func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
-	sid := r.Header.Get(hdrSessionID)
+	sid := r.Header.Get(httpwire.HdrSessionID)
 	if sid == "" {
 		// A client that declares 2026-07-28 is not an HTTP+SSE client (that
 		// revision's GET gets 405), whatever else this endpoint serves.
-		if h.legacy != nil && r.Header.Get(hdrProtocolVersion) != mcp.Version20260728 {
+		if h.legacy != nil && r.Header.Get(httpwire.HdrProtocolVersion) != mcp.Version20260728 {
 			h.legacy.serveGET(w, r)
 			return
 		}
@@ -279,7 +266,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, nil, runtime.CodeInvalidRequest, "Not Acceptable: the client must accept text/event-stream")
 		return
 	}
-	if last := r.Header.Get(hdrLastEventID); last != "" {
+	if last := r.Header.Get(httpwire.HdrLastEventID); last != "" {
 		if h.rep != nil {
 			h.rep.resume(w, r, s, last)
 			return
@@ -296,7 +283,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 
 // serveDELETE ends the legacy session named by Mcp-Session-Id.
 func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
-	sid := r.Header.Get(hdrSessionID)
+	sid := r.Header.Get(httpwire.HdrSessionID)
 	if sid == "" {
 		methodNotAllowed(w, "GET, POST", "Method Not Allowed: DELETE needs an Mcp-Session-Id (2026-07-28 has no sessions)")
 		return
@@ -367,7 +354,7 @@ func (h *Handler) requestSession(w http.ResponseWriter, r *http.Request, sid str
 // chunked.
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	hdr := w.Header()
-	hdr["Content-Type"] = valJSON
+	hdr["Content-Type"] = httpwire.ValJSON
 	if len(body) > 2048 {
 		hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}

@@ -28,8 +28,8 @@ const maxStreamers = 1024
 // streamKey is what h.streamers knows a call by: the tool's raw name for
 // tools/call, the raw method otherwise (nil for a batch).
 func streamKey(env *envelope) []byte {
-	if env.name != nil && env.MethodIs(mcp.MethodToolsCall) {
-		return env.name
+	if env.Name != nil && env.MethodIs(mcp.MethodToolsCall) {
+		return env.Name
 	}
 	return env.Method
 }
@@ -37,7 +37,7 @@ func streamKey(env *envelope) []byte {
 // runsInline reports whether the call env on r, answered through w, runs
 // on the POST's goroutine (see above).
 func (h *Handler) runsInline(w http.ResponseWriter, r *http.Request, env *envelope) bool {
-	if r.ProtoMajor != 1 || h.opts.SSE || env.batch || env.progressToken || !canHijack(w) {
+	if r.ProtoMajor != 1 || h.opts.SSE || env.Batch || env.ProgressToken || !canHijack(w) {
 		return false
 	}
 	if m := h.streamers.Load(); m != nil {

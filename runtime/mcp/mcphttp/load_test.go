@@ -17,6 +17,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -204,7 +205,7 @@ type loadReal struct {
 }
 
 func dialLoadReal(ctx context.Context, url, version string) (*loadReal, error) {
-	c, err := mcphttp.Connect(ctx, url, &mcphttp.ClientOptions{
+	c, err := mcphttpclient.Connect(ctx, url, &mcphttpclient.Options{
 		MCP:       mcpclient.Options{Info: mcp.Implementation{Name: "load", Version: "1.0.0"}, ProtocolVersion: version},
 		Transport: "streamable",
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -57,7 +58,7 @@ func TestMiddlewareOverHTTP(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, hs.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125, Middleware: []mcpclient.Middleware{mw}}})
+	c, err := mcphttpclient.Connect(ctx, hs.URL, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125, Middleware: []mcpclient.Middleware{mw}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 )
 
@@ -92,7 +93,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 
 // modernStatus maps the reply to a 2026-07-28 request to its HTTP status.
 func modernStatus(reply []byte, env *envelope) int {
-	code, ok := replyError(reply)
+	code, ok := httpwire.ReplyError(reply)
 	if !ok {
 		return http.StatusOK
 	}
@@ -103,7 +104,7 @@ func modernStatus(reply []byte, env *envelope) int {
 	case runtime.CodeMethodNotFound:
 		return http.StatusNotFound
 	case runtime.CodeInvalidParams:
-		if env.metaVersion == nil || env.metaCaps == nil {
+		if env.MetaVersion == nil || env.MetaCaps == nil {
 			return http.StatusBadRequest // missing required _meta
 		}
 	}
@@ -190,17 +191,17 @@ func (mw *modernWriter) tick() {
 // returns 0, or the code and message of the error to reject it with.
 func (h *Handler) checkHeaders(r *http.Request, env *envelope) (int, string) {
 	hdr := r.Header
-	pv, code, msg := singleHeader(hdr, hdrProtocolVersion, "MCP-Protocol-Version")
+	pv, code, msg := singleHeader(hdr, httpwire.HdrProtocolVersion, "MCP-Protocol-Version")
 	if code != 0 {
 		return code, msg
 	}
-	if env.metaVersion == nil {
+	if env.MetaVersion == nil {
 		return runtime.CodeInvalidParams, `invalid params: missing _meta key "` + mcp.MetaProtocolVersion + `"`
 	}
-	if !wire.StringIs(env.metaVersion, pv) {
-		return mismatch("MCP-Protocol-Version", pv, env.metaVersion)
+	if !wire.StringIs(env.MetaVersion, pv) {
+		return mismatch("MCP-Protocol-Version", pv, env.MetaVersion)
 	}
-	m, code, msg := singleHeader(hdr, hdrMethod, "Mcp-Method")
+	m, code, msg := singleHeader(hdr, httpwire.HdrMethod, "Mcp-Method")
 	if code != 0 {
 		return code, msg
 	}
@@ -211,8 +212,8 @@ func (h *Handler) checkHeaders(r *http.Request, env *envelope) (int, string) {
 	if row == nil || !row.NameHeader {
 		return 0, ""
 	}
-	name := env.target(row.Target)
-	values := hdr[hdrName]
+	name := env.Target(row.Target)
+	values := hdr[httpwire.HdrName]
 	switch {
 	case len(values) == 0 && name == nil:
 	case len(values) == 0:
@@ -220,16 +221,16 @@ func (h *Handler) checkHeaders(r *http.Request, env *envelope) (int, string) {
 	case len(values) > 1:
 		return mcp.CodeHeaderMismatch, "Header mismatch: more than one Mcp-Name header"
 	default:
-		v, ok := decodeHeaderValue(values[0])
+		v, ok := httpwire.DecodeHeaderValue(values[0])
 		if !ok {
 			return mcp.CodeHeaderMismatch, "Header mismatch: the Mcp-Name header value has invalid characters or a malformed base64 encoding"
 		}
-		if s, isString := jsonString(name); !isString || s != v {
+		if s, isString := httpwire.String(name); !isString || s != v {
 			return mismatch("Mcp-Name", values[0], name)
 		}
 	}
 	if env.MethodIs(mcp.MethodToolsCall) && name != nil {
-		return h.checkParams(hdr, name, env.arguments)
+		return h.checkParams(hdr, name, env.Arguments)
 	}
 	return 0, ""
 }

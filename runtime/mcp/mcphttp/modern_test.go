@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
 
 const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
@@ -169,9 +170,9 @@ func TestDecodeHeaderValue(t *testing.T) {
 		{"a\x00b", "", false},
 		{"a\x7fb", "", false},
 	} {
-		got, ok := decodeHeaderValue(tc.in)
+		got, ok := httpwire.DecodeHeaderValue(tc.in)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("decodeHeaderValue(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+			t.Errorf("httpwire.DecodeHeaderValue(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
 
 // The server's side of the Mcp-Param-* headers (see params.go): it checks
@@ -14,7 +15,7 @@ import (
 
 // toolParams are the x-mcp-header parameters of one tool's input schema.
 type toolParams struct {
-	params []paramHeader
+	params []httpwire.ParamHeader
 }
 
 // checkParams checks the Mcp-Param-* headers of a tools/call against its
@@ -25,26 +26,26 @@ func (h *Handler) checkParams(hdr http.Header, name, args []byte) (int, string) 
 		return 0, "" // an unknown tool: the call fails anyway
 	}
 	for _, p := range tp.params {
-		val := paramValue(args, p.path)
-		values := hdr[p.header]
+		val := httpwire.ParamValue(args, p.Path)
+		values := hdr[p.Header]
 		if val == nil {
 			if len(values) > 0 {
-				return mcp.CodeHeaderMismatch, "Header mismatch: " + p.header + " header present, but the body has no value for it"
+				return mcp.CodeHeaderMismatch, "Header mismatch: " + p.Header + " header present, but the body has no value for it"
 			}
 			continue
 		}
 		switch {
 		case len(values) == 0:
-			return mcp.CodeHeaderMismatch, "Header mismatch: the " + p.header + " header is required, as the body has its value"
+			return mcp.CodeHeaderMismatch, "Header mismatch: the " + p.Header + " header is required, as the body has its value"
 		case len(values) > 1:
-			return mcp.CodeHeaderMismatch, "Header mismatch: more than one " + p.header + " header"
+			return mcp.CodeHeaderMismatch, "Header mismatch: more than one " + p.Header + " header"
 		}
-		v, ok := decodeHeaderValue(values[0])
+		v, ok := httpwire.DecodeHeaderValue(values[0])
 		if !ok {
-			return mcp.CodeHeaderMismatch, "Header mismatch: the " + p.header + " header value has invalid characters or a malformed base64 encoding"
+			return mcp.CodeHeaderMismatch, "Header mismatch: the " + p.Header + " header value has invalid characters or a malformed base64 encoding"
 		}
 		if !paramMatches(val, v) {
-			return mismatch(p.header, values[0], val)
+			return mismatch(p.Header, values[0], val)
 		}
 	}
 	return 0, ""
@@ -56,7 +57,7 @@ func (h *Handler) checkParams(hdr http.Header, name, args []byte) (int, string) 
 func paramMatches(val []byte, v string) bool {
 	switch val[0] {
 	case '"':
-		s, ok := jsonString(val)
+		s, ok := httpwire.String(val)
 		return ok && s == v
 	case 't', 'f':
 		return string(val) == v
@@ -75,7 +76,7 @@ func (h *Handler) toolParams(name []byte) *toolParams {
 			return tp
 		}
 	}
-	s, ok := jsonString(name)
+	s, ok := httpwire.String(name)
 	if !ok {
 		return nil
 	}
@@ -84,7 +85,7 @@ func (h *Handler) toolParams(name []byte) *toolParams {
 		return nil
 	}
 	tp := &toolParams{}
-	tp.params, _ = schemaParams(schema) // invalid names are left out
+	tp.params, _ = httpwire.SchemaParams(schema) // invalid names are left out
 	h.cacheParams(map[string]*toolParams{s: tp})
 	return tp
 }

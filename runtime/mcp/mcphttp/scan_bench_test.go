@@ -9,7 +9,7 @@ func BenchmarkParseBody(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var env envelope
-		if env.parseBody(body) != bodyMessage || env.name == nil || env.metaVersion == nil {
+		if env.parseBody(body) != bodyMessage || env.Name == nil || env.MetaVersion == nil {
 			b.Fatal("parse")
 		}
 	}

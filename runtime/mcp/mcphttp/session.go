@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -72,7 +73,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 	}
 	ss := h.srv.NewSession()
 	reply := ss.Handle(r.Context(), body, nil)
-	if _, failed := replyError(reply); failed || len(reply) == 0 {
+	if _, failed := httpwire.ReplyError(reply); failed || len(reply) == 0 {
 		h.releaseSession()
 		if len(reply) == 0 {
 			writeError(w, http.StatusBadRequest, env.ID, runtime.CodeInvalidRequest, "Bad Request: initialize was not answered")
@@ -112,7 +113,7 @@ func (h *Handler) initializeShared(w http.ResponseWriter, r *http.Request, body 
 	}
 	ss := h.srv.NewSession()
 	reply := ss.Handle(r.Context(), body, nil)
-	if _, failed := replyError(reply); failed || len(reply) == 0 {
+	if _, failed := httpwire.ReplyError(reply); failed || len(reply) == 0 {
 		if len(reply) == 0 {
 			writeError(w, http.StatusBadRequest, env.ID, runtime.CodeInvalidRequest, "Bad Request: initialize was not answered")
 			return
@@ -137,7 +138,7 @@ func (h *Handler) initializeShared(w http.ResponseWriter, r *http.Request, body 
 // answerInitialize answers the initialize that started s.
 func (h *Handler) answerInitialize(w http.ResponseWriter, s *session, reply []byte) {
 	h.logger.Debug("mcphttp: session started", "session", s.id, "version", s.ss.ProtocolVersion())
-	w.Header()[hdrSessionID] = []string{s.id}
+	w.Header()[httpwire.HdrSessionID] = []string{s.id}
 	if h.opts.SSE {
 		c := newConn(w)
 		c.open()

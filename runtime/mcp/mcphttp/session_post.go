@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
 
 // servePOST serves a message POSTed to the session.
@@ -17,7 +18,7 @@ func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte,
 	if !checkLegacyVersion(w, r, body, env.ID) {
 		return
 	}
-	if env.batch && s.ss.ProtocolVersion() == mcp.Version20250326 {
+	if env.Batch && s.ss.ProtocolVersion() == mcp.Version20250326 {
 		if answers, ok := responseBatch(body); ok {
 			// 2025-03-26 lets a client batch its answers to the requests
 			// the session sent it.
@@ -32,7 +33,7 @@ func (s *session) servePOST(w http.ResponseWriter, r *http.Request, body []byte,
 		s.serveCall(w, r, body, env)
 		return
 	}
-	if s.h.rep != nil && !env.batch && s.h.rep.route(w, r, s, body, env) {
+	if s.h.rep != nil && !env.Batch && s.h.rep.route(w, r, s, body, env) {
 		return
 	}
 	// A notification or a response: handled at once. A notifications/cancelled
@@ -83,7 +84,7 @@ func responseBatch(body []byte) ([]json.RawMessage, bool) {
 // checkLegacyVersion applies the MCP-Protocol-Version rule of a session's
 // requests (see session); on failure it answers 400 and returns false.
 func checkLegacyVersion(w http.ResponseWriter, r *http.Request, body, id []byte) bool {
-	v := r.Header.Get(hdrProtocolVersion)
+	v := r.Header.Get(httpwire.HdrProtocolVersion)
 	if v == "" || slices.Contains(mcp.LegacyVersions, v) {
 		return true
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -91,7 +92,7 @@ func (cn *conn) signal() {
 // and sees it fail.
 func (cn *conn) open() {
 	hdr := cn.w.Header()
-	hdr["Content-Type"] = valEventStream
+	hdr["Content-Type"] = httpwire.ValEventStream
 	hdr["Cache-Control"] = valNoCache
 	hdr["X-Accel-Buffering"] = valNo
 	if cn.inline {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/examples/authnotes"
 	"github.com/rpcgen/rpcgen/ext/oauth"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 func main() {
@@ -61,7 +61,7 @@ func run(endpoint string, open bool, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := mcphttp.Connect(ctx, endpoint, &mcphttp.ClientOptions{Authorizer: a})
+	c, err := mcphttpclient.Connect(ctx, endpoint, &mcphttpclient.Options{Authorizer: a})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -65,7 +66,7 @@ func AnyReplica(t *testing.T, nb NewBackend) {
 func OwnClient(t *testing.T, nb NewBackend) {
 	c := NewCluster(t, nb, mcphttp.Options{RetryInterval: 20 * time.Millisecond})
 	ctx := context.Background()
-	client, err := mcphttp.Connect(ctx, c.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{
+	client, err := mcphttpclient.Connect(ctx, c.URL, &mcphttpclient.Options{MCP: mcpclient.Options{
 		ProtocolVersion: mcp.Version20251125,
 		OnSample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: "assistant", Content: mcp.TextContent("sampled"), Model: "m"}, nil

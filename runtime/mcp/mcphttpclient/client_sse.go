@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
@@ -70,8 +71,8 @@ type sseStream struct {
 // ends with the stream; Close ends the stream. The transport speaks the
 // session-based protocol only: connect with a legacy
 // mcpclient.Options.ProtocolVersion (Connect does so).
-func DialSSE(ctx context.Context, rawURL string, opts *ClientOptions) (mcpclient.Transport, error) {
-	var o ClientOptions
+func DialSSE(ctx context.Context, rawURL string, opts *Options) (mcpclient.Transport, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -118,15 +119,15 @@ func (t *sseTransport) open(ctx context.Context, handshake bool) (*sseStream, er
 		return nil, fmt.Errorf("mcphttp: open the HTTP+SSE stream at %s: %w", u, err)
 	}
 	req := cfg.newRequest(sctx, http.MethodGet, u, nil, 0)
-	req.Header[hdrAccept] = valEventStream
+	req.Header[httpwire.HdrAccept] = httpwire.ValEventStream
 	resp, err := cfg.do(req, handshake)
 	if err != nil {
 		return fail(err)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 || !clientMediaType(resp.Header.Get(hdrContentType), "text/event-stream") {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || !clientMediaType(resp.Header.Get(httpwire.HdrContentType), "text/event-stream") {
 		body, _ := readClientBody(resp, clientMaxError)
 		resp.Body.Close()
-		return fail(fmt.Errorf("HTTP %s with Content-Type %q%s", clientStatus(resp), resp.Header.Get(hdrContentType), clientErrorSuffix(body)))
+		return fail(fmt.Errorf("HTTP %s with Content-Type %q%s", clientStatus(resp), resp.Header.Get(httpwire.HdrContentType), clientErrorSuffix(body)))
 	}
 	r := sse.NewReaderSize(resp.Body, clientMaxReply)
 	var ev sse.Event

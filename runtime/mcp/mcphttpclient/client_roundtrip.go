@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
@@ -48,7 +49,7 @@ func (t *streamable) roundTrip(ctx context.Context, id int64, msg []byte, m *cli
 	body := &clientBody{msg: msg}
 	defer body.detach()
 	req := t.cfg.newRequest(rctx, http.MethodPost, t.u, body, len(msg))
-	req.Header[hdrAccept] = clientAcceptBoth
+	req.Header[httpwire.HdrAccept] = clientAcceptBoth
 	clientSetHeaders(req.Header, m, s)
 	if m.version != "" && m.method == mcp.MethodToolsCall {
 		t.setParamHeaders(req.Header, m)
@@ -111,7 +112,7 @@ func clientStatus(resp *http.Response) string {
 // response reads the answer to request id.
 func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s clientSession, legacy bool, resp *http.Response, incoming func([]byte)) ([]byte, error) {
 	initialize := m.method == mcp.MethodInitialize
-	ct := resp.Header.Get(hdrContentType)
+	ct := resp.Header.Get(httpwire.HdrContentType)
 	var reply []byte
 	switch {
 	case resp.StatusCode == http.StatusNotFound && legacy && s.id != nil:
@@ -144,7 +145,7 @@ func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s
 		if err != nil {
 			return nil, err
 		}
-		var env envelope
+		var env httpwire.Envelope
 		if !env.Scan(body) || !env.IsResponse() {
 			if initialize {
 				t.setRefused()
@@ -160,7 +161,7 @@ func (t *streamable) response(ctx context.Context, id int64, m *clientMessage, s
 		return clientErrorReply(id, clientStatus(resp)+" with Content-Type "+strconv.Quote(ct)), nil
 	}
 	if initialize {
-		t.initialized(reply, resp.Header.Get(hdrSessionID))
+		t.initialized(reply, resp.Header.Get(httpwire.HdrSessionID))
 	}
 	return reply, nil
 }
@@ -173,7 +174,7 @@ func clientSSEHint(status int, reply []byte) bool {
 	if status != http.StatusBadRequest && status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
 		return false
 	}
-	code, ok := replyError(reply)
+	code, ok := httpwire.ReplyError(reply)
 	if !ok {
 		return true
 	}

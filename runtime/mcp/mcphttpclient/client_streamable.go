@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
@@ -43,7 +44,7 @@ type streamable struct {
 	closeCancel context.CancelFunc
 
 	mu      sync.Mutex
-	params  map[string][]paramHeader // x-mcp-header parameters by tool
+	params  map[string][]httpwire.ParamHeader // x-mcp-header parameters by tool
 	sess    clientSession
 	closed  bool
 	expired bool
@@ -99,8 +100,8 @@ type clientSession struct {
 // so that the Client's era probe can fall back. A session-based server's optional standalone GET stream is
 // opened only for a Client that hears the messages not related to any
 // request (see streamable.SetIncoming).
-func NewStreamableTransport(rawURL string, opts *ClientOptions) mcpclient.Transport {
-	var o ClientOptions
+func NewStreamableTransport(rawURL string, opts *Options) mcpclient.Transport {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -235,20 +236,20 @@ func (t *streamable) bind(ctx context.Context) (context.Context, context.CancelF
 // clientSetHeaders sets the protocol headers of message m.
 func clientSetHeaders(h http.Header, m *clientMessage, s clientSession) {
 	if m.version != "" {
-		h[hdrProtocolVersion] = clientValue(m.version)
+		h[httpwire.HdrProtocolVersion] = httpwire.Value(m.version)
 		if m.method != "" {
-			h[hdrMethod] = clientValue(m.method)
+			h[httpwire.HdrMethod] = httpwire.Value(m.method)
 		}
 		if m.hasName {
-			h[hdrName] = []string{encodeHeaderValue(m.name)}
+			h[httpwire.HdrName] = []string{httpwire.EncodeHeaderValue(m.name)}
 		}
 		return
 	}
 	if s.legacy {
 		if s.id != nil {
-			h[hdrSessionID] = s.id
+			h[httpwire.HdrSessionID] = s.id
 		}
-		h[hdrProtocolVersion] = s.version
+		h[httpwire.HdrProtocolVersion] = s.version
 	}
 }
 
@@ -261,15 +262,15 @@ func (t *streamable) setRefused() {
 // initialized starts the legacy session when reply is a successful
 // InitializeResult.
 func (t *streamable) initialized(reply []byte, sessionID string) {
-	var env envelope
+	var env httpwire.Envelope
 	if !env.Scan(reply) || env.Result == nil {
 		return
 	}
-	version, _ := jsonString(member(env.Result, "protocolVersion"))
+	version, _ := httpwire.String(httpwire.Member(env.Result, "protocolVersion"))
 	if version == "" {
 		return
 	}
-	s := clientSession{legacy: true, version: clientValue(version)}
+	s := clientSession{legacy: true, version: httpwire.Value(version)}
 	if sessionID != "" {
 		s.id = []string{sessionID}
 	}
@@ -327,7 +328,7 @@ func (t *streamable) post(ctx context.Context, msg []byte, m *clientMessage, s c
 	body := &clientBody{msg: msg}
 	defer body.detach()
 	req := t.cfg.newRequest(ctx, http.MethodPost, t.u, body, len(msg))
-	req.Header[hdrAccept] = clientAcceptBoth
+	req.Header[httpwire.HdrAccept] = clientAcceptBoth
 	clientSetHeaders(req.Header, m, s)
 	resp, err := t.cfg.do(req, false)
 	if err != nil {

@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
-// ClientOptions configures Connect, NewStreamableTransport and DialSSE.
-type ClientOptions struct {
+// Options configures Connect, NewStreamableTransport and DialSSE.
+type Options struct {
 	// MCP holds the handshake options; ProtocolVersion "" means dual-era
 	// (2026-07-28 first, then initialize).
 	MCP mcpclient.Options
@@ -76,8 +76,8 @@ var ErrSessionExpired = mcpclient.ErrSessionExpired
 //     not mend.
 //
 // If both transports fail, the error names both failures.
-func Connect(ctx context.Context, rawURL string, opts *ClientOptions) (*mcpclient.Client, error) {
-	var o ClientOptions
+func Connect(ctx context.Context, rawURL string, opts *Options) (*mcpclient.Client, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -140,11 +140,11 @@ type clientConfig struct {
 	header http.Header
 	auth   Authorizer
 	logger *slog.Logger
-	// noStandalone: ClientOptions.NoStandaloneStream.
+	// noStandalone: Options.NoStandaloneStream.
 	noStandalone bool
 }
 
-func newClientConfig(o *ClientOptions) *clientConfig {
+func newClientConfig(o *Options) *clientConfig {
 	cfg := &clientConfig{client: o.HTTPClient, header: o.Header, auth: o.Authorizer, logger: o.MCP.Logger, noStandalone: o.NoStandaloneStream}
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)

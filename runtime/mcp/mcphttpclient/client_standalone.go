@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 // The client side of a legacy session's standalone stream: a GET that
 // carries the server's messages not related to any request

@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
 
 // clientMessage is what the transports need to know about an outgoing
@@ -24,24 +25,24 @@ type clientMessage struct {
 // method table gives a NameHeader) and the modern
 // protocol version out of msg.
 func scanClientMessage(msg []byte) clientMessage {
-	var env envelope
+	var env httpwire.Envelope
 	env.Scan(msg)
 	var m clientMessage
-	m.method, _ = jsonString(env.Method)
+	m.method, _ = httpwire.String(env.Method)
 	if env.Params == nil {
 		return m
 	}
-	env.scanParams()
+	env.ScanParams()
 	if m.method == mcp.MethodToolsCall {
-		m.args = env.arguments
+		m.args = env.Arguments
 	}
 	if row := mcp.LookupMethod(m.method); row != nil && row.NameHeader {
-		if v := env.target(row.Target); v != nil {
-			m.name, m.hasName = jsonString(v)
+		if v := env.Target(row.Target); v != nil {
+			m.name, m.hasName = httpwire.String(v)
 		}
 	}
-	m.meta = env.meta
-	m.version, _ = jsonString(env.metaVersion)
+	m.meta = env.Meta
+	m.version, _ = httpwire.String(env.MetaVersion)
 	return m
 }
 
@@ -68,7 +69,7 @@ func clientErrorReply(id int64, status string) []byte {
 // null, as servers answer requests they rejected unread) as the error
 // response to request id; ok is false when body holds no JSON-RPC error.
 func clientWithID(id int64, body []byte) (reply []byte, ok bool) {
-	var env envelope
+	var env httpwire.Envelope
 	if !env.Scan(body) || env.Error == nil || env.Error[0] != '{' {
 		return nil, false
 	}
@@ -85,7 +86,7 @@ func clientWithID(id int64, body []byte) (reply []byte, ok bool) {
 
 // clientErrorMessage returns the message of the JSON-RPC error in body, or "".
 func clientErrorMessage(body []byte) string {
-	var env envelope
+	var env httpwire.Envelope
 	if !env.Scan(body) || env.Error == nil {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
 
 // A 2026-07-28 tool may mirror arguments into headers: a property of its
@@ -24,7 +25,7 @@ import (
 
 // clientToolParams returns the x-mcp-header parameters of a tool, and
 // whether the transport has seen the tool.
-func (t *streamable) clientToolParams(name string) ([]paramHeader, bool) {
+func (t *streamable) clientToolParams(name string) ([]httpwire.ParamHeader, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.params[name]
@@ -35,8 +36,8 @@ func (t *streamable) clientToolParams(name string) ([]paramHeader, bool) {
 func (t *streamable) setParamHeaders(h http.Header, m *clientMessage) {
 	params, _ := t.clientToolParams(m.name)
 	for _, p := range params {
-		if v, ok := clientArgument(m.args, p.path); ok {
-			h[p.header] = []string{encodeHeaderValue(v)}
+		if v, ok := clientArgument(m.args, p.Path); ok {
+			h[p.Header] = []string{httpwire.EncodeHeaderValue(v)}
 		}
 	}
 }
@@ -45,12 +46,12 @@ func (t *streamable) setParamHeaders(h http.Header, m *clientMessage) {
 // the arguments object: a string as it is, a number or boolean as written.
 // Absent, null and non-primitive values have none.
 func clientArgument(args []byte, path []string) (string, bool) {
-	v := paramValue(args, path)
+	v := httpwire.ParamValue(args, path)
 	switch {
 	case v == nil:
 		return "", false
 	case v[0] == '"':
-		return jsonString(v)
+		return httpwire.String(v)
 	}
 	return string(v), true
 }
@@ -59,15 +60,15 @@ func clientArgument(args []byte, path []string) (string, bool) {
 // tools/list reply and returns the reply without the tools whose
 // annotations are invalid.
 func (t *streamable) learnTools(reply []byte) []byte {
-	var env envelope
+	var env httpwire.Envelope
 	if !env.Scan(reply) || env.Result == nil {
 		return reply
 	}
 	var list []json.RawMessage
-	if json.Unmarshal(member(env.Result, "tools"), &list) != nil {
+	if json.Unmarshal(httpwire.Member(env.Result, "tools"), &list) != nil {
 		return reply
 	}
-	learned := make(map[string][]paramHeader, len(list))
+	learned := make(map[string][]httpwire.ParamHeader, len(list))
 	kept := list[:0]
 	for _, tool := range list {
 		name, params, err := clientToolAnnotations(tool)
@@ -82,7 +83,7 @@ func (t *streamable) learnTools(reply []byte) []byte {
 	}
 	t.mu.Lock()
 	if t.params == nil {
-		t.params = make(map[string][]paramHeader, len(learned))
+		t.params = make(map[string][]httpwire.ParamHeader, len(learned))
 	}
 	for name, p := range learned {
 		t.params[name] = p
@@ -115,7 +116,7 @@ func clientReplaceTools(reply, result []byte, tools []json.RawMessage) []byte {
 
 // clientToolAnnotations reads a tool's name and x-mcp-header parameters;
 // problem says why the annotations are invalid, "" when they are not.
-func clientToolAnnotations(tool []byte) (name string, params []paramHeader, problem string) {
+func clientToolAnnotations(tool []byte) (name string, params []httpwire.ParamHeader, problem string) {
 	var schema []byte
 	o, ok := runtime.ScanObject(tool)
 	for ok {
@@ -125,7 +126,7 @@ func clientToolAnnotations(tool []byte) (name string, params []paramHeader, prob
 		}
 		switch string(k) {
 		case "name":
-			name, _ = jsonString(v)
+			name, _ = httpwire.String(v)
 		case "inputSchema":
 			schema = v
 		}
@@ -133,7 +134,7 @@ func clientToolAnnotations(tool []byte) (name string, params []paramHeader, prob
 	if !bytes.Contains(schema, []byte(`"x-mcp-header"`)) {
 		return name, nil, ""
 	}
-	if params, problem = schemaParams(schema); problem != "" {
+	if params, problem = httpwire.SchemaParams(schema); problem != "" {
 		return name, nil, problem
 	}
 	if clientCountKeys(schema, `"x-mcp-header"`) != len(params) {
@@ -162,7 +163,7 @@ func clientCountKeys(b []byte, key string) int {
 // clientIsHeaderMismatch reports whether reply is an error response with
 // code -32020.
 func clientIsHeaderMismatch(reply []byte) bool {
-	code, ok := replyError(reply)
+	code, ok := httpwire.ReplyError(reply)
 	return ok && code == mcp.CodeHeaderMismatch
 }
 

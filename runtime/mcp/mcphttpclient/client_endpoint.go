@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"net/url"

@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/wire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
@@ -54,7 +55,7 @@ func (t *sseTransport) route(msg []byte) {
 // routeCall queues msg for its call; it returns where msg goes instead, or
 // nil.
 func (t *sseTransport) routeCall(msg []byte) func([]byte) {
-	var env envelope
+	var env httpwire.Envelope
 	if !env.Scan(msg) {
 		t.cfg.logger.Debug("mcphttp: dropped an event that is not a JSON object")
 		return nil
@@ -73,7 +74,7 @@ func (t *sseTransport) routeCall(msg []byte) func([]byte) {
 	case env.Method == nil:
 		t.cfg.logger.Debug("mcphttp: dropped a message that is neither request, response nor notification")
 	case env.ID == nil && wire.StringIs(env.Method, mcp.NotificationProgress):
-		if id, ok := wire.ParseID(member(env.Params, "progressToken")); ok {
+		if id, ok := wire.ParseID(httpwire.Member(env.Params, "progressToken")); ok {
 			if c := t.calls[id]; c != nil {
 				c.push(msg, false)
 			}

@@ -1,4 +1,4 @@
-package mcphttp
+package httpwire
 
 import (
 	"encoding/base64"
@@ -16,16 +16,17 @@ import (
 // can route on it. What both sides share is here: reading the annotations
 // out of a schema, finding an argument's value, and the header value
 // encoding (which Mcp-Name uses too). The server's checks are in
-// paramheaders.go, the client's header setting in client_params.go.
+// mcphttp's paramheaders.go, the client's header setting in mcphttpclient's
+// client_params.go.
 
-// paramHeader is one x-mcp-header parameter: its header and where its value
+// ParamHeader is one x-mcp-header parameter: its header and where its value
 // is in the arguments.
-type paramHeader struct {
-	header string   // canonical "Mcp-Param-{Name}"
-	path   []string // properties keys from the schema root
+type ParamHeader struct {
+	Header string   // canonical "Mcp-Param-{Name}"
+	Path   []string // properties keys from the schema root
 }
 
-// schemaParams returns the x-mcp-header parameters of a tool's input
+// SchemaParams returns the x-mcp-header parameters of a tool's input
 // schema, found on its chains of properties (the only place the
 // specification allows them), and problem, which says why the annotations
 // are invalid ("" when they are not): a name that is not an HTTP token or is
@@ -33,7 +34,7 @@ type paramHeader struct {
 // schema nested too deeply. A client excludes a tool whose annotations are
 // invalid; the server checks the parameters found either way (invalid and
 // duplicate names left out).
-func schemaParams(schema []byte) (params []paramHeader, problem string) {
+func SchemaParams(schema []byte) (params []ParamHeader, problem string) {
 	collectParams(schema, nil, &params, map[string]bool{}, &problem, 0)
 	return params, problem
 }
@@ -41,7 +42,7 @@ func schemaParams(schema []byte) (params []paramHeader, problem string) {
 // collectParams adds the annotations on the properties of schema, and
 // recursively of their own properties, to out; problem gets the first
 // problem found.
-func collectParams(schema []byte, path []string, out *[]paramHeader, seen map[string]bool, problem *string, depth int) {
+func collectParams(schema []byte, path []string, out *[]ParamHeader, seen map[string]bool, problem *string, depth int) {
 	report := func(p string) {
 		if *problem == "" {
 			*problem = p
@@ -51,7 +52,7 @@ func collectParams(schema []byte, path []string, out *[]paramHeader, seen map[st
 		report("schema nested too deeply")
 		return
 	}
-	sc, ok := runtime.ScanObject(member(schema, "properties"))
+	sc, ok := runtime.ScanObject(Member(schema, "properties"))
 	for ok {
 		key, sub, more := sc.Next()
 		if !more {
@@ -73,9 +74,9 @@ func collectParams(schema []byte, path []string, out *[]paramHeader, seen map[st
 			}
 		}
 		if header != nil {
-			name, isString := jsonString(header)
+			name, isString := String(header)
 			switch {
-			case !isString || !isToken(name):
+			case !isString || !IsToken(name):
 				report("x-mcp-header " + string(header) + " is not an HTTP token")
 			case seen[strings.ToLower(name)]:
 				report("x-mcp-header " + string(header) + " is used twice")
@@ -84,21 +85,21 @@ func collectParams(schema []byte, path []string, out *[]paramHeader, seen map[st
 					report("x-mcp-header " + string(header) + " is on a property of type " + string(typ))
 				}
 				seen[strings.ToLower(name)] = true
-				*out = append(*out, paramHeader{header: http.CanonicalHeaderKey("Mcp-Param-" + name), path: at})
+				*out = append(*out, ParamHeader{Header: http.CanonicalHeaderKey("Mcp-Param-" + name), Path: at})
 			}
 		}
 		collectParams(sub, at, out, seen, problem, depth+1)
 	}
 }
 
-// paramValue returns the raw primitive value (a string, number or boolean)
+// ParamValue returns the raw primitive value (a string, number or boolean)
 // at path in the arguments object, or nil when there is none there: absent,
 // null, an object or an array. Of duplicate members the last counts, as in
 // encoding/json.
-func paramValue(args []byte, path []string) []byte {
+func ParamValue(args []byte, path []string) []byte {
 	cur := args
 	for _, key := range path {
-		if cur = member(cur, key); cur == nil {
+		if cur = Member(cur, key); cur == nil {
 			return nil
 		}
 	}
@@ -108,8 +109,8 @@ func paramValue(args []byte, path []string) []byte {
 	return cur
 }
 
-// isToken reports whether s is an HTTP field-name token (RFC 9110 tchar+).
-func isToken(s string) bool {
+// IsToken reports whether s is an HTTP field-name token (RFC 9110 tchar+).
+func IsToken(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -126,11 +127,11 @@ func isToken(s string) bool {
 // safe in a header as it is.
 const base64Prefix, base64Suffix = "=?base64?", "?="
 
-// encodeHeaderValue returns s as an Mcp-Name or Mcp-Param-* header value:
+// EncodeHeaderValue returns s as an Mcp-Name or Mcp-Param-* header value:
 // as it is, or in the =?base64?…?= form when s is not safe as it is:
 // anything but visible ASCII and inner spaces, leading or trailing space, or
 // text that looks like the encoded form itself.
-func encodeHeaderValue(s string) string {
+func EncodeHeaderValue(s string) string {
 	safe := s == "" || (s[0] != ' ' && s[len(s)-1] != ' ')
 	for i := 0; safe && i < len(s); i++ {
 		safe = s[i] >= 0x20 && s[i] <= 0x7e
@@ -141,10 +142,10 @@ func encodeHeaderValue(s string) string {
 	return base64Prefix + base64.StdEncoding.EncodeToString([]byte(s)) + base64Suffix
 }
 
-// decodeHeaderValue returns the value an Mcp-Name or Mcp-Param-* header
+// DecodeHeaderValue returns the value an Mcp-Name or Mcp-Param-* header
 // carries: its =?base64?…?= form decoded, or the plain value, which must be
 // visible ASCII (spaces and tabs allowed inside).
-func decodeHeaderValue(v string) (string, bool) {
+func DecodeHeaderValue(v string) (string, bool) {
 	if len(v) >= len(base64Prefix)+len(base64Suffix) && strings.HasPrefix(v, base64Prefix) && strings.HasSuffix(v, base64Suffix) {
 		// Strictly: padded, the standard alphabet, no stray bits, as
 		// SEP-2243's table of cases has it (unpadded "SGVsbG8" is refused).

@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
@@ -83,7 +84,7 @@ func (t *streamable) readEvents(body io.Reader, id int64, lastID *string, retry 
 			continue
 		}
 		msg := []byte(ev.Data)
-		var env envelope
+		var env httpwire.Envelope
 		if !env.Scan(msg) {
 			t.cfg.logger.Debug("mcphttp: dropped an event that is not a JSON object")
 			continue
@@ -121,9 +122,9 @@ func clientSleep(ctx context.Context, d time.Duration) error {
 func (t *streamable) resume(ctx context.Context, lastID string, s clientSession) (body io.ReadCloser, permanent bool, err error) {
 	req := t.cfg.newRequest(ctx, http.MethodGet, t.u, nil, 0)
 	h := req.Header
-	h[hdrAccept] = valEventStream
+	h[httpwire.HdrAccept] = httpwire.ValEventStream
 	if lastID != "" {
-		h[hdrLastEventID] = []string{lastID}
+		h[httpwire.HdrLastEventID] = []string{lastID}
 	}
 	clientSetHeaders(h, &clientMessage{}, s)
 	resp, err := t.cfg.do(req, false)
@@ -136,7 +137,7 @@ func (t *streamable) resume(ctx context.Context, lastID string, s clientSession)
 		clientDiscard(resp)
 		t.expire(s)
 		return nil, true, clientExpired("resume the event stream", lastID != "")
-	case code >= 200 && code <= 299 && clientMediaType(resp.Header.Get(hdrContentType), "text/event-stream"):
+	case code >= 200 && code <= 299 && clientMediaType(resp.Header.Get(httpwire.HdrContentType), "text/event-stream"):
 		return resp.Body, false, nil
 	case code == http.StatusNoContent:
 		// The server says the stream has ended and nothing is left of it.

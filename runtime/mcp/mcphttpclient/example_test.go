@@ -1,4 +1,4 @@
-package mcphttp_test
+package mcphttpclient_test
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // ExampleConnect calls a tool of a server over HTTP. Connect finds the
 // newest protocol revision and transport the server speaks; pin one with
-// ClientOptions.MCP.ProtocolVersion or ClientOptions.Transport.
+// Options.MCP.ProtocolVersion or Options.Transport.
 func ExampleConnect() {
 	srv := mcpserver.New(mcp.Implementation{Name: "greeter", Version: "1.0"}, nil)
 	srv.AddTools(mcpserver.Tool{
@@ -34,7 +35,7 @@ func ExampleConnect() {
 	defer h.Close()
 
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, hs.URL, nil)
+	c, err := mcphttpclient.Connect(ctx, hs.URL, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

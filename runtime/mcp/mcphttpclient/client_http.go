@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
-	"github.com/rpcgen/rpcgen/runtime/mcp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
 
 // The request path builds each HTTP request by hand around the caller's
@@ -23,32 +23,6 @@ import (
 // clientAcceptBoth is the Accept header value of a POST; net/http never
 // modifies a request's header slices.
 var clientAcceptBoth = []string{"application/json, text/event-stream"}
-
-// fixedValues holds the header value slices of the methods (the method
-// table's, as it stands when the package starts) and versions the client
-// sends, so they cost nothing per request (and jsonString returns their
-// strings without allocating). Read-only after init.
-var fixedValues = func() map[string][]string {
-	m := map[string][]string{}
-	for _, row := range mcp.Methods() {
-		m[row.Name] = row.HeaderValue()
-	}
-	for _, v := range mcp.LegacyVersions {
-		m[v] = []string{v}
-	}
-	for _, v := range mcp.ModernVersions {
-		m[v] = []string{v}
-	}
-	return m
-}()
-
-// clientValue returns a header value slice holding s.
-func clientValue(s string) []string {
-	if v, ok := fixedValues[s]; ok {
-		return v
-	}
-	return []string{s}
-}
 
 // clientBody is a request body over the caller's message that can be
 // detached: net/http may read a body after the response arrived (when the
@@ -116,7 +90,7 @@ func (cfg *clientConfig) newRequest(ctx context.Context, method string, u *url.U
 		req.Body = &body.first
 		req.GetBody = body.getBody
 		req.ContentLength = int64(n)
-		h[hdrContentType] = valJSON
+		h[httpwire.HdrContentType] = httpwire.ValJSON
 	}
 	return req.WithContext(ctx)
 }

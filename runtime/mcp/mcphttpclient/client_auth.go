@@ -1,4 +1,4 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // Authorization section has a client do: module
 // github.com/rpcgen/rpcgen/ext/oauth implements the OAuth 2.1 flow (discovery,
 // client registration, authorization code with PKCE, refresh, scope step-up,
-// DPoP) as one. Set it as ClientOptions.Authorizer.
+// DPoP) as one. Set it as Options.Authorizer.
 type Authorizer interface {
 	// Authorize sets req's credentials, its Authorization header (and a
 	// proof of possession such as a DPoP header), before each send, retries

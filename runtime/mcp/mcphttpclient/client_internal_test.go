@@ -1,8 +1,10 @@
-package mcphttp
+package mcphttpclient
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
 
 // TestClientHeaderValue checks the value encoding of 2026-07-28 request
@@ -22,8 +24,8 @@ func TestClientHeaderValue(t *testing.T) {
 		{"\x7f", "=?base64?fw==?="},
 	}
 	for _, tc := range cases {
-		if got := encodeHeaderValue(tc.in); got != tc.want {
-			t.Errorf("encodeHeaderValue(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := httpwire.EncodeHeaderValue(tc.in); got != tc.want {
+			t.Errorf("httpwire.EncodeHeaderValue(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -110,7 +112,7 @@ func TestClientToolAnnotations(t *testing.T) {
 		name, params, problem := clientToolAnnotations([]byte(tool))
 		var headers []string
 		for _, p := range params {
-			headers = append(headers, p.header)
+			headers = append(headers, p.Header)
 		}
 		if name != "t" || (problem != "") != tc.bad || !slices.Equal(headers, tc.headers) {
 			t.Errorf("%s: %q, %v, problem %q", tc.schema, name, headers, problem)
