@@ -35,7 +35,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // manifests are the objects of kubernetes/*.yaml.
@@ -305,7 +305,7 @@ func TestKubernetesReplicaRuns(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	client, err := mcphttp.Connect(ctx, r.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
+	client, err := mcphttpclient.Connect(ctx, r.URL, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 	if err != nil {
 		t.Fatal(err)
 	}
