@@ -17,6 +17,7 @@ import (
 // their HTTP transports; and the replica test suite, which drives both.
 var runtimeLayers = map[string]int{
 	"internal/jsonscan":       0,
+	"internal/jsonenc":        0,
 	"internal/httpguard":      0,
 	"sse":                     0,
 	"mcp/internal/askhook":    0,

@@ -12,6 +12,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -79,11 +80,11 @@ func TestStreamFailingMidwayOverMCP(t *testing.T) {
 			return mcpclient.ConnectTransport(ctx, srv.InProcess(), mcpclient.Options{ProtocolVersion: version})
 		},
 		"streamable HTTP": func(version string) (*mcpclient.Client, error) {
-			return mcphttp.Connect(ctx, ts.URL, &mcphttp.ClientOptions{Transport: "streamable", HTTPClient: ts.Client(),
+			return mcphttpclient.Connect(ctx, ts.URL, &mcphttpclient.Options{Transport: "streamable", HTTPClient: ts.Client(),
 				MCP: mcpclient.Options{ProtocolVersion: version}})
 		},
 		"HTTP+SSE": func(version string) (*mcpclient.Client, error) {
-			return mcphttp.Connect(ctx, ts.URL, &mcphttp.ClientOptions{Transport: "sse", HTTPClient: ts.Client(),
+			return mcphttpclient.Connect(ctx, ts.URL, &mcphttpclient.Options{Transport: "sse", HTTPClient: ts.Client(),
 				MCP: mcpclient.Options{ProtocolVersion: version}})
 		},
 	}
