@@ -12,7 +12,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // TestProgressFromMCPGoServer calls, with rpcgen's client over Streamable
@@ -47,7 +47,7 @@ func TestProgressFromMCPGoServer(t *testing.T) {
 	defer ts.Close()
 
 	ctx := context.Background()
-	c, err := mcphttp.Connect(ctx, ts.URL+"/mcp", &mcphttp.ClientOptions{Transport: "streamable", HTTPClient: ts.Client(),
+	c, err := mcphttpclient.Connect(ctx, ts.URL+"/mcp", &mcphttpclient.Options{Transport: "streamable", HTTPClient: ts.Client(),
 		MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // collector is an OTLP/HTTP endpoint (protobuf, the exporters' default)
@@ -103,7 +103,7 @@ func TestReplicaExportsTelemetry(t *testing.T) {
 	r := startReplicaEnv(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + ts.URL, "OTEL_SERVICE_NAME="},
 		"--redis", rs.URL(), "--name", "a")
 	ctx := context.Background()
-	client, err := mcphttp.Connect(ctx, r.URL, &mcphttp.ClientOptions{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
+	client, err := mcphttpclient.Connect(ctx, r.URL, &mcphttpclient.Options{MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttpclient"
 )
 
 // TestClientProgressOnStandaloneStream: a legacy server that sends a call's
@@ -52,7 +52,7 @@ func TestClientProgressOnStandaloneStream(t *testing.T) {
 		}
 	})
 	ctx := context.Background()
-	c := clientConnect(ctx, t, f.URL, &mcphttp.ClientOptions{Transport: "streamable", HTTPClient: f.Client(),
+	c := clientConnect(ctx, t, f.URL, &mcphttpclient.Options{Transport: "streamable", HTTPClient: f.Client(),
 		MCP: mcpclient.Options{ProtocolVersion: mcp.Version20251125}})
 	var got []float64
 	res, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: "sum", OnProgress: func(p mcp.ProgressNotification) {
