@@ -206,7 +206,13 @@ func runWith(cfg Config, deepSchemas bool, layer *cache.Layer, snap **contract.S
 	sg.Deep = deepSchemas
 	sg.Docs.Log = layer.Inputs()
 	if len(errs.List) > 0 {
+		// What was built without a problem shows the problems of the
+		// later stages: the schemas', the decoders', the names the package
+		// declares too.
 		emit.Check(pkg.PkgPath, pkg.Name, services, sg)
+		if src := partialGoFile(pkg, services, deepSchemas); src != nil {
+			checkCollisions(pkg, src, out, errs)
+		}
 		return nil, errs.Err()
 	}
 	var apiOut map[string][]byte
@@ -220,6 +226,9 @@ func runWith(cfg Config, deepSchemas bool, layer *cache.Layer, snap **contract.S
 		return nil, fmt.Errorf("two outputs would be written to %s: give them different paths", out)
 	}
 	src, tools, err := emit.GoFile(pkg.PkgPath, pkg.Name, services, sg, discover, layer.PieceStore())
+	if err == nil {
+		checkCollisions(pkg, src, out, errs)
+	}
 	if snap != nil && err == nil {
 		if *snap, err = buildContract(pkg, sg, services, tools, src, dir); err != nil {
 			return nil, err

@@ -25,8 +25,9 @@ func (r *tsRenderer) method(m *apiMethod) string {
 		for i := len(m.Params) - 1; i >= 0 && !m.Params[i].Required; i-- {
 			optionalFrom = i
 		}
+		names := tsParamNames(m)
 		for i, p := range m.Params {
-			name := tsName(p.GoName)
+			name := names[i]
 			t := r.tsType(p.Schema, "  ")
 			switch {
 			case i >= optionalFrom:
@@ -57,9 +58,10 @@ func (r *tsRenderer) methodText(m *apiMethod, args []string, params string) stri
 	if m.Description != "" {
 		doc = append(doc, m.Description)
 	}
-	for _, p := range m.Params {
+	names := tsParamNames(m)
+	for i, p := range m.Params {
 		if p.GoName != "" && p.Description != "" {
-			tags = append(tags, "@param "+tsName(p.GoName)+" "+p.Description)
+			tags = append(tags, "@param "+names[i]+" "+p.Description)
 		}
 	}
 	result, call := "void", "call<unknown>"
@@ -159,4 +161,21 @@ func (r *tsRenderer) errorClass(e apiError) string {
 	b.WriteString("    super(" + strconv.FormatInt(e.Code, 10) + ", message, data);\n")
 	b.WriteString("    this.name = " + tsLiteral(e.Class) + ";\n  }\n}\n")
 	return b.String()
+}
+
+// tsParamNames are the TypeScript names of m's params, unique even when
+// their Go names differ only in the case of their first letter (x and X).
+func tsParamNames(m *apiMethod) []string {
+	names := make([]string, len(m.Params))
+	used := map[string]bool{}
+	for i, p := range m.Params {
+		base := tsName(p.GoName)
+		name := base
+		for n := 2; used[name]; n++ {
+			name = base + strconv.Itoa(n)
+		}
+		used[name] = true
+		names[i] = name
+	}
+	return names
 }

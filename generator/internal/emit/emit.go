@@ -8,6 +8,7 @@ package emit
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 	"go/types"
 	"slices"
 	"strconv"
@@ -317,12 +318,17 @@ func (n *serviceNames) params(m *model.Method) string   { return n.share.params(
 func (n *serviceNames) serve(m *model.Method) string    { return "serve" + m.Name }
 
 // paramFields returns the Go field names of a method's params struct,
-// unique even when params differ only in the case of their first letter.
+// unique even when params differ only in the case of their first letter,
+// and exported (encoding/json writes only those) even when the name has no
+// upper case ("_a", "名前" become "P_a", "P名前").
 func paramFields(m *model.Method) []string {
 	fields := make([]string, len(m.Params))
 	used := map[string]bool{}
 	for i, p := range m.Params {
 		base := naming.GoFieldName(p.Name)
+		if !token.IsExported(base) {
+			base = "P" + base
+		}
 		name := base
 		for n := 2; used[name]; n++ {
 			name = base + strconv.Itoa(n)
