@@ -25,6 +25,9 @@ type failInitialized struct {
 	armed atomic.Bool
 	mu    sync.Mutex
 	sid   string
+	// deleted, if not nil, hears each DELETE once the handler has served it
+	// (up to its buffer).
+	deleted chan struct{}
 }
 
 func (f *failInitialized) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -44,6 +47,12 @@ func (f *failInitialized) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.next.ServeHTTP(w, r)
+	if r.Method == http.MethodDelete && f.deleted != nil {
+		select {
+		case f.deleted <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (f *failInitialized) lastGET() string {
@@ -62,7 +71,7 @@ func TestClientRenewalDropsHalfMadeSession(t *testing.T) {
 	srv := newFeatureServer()
 	h := NewHandler(srv, &Options{RetryInterval: 5 * time.Millisecond})
 	t.Cleanup(func() { h.Close() })
-	fi := &failInitialized{next: h}
+	fi := &failInitialized{next: h, deleted: make(chan struct{}, 8)}
 	ts := httptest.NewServer(fi)
 	t.Cleanup(ts.Close)
 
@@ -119,6 +128,15 @@ func TestClientRenewalDropsHalfMadeSession(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != "after" {
 		t.Errorf("after the renewal the client heard %q, want [after end]", got)
+	}
+	// Two DELETEs: the test's, then the client's of the half-made session,
+	// which the client may send after the renewal is reported.
+	for i := range 2 {
+		select {
+		case <-fi.deleted:
+		case <-ctx.Done():
+			t.Fatalf("%d DELETE requests served, want 2: the client never ended the half-made session", i)
+		}
 	}
 	if n := h.SessionCount(); n != 1 {
 		t.Errorf("%d sessions on the server, want the client's one: the half-made one is left", n)
