@@ -37,30 +37,24 @@ type Transport interface {
 }
 
 // ConnectTransport connects a Client over t and runs the handshake
-// Options.ProtocolVersion asks for. On failure t is closed. A transport
-// that can receive messages outside any RoundTrip (a session's standalone
-// stream) implements SetIncoming(func(msg []byte)); ConnectTransport gives it
-// the function that handles them (server requests, notifications). A
-// transport whose server may end a legacy session implements
-// SetSessionLost(f func()), calling f once the server ended it, and
-// RenewSession(ctx) error, readying it for a new session's initialize: the
-// client then starts one (see Options.NoReinitialize). A transport on
-// which the server answers every request, as an HTTP server answers every
-// POST, implements AnswersEveryRequest() bool returning true: a dual-era
-// client then waits for the answer to server/discover within ctx, and
-// ProbeTimeout does not apply (see Options.ProbeTimeout).
+// Options.ProtocolVersion asks for. On failure t is closed. It looks for the
+// optional capabilities of t: IncomingSetter (messages outside any
+// RoundTrip), SessionIDReporter, EndpointReporter, SessionRenewer (the
+// client starts a new session when the server ended the old one; see
+// Options.NoReinitialize) and RequestAnswerer (a dual-era client's probe
+// waits within ctx, and Options.ProbeTimeout does not apply).
 func ConnectTransport(ctx context.Context, t Transport, opts Options) (*Client, error) {
 	c := newClient(opts)
 	a := newClientAdapter(c, t)
 	c.t = a
 	c.endpoint = endpointOf(t)
-	if a, ok := t.(answersEveryRequest); ok {
+	if a, ok := t.(RequestAnswerer); ok {
 		c.answersAll = a.AnswersEveryRequest()
 	}
-	if in, ok := t.(interface{ SetIncoming(func(msg []byte)) }); ok {
+	if in, ok := t.(IncomingSetter); ok {
 		in.SetIncoming(a.routes)
 	}
-	if r, ok := t.(sessionRenewer); ok {
+	if r, ok := t.(SessionRenewer); ok {
 		r.SetSessionLost(c.sessionLost)
 	}
 	return c.start(ctx)
@@ -112,7 +106,7 @@ func (p *progressSink) end() {
 
 // sessionID returns the transport's session id, when it has one.
 func (a *clientAdapter) sessionID() string {
-	if s, ok := a.t.(interface{ SessionID() string }); ok {
+	if s, ok := a.t.(SessionIDReporter); ok {
 		return s.SessionID()
 	}
 	return ""

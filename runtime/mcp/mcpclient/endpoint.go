@@ -22,17 +22,16 @@ type Endpoint struct {
 }
 
 // Endpoint returns the server's end of the client's transport: what a
-// Transport says through an Endpoint() Endpoint method (mcphttp's do), a
-// pipe for DialCommand, and for Connect what its Framer says through a
-// Transport() string method.
+// Transport says as an EndpointReporter (mcphttpclient's do), a pipe for
+// DialCommand, and for Connect what its Framer says as a TransportNamer.
 func (c *Client) Endpoint() Endpoint { return c.endpoint }
 
 // endpointOf returns what t, a Transport or a Framer, says of its far end.
 func endpointOf(t any) Endpoint {
 	switch t := t.(type) {
-	case interface{ Endpoint() Endpoint }:
+	case EndpointReporter:
 		return t.Endpoint()
-	case interface{ Transport() string }:
+	case TransportNamer:
 		return Endpoint{Transport: t.Transport()}
 	}
 	return Endpoint{}

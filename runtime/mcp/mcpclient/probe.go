@@ -36,10 +36,6 @@ import (
 // before it tries initialize.
 const probeSilence = 10
 
-// answersEveryRequest is the optional method of a Transport on which
-// a server's silence cannot mean it ignores a request (see ConnectTransport).
-type answersEveryRequest interface{ AnswersEveryRequest() bool }
-
 // probe sends server/discover for a dual-era client and returns the era the
 // server's answer shows, as the comment above describes. An error is one
 // that ends the handshake (a transport failure, a recognized modern error

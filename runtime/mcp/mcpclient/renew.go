@@ -36,16 +36,6 @@ import (
 // runtime.ErrConnectionLost when it was in flight.
 var ErrSessionExpired = errors.New("mcp: the server ended the session")
 
-// sessionRenewer is a Transport whose server may end the session.
-type sessionRenewer interface {
-	// SetSessionLost sets the function the transport calls, once per
-	// session, when it learns that the server ended it. It must not block.
-	SetSessionLost(f func())
-	// RenewSession forgets the old session and readies the transport for
-	// the initialize of a new one (HTTP+SSE: opens a new stream).
-	RenewSession(ctx context.Context) error
-}
-
 // renewal is the state of a client's session renewals.
 type renewal struct {
 	on        atomic.Bool // active, read without mu by every call
@@ -87,7 +77,7 @@ func (c *Client) sessionLost() {
 	if c.opts.NoReinitialize || !c.ready.Load() || c.Modern() {
 		return
 	}
-	if _, ok := c.transport().(sessionRenewer); !ok {
+	if _, ok := c.transport().(SessionRenewer); !ok {
 		return
 	}
 	r := &c.renew
@@ -199,7 +189,7 @@ func (c *Client) reinitialize(ctx context.Context) (err, partial error) {
 	// A session an earlier attempt started and could not finish ends here
 	// (the transport ends it on the server).
 	c.endSession(ErrSessionExpired)
-	if err := c.transport().(sessionRenewer).RenewSession(ctx); err != nil {
+	if err := c.transport().(SessionRenewer).RenewSession(ctx); err != nil {
 		return err, nil
 	}
 	if c.opts.ProtocolVersion == "" {

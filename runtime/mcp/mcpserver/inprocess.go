@@ -20,9 +20,10 @@ func (s *Server) InProcess() *InProcessTransport {
 }
 
 // InProcessTransport carries a client's messages to a session in the same
-// process (see Server.InProcess). It implements mcpclient.Transport and its
-// optional interfaces for unprompted messages and for servers that answer
-// every request.
+// process (see Server.InProcess). It implements mcpclient.Transport and two
+// of its optional capabilities: mcpclient.IncomingSetter (unprompted
+// messages) and mcpclient.RequestAnswerer (the session answers every
+// request).
 type InProcessTransport struct{ ss *Session }
 
 // Session returns the session the transport carries messages to.
