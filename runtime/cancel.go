@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/rpcgen/rpcgen/runtime/internal/cancelhook"
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
@@ -59,7 +60,8 @@ func (t *tracker) untrack(in *incoming) {
 }
 
 // cancel cancels the context of the in-flight (or queued) request whose raw id is id
-// and reports whether there was one.
+// and reports whether there was one. When the request's handler set a cancel
+// barrier, cancel returns only once it has taken and released it.
 func (t *tracker) cancel(id string) bool {
 	t.mu.Lock()
 	in := t.inflight[id]
@@ -71,6 +73,16 @@ func (t *tracker) cancel(id string) bool {
 		return t.missed != nil && t.missed(id)
 	}
 	in.cancel()
+	if mu := in.barrier.Load(); mu != nil {
+		// Wait out a send of the handler's that checked the context just
+		// before it was cancelled (package cancelhook).
+		if f := cancelhook.Waiting.Load(); f != nil {
+			(*f)(in)
+		}
+		mu.Lock()
+		//lint:ignore SA2001 an empty critical section is the barrier
+		mu.Unlock()
+	}
 	return true
 }
 

@@ -3,6 +3,10 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/cancelhook"
 )
 
 // Handler serves the requests and notifications that arrive on a connection, through a
@@ -29,17 +33,24 @@ type incoming struct {
 	srv    *server            // the server serving it; srv.conn is its Conn, nil in a Processor
 	req    Request
 	calls  int // its Calls and Batches to the peer under way; under conn.qmu
+	// barrier, when set, is taken and released by a cancellation after it
+	// cancels the context (package cancelhook).
+	barrier atomic.Pointer[sync.Mutex]
 }
 
 type incomingKey struct{}
 
 // Value answers for incomingKey and defers every other key to the parent context.
 func (in *incoming) Value(key any) any {
-	if _, ok := key.(incomingKey); ok {
+	switch key.(type) {
+	case incomingKey, cancelhook.Key:
 		return in
 	}
 	return in.Context.Value(key)
 }
+
+// SetCancelBarrier implements cancelhook.Barrier.
+func (in *incoming) SetCancelBarrier(mu *sync.Mutex) { in.barrier.Store(mu) }
 
 func incomingFrom(ctx context.Context) *incoming {
 	in, _ := ctx.Value(incomingKey{}).(*incoming)

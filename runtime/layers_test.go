@@ -19,6 +19,7 @@ var runtimeLayers = map[string]int{
 	"internal/jsonscan":       0,
 	"internal/jsonenc":        0,
 	"internal/httpguard":      0,
+	"internal/cancelhook":     0,
 	"sse":                     0,
 	"mcp/internal/askhook":    0,
 	"mcp/internal/askcrypto":  1,

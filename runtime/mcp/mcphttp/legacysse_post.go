@@ -9,9 +9,10 @@ import (
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
-// servePOST takes one message for the session sessionID: answered 202 at
-// once, it is handled on its own goroutine and whatever the server says
-// about it goes on the session's stream.
+// servePOST takes one message for the session sessionID: a request (or a
+// batch) is answered 202 at once and handled on its own goroutine, a
+// notification is handled before its 202; whatever the server says about
+// either goes on the session's stream.
 func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID string) {
 	l.mu.Lock()
 	sess := l.sessions[sessionID]
@@ -79,6 +80,16 @@ func (l *sseLegacy) servePOST(w http.ResponseWriter, r *http.Request, sessionID 
 	// The call runs for the session's life, not the POST's, which ends now;
 	// it sees this POST's token.
 	ctx := withTokenInfo(sess.ctx, TokenInfoFromContext(r.Context()), l.h.opts.Auth != nil && l.h.opts.Auth.HideTools)
+	if id == nil && !bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+		// A notification is handled before the 202: once the client has it,
+		// a notifications/cancelled is in effect and nothing more of the
+		// request it cancels goes on the stream.
+		sess.ss.Handle(ctx, body, sess.send)
+		l.endCall(sess)
+		done()
+		writeAccepted(w)
+		return
+	}
 	go func() {
 		defer done()
 		defer l.endCall(sess)

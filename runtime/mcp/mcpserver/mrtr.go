@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/cancelhook"
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/askhook"
@@ -80,6 +81,12 @@ func (ss *Session) beginCall(ctx context.Context, cc *callCtx, method string, p 
 	}
 	if hc, ok := ctx.Value(handleKey{}).(*handleCtx); ok {
 		cc.notify = hc.notify
+		// Over HTTP, where notify only queues, a cancellation waits for a
+		// notification being sent (under cc.mu) before it returns, so none
+		// of the call's is sent once the transport has answered the cancel.
+		if b, ok := ctx.Value(cancelhook.Key{}).(cancelhook.Barrier); ok && cc.notify != nil {
+			b.SetCancelBarrier(&cc.mu)
+		}
 	} else {
 		cc.conn = runtime.ConnFromContext(ctx)
 	}
