@@ -101,11 +101,12 @@ func (l *sseLegacy) serveGET(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	ss, ctl := l.h.srv.NewTransportSession()
 	sess := &sseSession{
 		id:      newSessionID(),
 		subject: tokenSubject(r),
 		logger:  l.h.logger,
-		ss:      l.h.srv.NewSession(),
+		ss:      ss,
 		ctx:     ctx,
 		cancel:  cancel,
 		wake:    make(chan struct{}, 1),
@@ -114,8 +115,8 @@ func (l *sseLegacy) serveGET(w http.ResponseWriter, r *http.Request) {
 	}
 	// Messages unrelated to a request (resources/updated, list_changed) go
 	// on the stream too.
-	sess.ss.SetOutbound(sess.send)
-	sess.ss.SetID(sess.id)
+	ctl.SetOutbound(sess.send)
+	ctl.SetID(sess.id)
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()

@@ -165,23 +165,25 @@ func (rep *replica) find(r *http.Request, sid string) (*session, error) {
 	if st.Subject != tokenSubject(r) {
 		return nil, nil
 	}
-	ss, err := h.srv.RestoreSession(st.State)
+	_, ctl, err := h.srv.RestoreSession(st.State)
 	if err != nil {
 		h.logger.Warn("mcphttp: a stored session cannot be restored", "session", sid, "err", err)
 		return nil, nil
 	}
-	return rep.adopt(st, ss), nil
+	return rep.adopt(st, ctl), nil
 }
 
-// adopt makes ss, the session st describes, one this replica serves, and
+// adopt makes the session ctl controls, which st describes, one this
+// replica serves, and
 // returns it (or the copy another request made meanwhile).
-func (rep *replica) adopt(st *StoredSession, ss *mcpserver.Session) *session {
+func (rep *replica) adopt(st *StoredSession, ctl mcpserver.SessionControl) *session {
+	ss := ctl.Session()
 	h := rep.h
 	s := &session{h: h, id: st.ID, subject: st.Subject, ss: ss, polling: st.State.ProtocolVersion >= mcp.Version20251125}
 	s.last.Store(time.Now().UnixNano())
-	ss.SetStateHook(s.persist)
-	ss.SetRequestIDPrefix(rep.id + ".")
-	ss.SetID(st.ID)
+	ctl.SetStateHook(s.persist)
+	ctl.SetRequestIDPrefix(rep.id + ".")
+	ctl.SetID(st.ID)
 	h.mu.Lock()
 	if old := h.sessions[st.ID]; old != nil {
 		h.mu.Unlock()
@@ -215,8 +217,8 @@ func (s *session) persist(ctx context.Context, c mcpserver.StateChange) error {
 
 // create stores the session ss that an initialize just started, and
 // adopts it; ErrTooManySessions when the limit is reached.
-func (rep *replica) create(r *http.Request, body []byte, ss *mcpserver.Session) (*session, error) {
-	st, _ := ss.State()
+func (rep *replica) create(r *http.Request, body []byte, ctl mcpserver.SessionControl) (*session, error) {
+	st, _ := ctl.Session().State()
 	stored := &StoredSession{ID: newSessionID(), Subject: tokenSubject(r), State: st,
 		ClientInfo: clientInfo(body), Created: time.Now().UTC()}
 	ctx, cancel := rep.ctx(r.Context())
@@ -236,7 +238,7 @@ func (rep *replica) create(r *http.Request, body []byte, ss *mcpserver.Session) 
 		_, _ = rep.sessions.Delete(ctx, stored.ID)
 		return nil, err
 	}
-	return rep.adopt(stored, ss), nil
+	return rep.adopt(stored, ctl), nil
 }
 
 // clientInfo returns the params.clientInfo of an initialize body.

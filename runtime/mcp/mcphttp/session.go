@@ -71,7 +71,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 			"Service Unavailable: too many sessions, or the server is shutting down")
 		return
 	}
-	ss := h.srv.NewSession()
+	ss, ctl := h.srv.NewTransportSession()
 	reply := ss.Handle(r.Context(), body, nil)
 	if _, failed := httpwire.ReplyError(reply); failed || len(reply) == 0 {
 		h.releaseSession()
@@ -83,11 +83,11 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	s := &session{h: h, id: newSessionID(), subject: tokenSubject(r), ss: ss, polling: ss.ProtocolVersion() >= mcp.Version20251125}
-	ss.SetID(s.id)
+	ctl.SetID(s.id)
 	s.last.Store(time.Now().UnixNano())
 	// Messages unrelated to a request (resources/updated, list_changed) go
 	// on the standalone stream, or wait in the store for it.
-	ss.SetOutbound(s.sendUnrelated)
+	ctl.SetOutbound(s.sendUnrelated)
 	h.mu.Lock()
 	if h.closing() {
 		h.mu.Unlock()
@@ -111,7 +111,7 @@ func (h *Handler) initializeShared(w http.ResponseWriter, r *http.Request, body 
 		writeBodyError(w, http.StatusServiceUnavailable, body, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
 		return
 	}
-	ss := h.srv.NewSession()
+	ss, ctl := h.srv.NewTransportSession()
 	reply := ss.Handle(r.Context(), body, nil)
 	if _, failed := httpwire.ReplyError(reply); failed || len(reply) == 0 {
 		if len(reply) == 0 {
@@ -121,7 +121,7 @@ func (h *Handler) initializeShared(w http.ResponseWriter, r *http.Request, body 
 		writeJSON(w, legacyStatus(reply), reply)
 		return
 	}
-	s, err := h.rep.create(r, body, ss)
+	s, err := h.rep.create(r, body, ctl)
 	switch {
 	case errors.Is(err, ErrTooManySessions):
 		writeBodyError(w, http.StatusServiceUnavailable, body, env.ID, runtime.CodeServerError,

@@ -116,7 +116,7 @@ func (s *session) standaloneStream() *stream {
 // sendUnrelated sends msg, a message not related to any request, on the
 // session's standalone stream: it is stored, and written if the stream is
 // open, else delivered when the client opens or resumes the stream. It is
-// the session's outbound (mcpserver.Session.SetOutbound), which must not block:
+// the session's outbound (mcpserver.SessionControl.SetOutbound), which must not block:
 // a goroutine, running only while there are messages to send, puts them on
 // the stream in order, so that a client that stopped reading holds none
 // but itself.

@@ -16,7 +16,8 @@ import (
 // them. The session holds one connection's state (a legacy handshake among
 // it): give each client its own. Closing the client closes the session.
 func (s *Server) InProcess() *InProcessTransport {
-	return &InProcessTransport{ss: s.NewSession()}
+	ss, ctl := s.NewTransportSession()
+	return &InProcessTransport{ss: ss, ctl: ctl}
 }
 
 // InProcessTransport carries a client's messages to a session in the same
@@ -24,10 +25,18 @@ func (s *Server) InProcess() *InProcessTransport {
 // of its optional capabilities: mcpclient.IncomingSetter (unprompted
 // messages) and mcpclient.RequestAnswerer (the session answers every
 // request).
-type InProcessTransport struct{ ss *Session }
+type InProcessTransport struct {
+	ss  *Session
+	ctl SessionControl
+}
 
 // Session returns the session the transport carries messages to.
 func (t *InProcessTransport) Session() *Session { return t.ss }
+
+// Control returns the control of the session the transport carries
+// messages to, for the code that plays the rest of a transport's part (to
+// give the session an id, say).
+func (t *InProcessTransport) Control() SessionControl { return t.ctl }
 
 // RoundTrip hands the request msg to the session and returns its response;
 // incoming receives what the session sends about the request before it.
@@ -45,7 +54,7 @@ func (t *InProcessTransport) AnswersEveryRequest() bool { return true }
 
 // SetIncoming makes the session's unprompted messages (resource updates,
 // list changes) the client's incoming ones.
-func (t *InProcessTransport) SetIncoming(incoming func(msg []byte)) { t.ss.SetOutbound(incoming) }
+func (t *InProcessTransport) SetIncoming(incoming func(msg []byte)) { t.ctl.SetOutbound(incoming) }
 
 // Send hands the notification or response msg to the session.
 func (t *InProcessTransport) Send(ctx context.Context, msg []byte) error {

@@ -110,17 +110,13 @@ func (ss *Session) sessionHandler() runtime.Handler {
 }
 
 // ID returns the session's id where the transport has one (mcphttp's
-// Mcp-Session-Id), else "".
+// Mcp-Session-Id, set with SessionControl.SetID), else "".
 func (ss *Session) ID() string {
 	if p := ss.id.Load(); p != nil {
 		return *p
 	}
 	return ""
 }
-
-// SetID records the session's id, for middleware to read (ID): a transport
-// with session ids calls it once it has given the session one.
-func (ss *Session) SetID(id string) { ss.id.Store(&id) }
 
 // sessionID is Session's id field's type.
 type sessionID = atomic.Pointer[string]

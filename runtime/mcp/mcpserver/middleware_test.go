@@ -102,8 +102,7 @@ func TestServerMiddleware(t *testing.T) {
 	var log mwLog
 	srv := serverWithMiddleware(&log)
 	t0 := srv.InProcess()
-	ss := t0.Session()
-	ss.SetID("s-1")
+	t0.Control().SetID("s-1")
 	ctx := mcpserver.WithPrincipal(context.Background(), "alice")
 	c, err := mcpclient.ConnectTransport(ctx, t0, mcpclient.Options{ProtocolVersion: mcp.Version20251125})
 	if err != nil {

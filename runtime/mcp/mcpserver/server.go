@@ -240,7 +240,8 @@ func compactSchema(tool, field string, schema json.RawMessage) json.RawMessage {
 }
 
 // NewSession returns a new session: the state of one client connection, for
-// an in-process client (Handle) or a transport of your own.
+// an in-process client (Handle) or a transport of your own that needs no
+// SessionControl (one that does calls NewTransportSession).
 func (s *Server) NewSession() *Session {
 	ss := &Session{srv: s, logger: s.logger}
 	ss.handler = ss.sessionHandler()

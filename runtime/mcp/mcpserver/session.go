@@ -17,13 +17,15 @@ import (
 // request carrying the 2026-07-28 _meta is served on its own, whatever the
 // session's state. Serve runs one Session per connection; NewSession and
 // Handle let a caller feed one message at a time, as an in-process client
-// does. Its methods are safe for concurrent use.
+// does. Its methods are safe for concurrent use. What only the transport
+// serving the session tells it is on its SessionControl
+// (Server.NewTransportSession), not here.
 type Session struct {
 	srv     *Server
 	logger  *slog.Logger
 	handler runtime.Handler
 	proc    *runtime.Processor
-	id      sessionID // set by the transport (SetID)
+	id      sessionID // set by the transport (SessionControl.SetID)
 	ends    endHooks  // OnClose
 
 	initMu sync.Mutex // serializes initialize

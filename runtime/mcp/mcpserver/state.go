@@ -57,12 +57,13 @@ func (ss *Session) State() (SessionState, bool) {
 
 // RestoreSession returns a session already initialized with st, as another
 // process (a replica behind the same load balancer) left it: it serves the
-// session's requests as the session that initialize started would. It has
-// no outbound until SetOutbound.
-func (s *Server) RestoreSession(st SessionState) (*Session, error) {
+// session's requests as the session that initialize started would. It
+// returns the session's control too, as NewTransportSession does: the
+// session has no outbound until SessionControl.SetOutbound.
+func (s *Server) RestoreSession(st SessionState) (*Session, SessionControl, error) {
 	v := legacyVersion(st.ProtocolVersion)
 	if v == verNone {
-		return nil, fmt.Errorf("mcp: RestoreSession: %q is not a legacy protocol revision", st.ProtocolVersion)
+		return nil, SessionControl{}, fmt.Errorf("mcp: RestoreSession: %q is not a legacy protocol revision", st.ProtocolVersion)
 	}
 	caps := json.RawMessage(`{}`)
 	if isObject(st.Capabilities) {
@@ -72,7 +73,7 @@ func (s *Server) RestoreSession(st SessionState) (*Session, error) {
 	if st.LogLevel != "" {
 		rank, ok := levelRank(st.LogLevel)
 		if !ok {
-			return nil, fmt.Errorf("mcp: RestoreSession: unknown log level %q", st.LogLevel)
+			return nil, SessionControl{}, fmt.Errorf("mcp: RestoreSession: unknown log level %q", st.LogLevel)
 		}
 		ss.level.Store(int32(rank) + 1)
 	}
@@ -84,7 +85,7 @@ func (s *Server) RestoreSession(st SessionState) (*Session, error) {
 		ss.subs.uris[uri] = true
 	}
 	ss.state.Store(&legacyState{v: v, caps: caps})
-	return ss, nil
+	return ss, SessionControl{ss}, nil
 }
 
 func featureNames(k kinds) []string {
@@ -125,25 +126,6 @@ type StateChange struct {
 type sessionExt struct {
 	hook     func(ctx context.Context, c StateChange) error
 	idPrefix string // requests the session sends get ids prefix+n, as strings
-}
-
-// SetStateHook makes the session call hook with every change its client
-// makes to its state, before the change takes effect: an error from hook
-// fails the request (with that error when it is a *runtime.Error) and the
-// change is not made. A transport that keeps the state elsewhere (several
-// replicas) calls it before serving the session.
-func (ss *Session) SetStateHook(hook func(ctx context.Context, c StateChange) error) {
-	ss.ext().hook = hook
-}
-
-// SetRequestIDPrefix makes the requests the session sends its client
-// (elicitation/create, sampling/createMessage, roots/list) have string ids
-// that start with prefix, instead of integers: a transport serving one
-// session from several replicas names each replica's requests apart, and
-// routes a client's answer to the replica whose prefix its id has. Call it
-// before serving the session.
-func (ss *Session) SetRequestIDPrefix(prefix string) {
-	ss.ext().idPrefix = prefix
 }
 
 func (ss *Session) ext() *sessionExt {

@@ -67,13 +67,9 @@ type sessionSubs struct {
 	closed bool
 }
 
-// SetOutbound sets where the session sends the messages that are not part
-// of a request's exchange: notifications/resources/updated for the
-// resources the client subscribed to, and the list_changed notifications. A
-// transport calls it once, before serving the session; Serve and ServeStdio
-// send them on their connection without it. send must not block for long
-// and may be called from any goroutine, but not concurrently with itself.
-func (ss *Session) SetOutbound(send func(msg []byte)) {
+// setOutboundMsg is SessionControl.SetOutbound: send gets each message
+// whole, one at a time.
+func (ss *Session) setOutboundMsg(send func(msg []byte)) {
 	if send == nil {
 		return
 	}

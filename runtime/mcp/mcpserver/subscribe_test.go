@@ -49,8 +49,9 @@ func sameMsgs(t *testing.T, what string, got []string, want ...string) {
 func TestLegacySubscribeOutbound(t *testing.T) {
 	fx := newFeatureFixture(t)
 	var out outbox
-	d := &handleDriver{ss: fx.srv.NewSession()}
-	d.ss.SetOutbound(out.send)
+	ss, ctl := fx.srv.NewTransportSession()
+	d := &handleDriver{ss: ss}
+	ctl.SetOutbound(out.send)
 	// Nothing goes to a session before initialize.
 	fx.srv.AddTools(mcpserver.Tool{Name: "early", Handler: searchTool})
 	sameMsgs(t, "before initialize", out.take())
@@ -92,8 +93,9 @@ func TestLegacySubscribeOutbound(t *testing.T) {
 func TestListChangedOnlyDeclared(t *testing.T) {
 	fx := newFixture(t)
 	var out outbox
-	d := &handleDriver{ss: fx.srv.NewSession()}
-	d.ss.SetOutbound(out.send)
+	ss, ctl := fx.srv.NewTransportSession()
+	d := &handleDriver{ss: ss}
+	ctl.SetOutbound(out.send)
 	d.exchange(t, req("0", "initialize", `{"protocolVersion":"2025-06-18","capabilities":{}}`), 1)
 	fx.srv.AddPrompts(mcpserver.Prompt{Name: "p", Handler: func(context.Context, map[string]string) (*mcp.GetPromptResult, error) { return nil, nil }})
 	sameMsgs(t, "undeclared", out.take())
