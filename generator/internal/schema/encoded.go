@@ -6,12 +6,8 @@ package schema
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"go/token"
 	"go/types"
-	"io/fs"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -91,24 +87,8 @@ func (g *Builder) statedType(st *model.StatedSchema, kind model.Encoding) *jsons
 
 func (g *Builder) readStatedType(st *model.StatedSchema, kind model.Encoding) *jsonschema.Schema {
 	name := st.Type.Obj().Name()
-	src, err := os.ReadFile(st.File)
-	g.Docs.Inputs().ReadFile(st.File, src, err)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is the user's, as the directive names it
-		}
-		g.Errorf(g.Position(st.Pos), fmt.Sprintf("type %s: //rpcgen:schema file=%s: %v", name, st.Name, err))
-		return nil
-	}
-	at := func(off int) token.Position {
-		line, col := metaschema.Position(src, off)
-		return token.Position{Filename: st.File, Offset: off, Line: line, Column: col}
-	}
-	root, err := metaschema.Parse(src)
-	if err != nil {
-		pe := err.(*metaschema.ParseError)
-		g.Errorf(at(pe.Off), "not a JSON document: "+pe.Msg)
+	src, root, at := g.readStatedFile(st)
+	if root == nil {
 		return nil
 	}
 	problems := metaschema.Check(root)

@@ -50,24 +50,8 @@ func (g *Builder) Stated(st *model.StatedSchema, derived *jsonschema.Schema, inp
 
 func (g *Builder) checkStated(st *model.StatedSchema, derived *jsonschema.Schema, input bool) []byte {
 	name := st.Type.Obj().Name()
-	src, err := os.ReadFile(st.File)
-	g.Docs.Inputs().ReadFile(st.File, src, err)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is the user's, as the directive names it
-		}
-		g.Errorf(g.Position(st.Pos), fmt.Sprintf("type %s: //rpcgen:schema file=%s: %v", name, st.Name, err))
-		return nil
-	}
-	at := func(off int) token.Position {
-		line, col := metaschema.Position(src, off)
-		return token.Position{Filename: st.File, Offset: off, Line: line, Column: col}
-	}
-	root, err := metaschema.Parse(src)
-	if err != nil {
-		pe := err.(*metaschema.ParseError)
-		g.Errorf(at(pe.Off), "not a JSON document: "+pe.Msg)
+	src, root, at := g.readStatedFile(st)
+	if root == nil {
 		return nil
 	}
 	problems := metaschema.Check(root)
@@ -178,4 +162,32 @@ func list(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// readStatedFile reads and parses the file a //rpcgen:schema directive
+// names, reporting a file it cannot read at the directive and a document
+// that is not JSON at its offset; root is nil after an error. at turns an
+// offset in src into its position in the file.
+func (g *Builder) readStatedFile(st *model.StatedSchema) (src []byte, root *metaschema.Node, at func(off int) token.Position) {
+	src, err := os.ReadFile(st.File)
+	g.Docs.Inputs().ReadFile(st.File, src, err)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is the user's, as the directive names it
+		}
+		g.Errorf(g.Position(st.Pos), fmt.Sprintf("type %s: //rpcgen:schema file=%s: %v", st.Type.Obj().Name(), st.Name, err))
+		return nil, nil, nil
+	}
+	at = func(off int) token.Position {
+		line, col := metaschema.Position(src, off)
+		return token.Position{Filename: st.File, Offset: off, Line: line, Column: col}
+	}
+	root, err = metaschema.Parse(src)
+	if err != nil {
+		pe := err.(*metaschema.ParseError)
+		g.Errorf(at(pe.Off), "not a JSON document: "+pe.Msg)
+		return nil, nil, nil
+	}
+	return src, root, at
 }

@@ -234,20 +234,5 @@ func (s *Server) encodeExtensionResult(method string, res any, v ver) (json.RawM
 	}
 	b = append(b, `"_meta":{"`+mcp.MetaServerInfo+`":`...)
 	b = append(b, s.modernInfo...)
-	if mo, ok := runtime.ScanObject(meta); ok {
-		for {
-			key, val, ok := mo.Next()
-			if !ok {
-				break
-			}
-			if string(key) == mcp.MetaServerInfo {
-				continue
-			}
-			b = append(b, ',')
-			b = jsonenc.AppendString(b, key)
-			b = append(b, ':')
-			b = append(b, val...)
-		}
-	}
-	return append(b, '}', '}'), nil
+	return append(appendMetaMembers(b, meta), '}', '}'), nil
 }

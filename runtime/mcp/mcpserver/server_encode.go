@@ -110,11 +110,21 @@ func (s *Server) endResultMeta(b []byte, v ver, meta []byte) []byte {
 		return append(b, '}')
 	}
 	b = append(b, s.modernTail[:len(s.modernTail)-2]...)
-	mo, _ := runtime.ScanObject(meta)
+	return append(appendMetaMembers(b, meta), '}', '}')
+}
+
+// appendMetaMembers appends the members of the _meta object meta, each after
+// a comma, but its serverInfo, which the server writes itself; meta that is
+// not an object adds nothing.
+func appendMetaMembers(b, meta []byte) []byte {
+	mo, ok := runtime.ScanObject(meta)
+	if !ok {
+		return b
+	}
 	for {
 		key, val, ok := mo.Next()
 		if !ok {
-			break
+			return b
 		}
 		if string(key) == mcp.MetaServerInfo {
 			continue
@@ -124,7 +134,6 @@ func (s *Server) endResultMeta(b []byte, v ver, meta []byte) []byte {
 		b = append(b, ':')
 		b = append(b, val...)
 	}
-	return append(b, '}', '}')
 }
 
 func (s *Server) appendInstructions(b []byte) []byte {
