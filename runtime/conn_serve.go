@@ -122,11 +122,13 @@ const (
 // dispatch routes one message, answering what needs no handler on the spot, and
 // returns the handler work it needs, if any.
 func (c *Conn) dispatch(msg []byte) job {
-	if e := c.srv.check(msg); e != nil {
+	j := job{kind: requestJob}
+	e, batch := c.srv.check(msg, &j.m)
+	if e != nil {
 		c.writeError(nullID, e)
 		return job{}
 	}
-	if jsonscan.FirstByte(msg) == '[' {
+	if batch {
 		if c.onlyResponses(msg) {
 			return job{}
 		}
@@ -138,8 +140,7 @@ func (c *Conn) dispatch(msg []byte) job {
 		}
 		return job{kind: batchJob, batch: msg}
 	}
-	j := job{kind: requestJob}
-	e, serve := c.srv.admit(msg, &j.m)
+	e, serve := c.srv.admit(msg, &j.m, true)
 	if e != nil {
 		c.writeError(j.m.replyID(), e)
 		return job{}

@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
@@ -51,22 +50,28 @@ func (m *message) parse(obj []byte) bool {
 		if !ok {
 			break
 		}
-		switch string(jsonscan.UnescapeKey(key)) {
-		case "jsonrpc":
-			m.version = val
-		case "id":
-			m.id = val
-		case "method":
-			m.method = val
-		case "params":
-			m.params = val
-		case "result":
-			m.result = val
-		case "error":
-			m.errObj = val
-		}
+		m.member(key, val)
 	}
 	return !c.Malformed()
+}
+
+// member keeps the top-level member key (raw, between its quotes) if it is one of the
+// envelope's.
+func (m *message) member(key, val []byte) {
+	switch string(jsonscan.UnescapeKey(key)) {
+	case "jsonrpc":
+		m.version = val
+	case "id":
+		m.id = val
+	case "method":
+		m.method = val
+	case "params":
+		m.params = val
+	case "result":
+		m.result = val
+	case "error":
+		m.errObj = val
+	}
 }
 
 func (m *message) isResponse() bool {
@@ -108,22 +113,28 @@ func (m *message) replyID() []byte {
 }
 
 // check rejects what cannot be routed at all: bytes that are not JSON, and JSON nested
-// deeper than the limit (before anyone recurses into it).
-func (s *server) check(msg []byte) *Error {
-	if !utf8.Valid(msg) || !json.Valid(msg) {
-		return errParse
+// deeper than the limit (before anyone recurses into it). It walks msg once, and when
+// msg is an object it fills m with the envelope's members on the way; it reports
+// whether msg is a batch (an array).
+func (s *server) check(msg []byte, m *message) (e *Error, batch bool) {
+	switch jsonscan.Check(msg, s.maxDepth, m.member) {
+	case jsonscan.Invalid:
+		*m = message{}
+		return errParse, false
+	case jsonscan.TooDeep:
+		*m = message{}
+		return errTooDeep(s.maxDepth), false
 	}
-	if jsonscan.DepthExceeds(msg, s.maxDepth) {
-		return errTooDeep(s.maxDepth)
-	}
-	return nil
+	return nil, jsonscan.FirstByte(msg) == '['
 }
 
-// admit classifies one checked, non-batch message: it returns an error to answer with,
-// or serve=true when m is a request or notification for the handler. Responses and
-// cancellations are dealt with here, in the reader, so they never wait for a handler slot.
-func (s *server) admit(raw []byte, m *message) (e *Error, serve bool) {
-	if !m.parse(raw) {
+// admit classifies one non-batch message: raw's members are in m when parsed is true
+// (check filled them), and are sliced out of raw here otherwise (a batch's element).
+// It returns an error to answer with, or serve=true when m is a request or
+// notification for the handler. Responses and cancellations are dealt with here, in
+// the reader, so they never wait for a handler slot.
+func (s *server) admit(raw []byte, m *message, parsed bool) (e *Error, serve bool) {
+	if parsed && jsonscan.FirstByte(raw) != '{' || !parsed && !m.parse(raw) {
 		return errInvalidRequest, false
 	}
 	if m.isResponse() && s.conn != nil {
@@ -154,18 +165,20 @@ func (s *server) admit(raw []byte, m *message) (e *Error, serve bool) {
 // any, to buf. A Processor and batches go through here; Conn runs single requests
 // asynchronously but through the same steps.
 func (s *server) process(ctx context.Context, msg, buf []byte) []byte {
-	if e := s.check(msg); e != nil {
+	var m message
+	e, batch := s.check(msg, &m)
+	if e != nil {
 		return appendErrorResponse(buf, nullID, e)
 	}
-	if jsonscan.FirstByte(msg) == '[' {
+	if batch {
 		return s.serveBatch(ctx, msg, buf)
 	}
-	return s.serveOne(ctx, msg, buf)
+	return s.serveOne(ctx, msg, &m, true, buf)
 }
 
-func (s *server) serveOne(ctx context.Context, raw, buf []byte) []byte {
-	var m message
-	e, ok := s.admit(raw, &m)
+// serveOne answers one message, raw, whose members are in m when parsed is true.
+func (s *server) serveOne(ctx context.Context, raw []byte, m *message, parsed bool, buf []byte) []byte {
+	e, ok := s.admit(raw, m, parsed)
 	if e != nil {
 		return appendErrorResponse(buf, m.replyID(), e)
 	}
@@ -174,7 +187,7 @@ func (s *server) serveOne(ctx context.Context, raw, buf []byte) []byte {
 	}
 	// No shutdown check here: the message was read before any shutdown began
 	// (the reader refuses what arrives later), so it is served.
-	return s.serve(ctx, &m, buf)
+	return s.serve(ctx, m, buf)
 }
 
 // batchesAllowed reports whether an incoming batch is served.
@@ -215,7 +228,8 @@ func (s *server) serveBatch(ctx context.Context, msg, buf []byte) []byte {
 			if i >= len(elems) {
 				return
 			}
-			replies[i] = s.serveOne(ctx, elems[i], nil)
+			var m message
+			replies[i] = s.serveOne(ctx, elems[i], &m, false, nil)
 		}
 	}
 	var wg sync.WaitGroup

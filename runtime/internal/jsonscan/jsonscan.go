@@ -3,8 +3,10 @@
 // costs no allocation. It serves the runtime's packages and the decoder of
 // generated code (runtime/rpcimpl); it is not for users.
 //
-// The functions expect input that json.Valid accepted; on anything else
-// they stop early instead of panicking.
+// Check validates a whole message in one pass (UTF-8, JSON, nesting depth)
+// and hands over its top-level members on the way; the other functions expect
+// input that Check or json.Valid accepted, and on anything else stop early
+// instead of panicking.
 package jsonscan
 
 import (
@@ -98,29 +100,6 @@ func SkipValue(b []byte, i int) int {
 		return -1
 	}
 	return i
-}
-
-// DepthExceeds reports whether containers in b nest deeper than limit.
-func DepthExceeds(b []byte, limit int) bool {
-	depth := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			j := SkipString(b, i)
-			if j < 0 {
-				return false
-			}
-			i = j - 1
-		case '{', '[':
-			depth++
-			if depth > limit {
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return false
 }
 
 // Cursor walks the members of one JSON object or the elements of one JSON array.
