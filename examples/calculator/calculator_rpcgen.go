@@ -226,6 +226,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(calculatorDivideInputSchema),
 		OutputSchema: json.RawMessage(calculatorDivideOutputSchema),
 		Digest:       CalculatorDivideToolDigest,
+		Errors:       []mcpserver.DeclaredError{{Name: "DivisionByZero", Code: ErrDivisionByZero.Code}},
 		Handler:      mcpserver.WrapResult(h.serveDivide),
 	}, {
 		Name:         CalculatorStatsTool,

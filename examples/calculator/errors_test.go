@@ -70,6 +70,40 @@ func TestDeclaredErrorDocumented(t *testing.T) {
 	}
 }
 
+// TestDeclaredErrorReadableByAnyClient divides by zero over MCP and reads
+// the result as a client that knows nothing of rpcgen's _meta key would:
+// the text the model reads names the error and its code, as the tool's
+// description does, and the second text block is the JSON-RPC error
+// object, data included.
+func TestDeclaredErrorReadableByAnyClient(t *testing.T) {
+	ctx := context.Background()
+	for _, version := range []string{mcp.Version20241105, mcp.Version20251125, mcp.Version20260728} {
+		srv := mcpserver.New(mcp.Implementation{Name: "calculator", Version: "1.0.0"}, nil)
+		srv.AddTools(CalculatorTools(&calculator{})...)
+		c, err := mcpclient.ConnectTransport(ctx, srv.InProcess(), mcpclient.Options{Info: mcp.Implementation{Name: "test", Version: "1"}, ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("MCP %s: %v", version, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		res, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: CalculatorDivideTool, Arguments: map[string]float64{"a": 7, "b": 0}})
+		if err != nil {
+			t.Fatalf("MCP %s: %v", version, err)
+		}
+		const text = "DivisionByZero (code 1001): division by zero"
+		if !res.IsError || len(res.Content) != 2 || res.Content[0].Type != "text" || res.Content[0].Text != text {
+			t.Fatalf("MCP %s: the model reads %+v, want %q and the error object", version, res.Content, text)
+		}
+		var obj struct {
+			Code    int64
+			Message string
+			Data    DivisionByZero
+		}
+		if err := json.Unmarshal([]byte(res.Content[1].Text), &obj); err != nil || obj.Code != CodeDivisionByZero || obj.Message != "division by zero" || obj.Data.Dividend != 7 {
+			t.Errorf("MCP %s: second block %q = %+v, %v; want the error object with dividend 7", version, res.Content[1].Text, obj, err)
+		}
+	}
+}
+
 // TestAllInvalidParamsAtOnce sends Add two wrong arguments and an unknown
 // one, and checks that one error names all three, so that a model fixes
 // them in one retry: over JSON-RPC in the message and, each with its path,

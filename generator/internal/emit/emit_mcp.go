@@ -98,6 +98,14 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 			}))
 		}
 		field("Digest", jen.Id(names.digest(m)))
+		if len(m.Errors) > 0 {
+			// The names the description gives, for the text of a failed call.
+			field("Errors", jen.Index().Qual(model.MCPServerPath, "DeclaredError").ValuesFunc(func(g *jen.Group) {
+				for _, e := range m.Errors {
+					g.Values(jen.Id("Name").Op(":").Lit(e.Name), jen.Id("Code").Op(":").Id(e.GoName).Dot("Code"))
+				}
+			}))
+		}
 		handler := jen.Id("h").Dot(names.serve(m))
 		if m.Stream {
 			handler = jen.Qual(model.MCPServerPath, "StreamTool").Call(handler)

@@ -36,6 +36,11 @@ type Tool struct {
 	// tools/list sends it under _meta's mcp.MetaDigest key, so that a host
 	// can pin the tool.
 	Digest string
+	// Errors are the errors the tool declares (//rpcgen:method errors=...).
+	// A failed call whose code is one of them says the error's name and code
+	// in the text the model reads, and its data in a second text block, as
+	// the JSON-RPC error object; see docs/mcp.md, "Tool errors".
+	Errors []DeclaredError
 	// Handler runs the tool.
 	Handler ToolHandler
 	// Content says that Handler returns a whole tools/call result, an object
@@ -47,6 +52,13 @@ type Tool struct {
 	// is left out before 2025-06-18, and 2026-07-28 gets its resultType and
 	// _meta. No result (null) is an empty content list.
 	Content bool
+}
+
+// DeclaredError names an error a tool declares: the code it fails with and
+// the name its description gives it (DivisionByZero for ErrDivisionByZero).
+type DeclaredError struct {
+	Name string
+	Code int64
 }
 
 // ToolHandler runs a tool. args is the raw "arguments" object of the call, nil

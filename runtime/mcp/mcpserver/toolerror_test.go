@@ -19,22 +19,29 @@ func errorServer() *mcpserver.Server {
 		return func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, err }
 	}
 	typed := runtime.NewError(1001, "division by zero").WithData(map[string]int{"dividend": 7})
+	declared := []mcpserver.DeclaredError{{Name: "Overflow", Code: 1002}, {Name: "DivisionByZero", Code: 1001}}
 	srv := mcpserver.New(mcp.Implementation{Name: "c", Version: "1"}, nil)
 	srv.AddTools(
 		mcpserver.Tool{Name: "typed", OutputSchema: json.RawMessage(`{"type":"object"}`), Handler: fail(typed)},
 		mcpserver.Tool{Name: "wrapped", Handler: fail(fmt.Errorf("divide: %w", typed))},
 		mcpserver.Tool{Name: "plain", Handler: fail(errors.New("disk full"))},
 		mcpserver.Tool{Name: "content", Content: true, Handler: fail(typed)},
+		mcpserver.Tool{Name: "declared", Errors: declared, Handler: fail(fmt.Errorf("divide: %w", typed))},
+		mcpserver.Tool{Name: "declared-nodata", Errors: declared, Handler: fail(runtime.NewError(1001, "division by zero"))},
+		mcpserver.Tool{Name: "declared-other", Errors: declared, Handler: fail(errors.New("disk full"))},
 	)
 	return srv
 }
 
 // TestToolErrorWire: a failed call's result keeps the text for the model and
 // carries code, message and data under _meta's MetaError key, merged with
-// the serverInfo member in 2026-07-28.
+// the serverInfo member in 2026-07-28; an error the tool declares is named
+// in the text, and its data follows in a second text block.
 func TestToolErrorWire(t *testing.T) {
 	const typed = `{"content":[{"type":"text","text":"division by zero"}],"isError":true`
 	const typedMeta = `"io.github.rpcgen/error":{"code":1001,"message":"division by zero","data":{"dividend":7}}`
+	const declared = `{"content":[{"type":"text","text":"DivisionByZero (code 1001): division by zero"},` +
+		`{"type":"text","text":"{\"code\":1001,\"message\":\"division by zero\",\"data\":{\"dividend\":7}}"}],"isError":true`
 	cases := []struct{ version, tool, want string }{
 		{"2024-11-05", "typed", typed + `,"_meta":{` + typedMeta + `}}`},
 		{"2025-11-25", "typed", typed + `,"_meta":{` + typedMeta + `}}`},
@@ -42,6 +49,12 @@ func TestToolErrorWire(t *testing.T) {
 		{"2025-11-25", "wrapped", typed + `,"_meta":{` + typedMeta + `}}`},
 		{"2025-11-25", "content", typed + `,"_meta":{` + typedMeta + `}}`},
 		{"2025-11-25", "plain", `{"content":[{"type":"text","text":"disk full"}],"isError":true,"_meta":{"io.github.rpcgen/error":{"code":-32000,"message":"disk full"}}}`},
+		// A declared error: its name and code in the text the model
+		// reads, its data in a second block any client can decode.
+		{"2025-11-25", "declared", declared + `,"_meta":{` + typedMeta + `}}`},
+		{"2026-07-28", "declared", declared + `,"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"c","version":"1"},` + typedMeta + `}}`},
+		{"2025-11-25", "declared-nodata", `{"content":[{"type":"text","text":"DivisionByZero (code 1001): division by zero"}],"isError":true,"_meta":{"io.github.rpcgen/error":{"code":1001,"message":"division by zero"}}}`},
+		{"2025-11-25", "declared-other", `{"content":[{"type":"text","text":"disk full"}],"isError":true,"_meta":{"io.github.rpcgen/error":{"code":-32000,"message":"disk full"}}}`},
 	}
 	srv := errorServer()
 	for _, c := range cases {

@@ -85,9 +85,9 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 		}
 		var sf *streamFailure
 		if errors.As(err, &sf) {
-			return ss.srv.errorResultMeta(cc.v, re, appendStreamItemsMeta(appendErrorMeta(nil, re), sf.items)), nil
+			return ss.srv.toolErrorResult(cc.v, t, re, appendStreamItemsMeta(appendErrorMeta(nil, re), sf.items)), nil
 		}
-		return ss.srv.errorResult(cc.v, re), nil
+		return ss.srv.toolErrorResult(cc.v, t, re, appendErrorMeta(nil, re)), nil
 	}
 	if t.Content {
 		return ss.srv.contentResult(cc.v, t, res, ss), nil
@@ -146,6 +146,38 @@ func (s *Server) errorResultMeta(v ver, e *runtime.Error, meta []byte) json.RawM
 	return s.endResultMeta(b, v, meta)
 }
 
+// toolErrorResult is errorResultMeta for an error of tool t. An error the
+// tool declares is named in the text, "DivisionByZero (code 1001): division
+// by zero", as the tool's description names it, and its data follows in a
+// second text block holding the JSON-RPC error object, which any client can
+// read without knowing rpcgen's _meta key.
+func (s *Server) toolErrorResult(v ver, t *Tool, e *runtime.Error, meta []byte) json.RawMessage {
+	name := declaredName(t, e.Code)
+	if name == "" {
+		return s.errorResultMeta(v, e, meta)
+	}
+	b := make([]byte, 0, 2*len(e.Message)+2*len(meta)+len(name)+128+len(s.modernTail))
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = jsonenc.AppendString(b, name+" (code "+strconv.FormatInt(e.Code, 10)+"): "+e.Message)
+	if len(e.Data) > 0 && json.Valid(e.Data) {
+		b = append(b, `},{"type":"text","text":`...)
+		b = jsonenc.AppendString(b, string(appendErrorObject(nil, e)))
+	}
+	b = append(b, `}],"isError":true`...)
+	return s.endResultMeta(b, v, meta)
+}
+
+// declaredName is the name of the error with code that t declares, "" when
+// it declares none with it.
+func declaredName(t *Tool, code int64) string {
+	for _, d := range t.Errors {
+		if d.Code == code {
+			return d.Name
+		}
+	}
+	return ""
+}
+
 // appendStreamItemsMeta adds to meta, an object appendErrorMeta wrote, the
 // items a stream tool produced before it failed, under mcp.MetaStreamItems.
 func appendStreamItemsMeta(meta []byte, items json.RawMessage) []byte {
@@ -157,7 +189,14 @@ func appendStreamItemsMeta(meta []byte, items json.RawMessage) []byte {
 // appendErrorMeta appends the _meta object of a failed call's result:
 // {"io.github.rpcgen/error":{"code":…,"message":…,"data":…}}.
 func appendErrorMeta(b []byte, e *runtime.Error) []byte {
-	b = append(b, `{"`+mcp.MetaError+`":{"code":`...)
+	b = append(b, `{"`+mcp.MetaError+`":`...)
+	return append(appendErrorObject(b, e), '}')
+}
+
+// appendErrorObject appends e as a JSON-RPC error object:
+// {"code":…,"message":…,"data":…}.
+func appendErrorObject(b []byte, e *runtime.Error) []byte {
+	b = append(b, `{"code":`...)
 	b = strconv.AppendInt(b, e.Code, 10)
 	b = append(b, `,"message":`...)
 	b = jsonenc.AppendString(b, e.Message)
@@ -165,7 +204,7 @@ func appendErrorMeta(b []byte, e *runtime.Error) []byte {
 		b = append(b, `,"data":`...)
 		b = append(b, e.Data...)
 	}
-	return append(b, "}}"...)
+	return append(b, '}')
 }
 
 // nullResult encodes the result of a tool whose handler returned null (a Go
