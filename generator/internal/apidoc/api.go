@@ -87,8 +87,9 @@ type apiMethod struct {
 	ResultDescription string
 	// ResultDoc is the doc comment's "result:" line, "" for none.
 	ResultDoc string
-	// Errors are the JSON-RPC errors the generated dispatcher itself may
-	// answer with (the implementation may add its own codes).
+	// Errors are the JSON-RPC errors the method may answer with: its
+	// declared ones, then those the generated dispatcher and the runtime
+	// answer (the implementation may add codes it does not declare).
 	Errors []apiError
 	// Examples are the method's explicit examples.
 	Examples []apiExample
@@ -128,6 +129,13 @@ var (
 		Doc: "The params do not fit the method: a missing, unknown or mistyped member, or a value out of bounds. The message names the member."}
 	errServer = apiError{Key: "ServerError", Code: -32000, Message: "Server error",
 		Doc: "The implementation failed with an error it does not declare; the message is the error's text."}
+	errInternal = apiError{Key: "InternalError", Code: -32603, Message: "Internal error",
+		Doc: "The implementation panicked, or its result could not be encoded; the server logs why."}
+	// errResourceNotFound is what a resource method answers for a URI with
+	// no resource: mcpserver.ResourceNotFound, as docs/mcp.md tells its
+	// implementation to return.
+	errResourceNotFound = apiError{Key: "ResourceNotFound", Code: -32002, Message: "Resource not found",
+		Doc: "There is no resource at the URI (the implementation returned mcpserver.ResourceNotFound); the data is {\"uri\": URI}. Over MCP 2026-07-28 it is -32602."}
 )
 
 // componentRef is the "$ref" of the component named name.

@@ -20,7 +20,7 @@ type declaredErrors struct {
 
 func newDeclaredErrors(sg *schema.Builder, c *components) *declaredErrors {
 	return &declaredErrors{sg: sg, c: c, byVar: map[*model.DeclaredError]*apiError{},
-		keys: map[string]bool{errInvalidParams.Key: true, errServer.Key: true}}
+		keys: map[string]bool{errInvalidParams.Key: true, errServer.Key: true, errInternal.Key: true, errResourceNotFound.Key: true}}
 }
 
 // collect records the data types of the errors of every method, for the
@@ -62,13 +62,18 @@ func (d *declaredErrors) build() {
 }
 
 // of returns the API errors of m: its declared ones, then those the
-// dispatcher answers any method with.
+// dispatcher answers any method with (a panic is -32603), and a resource's
+// "not found".
 func (d *declaredErrors) of(m *model.Method) []apiError {
 	var out []apiError
 	for _, e := range m.Errors {
 		out = append(out, *d.byVar[e])
 	}
-	return append(out, errInvalidParams, errServer)
+	out = append(out, errInvalidParams, errServer, errInternal)
+	if m.Resource != nil {
+		out = append(out, errResourceNotFound)
+	}
+	return out
 }
 
 // unique returns name, or name with a number after it, not yet in taken,
