@@ -22,6 +22,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,7 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
+	"github.com/rpcgen/rpcgen/generator/internal/serverdoc"
 )
 
 // Config says what to generate.
@@ -82,6 +84,35 @@ type Config struct {
 	// ContactEmail and ContactURL go into the OpenRPC document's info and
 	// the reference when not "".
 	License, LicenseURL, Contact, ContactEmail, ContactURL string
+	// ServerJSON and ServerCard, when not "", are the paths (relative to
+	// Dir unless absolute) to which Generate adds the MCP registry's
+	// server.json (schema 2025-12-11) and a Server Card (SEP-2127, a
+	// draft), describing the server as Server says, at version APIVersion.
+	ServerJSON, ServerCard string
+	// Server describes the server for ServerJSON and ServerCard.
+	Server ServerMeta
+}
+
+// ServerMeta describes a server to the MCP registry and in its Server Card.
+// docs/generating.md says what each field takes; Generate reports a value
+// the registry or the card's schema would refuse.
+type ServerMeta struct {
+	// Name is the server's name in reverse-DNS form (io.github.you/notes);
+	// Title a display name; Description at most 100 characters (default:
+	// the first sentence of the first interface's doc comment).
+	Name, Title, Description string
+	// Repository is the URL of the source repository (github.com or
+	// gitlab.com), RepositorySubfolder the server's directory in it, and
+	// WebsiteURL the server's home page.
+	Repository, RepositorySubfolder, WebsiteURL string
+	// Packages are TYPE:IDENTIFIER (npm, pypi, nuget or oci), run over
+	// stdio; Remotes are URL (Streamable HTTP), streamable-http=URL or
+	// sse=URL.
+	Packages, Remotes []string
+	// Env are NAME=DESCRIPTION, the environment variables the server reads
+	// (set for each package); EnvRequired and EnvSecret name those that
+	// must be set and those that hold secrets.
+	Env, EnvRequired, EnvSecret []string
 }
 
 // apiOptions are cfg's settings of the outputs that are not Go.
@@ -222,6 +253,22 @@ func runWith(cfg Config, deepSchemas bool, layer *cache.Layer, snap **contract.S
 			return nil, err
 		}
 	}
+	listing, err := serverdoc.Files(serverdoc.Meta(cfg.Server), serverdoc.Outputs{
+		ServerJSON: joinDir(dir, cfg.ServerJSON), ServerCard: joinDir(dir, cfg.ServerCard),
+		Version: cfg.APIVersion, Doc: services[0].Doc,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for p, b := range listing {
+		if _, dup := apiOut[p]; dup || p == out {
+			return nil, fmt.Errorf("two outputs would be written to %s: give them different paths", p)
+		}
+		if apiOut == nil {
+			apiOut = map[string][]byte{}
+		}
+		apiOut[p] = b
+	}
 	if _, dup := apiOut[out]; dup {
 		return nil, fmt.Errorf("two outputs would be written to %s: give them different paths", out)
 	}
@@ -307,7 +354,27 @@ func takeWarnings(files map[string][]byte) diag.List {
 func settingsOf(cfg Config, dir, out string) cache.Settings {
 	return cache.Settings{Dir: dir, Out: out, Interfaces: cfg.Interfaces, BuildTags: cfg.BuildTags,
 		Options: append([]string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.TSRuntime, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover),
-			cfg.License, cfg.LicenseURL, cfg.Contact, cfg.ContactEmail, cfg.ContactURL, strconv.Itoa(len(cfg.Servers))}, cfg.Servers...)}
+			cfg.License, cfg.LicenseURL, cfg.Contact, cfg.ContactEmail, cfg.ContactURL, strconv.Itoa(len(cfg.Servers))}, slices.Concat(cfg.Servers, serverSettings(cfg))...)}
 	// Strict and Warn are not among them: the entry keeps the warnings, and
 	// generate judges them on every run.
+}
+
+// joinDir is p relative to dir unless absolute, "" for "".
+func joinDir(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// serverSettings is what the output cache's key takes of the server.json
+// and Server Card settings: each list with its length first, so that no two
+// settings read the same.
+func serverSettings(cfg Config) []string {
+	m := cfg.Server
+	out := []string{cfg.ServerJSON, cfg.ServerCard, m.Name, m.Title, m.Description, m.Repository, m.RepositorySubfolder, m.WebsiteURL}
+	for _, list := range [][]string{m.Packages, m.Remotes, m.Env, m.EnvRequired, m.EnvSecret} {
+		out = append(append(out, strconv.Itoa(len(list))), list...)
+	}
+	return out
 }

@@ -18,7 +18,7 @@ func onlyAPI(ar *txtar.Archive, cfg Config, got map[string][]byte) map[string][]
 		return got
 	}
 	keep := map[string]bool{"want/stderr": true, "want/warnings": true}
-	for _, p := range []string{cfg.OpenRPC, cfg.TypeScript, cfg.Docs} {
+	for _, p := range []string{cfg.OpenRPC, cfg.TypeScript, cfg.Docs, cfg.ServerJSON, cfg.ServerCard} {
 		if p != "" {
 			keep["want/"+filepath.ToSlash(filepath.Clean(p))] = true
 		}

@@ -23,6 +23,7 @@ var layers = map[string]int{
 	"schema":     3,
 	"emit":       4,
 	"apidoc":     4,
+	"serverdoc":  4,
 	"cache":      5,
 	"":           6,
 }

@@ -182,6 +182,7 @@ func generate(o *cmdline.Options, interfaces []string, wd string, cache generato
 		Servers:    o.Servers,
 		License:    o.License, LicenseURL: o.LicenseURL,
 		Contact: o.Contact, ContactEmail: o.ContactEmail, ContactURL: o.ContactURL,
+		ServerJSON: o.ServerJSON, ServerCard: o.ServerCard, Server: generator.ServerMeta(o.ServerMeta()),
 	})
 	if err != nil {
 		var list generator.ErrorList

@@ -30,6 +30,13 @@ type Options struct {
 	License, LicenseURL               string
 	Contact, ContactEmail, ContactURL string
 
+	// The MCP registry's server.json and the Server Card, and what they
+	// say of the server.
+	ServerJSON, ServerCard                         string
+	ServerName, ServerTitle, ServerDescription     string
+	Repository, RepositorySubfolder, Website       string
+	Packages, Remotes, Env, EnvRequired, EnvSecret []string
+
 	Check   bool
 	NoCache bool
 	Strict  bool
@@ -60,6 +67,19 @@ func NewFlagSet(o *Options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.Contact, "contact", "", "who to contact about the API: a name")
 	fs.StringVar(&o.ContactEmail, "contact-email", "", "who to contact about the API: an email address")
 	fs.StringVar(&o.ContactURL, "contact-url", "", "who to contact about the API: a URL")
+	fs.StringVar(&o.ServerJSON, "server-json", "", "also write the MCP registry's server.json (schema 2025-12-11) to this file, relative to the package directory; needs --server-name")
+	fs.StringVar(&o.ServerCard, "server-card", "", "also write a Server Card (SEP-2127, a draft) to this file, relative to the package directory; needs --server-name and --remote")
+	fs.StringVar(&o.ServerName, "server-name", "", "the server's name in reverse-DNS form, for server.json and the Server Card (io.github.you/notes)")
+	fs.StringVar(&o.ServerTitle, "server-title", "", "the server's display name, for server.json and the Server Card")
+	fs.StringVar(&o.ServerDescription, "server-description", "", "what the server does, at most 100 characters (default: the first sentence of the first interface's doc comment)")
+	fs.StringVar(&o.Repository, "repository", "", "the URL of the server's source repository on github.com or gitlab.com")
+	fs.StringVar(&o.RepositorySubfolder, "repository-subfolder", "", "the server's directory in the repository")
+	fs.StringVar(&o.Website, "website", "", "the URL of the server's home page")
+	fs.StringArrayVar(&o.Packages, "package", nil, "a package that runs the server over stdio, TYPE:IDENTIFIER with TYPE npm, pypi, nuget or oci (oci:ghcr.io/you/notes:1.0.0); repeatable")
+	fs.StringArrayVar(&o.Remotes, "remote", nil, "a URL the server is served at over Streamable HTTP (or sse=URL for HTTP+SSE); repeatable")
+	fs.StringArrayVar(&o.Env, "env", nil, "an environment variable the server reads, NAME=DESCRIPTION, set for each package; repeatable")
+	fs.StringSliceVar(&o.EnvRequired, "env-required", nil, "comma-separated names of --env variables that must be set")
+	fs.StringSliceVar(&o.EnvSecret, "env-secret", nil, "comma-separated names of --env variables that hold secrets")
 	fs.BoolVar(&o.Check, "check", false, "write nothing; exit 1 with a diff if the committed output is stale (with no interface named: check every //go:generate line of the package that runs rpcgen, as rpcgen check does)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "generate and format afresh instead of reusing the output, the formatting or the package's file list of an earlier run with the same inputs (kept under $RPCGEN_CACHE, by default the user cache directory; RPCGEN_CACHE=off disables it)")
 	fs.BoolVar(&o.Strict, "strict", false, "treat warnings (such as a method without a doc comment, whose tool then has no description) as errors")
@@ -107,4 +127,21 @@ func SplitWords(text string) ([]string, error) {
 			return nil, fmt.Errorf("no space after quoted argument")
 		}
 	}
+}
+
+// ServerMeta is the shape of generator.ServerMeta (a value converts to it):
+// cmdline does not import the generator, whose tests import cmdline.
+type ServerMeta struct {
+	Name, Title, Description                    string
+	Repository, RepositorySubfolder, WebsiteURL string
+	Packages, Remotes                           []string
+	Env, EnvRequired, EnvSecret                 []string
+}
+
+// ServerMeta is what the flags say of the server for server.json and the
+// Server Card.
+func (o *Options) ServerMeta() ServerMeta {
+	return ServerMeta{Name: o.ServerName, Title: o.ServerTitle, Description: o.ServerDescription,
+		Repository: o.Repository, RepositorySubfolder: o.RepositorySubfolder, WebsiteURL: o.Website,
+		Packages: o.Packages, Remotes: o.Remotes, Env: o.Env, EnvRequired: o.EnvRequired, EnvSecret: o.EnvSecret}
 }
