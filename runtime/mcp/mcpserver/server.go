@@ -272,6 +272,11 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 	return runtime.ServeStdio(ctx, opts)
 }
 
+// Info returns the implementation the server identifies itself as: the
+// serverInfo of its initialize and server/discover results. Package mcphttp
+// serves a Server Card from it.
+func (s *Server) Info() mcp.Implementation { return s.info }
+
 // ToolInputSchema returns the input schema of the tool named name (compacted,
 // as tools/list sends it), or nil when the server has no such tool. Package
 // mcphttp reads its x-mcp-header annotations to check 2026-07-28 Mcp-Param-*
