@@ -30,7 +30,7 @@ require (
 	github.com/rpcgen/rpcgen v0.1.0
 	github.com/rpcgen/rpcgen/ext/oauth v0.1.0
 	github.com/rpcgen/rpcgen/ext/otel v0.1.0
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
