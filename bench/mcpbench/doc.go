@@ -42,6 +42,11 @@
 // response out with the text copy, response in) into concrete structs with
 // encoding/json, with no framing, routing, validation or transport. It is
 // the yardstick of issue 6's in-process targets (at most 2× the floor).
+// Built with GOEXPERIMENT=jsonv2 the same code is the encoding/json/v2 floor
+// that issue 32's targets are stated against.
+//
+// TestToolsCallAllocs pins rpcgen's allocations per in-process call (add and
+// echo, both eras) at their exact count, so that a change that adds one fails.
 //
 // # Transports
 //

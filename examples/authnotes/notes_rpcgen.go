@@ -162,6 +162,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Scopes:       []string{"notes.write"},
 		Digest:       NotesAddNoteToolDigest,
 		Handler:      h.serveAddNote,
+		TrustResults: true,
 	}, {
 		Name:         NotesListNotesTool,
 		Description:  "ListNotes returns the caller's notes, oldest first.",
@@ -171,6 +172,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Scopes:       []string{"notes.read"},
 		Digest:       NotesListNotesToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveListNotes),
+		TrustResults: true,
 	}, {
 		Name:         NotesWhoAmITool,
 		Description:  "WhoAmI says whom the access token was issued to and what it grants.",
@@ -179,6 +181,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
 		Digest:       NotesWhoAmIToolDigest,
 		Handler:      h.serveWhoAmI,
+		TrustResults: true,
 	}}
 }
 

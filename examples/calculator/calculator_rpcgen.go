@@ -220,6 +220,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(calculatorAddOutputSchema),
 		Digest:       CalculatorAddToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveAdd),
+		TrustResults: true,
 	}, {
 		Name:         CalculatorDivideTool,
 		Description:  "Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.\n\nIt may fail with:\n- DivisionByZero (code 1001): \"division by zero\". ErrDivisionByZero is the error Divide fails with when b is 0; its data holds the dividend. Declared once, it is what Divide returns and what the OpenRPC document, the TypeScript client and the MCP tool describe.",
@@ -228,6 +229,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		Digest:       CalculatorDivideToolDigest,
 		Errors:       []mcpserver.DeclaredError{{Name: "DivisionByZero", Code: ErrDivisionByZero.Code}},
 		Handler:      mcpserver.WrapResult(h.serveDivide),
+		TrustResults: true,
 	}, {
 		Name:         CalculatorStatsTool,
 		Description:  "Stats summarizes a list of numbers.",
@@ -235,12 +237,14 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(calculatorStatsOutputSchema),
 		Digest:       CalculatorStatsToolDigest,
 		Handler:      h.serveStats,
+		TrustResults: true,
 	}, {
-		Name:        CalculatorRememberTool,
-		Description: "Remember stores value in memory. It is a notification: the caller\ndoes not wait for an answer.",
-		InputSchema: json.RawMessage(calculatorRememberInputSchema),
-		Digest:      CalculatorRememberToolDigest,
-		Handler:     h.serveRemember,
+		Name:         CalculatorRememberTool,
+		Description:  "Remember stores value in memory. It is a notification: the caller\ndoes not wait for an answer.",
+		InputSchema:  json.RawMessage(calculatorRememberInputSchema),
+		Digest:       CalculatorRememberToolDigest,
+		Handler:      h.serveRemember,
+		TrustResults: true,
 	}, {
 		Name:         CalculatorRecallTool,
 		Description:  "Recall returns the value in memory.",
@@ -248,6 +252,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(calculatorRecallOutputSchema),
 		Digest:       CalculatorRecallToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveRecall),
+		TrustResults: true,
 	}}
 }
 

@@ -148,6 +148,7 @@ func QuotesTools(impl Quotes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(true)},
 		Digest:       QuotesPriceToolDigest,
 		Handler:      h.servePrice,
+		TrustResults: true,
 	}, {
 		Name:         QuotesWatchTool,
 		Description:  "Watch streams the quotes of symbol, one per tick: count of them, or\nuntil the caller stops when count is 0.\n\nThe tool streams its results: each item is reported as progress while it runs, and the result lists them (the first 100 of a longer stream, with \"truncated\" set).",

@@ -292,6 +292,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
 		Digest:       NotesAddNoteToolDigest,
 		Handler:      h.serveAddNote,
+		TrustResults: true,
 	}, {
 		Name:         NotesSearchNotesTool,
 		Description:  "SearchNotes returns the notes whose text contains query, newest first.",
@@ -300,6 +301,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Digest:       NotesSearchNotesToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveSearchNotes),
+		TrustResults: true,
 	}, {
 		Name:         NotesGetNoteTool,
 		Description:  "GetNote returns the note with the given id.",
@@ -308,13 +310,15 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Digest:       NotesGetNoteToolDigest,
 		Handler:      h.serveGetNote,
+		TrustResults: true,
 	}, {
-		Name:        NotesDeleteNoteTool,
-		Description: "DeleteNote removes a note. Deleting a note that does not exist is an\nerror.",
-		InputSchema: json.RawMessage(notesDeleteNoteInputSchema),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
-		Digest:      NotesDeleteNoteToolDigest,
-		Handler:     h.serveDeleteNote,
+		Name:         NotesDeleteNoteTool,
+		Description:  "DeleteNote removes a note. Deleting a note that does not exist is an\nerror.",
+		InputSchema:  json.RawMessage(notesDeleteNoteInputSchema),
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Digest:       NotesDeleteNoteToolDigest,
+		Handler:      h.serveDeleteNote,
+		TrustResults: true,
 	}, {
 		Name:         NotesReindexTool,
 		Description:  "Reindex rebuilds the search index, reporting progress note by note.\nIt stops early when the call is cancelled.",
@@ -323,6 +327,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Digest:       NotesReindexToolDigest,
 		Handler:      h.serveReindex,
+		TrustResults: true,
 	}}
 }
 

@@ -111,6 +111,7 @@ func WeatherTools(impl Weather) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
 		Digest:       WeatherForecastToolDigest,
 		Handler:      h.serveForecast,
+		TrustResults: true,
 	}}
 }
 

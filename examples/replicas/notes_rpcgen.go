@@ -196,6 +196,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
 		Digest:       NotesAddNoteToolDigest,
 		Handler:      h.serveAddNote,
+		TrustResults: true,
 	}, {
 		Name:         NotesGetNoteTool,
 		Description:  "GetNote returns the note with the given id.",
@@ -204,6 +205,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Digest:       NotesGetNoteToolDigest,
 		Handler:      h.serveGetNote,
+		TrustResults: true,
 	}, {
 		Name:         NotesListNotesTool,
 		Description:  "ListNotes returns every note, oldest first.",
@@ -212,6 +214,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Digest:       NotesListNotesToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveListNotes),
+		TrustResults: true,
 	}, {
 		Name:         NotesDeleteNoteTool,
 		Description:  "DeleteNote deletes the note with the given id once the user has\nconfirmed it, and returns it. It asks the client (elicitation) and\nreports its progress: in 2026-07-28 the call ends with\ninput_required and the client's retry, which may land on another\nreplica, carries the answer with a requestState that every replica\nmust open (--state-keys).",
@@ -220,6 +223,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Digest:       NotesDeleteNoteToolDigest,
 		Handler:      h.serveDeleteNote,
+		TrustResults: true,
 	}}
 }
 

@@ -152,6 +152,7 @@ func GreeterTools(impl Greeter) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
 		Digest:       GreeterGreetToolDigest,
 		Handler:      h.serveGreet,
+		TrustResults: true,
 	}}
 }
 

@@ -273,6 +273,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(probeEchoOutputSchema),
 		Digest:       ProbeEchoToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveEcho),
+		TrustResults: true,
 	}, {
 		Name:         ProbeAddTool,
 		Description:  "Add returns a + b.",
@@ -280,6 +281,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(probeAddOutputSchema),
 		Digest:       ProbeAddToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveAdd),
+		TrustResults: true,
 	}, {
 		Name:         ProbeIncrementTool,
 		Description:  "Increment returns n plus one. Its value travels as a string, so it\nkeeps every digit in JavaScript, beyond 2^53.",
@@ -287,6 +289,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(probeIncrementOutputSchema),
 		Digest:       ProbeIncrementToolDigest,
 		Handler:      h.serveIncrement,
+		TrustResults: true,
 	}, {
 		Name:         ProbeHeaderTool,
 		Description:  "Header returns the value of the HTTP header name of this call, \"\" when\nit has none.",
@@ -294,18 +297,21 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(probeHeaderOutputSchema),
 		Digest:       ProbeHeaderToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveHeader),
+		TrustResults: true,
 	}, {
-		Name:        ProbeHoldTool,
-		Description: "Hold runs until the call is cancelled, and fails after a minute.",
-		InputSchema: json.RawMessage(probeHoldInputSchema),
-		Digest:      ProbeHoldToolDigest,
-		Handler:     h.serveHold,
+		Name:         ProbeHoldTool,
+		Description:  "Hold runs until the call is cancelled, and fails after a minute.",
+		InputSchema:  json.RawMessage(probeHoldInputSchema),
+		Digest:       ProbeHoldToolDigest,
+		Handler:      h.serveHold,
+		TrustResults: true,
 	}, {
-		Name:        ProbeHeldTool,
-		Description: "Held returns once a Hold call with tag is running on the server.",
-		InputSchema: json.RawMessage(probeHeldInputSchema),
-		Digest:      ProbeHeldToolDigest,
-		Handler:     h.serveHeld,
+		Name:         ProbeHeldTool,
+		Description:  "Held returns once a Hold call with tag is running on the server.",
+		InputSchema:  json.RawMessage(probeHeldInputSchema),
+		Digest:       ProbeHeldToolDigest,
+		Handler:      h.serveHeld,
+		TrustResults: true,
 	}, {
 		Name:         ProbeReleasedTool,
 		Description:  "Released returns once the Hold call with tag has ended, with why its\ncontext ended (\"context canceled\" when the client gave up on it).",
@@ -313,6 +319,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(probeReleasedOutputSchema),
 		Digest:       ProbeReleasedToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveReleased),
+		TrustResults: true,
 	}}
 }
 

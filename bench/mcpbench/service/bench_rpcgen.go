@@ -135,6 +135,7 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(benchAddOutputSchema),
 		Digest:       BenchAddToolDigest,
 		Handler:      h.serveAdd,
+		TrustResults: true,
 	}, {
 		Name:         BenchEchoTool,
 		Description:  "Echo returns text unchanged.",
@@ -142,6 +143,7 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(benchEchoOutputSchema),
 		Digest:       BenchEchoToolDigest,
 		Handler:      h.serveEcho,
+		TrustResults: true,
 	}}
 }
 

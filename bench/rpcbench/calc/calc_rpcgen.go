@@ -109,6 +109,7 @@ func CalcTools(impl Calc) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(calcAddOutputSchema),
 		Digest:       CalcAddToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveAdd),
+		TrustResults: true,
 	}}
 }
 

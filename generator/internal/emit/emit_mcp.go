@@ -119,6 +119,10 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 		field("Handler", handler)
 		if m.Content != model.ContentNone {
 			field("Content", jen.True())
+		} else if !m.Stream {
+			// serve<Method> encodes with encoding/json (rpcimpl.Result), and
+			// WrapResult only wraps that: valid JSON, not checked again.
+			field("TrustResults", jen.True())
 		}
 		v.Line()
 	})

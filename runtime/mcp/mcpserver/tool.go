@@ -52,6 +52,13 @@ type Tool struct {
 	// is left out before 2025-06-18, and 2026-07-28 gets its resultType and
 	// _meta. No result (null) is an empty content list.
 	Content bool
+	// TrustResults says that Handler's results are encoding/json's output, as
+	// generated tools' are: valid JSON by construction, so the server puts
+	// them in the response without checking them again (unless the server
+	// has ToolMiddleware, which may replace a result). A handler that sets it
+	// and returns invalid JSON sends a malformed response; hand-written tools
+	// leave it false.
+	TrustResults bool
 }
 
 // DeclaredError names an error a tool declares: the code it fails with and

@@ -109,6 +109,7 @@ func AdderTools(impl Adder) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(adderAddOutputSchema),
 		Digest:       AdderAddToolDigest,
 		Handler:      h.serveAdd,
+		TrustResults: true,
 	}}
 }
 
