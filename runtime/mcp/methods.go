@@ -37,6 +37,14 @@ const (
 	MethodRootsList              = "roots/list"
 )
 
+// Requests of the Skills extension (SEP-2640, skills.go), rows that
+// skills.go registers with RegisterMethod.
+const (
+	MethodSkillsList             = "skills/list"
+	MethodSkillsGet              = "skills/get"
+	MethodResourcesDirectoryRead = "resources/directory/read"
+)
+
 // Notifications of the protocol, by their names on the wire.
 const (
 	NotificationInitialized               = "notifications/initialized"

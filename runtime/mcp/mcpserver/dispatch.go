@@ -33,6 +33,9 @@ type serverHandler func(ss *Session, ctx context.Context, req *runtime.Request, 
 type serverMethod struct {
 	*mcp.Method
 	handle serverHandler
+	// undeclared serves an extension's method to clients that did not
+	// declare the extension (ServerExtension.ServeUndeclared).
+	undeclared bool
 }
 
 // serverMethods joins the rows of the methods the server answers to their

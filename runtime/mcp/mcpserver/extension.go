@@ -30,6 +30,12 @@ type ServerExtension struct {
 	// such as MCP Apps adds no method, only fields the server and the
 	// client read when both declared it (ClientExtension).
 	Methods map[string]ExtensionHandler
+	// ServeUndeclared answers the extension's methods for clients that did
+	// not declare the extension too, for an extension whose requests need
+	// nothing of the client (Skills: a host lists and reads a server's
+	// skills whether or not it declared the extension). By default such a
+	// client gets mcp.ErrExtensionRequired (-32021).
+	ServeUndeclared bool
 }
 
 // ExtensionHandler answers one request of an extension's method. params is
@@ -78,7 +84,7 @@ func (s *Server) AddExtension(ext ServerExtension) {
 		case h == nil:
 			panic(fmt.Sprintf("mcpserver: AddExtension %s: method %q has a nil handler", ext.ID, name))
 		}
-		methods[name] = serverMethod{Method: row, handle: extensionHandle(h)}
+		methods[name] = serverMethod{Method: row, handle: extensionHandle(h), undeclared: ext.ServeUndeclared}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -127,9 +133,10 @@ func ClientExtension(ctx context.Context, id string) (json.RawMessage, bool) {
 }
 
 // clientDeclares checks that the client declared the extension the method
-// m belongs to, if any, in its capabilities caps.
-func clientDeclares(m *mcp.Method, caps []byte) error {
-	if m.Extension == "" {
+// m belongs to, if any, in its capabilities caps, unless the extension is
+// served to clients that did not (ServeUndeclared).
+func clientDeclares(m serverMethod, caps []byte) error {
+	if m.Extension == "" || m.undeclared {
 		return nil
 	}
 	if _, ok := mcp.ExtensionSettings(caps, m.Extension); !ok {

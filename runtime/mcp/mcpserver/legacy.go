@@ -36,7 +36,7 @@ func (ss *Session) serveLegacy(ctx context.Context, req *runtime.Request, p *req
 	if !ok || !ss.srv.offers(m.Capability) {
 		return nil, runtime.ErrMethodNotFound(req.Method)
 	}
-	if err := clientDeclares(m.Method, st.caps); err != nil {
+	if err := clientDeclares(m, st.caps); err != nil {
 		return nil, err
 	}
 	return m.handle(ss, ctx, req, p, era{v: st.v, caps: st.caps, level: -1})

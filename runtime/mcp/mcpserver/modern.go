@@ -45,7 +45,7 @@ func (ss *Session) serveModern(ctx context.Context, req *runtime.Request, p *req
 	if !ss.srv.offers(m.Capability) {
 		return nil, runtime.ErrMethodNotFound(method)
 	}
-	if err := clientDeclares(m.Method, p.metaCaps); err != nil {
+	if err := clientDeclares(m, p.metaCaps); err != nil {
 		return nil, err
 	}
 	return m.handle(ss, ctx, req, p, era{v: ver20260728, caps: p.metaCaps, level: level})
