@@ -18,6 +18,7 @@ var layers = map[string]int{
 	"metaschema": 0,
 	"canon":      0,
 	"contract":   0,
+	"skills":     0,
 	"load":       1,
 	"model":      2,
 	"schema":     3,

@@ -24,8 +24,10 @@ const (
 )
 
 var (
-	wantResources = []string{staticTextURI, staticBinaryURI, watchedURI}
-	wantPrompts   = []string{"test_simple_prompt", promptWithArgs, "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_input_required_result_prompt"}
+	// The fixture's resources, then the files of its skill (skills/).
+	wantResources = []string{staticTextURI, staticBinaryURI, watchedURI,
+		"skill://mcp-conformance/SKILL.md", "skill://mcp-conformance/references/TOOLS.md"}
+	wantPrompts = []string{"test_simple_prompt", promptWithArgs, "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_input_required_result_prompt"}
 	// The answers the test handlers give, which the tools repeat.
 	elicitUser    = "interop-user"
 	elicitEmail   = "interop@example.com"

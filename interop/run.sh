@@ -79,6 +79,6 @@ export INTEROP_STRICT="${INTEROP_STRICT:-1}"
 runs="${INTEROP_TS_RUNS:-1}"
 for run in $(seq "$runs"); do
 	echo "== TypeScript clients: @modelcontextprotocol/sdk, @modelcontextprotocol/client (strict warnings: $INTEROP_STRICT; run $run of $runs)"
-	node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs ts/replicas.test.mjs ts/extension.test.mjs || { status=1; break; }
+	node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs ts/replicas.test.mjs ts/extension.test.mjs ts/skills.test.mjs || { status=1; break; }
 done
 exit $status

@@ -18,6 +18,7 @@ import (
 // every protocol revision.
 //
 //rpcgen:service name=conformance
+//rpcgen:skills dir=skills
 type Conformance interface {
 	// SimpleText returns a simple text response.
 	//

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -1335,6 +1336,45 @@ func (c *ConformanceMCPClient) CompleteArg1(ctx context.Context, value string) (
 // It completes the argument "id" of the MCP resource template "test://template/{id}/data".
 func (c *ConformanceMCPClient) CompleteRecordID(ctx context.Context, value string, resolved map[string]string) (*mcp.Completion, error) {
 	return c.caller.Complete(ctx, mcp.CompletionRef{Type: "ref/resource", URI: ConformanceTemplateDataURITemplate}, "id", value, resolved)
+}
+
+// conformanceSkillFiles holds the files of the skills in skills, each named as it was read.
+//
+//go:embed skills/mcp-conformance/SKILL.md skills/mcp-conformance/references/TOOLS.md
+var conformanceSkillFiles embed.FS
+
+// ConformanceSkills are the Agent Skills in skills (//rpcgen:skills), checked and
+// digested at generate time, for mcpserver.Server.AddSkills: the server then
+// declares the MCP Skills extension (io.modelcontextprotocol/skills) and serves
+// skills/list, skills/get, resources/directory/read and each file by resources/read.
+var ConformanceSkills = mcpserver.Skills{
+	FS: conformanceSkillFiles,
+	Skills: []mcpserver.ServedSkill{{
+		Description: "Drive the rpcgen conformance fixture's tools, resources and prompts. Use when checking what an MCP client does with each kind of content.",
+		Entry: mcp.Skill{
+			Frontmatter: json.RawMessage(`{"name":"mcp-conformance","description":"Drive the rpcgen conformance fixture's tools, resources and prompts. Use when checking what an MCP client does with each kind of content.","license":"Apache-2.0","metadata":{"fixture":"rpcgen-conformance"}}`),
+			Resources: []mcp.SkillResource{{
+				Digest: "sha256:7c65564c3824ed9e8a8a52686acb757a4e2c7f161521c53978c63632bd7af768",
+				Size:   449,
+				URI:    "skill://mcp-conformance/SKILL.md",
+			}, {
+				Digest: "sha256:85d4525b47dd7b6b7292c8f022666654fcd10f611d061cad3e751e75609d8286",
+				Size:   271,
+				URI:    "skill://mcp-conformance/references/TOOLS.md",
+			}},
+			URI: "skill://mcp-conformance/SKILL.md",
+		},
+		Files: []mcpserver.SkillFile{{
+			MIMEType: "text/markdown",
+			Path:     "skills/mcp-conformance/SKILL.md",
+			Text:     true,
+		}, {
+			MIMEType: "text/markdown",
+			Path:     "skills/mcp-conformance/references/TOOLS.md",
+			Text:     true,
+		}},
+		Name: "mcp-conformance",
+	}},
 }
 
 // decodeConformanceJSONSchemaParams decodes the params of Conformance.JSONSchema into p, by name or by

@@ -116,7 +116,10 @@ func TestResources(t *testing.T) {
 					t.Errorf("resource %+v", r)
 				}
 			}
-			if want := []string{"test://static-text", "test://static-binary", watchedURI}; !slices.Equal(uris, want) {
+			// The fixture's resources, then the files of its skill (skills/).
+			want := []string{"test://static-text", "test://static-binary", watchedURI,
+				"skill://mcp-conformance/SKILL.md", "skill://mcp-conformance/references/TOOLS.md"}
+			if !slices.Equal(uris, want) {
 				t.Errorf("resources %q, want %q", uris, want)
 			}
 			ts, err := c.ListResourceTemplates(ctx)

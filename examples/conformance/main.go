@@ -72,6 +72,7 @@ func newServer(step time.Duration, logger *slog.Logger) *mcpserver.Server {
 	f := newFixture(step)
 	f.updated = srv.ResourceUpdated
 	RegisterConformance(srv, f)
+	srv.AddSkills(ConformanceSkills) // skills/mcp-conformance, served by the Skills extension
 	RegisterStateless(srv, &stateless{step: step, srv: srv})
 	return srv
 }

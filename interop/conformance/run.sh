@@ -22,6 +22,11 @@
 #   client-ext/auth        the OAuth extensions' client scenarios (client
 #                            credentials, enterprise-managed authorization,
 #                            DPoP, workload identity), each on its own
+#   ext/skills             the Skills extension's server scenarios
+#                            (sep-2640-skills-*: enumeration, directory,
+#                            manifest), each on its own, against
+#                            examples/conformance over HTTP, which declares
+#                            the extension and serves skills/mcp-conformance
 #
 # Left out everywhere, as issue 16 says: the tasks extension (tasks-*),
 # which comes with a later issue. --suite all --spec-version holds none;
@@ -48,7 +53,7 @@ cd "$(dirname "$0")"
 
 all_legs=(http/2025-06-18 http/2025-11-25 http/2026-07-28 stdio/2025-06-18 stdio/2025-11-25
 	req/2026-07-28 client/2025-03-26 client/2025-06-18 client/2025-11-25 client/2026-07-28 client-req/2026-07-28
-	client-ext/auth)
+	client-ext/auth ext/skills)
 legs=("$@")
 [ ${#legs[@]} -gt 0 ] || legs=("${all_legs[@]}")
 for leg in "${legs[@]}"; do
@@ -187,7 +192,7 @@ for leg in "${legs[@]}"; do
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	case $kind in
-	http | req) [ -n "${url_http:-}" ] || start http "$tmp/conformance" ;;
+	http | req | ext) [ -n "${url_http:-}" ] || start http "$tmp/conformance" ;;
 	stdio) [ -n "${url_stdio:-}" ] || start stdio "$tmp/bridge" -- "$tmp/conformance" --stdio ;;
 	esac
 	rc=0
@@ -248,6 +253,18 @@ for leg in "${legs[@]}"; do
 		"$node" "$suite" client --command "$tmp/client" --requirements "$version" -o "$dir" \
 			--expected-failures "$tmp/none.yaml" >"$dir/output.txt" 2>&1 || rc=$?
 		prefix=
+		;;
+	ext)
+		# An extension's server scenarios belong to no revision: each runs
+		# on its own, as the suite runs extensions.
+		want=()
+		for s in $(scenarios_of server | grep "^sep-2640-skills-"); do
+			judged "$s" && want+=("$s")
+		done
+		echo "conformance: $leg: ${#want[@]} server scenarios"
+		printf '%s\n' "${want[@]}" | each_scenario "$dir" 2 \
+			"$node" "$suite" server --url "$url_http" --expected-failures "$tmp/none.yaml" || rc=$?
+		prefix=server-
 		;;
 	client-ext)
 		# The extensions' scenarios belong to no revision: each runs on its

@@ -82,7 +82,9 @@ for (const kind of ['stdio', 'streamable-http']) describe(`TypeScript SDK client
 
   test('resources/list and resources/templates/list', async () => {
     const { resources } = await s.client.listResources();
-    assert.deepEqual(resources.map((r) => r.uri), [STATIC_TEXT, STATIC_BINARY, WATCHED]);
+    // The fixture's resources, then the files of its skill (ts/skills.test.mjs).
+    assert.deepEqual(resources.map((r) => r.uri), [STATIC_TEXT, STATIC_BINARY, WATCHED,
+      'skill://mcp-conformance/SKILL.md', 'skill://mcp-conformance/references/TOOLS.md']);
     for (const r of resources) assert.ok(r.name && r.description && r.mimeType, `resource ${brief(r)}`);
     const text = resources.find((r) => r.uri === STATIC_TEXT);
     assert.deepEqual([text.name, text.title, text.mimeType], ['static_text', 'Static text', 'text/plain']);

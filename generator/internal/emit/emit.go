@@ -233,6 +233,9 @@ func (g *emitter) service(s *model.Service) {
 	} else {
 		g.tools(s, names)
 	}
+	if s.Skills != nil {
+		g.skills(s)
+	}
 	g.examples(s, names)
 	for _, m := range s.Methods {
 		if !g.share.first[m] {

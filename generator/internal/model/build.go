@@ -40,6 +40,8 @@ type builder struct {
 	// warnings the type checks gave, once each.
 	typeSchemas map[string]*StatedSchema
 	warned      map[string]bool
+	// read reads a file the output depends on (Options.ReadFile).
+	read func(name string) ([]byte, error)
 }
 
 // typeChecker returns a checker of the types of one method or declaration.
@@ -98,6 +100,7 @@ func BuildWith(pkg *packages.Package, names []string, typeErrs diag.List, opts O
 		errs:     &diag.Collector{Fset: pkg.Fset},
 		warnings: &diag.Collector{Fset: pkg.Fset},
 		declared: map[*types.TypeName]*declDirectives{},
+		read:     read,
 	}
 	b.stated = &statedSchemas{pkg: pkg, idx: b.idx, errs: b.errs}
 	var services []*Service
@@ -193,6 +196,7 @@ func (b *builder) buildService(name string) *Service {
 		s.ToolPrefix = v
 	}
 	s.Extension = buildExtension(s, dirs["extension"], dirs["service"], errs)
+	s.Skills = b.buildSkills(dirs["skills"])
 	s.Scopes = parseScopes(dirs["service"], nil, errs)
 	s.Schema = readSchemaOptions(dirs["schema"], SchemaOptions{})
 	s.Errors = b.declaredErrors(dirs["service"])

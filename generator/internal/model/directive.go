@@ -53,6 +53,7 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"service":   {"name": valueArg, "toolprefix": valueArg, "errors": valueArg, "scopes": valueArg},
 		"schema":    {"dialect": boolArg, "defs": boolArg},
 		"extension": {"id": valueArg, "settings": valueArg},
+		"skills":    {"dir": valueArg},
 		"breaking":  {"ignore": valueArg, "reason": valueArg},
 	},
 	"method": {

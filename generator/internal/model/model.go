@@ -13,6 +13,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/rpcgen/rpcgen/generator/internal/skills"
 )
 
 // Service is one Go interface turned into a JSON-RPC service.
@@ -43,6 +45,9 @@ type Service struct {
 	// (//rpcgen:extension): its methods are the extension's requests, not
 	// tools. See extension.go.
 	Extension *Extension
+	// Skills, when set, are the skills of //rpcgen:skills dir=... on the
+	// interface, read and checked at generate time (skills.go).
+	Skills *skills.Set
 	// IgnoreBreaking are the rpcgen breaking rules the interface's
 	// //rpcgen:breaking directives ignore, each "RULE:reason".
 	IgnoreBreaking []string

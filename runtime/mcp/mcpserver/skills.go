@@ -72,8 +72,8 @@ type skillsServer struct {
 // "directoryRead": true, answers skills/list, skills/get and
 // resources/directory/read (for clients that declared the extension and
 // those that did not), and adds each file of each skill as a resource,
-// which resources/read serves from set.FS (SKILL.md with the skill's name
-// and description). It panics on a programmer error: a skill whose Files do
+// which resources/read serves from set.FS: SKILL.md with the skill's name
+// and description, another file named <skill>/<path in the skill>. It panics on a programmer error: a skill whose Files do
 // not match its Entry.Resources, an entry whose URI is not a skill://
 // SKILL.md or whose files are outside its directory, a URI served twice, or
 // an extension already added.
@@ -121,7 +121,8 @@ func (s *Server) AddSkills(set Skills) {
 				k.addDir(d)
 			}
 			k.dirs[parent] = append(k.dirs[parent], mcp.DirectoryResource{URI: r.URI, Name: name, MIMEType: f.MIMEType, Size: r.Size})
-			res := Resource{URI: r.URI, Name: name, MIMEType: f.MIMEType, Size: r.Size, Handler: k.read(r.URI, f)}
+			res := Resource{URI: r.URI, Name: sk.Name + "/" + strings.TrimPrefix(r.URI, dir+"/"), MIMEType: f.MIMEType, Size: r.Size,
+				Description: "A file of the skill " + sk.Name + ".", Handler: k.read(r.URI, f)}
 			if j == 0 {
 				res.Name, res.Description = sk.Name, sk.Description
 			}
