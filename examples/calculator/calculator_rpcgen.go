@@ -182,29 +182,29 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// CalculatorAddToolDigest is the digest of the add tool's descriptor (571 bytes).
-	CalculatorAddToolDigest = "sha256:8122c41d0d3c5bedbcd36d5a63863aff58171b2e6e47e77b0ec6a25db9d92be5"
-	// CalculatorDivideToolDigest is the digest of the divide tool's descriptor (714 bytes).
-	CalculatorDivideToolDigest = "sha256:a6e7175c0a7ca8cbea0e0289c65573fd3c4c2ef4b1922dc517c5c7e7d5bc01be"
+	// CalculatorAddToolDigest is the digest of the add tool's descriptor (596 bytes).
+	CalculatorAddToolDigest = "sha256:e1af514746ae827dd8af9ef286b4b0ebfa4a06ca92957958a2a0b0a57516ef65"
+	// CalculatorDivideToolDigest is the digest of the divide tool's descriptor (744 bytes).
+	CalculatorDivideToolDigest = "sha256:e519c412534adc5f5abc80d9be95c88f0f46f930da75326c12bc37eb038d31f8"
 	// CalculatorStatsToolDigest is the digest of the stats tool's descriptor (1072 bytes).
 	CalculatorStatsToolDigest = "sha256:92722c903f45ea3618108714b757560c3be50181c6da7463431b676dcdc24369"
 	// CalculatorRememberToolDigest is the digest of the remember tool's descriptor (290 bytes).
 	CalculatorRememberToolDigest = "sha256:452a3a7ecc7f39f7fcef430167664df29e840c612837eac6c425d156bffa9d3b"
-	// CalculatorRecallToolDigest is the digest of the recall tool's descriptor (256 bytes).
-	CalculatorRecallToolDigest = "sha256:a1dbaa629fb5651df79df559f791f7ee4fedbfbddce9aae5c9619bfc7d976441"
+	// CalculatorRecallToolDigest is the digest of the recall tool's descriptor (324 bytes).
+	CalculatorRecallToolDigest = "sha256:e342bb6a1f1ac5713f7f5763190708a0ee73086ea8b1c57db08a22cf6f240435"
 )
 
 // JSON Schemas (draft 2020-12) of the Calculator tools' arguments and results.
 const (
 	calculatorAddInputSchema      = `{"type":"object","properties":{"a":{"description":"the first addend.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"description":"the second addend.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
-	calculatorAddOutputSchema     = `{"type":"object","properties":{"result":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["result"]}`
+	calculatorAddOutputSchema     = `{"type":"object","properties":{"result":{"description":"the sum.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["result"]}`
 	calculatorDivideInputSchema   = `{"type":"object","properties":{"a":{"description":"the dividend.","type":"number"},"b":{"description":"the divisor.","type":"number"}},"additionalProperties":false,"required":["a","b"]}`
-	calculatorDivideOutputSchema  = `{"type":"object","properties":{"result":{"type":"number"}},"additionalProperties":false,"required":["result"]}`
+	calculatorDivideOutputSchema  = `{"type":"object","properties":{"result":{"description":"the quotient.","type":"number"}},"additionalProperties":false,"required":["result"]}`
 	calculatorStatsInputSchema    = `{"description":"StatsRequest is the params object of Stats.","type":"object","properties":{"numbers":{"description":"Numbers are the numbers to summarize; there must be at least one.","anyOf":[{"type":"array","items":{"type":"number"}},{"type":"null"}]},"round":{"description":"Round, if above zero, rounds the results to this many decimals.","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["numbers"]}`
 	calculatorStatsOutputSchema   = `{"description":"Stats summarizes numbers.","type":"object","properties":{"count":{"description":"how many numbers there are","type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"sum":{"description":"their sum","type":"number"},"mean":{"description":"their arithmetic mean","type":"number"},"min":{"description":"the smallest","type":"number"},"max":{"description":"the largest","type":"number"}},"additionalProperties":false,"required":["count","sum","mean","min","max"]}`
 	calculatorRememberInputSchema = `{"type":"object","properties":{"value":{"description":"the number to keep.","type":"number"}},"additionalProperties":false,"required":["value"]}`
 	calculatorRecallInputSchema   = `{"type":"object","additionalProperties":false}`
-	calculatorRecallOutputSchema  = calculatorDivideOutputSchema
+	calculatorRecallOutputSchema  = `{"type":"object","properties":{"result":{"description":"the value Remember stored last, 0 before the first.","type":"number"}},"additionalProperties":false,"required":["result"]}`
 )
 
 // CalculatorTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.

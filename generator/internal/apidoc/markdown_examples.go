@@ -171,8 +171,19 @@ func exampleNumber(s *jsonschema.Schema) json.Number {
 		if f, err := s.Maximum.Float64(); err == nil && f < 0 {
 			return s.Maximum
 		}
+		if f, err := s.Maximum.Float64(); err == nil && f < 1 {
+			return "0"
+		}
 	}
-	return "0"
+	if s.ExclusiveMaximum != "" {
+		if f, err := s.ExclusiveMaximum.Float64(); err == nil && f <= 1 {
+			return "0"
+		}
+	}
+	// 1 rather than 0, which is the value that most often means "none" or
+	// "no end" (a stream's count of 0 runs until the caller stops) or fails
+	// (a divisor): a made-up request should do something ordinary, and end.
+	return "1"
 }
 
 // orderedJSON is a JSON object that keeps its members' order.

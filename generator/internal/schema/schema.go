@@ -204,7 +204,7 @@ func (g *Builder) OutputSchema(m *model.Method) (s *jsonschema.Schema, wrapped b
 		return rooted(m, g.rootDefs(g.own(s), true)), false
 	}
 	props := jsonschema.NewProperties()
-	props.Set("result", g.value(m.Result, c))
+	props.Set("result", described(g.value(m.Result, c), m.ResultDoc))
 	s = &jsonschema.Schema{
 		Type:                 "object",
 		Properties:           props,
@@ -212,6 +212,21 @@ func (g *Builder) OutputSchema(m *model.Method) (s *jsonschema.Schema, wrapped b
 		AdditionalProperties: jsonschema.FalseSchema,
 	}
 	return rooted(m, g.rootDefs(s, true)), true
+}
+
+// described is s with doc, the doc comment's "result:" line, as its
+// description, for a reader of the output schema's "result" property, as
+// the OpenRPC result carries it; s as it is when doc is empty.
+func described(s *jsonschema.Schema, doc string) *jsonschema.Schema {
+	if doc == "" {
+		return s
+	}
+	if s == jsonschema.TrueSchema {
+		return &jsonschema.Schema{Description: doc} // any value, described
+	}
+	s = Shallow(s)
+	s.Description = doc
+	return s
 }
 
 // streamToolResult is the schema of a stream tool's result (mcpserver.StreamTool)
