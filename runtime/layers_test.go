@@ -35,6 +35,7 @@ var runtimeLayers = map[string]int{
 	"mcp/mcpclient":           5,
 	"mcp/mcphttp":             6,
 	"mcp/mcphttpclient":       6,
+	"mcp/tasks":               6,
 	"mcp/mcphttp/replicatest": 7,
 }
 
@@ -46,6 +47,7 @@ var runtimeSides = map[string]string{
 	"mcp/mcpclient":     "client",
 	"mcp/mcphttp":       "server",
 	"mcp/mcphttpclient": "client",
+	"mcp/tasks":         "server",
 }
 
 // TestRuntimeLayers: every package under runtime/ has a rank, imports only

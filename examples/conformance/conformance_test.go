@@ -40,6 +40,9 @@ var toolNames = []string{
 	"test_input_required_result_tampered_state", "test_input_required_result_capabilities",
 	"test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
 	"test_forecast_by_region", "test_trigger_tool_change", "test_trigger_prompt_change",
+	// Tasks
+	"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input",
+	"test_tool_with_task",
 }
 
 // logs collects the log messages a client receives.

@@ -31,6 +31,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
+	"github.com/rpcgen/rpcgen/runtime/mcp/tasks"
 )
 
 func main() {
@@ -63,7 +64,8 @@ func main() {
 }
 
 // newServer serves the conformance fixture: its tools, resources, prompts
-// and completions (Conformance and Stateless). test_touch_watched_resource
+// and completions (Conformance and Stateless), and the tools of Tasks, run
+// as tasks by package tasks. test_touch_watched_resource
 // tells the server's subscribers about the change; the trigger tools add
 // tools and prompts to the server.
 func newServer(step time.Duration, logger *slog.Logger) *mcpserver.Server {
@@ -74,6 +76,8 @@ func newServer(step time.Duration, logger *slog.Logger) *mcpserver.Server {
 	RegisterConformance(srv, f)
 	srv.AddSkills(ConformanceSkills) // skills/mcp-conformance, served by the Skills extension
 	RegisterStateless(srv, &stateless{step: step, srv: srv})
+	tasks.Enable(srv, &tasks.Options{Logger: logger})
+	srv.AddTools(TasksTools(&taskTools{step: step})...)
 	return srv
 }
 

@@ -28,10 +28,13 @@
 #                            examples/conformance over HTTP, which declares
 #                            the extension and serves skills/mcp-conformance
 #
-# Left out everywhere, as issue 16 says: the tasks extension (tasks-*),
-# which comes with a later issue. --suite all --spec-version holds none;
-# under --requirements they run (the set fixes what runs) and are not
-# judged. The suite has no server scenarios about OAuth (its
+# The Tasks extension's scenarios (tasks-*, server side only: the suite
+# has no client scenarios for it) run and are judged in req/2026-07-28,
+# against the task tools of examples/conformance (package runtime/mcp/tasks);
+# --suite all --spec-version holds none. A scenario the suite itself skips
+# whole (every check SKIPPED: tasks-status-notifications, whose harness
+# awaits a rewrite upstream) is reported as skipped, neither passed nor
+# failed. The suite has no server scenarios about OAuth (its
 # "authorization" command tests authorization servers, which rpcgen is not).
 #
 #   interop/conformance/run.sh                        every leg
@@ -127,7 +130,6 @@ scenarios_of() {
 
 # judged SCENARIO says whether a scenario is judged here.
 judged() {
-	[[ $1 != tasks-* ]] || return 1
 	[ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]
 }
 
@@ -145,7 +147,7 @@ verdicts() {
 				.filter(r => r.replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, "") === path.basename(name) && fs.existsSync(path.join(d, r, "checks.json")))
 				.map(r => path.join(sub, r));
 		};
-		let bad = 0, total = [0, 0, 0];
+		let bad = 0, skipped = 0, total = [0, 0, 0];
 		for (const s of scenarios) {
 			const mine = runsOf(prefix + s);
 			let line;
@@ -157,16 +159,20 @@ verdicts() {
 				const count = st => checks.filter(c => c.status === st).length;
 				const n = [count("SUCCESS"), count("FAILURE"), count("WARNING")];
 				total = total.map((t, i) => t + n[i]);
+				// The suite skipped the whole scenario: nothing was judged.
+				const skip = checks.length > 0 && count("SKIPPED") === checks.length;
 				const pass = n[0] > 0 && n[1] === 0 && n[2] === 0;
-				if (!pass) bad++;
-				line = `${pass ? "ok" : "FAIL"}: ${n[0]} passed, ${n[1]} failed, ${n[2]} warnings`;
+				if (skip) skipped++;
+				else if (!pass) bad++;
+				line = skip ? `skipped by the suite: ${checks[0].errorMessage || checks[0].description}` :
+					`${pass ? "ok" : "FAIL"}: ${n[0]} passed, ${n[1]} failed, ${n[2]} warnings`;
 				for (const c of checks.filter(c => c.status === "FAILURE" || c.status === "WARNING"))
 					line += `\n    ${c.status} ${c.id}: ${c.errorMessage || c.description}`;
 			}
 			console.log(`  ${s.padEnd(46)} ${line}`);
 		}
 		const score = `${leg}: ${scenarios.length} scenarios, ${total[0]} passed, ${total[1]} failed, ${total[2]} warnings` +
-			(bad ? `, ${bad} scenarios not clean` : "");
+			(skipped ? `, ${skipped} scenarios skipped by the suite` : "") + (bad ? `, ${bad} scenarios not clean` : "");
 		fs.appendFileSync(process.env.SCORES, score + "\n");
 		console.log(score);
 		process.exit(bad ? 1 : 0);

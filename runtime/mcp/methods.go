@@ -58,6 +58,17 @@ const (
 	NotificationSubscriptionsAcknowledged = "notifications/subscriptions/acknowledged"
 )
 
+// Methods of the official extensions the runtime implements, by their names
+// on the wire: the Tasks extension (TasksExtensionID, SEP-2663).
+const (
+	MethodTasksGet    = "tasks/get"
+	MethodTasksUpdate = "tasks/update"
+	MethodTasksCancel = "tasks/cancel"
+	// NotificationTasks carries a task's state (DetailedTask) to a client
+	// listening for it.
+	NotificationTasks = "notifications/tasks"
+)
+
 // Method is one row of the method table: a method of the protocol (or of an
 // extension) and what the runtime needs to know of it wherever it is sent,
 // answered or carried.
@@ -181,6 +192,22 @@ var coreMethods = [...]Method{
 	{Name: NotificationSubscriptionsAcknowledged, Since: Version20260728, Direction: ServerToClient, Notification: true},
 }
 
+// extensionMethods are the rows of the official extensions' methods the
+// runtime implements: each is served only where its extension was
+// negotiated. A task's requests carry its taskId in Mcp-Name, so that a
+// load balancer can route them to the replica holding the task.
+var extensionMethods = [...]Method{
+	{Name: MethodTasksGet, Extension: TasksExtensionID, Direction: ClientToServer, Retry: RetrySafe,
+		Target: "taskId", NameHeader: true},
+	// An answer to a key already answered is ignored: sending it twice does
+	// what sending it once does.
+	{Name: MethodTasksUpdate, Extension: TasksExtensionID, Direction: ClientToServer, Retry: RetrySafe,
+		Target: "taskId", NameHeader: true},
+	{Name: MethodTasksCancel, Extension: TasksExtensionID, Direction: ClientToServer, Retry: RetrySafe,
+		Target: "taskId", NameHeader: true},
+	{Name: NotificationTasks, Extension: TasksExtensionID, Direction: ServerToClient, Notification: true},
+}
+
 // methodTable is the table: the core rows and those RegisterMethod added.
 // It is built on first use, so a program starting up pays nothing for it,
 // and replaced whole on each registration, so a lookup takes no lock.
@@ -195,10 +222,9 @@ var methodTable struct {
 // time.
 func loadTable() *map[string]*Method {
 	methodTable.once.Do(func() {
-		byName := make(map[string]*Method, len(coreMethods))
-		rows := make([]*Method, 0, len(coreMethods))
-		for i := range coreMethods {
-			m := &coreMethods[i]
+		byName := make(map[string]*Method, len(coreMethods)+len(extensionMethods))
+		rows := make([]*Method, 0, len(coreMethods)+len(extensionMethods))
+		for _, m := range append(rowPointers(coreMethods[:]), rowPointers(extensionMethods[:])...) {
 			m.header = []string{m.Name}
 			byName[m.Name] = m
 			rows = append(rows, m)
@@ -207,6 +233,14 @@ func loadTable() *map[string]*Method {
 		methodTable.byName.Store(&byName)
 	})
 	return methodTable.byName.Load()
+}
+
+func rowPointers(rows []Method) []*Method {
+	out := make([]*Method, len(rows))
+	for i := range rows {
+		out[i] = &rows[i]
+	}
+	return out
 }
 
 // LookupMethod returns the row of the method named name, or nil when the

@@ -124,6 +124,15 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 			// WrapResult only wraps that: valid JSON, not checked again.
 			field("TrustResults", jen.True())
 		}
+		switch m.Tool.Task {
+		case "optional":
+			field("Task", jen.Qual(model.MCPServerPath, "TaskOptional"))
+		case "required":
+			field("Task", jen.Qual(model.MCPServerPath, "TaskRequired"))
+		}
+		if m.Tool.TaskBegins {
+			field("TaskBegins", jen.True())
+		}
 		v.Line()
 	})
 }

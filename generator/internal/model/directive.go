@@ -61,7 +61,7 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"tool": {
 			"name": valueArg, "title": valueArg, "skip": boolArg,
 			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,
-			"scopes": valueArg,
+			"scopes": valueArg, "task": valueArg, "taskbegins": boolArg,
 		},
 		"schema":   {"dialect": boolArg, "defs": boolArg},
 		"resource": {"uri": valueArg, "mime": valueArg, "name": valueArg, "title": valueArg},

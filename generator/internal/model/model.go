@@ -110,6 +110,12 @@ type Tool struct {
 	// tool: the service's and then those of //rpcgen:tool scopes=..., each
 	// once.
 	Scopes []string
+	// Task is "optional" or "required" when the tool runs as a task of the
+	// Tasks extension (//rpcgen:tool task=...), "" when it never does.
+	Task string
+	// TaskBegins says the handler marks where the call becomes a task
+	// (mcpserver.BeginTask; //rpcgen:tool taskbegins).
+	TaskBegins bool
 }
 
 // Param is one method parameter (other than the context).

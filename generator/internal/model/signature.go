@@ -128,6 +128,18 @@ func buildTool(s *Service, fn *types.Func, d *Directive, errs *diag.Collector) *
 	}
 	t.Title, _, _ = d.value("title")
 	t.Scopes = parseScopes(d, s.Scopes, errs)
+	if v, vpos, ok := d.value("task"); ok {
+		if v != "optional" && v != "required" {
+			errs.At(vpos, "method %s: //rpcgen:tool task=%s: want task=optional or task=required", method, v)
+		}
+		t.Task = v
+	}
+	if b := d.flag("taskbegins"); b != nil && *b {
+		if t.Task == "" {
+			errs.At(pos, "method %s: //rpcgen:tool taskbegins needs task=optional or task=required", method)
+		}
+		t.TaskBegins = true
+	}
 	if t.ReadOnly != nil && *t.ReadOnly && t.Destructive != nil && *t.Destructive {
 		errs.At(pos, "method %s: a tool cannot be both readonly and destructive", method)
 	}

@@ -39,6 +39,8 @@ func checkStream(m *Method, dirs map[string]*Directive, errs *diag.Collector) {
 		errs.AtPosition(m.Pos, "method %s: a stream cannot be an MCP resource, prompt or completion; return its whole result", m.Name)
 	case m.Content != ContentNone:
 		errs.AtPosition(m.Pos, "method %s: a stream of MCP content is not supported; stream data items", m.Name)
+	case m.Tool != nil && m.Tool.Task != "":
+		errs.AtPosition(m.Pos, "method %s: a stream cannot run as a task (//rpcgen:tool task=%s): a task has no stream for its items; return its whole result", m.Name, m.Tool.Task)
 	}
 }
 

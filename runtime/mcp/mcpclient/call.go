@@ -251,6 +251,12 @@ func (c *Client) CallTool(ctx context.Context, name string, args, result any) er
 	if err != nil {
 		return err
 	}
+	return c.decodeToolResult(name, raw, result)
+}
+
+// decodeToolResult decodes the tools/call result raw of the tool name into
+// result, as CallTool says.
+func (c *Client) decodeToolResult(name string, raw []byte, result any) error {
 	var structured, content []byte
 	isError := false
 	o, ok := runtime.ScanObject(raw)

@@ -347,6 +347,11 @@ func (c *Client) callWithInputOnce(ctx context.Context, method, target string, w
 		if err != nil {
 			return nil, err
 		}
+		if method == mcp.MethodToolsCall {
+			if res, ok, err := c.followTask(ctx, target, r.result); ok {
+				return res, err
+			}
+		}
 		if !c.Modern() {
 			return r.result, nil
 		}

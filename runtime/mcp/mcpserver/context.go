@@ -65,6 +65,14 @@ type callCtx struct {
 	in             *inputState
 	verified       bool // the retry's requestState verified
 
+	// A call of a tool that may be a task (task.go): prelude while it runs
+	// in its request before BeginTask, begun once BeginTask was called;
+	// task, replay and asked when it runs as a task.
+	prelude, begun bool
+	task           TaskIO
+	replay         map[string]json.RawMessage // the answers of the call's rounds
+	asked          int                        // the index of the next positional question
+
 	mu       sync.Mutex // held while a notification is sent, and by finish
 	done     bool       // the response is being produced: send nothing more
 	sent     bool       // a progress notification went out
@@ -128,6 +136,16 @@ func (cc *callCtx) live() bool { return !cc.done && cc.Context.Err() == nil }
 // says what is happening.
 func Progress(ctx context.Context, progress, total float64, message string) {
 	cc := callFrom(ctx)
+	if cc != nil && cc.task != nil && finite(progress) && finite(total) {
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		if !cc.live() || cc.sent && !(progress > cc.progress) {
+			return
+		}
+		cc.sent, cc.progress = true, progress
+		cc.task.Progress(progress, total, message)
+		return
+	}
 	if cc == nil || cc.token == nil || !finite(progress) || !finite(total) {
 		return
 	}
@@ -163,8 +181,8 @@ func Progress(ctx context.Context, progress, total float64, message string) {
 // contain secrets or personal data.
 func Log(ctx context.Context, level mcp.LogLevel, logger string, data any) {
 	cc := callFrom(ctx)
-	if cc == nil {
-		return
+	if cc == nil || cc.task != nil {
+		return // a task has no stream for log messages (SEP-2663)
 	}
 	rank, ok := levelRank(level)
 	if !ok {

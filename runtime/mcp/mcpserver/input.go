@@ -257,6 +257,9 @@ func (cc *callCtx) require(name string) error {
 // request to the client in a legacy session, a question of the call in
 // 2026-07-28, under key.
 func (cc *callCtx) request(method, key string, params []byte) (json.RawMessage, error) {
+	if cc.task != nil {
+		return cc.taskInput(method, key, params)
+	}
 	if cc.v.modern() {
 		if !mrtrMethod(cc.method) {
 			return nil, fmt.Errorf("mcp: cannot ask the client for input while serving %s in %s (only tools/call, prompts/get and resources/read may)", cc.method, mcp.Version20260728)

@@ -64,6 +64,10 @@ func WithPrincipal(ctx context.Context, subject string) context.Context {
 	return context.WithValue(ctx, principalKey{}, subject)
 }
 
+// PrincipalFromContext returns the principal WithPrincipal set on ctx, ""
+// when none.
+func PrincipalFromContext(ctx context.Context) string { return principalFrom(ctx) }
+
 func principalFrom(ctx context.Context) string {
 	s, _ := ctx.Value(principalKey{}).(string)
 	return s

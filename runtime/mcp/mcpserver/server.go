@@ -92,6 +92,8 @@ type Server struct {
 
 	tools    ToolCallHandler // the tool middleware chain; nil without
 	observed bool            // method middleware may observe notifications
+
+	taskStarter atomic.Pointer[TaskStarter] // SetTaskStarter (task.go)
 }
 
 // encoded holds a registry's results as one revision sends them.

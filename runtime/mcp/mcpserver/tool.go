@@ -59,6 +59,16 @@ type Tool struct {
 	// and returns invalid JSON sends a malformed response; hand-written tools
 	// leave it false.
 	TrustResults bool
+	// Task says whether a call runs as a task of the Tasks extension
+	// (task.go): TaskOptional when the client declared the extension on the
+	// call, TaskRequired always (refusing clients that did not). It takes
+	// the server's task runtime, package runtime/mcp/tasks.
+	Task TaskSupport
+	// TaskBegins says that the handler marks where a call becomes a task,
+	// with BeginTask: it runs in the request until then, asking the client
+	// for input on the call itself. Without it a task is created before the
+	// handler runs.
+	TaskBegins bool
 }
 
 // DeclaredError names an error a tool declares: the code it fails with and

@@ -68,12 +68,23 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 	if err := ss.beginCall(ctx, cc, mcp.MethodToolsCall, p); err != nil {
 		return nil, err
 	}
+	asTask, err := ss.taskMode(cc, t)
+	if err != nil {
+		return nil, err
+	}
+	if asTask && !t.TaskBegins {
+		return ss.startTask(cc, t, args)
+	}
+	cc.prelude = asTask
 	res, err := ss.run(cc, t, args)
 	if cc.finish() {
 		return nil, runtime.ErrNoResponse
 	}
 	if r, ok := cc.inputRequired(); ok {
 		return r, nil
+	}
+	if cc.begun {
+		return ss.startTask(cc, t, args)
 	}
 	if err != nil {
 		if pe := asProtocolError(err); pe != nil {
