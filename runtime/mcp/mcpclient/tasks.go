@@ -113,10 +113,15 @@ func (h *TaskHandle) Answer(ctx context.Context, answers map[string]json.RawMess
 	return nil
 }
 
-// Cancel asks the server to cancel the task (tasks/cancel). Cancellation
-// is cooperative: the task may still end otherwise.
+// Cancel asks the server to cancel the task (tasks/cancel), then reads
+// its state (tasks/get), so that Task and Result see the cancellation.
+// Cancellation is cooperative: the task may still end otherwise.
 func (h *TaskHandle) Cancel(ctx context.Context) error {
-	return h.c.CallExtension(ctx, mcp.MethodTasksCancel, mcp.TaskIDParams{TaskID: h.task.TaskID}, nil)
+	if err := h.c.CallExtension(ctx, mcp.MethodTasksCancel, mcp.TaskIDParams{TaskID: h.task.TaskID}, nil); err != nil {
+		return err
+	}
+	_, _ = h.Refresh(ctx) // the ack is what counts; a stale state is refreshed by Result
+	return nil
 }
 
 // Result follows the task until it ends and returns its result, the
