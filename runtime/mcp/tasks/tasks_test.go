@@ -403,3 +403,42 @@ func TestStoreBound(t *testing.T) {
 		t.Errorf("the store holds %d tasks", store.Len())
 	}
 }
+
+// TestLegacySession: a 2025-11-25 session whose client declared the
+// extension in initialize gets tasks too.
+func TestLegacySession(t *testing.T) {
+	f := newFixture(t, nil)
+	send := func(msg string) reply {
+		t.Helper()
+		raw := f.ss.Handle(context.Background(), []byte(msg), nil)
+		var r reply
+		if raw != nil {
+			if err := json.Unmarshal(raw, &r); err != nil {
+				t.Fatalf("response %s: %v", raw, err)
+			}
+		}
+		return r
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"clientInfo":{"name":"c","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r := send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"must","arguments":{}}}`)
+	if r.Error != nil || str(t, r.Result["resultType"]) != "task" {
+		t.Fatalf("tools/call: %+v", r)
+	}
+	id := str(t, r.Result["taskId"])
+	changes, stop := f.m.Store().Subscribe(id)
+	defer stop()
+	for {
+		r = send(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"` + id + `"}}`)
+		if r.Error != nil {
+			t.Fatal(r.Error)
+		}
+		if st := mcp.TaskStatus(str(t, r.Result["status"])); st.Terminal() {
+			if st != mcp.TaskCompleted || !strings.Contains(string(r.Result["result"]), "done") {
+				t.Fatalf("ended %+v", r.Result)
+			}
+			return
+		}
+		<-changes
+	}
+}
