@@ -113,6 +113,7 @@ func ArchiveTools(impl Archive) []mcpserver.Tool {
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Digest:       ArchiveCompactToolDigest,
 		Handler:      h.serveCompact,
+		TrustResults: true,
 		Task:         mcpserver.TaskRequired,
 	}}
 }
