@@ -68,6 +68,22 @@ func TestBreakingGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			fmt.Fprintf(&got, "breaking: %d\n", n)
+			// A case made the safe way says around which rules: none of
+			// them fires, and nothing breaks.
+			for _, line := range strings.Split(string(ar.Comment), "\n") {
+				rules, ok := strings.CutPrefix(line, "done safely:")
+				if !ok {
+					continue
+				}
+				if n != 0 {
+					t.Errorf("done safely, yet %d breaking changes", n)
+				}
+				for _, r := range strings.Fields(rules) {
+					if strings.Contains(got.String(), ": "+r+" (") {
+						t.Errorf("done safely around %s, yet it fires", r)
+					}
+				}
+			}
 			for _, line := range strings.Split(got.String(), "\n") {
 				if f := strings.Fields(line); len(f) > 1 && strings.HasSuffix(f[0], ":") && strings.Contains(line, " (") {
 					seen[f[1]+verdict(line)] = true
