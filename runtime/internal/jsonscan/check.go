@@ -15,12 +15,13 @@ const (
 )
 
 // Check walks b once and reports whether it is one JSON value (surrounding white space
-// allowed) of valid UTF-8, and whether its containers nest deeper than limit: the
-// answer of utf8.Valid, json.Valid and a depth count together, Invalid winning over
-// TooDeep. When b holds an object and member is not nil, member is called with each
-// of its top-level members' raw key (the text between the quotes) and raw value, in
-// order, as the walk reaches them: a caller that routes messages by their members needs
-// no second walk. Members may have been reported before the walk finds b Invalid.
+// allowed) of valid UTF-8, nested at most 10,000 deep as encoding/json accepts, and
+// whether its containers nest deeper than limit: the answer of utf8.Valid, json.Valid
+// and a depth count together, Invalid winning over TooDeep. When b holds an object and
+// member is not nil, member is called with each of its top-level members' raw key (the
+// text between the quotes) and raw value, in order, as the walk reaches them: a caller
+// that routes messages by their members needs no second walk. Members may have been
+// reported before the walk finds b Invalid.
 func Check(b []byte, limit int, member func(key, val []byte)) Status {
 	var st stack
 	i := SkipSpace(b, 0)
@@ -35,6 +36,9 @@ value:
 	switch c := b[i]; c {
 	case '{', '[':
 		st.push(c == '{')
+		if st.depth > maxNesting {
+			return Invalid
+		}
 		if st.depth > limit {
 			deep = true
 		}
@@ -142,6 +146,10 @@ key:
 	}
 	goto value
 }
+
+// maxNesting is the deepest nesting encoding/json accepts: json.Valid says
+// false beyond it, and so does Check.
+const maxNesting = 10000
 
 // stack records, for each open container, whether it is an object: a bit per level,
 // in place up to 1024 levels and on the heap beyond (bounded by the input's size).
@@ -273,3 +281,7 @@ func digits(b []byte, i int) int {
 	}
 	return i
 }
+
+// IsJSON reports whether b is one JSON value of valid UTF-8, as utf8.Valid and
+// json.Valid together would, in one pass and whatever its depth.
+func IsJSON(b []byte) bool { return Check(b, int(^uint(0)>>1), nil) != Invalid }

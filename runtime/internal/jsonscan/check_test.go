@@ -144,3 +144,13 @@ func depthExceeds(b []byte, limit int) bool {
 	}
 	return false
 }
+
+func TestIsJSON(t *testing.T) {
+	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	limit := strings.Repeat("[", 10000) + strings.Repeat("]", 10000)
+	for _, s := range append(checkCases, deep, deep[1:], limit, "["+limit+"]", `{"a":`+limit+`}`) {
+		if got, want := IsJSON([]byte(s)), utf8.Valid([]byte(s)) && json.Valid([]byte(s)); got != want {
+			t.Errorf("IsJSON(%.40q) = %v, want %v", s, got, want)
+		}
+	}
+}

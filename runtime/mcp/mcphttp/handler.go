@@ -2,16 +2,15 @@ package mcphttp
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
@@ -229,7 +228,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		h.serveModern(w, r, body, &env)
 		return
 	}
-	if !utf8.Valid(body) || !json.Valid(body) {
+	if !jsonscan.IsJSON(body) {
 		writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError, "Parse error")
 		return
 	}

@@ -2,11 +2,10 @@ package mcphttp
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // servePOST takes one message for the session sessionID: a request (or a
@@ -149,7 +148,7 @@ func (l *sseLegacy) endCall(sess *sseSession) {
 // are left to the session, which knows whether its revision has them.
 func checkMessage(body []byte) (id []byte, code int, msg string, response bool) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if !utf8.Valid(body) || !json.Valid(body) {
+	if !jsonscan.IsJSON(body) {
 		return nil, runtime.CodeParseError, "Parse error: the body is not valid JSON", false
 	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {

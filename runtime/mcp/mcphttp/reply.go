@@ -3,16 +3,15 @@ package mcphttp
 import (
 	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // errorBufPool holds the buffers error bodies are built in.
@@ -76,7 +75,7 @@ func validID(id []byte) bool {
 // with a parse error and id null. So no raw id that is not JSON ("id":01)
 // is ever echoed. A request without a body (a GET) has nil.
 func writeBodyError(w http.ResponseWriter, status int, body, id []byte, code int, message string) {
-	if body != nil && (!utf8.Valid(body) || !json.Valid(body)) {
+	if body != nil && (!jsonscan.IsJSON(body)) {
 		writeError(w, http.StatusBadRequest, nil, runtime.CodeParseError, "Parse error")
 		return
 	}
