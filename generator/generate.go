@@ -36,6 +36,7 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
 	"github.com/rpcgen/rpcgen/generator/internal/serverdoc"
+	"github.com/rpcgen/rpcgen/generator/internal/skills"
 )
 
 // Config says what to generate.
@@ -215,6 +216,10 @@ func runWith(cfg Config, deepSchemas bool, layer *cache.Layer, snap **contract.S
 	inputs := layer.Inputs()
 	services, warnings, err := model.BuildWith(pkg, cfg.Interfaces, typeErrs, model.Options{
 		ReadFile: func(name string) ([]byte, error) {
+			if dir, ok := strings.CutPrefix(name, skills.ListingPrefix); ok {
+				inputs.Listed(name, skills.ListingDigest(dir)) // the files of a skills directory
+				return nil, nil
+			}
 			src, err := os.ReadFile(name)
 			inputs.ReadFile(name, src, err) // another package's source the model read: its docs and directives
 			return src, err

@@ -25,6 +25,7 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/emit"
 	"github.com/rpcgen/rpcgen/generator/internal/load"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
+	"github.com/rpcgen/rpcgen/generator/internal/skills"
 )
 
 // The generation cache keeps whole outputs, so that a run whose inputs an
@@ -59,6 +60,12 @@ func logHolds(l *schema.InputLog, pkg *packages.Package) bool {
 		}
 	}
 	for name, want := range l.Files {
+		if dir, ok := strings.CutPrefix(name, skills.ListingPrefix); ok {
+			if skills.ListingDigest(dir) != want {
+				return false
+			}
+			continue
+		}
 		if schema.ContentDigest(os.ReadFile(name)) != want {
 			return false
 		}

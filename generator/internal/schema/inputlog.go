@@ -27,6 +27,18 @@ func (l *InputLog) ReadFile(name string, src []byte, err error) {
 	l.Files[name] = ContentDigest(src, err)
 }
 
+// Listed records the digest of something the run read that is not a
+// file's content (a directory's listing), under name.
+func (l *InputLog) Listed(name, digest string) {
+	if l == nil {
+		return
+	}
+	if l.Files == nil {
+		l.Files = map[string]string{}
+	}
+	l.Files[name] = digest
+}
+
 // ContentDigest is the hex SHA-256 of a file read as src, or "" when reading
 // it failed with err.
 func ContentDigest(src []byte, err error) string {

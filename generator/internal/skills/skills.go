@@ -81,6 +81,7 @@ var known = []string{"name", "description", "license", "compatibility", "allowed
 // file). It returns nil after a problem.
 func Read(pkgDir, dir string, at token.Position, readFile func(string) ([]byte, error), report Reporter) *Set {
 	root := filepath.Join(pkgDir, filepath.FromSlash(dir))
+	_, _ = readFile(ListingPrefix + root) // recorded: the output depends on which files there are
 	fsys := os.DirFS(root)
 	var skillDirs, files []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -341,4 +342,33 @@ func mimeType(name string, text bool) string {
 		return "text/plain"
 	}
 	return "application/octet-stream"
+}
+
+// ListingPrefix marks a name Read asks its readFile for that is not a file:
+// "listing:" and a directory, whose answer does not matter but whose
+// recording does. A caller that records what a run read (the output cache)
+// records ListingDigest of the directory under that name, so that a file
+// added to or removed from a skills directory invalidates the output.
+const ListingPrefix = "listing:"
+
+// ListingDigest is the hex SHA-256 of the names of everything under dir
+// (relative, slash-separated, sorted, with a / after each directory), ""
+// when dir cannot be walked.
+func ListingDigest(dir string) string {
+	var names []string
+	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			p += "/"
+		}
+		names = append(names, p)
+		return nil
+	})
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(strings.Join(names, "\n")))
+	return hex.EncodeToString(sum[:])
 }
