@@ -73,6 +73,9 @@ type Implementation struct {
 	Version     string `json:"version"`
 	Description string `json:"description,omitempty"`
 	WebsiteURL  string `json:"websiteUrl,omitempty"`
+	// Icons are images a client may show for the implementation
+	// (2025-11-25 and later; see CheckIcon).
+	Icons []Icon `json:"icons,omitempty"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must treat them

@@ -57,6 +57,10 @@ type ResourceInfo struct {
 	MIMEType    string          `json:"mimeType,omitempty"`
 	Size        int64           `json:"size,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
+	// Icons (2025-11-25) and Meta, the _meta object (2025-06-18), are nil
+	// when absent.
+	Icons []Icon          `json:"icons,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // ResourceTemplateInfo describes one template as resources/templates/list
@@ -68,6 +72,10 @@ type ResourceTemplateInfo struct {
 	Description string          `json:"description,omitempty"`
 	MIMEType    string          `json:"mimeType,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
+	// Icons (2025-11-25) and Meta, the _meta object (2025-06-18), are nil
+	// when absent.
+	Icons []Icon          `json:"icons,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // PromptInfo describes one prompt as prompts/list lists it.
@@ -76,4 +84,8 @@ type PromptInfo struct {
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Arguments   []PromptArgument `json:"arguments,omitempty"`
+	// Icons (2025-11-25) and Meta, the _meta object (2025-06-18), are nil
+	// when absent.
+	Icons []Icon          `json:"icons,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }

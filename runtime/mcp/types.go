@@ -21,6 +21,10 @@ type ToolInfo struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	// Annotations are the server's behaviour hints; untrusted.
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+	// Icons are images a client may show for the tool (2025-11-25).
+	Icons []Icon `json:"icons,omitempty"`
+	// Meta is the descriptor's _meta object (2025-06-18), nil when absent.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // CallToolParams is one tools/call request as CallToolRaw sends it.

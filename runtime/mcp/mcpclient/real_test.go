@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -180,7 +181,7 @@ func checkClientRealSession(t *testing.T, c *mcpclient.Client, version string, l
 	if c.ProtocolVersion() != want || c.Modern() != (want == mcp.Version20260728) {
 		t.Fatalf("version %q, modern %v", c.ProtocolVersion(), c.Modern())
 	}
-	if c.ServerInfo() != (mcp.Implementation{Name: "real", Version: "1.2"}) || c.Instructions() != "add numbers" {
+	if !reflect.DeepEqual(c.ServerInfo(), mcp.Implementation{Name: "real", Version: "1.2"}) || c.Instructions() != "add numbers" {
 		t.Errorf("server %+v, instructions %q", c.ServerInfo(), c.Instructions())
 	}
 	tools, err := c.ListTools(ctx)

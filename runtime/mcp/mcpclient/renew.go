@@ -174,8 +174,18 @@ func (c *Client) renewLoop(done chan struct{}) {
 
 // sameSession reports whether a and b negotiated the same.
 func sameSession(a, b *SessionInfo) bool {
-	return a.ProtocolVersion == b.ProtocolVersion && a.ServerInfo == b.ServerInfo &&
+	return a.ProtocolVersion == b.ProtocolVersion && sameImplementation(a.ServerInfo, b.ServerInfo) &&
 		a.Instructions == b.Instructions && bytes.Equal(a.Capabilities, b.Capabilities)
+}
+
+// sameImplementation reports whether a and b describe the same
+// implementation, icons included.
+func sameImplementation(a, b mcp.Implementation) bool {
+	return a.Name == b.Name && a.Title == b.Title && a.Version == b.Version &&
+		a.Description == b.Description && a.WebsiteURL == b.WebsiteURL &&
+		slices.EqualFunc(a.Icons, b.Icons, func(x, y mcp.Icon) bool {
+			return x.Src == y.Src && x.MIMEType == y.MIMEType && x.Theme == y.Theme && slices.Equal(x.Sizes, y.Sizes)
+		})
 }
 
 // reinitialize runs one attempt: a new session, initialized offering the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -151,7 +152,7 @@ func TestClientSessionEraUpgrade(t *testing.T) {
 				t.Errorf("old session %+v", got[0])
 			}
 			want := mcpclient.SessionInfo{ProtocolVersion: mcp.Version20260728, ServerInfo: mcp.Implementation{Name: "up", Version: "2"}, Instructions: "new"}
-			if n := got[1]; n.ProtocolVersion != want.ProtocolVersion || n.ServerInfo != want.ServerInfo || n.Instructions != want.Instructions {
+			if n := got[1]; n.ProtocolVersion != want.ProtocolVersion || !reflect.DeepEqual(n.ServerInfo, want.ServerInfo) || n.Instructions != want.Instructions {
 				t.Errorf("new session %+v, want %+v", n, want)
 			}
 			if !c.Modern() || c.ProtocolVersion() != mcp.Version20260728 || c.ServerInfo().Version != "2" || c.Instructions() != "new" {

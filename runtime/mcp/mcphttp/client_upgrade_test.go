@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -149,11 +150,11 @@ func TestClientSessionUpgrade(t *testing.T) {
 			close(stop)
 			wg.Wait()
 
-			if got[0].ProtocolVersion != before.ProtocolVersion || got[0].ServerInfo != before.ServerInfo || got[0].Instructions != "old" {
+			if got[0].ProtocolVersion != before.ProtocolVersion || !reflect.DeepEqual(got[0].ServerInfo, before.ServerInfo) || got[0].Instructions != "old" {
 				t.Errorf("old session %+v, want %+v", got[0], before)
 			}
 			want := mcpclient.SessionInfo{ProtocolVersion: tc.version, ServerInfo: mcp.Implementation{Name: "up", Version: "2"}, Instructions: "new"}
-			if n := got[1]; n.ProtocolVersion != want.ProtocolVersion || n.ServerInfo != want.ServerInfo || n.Instructions != want.Instructions {
+			if n := got[1]; n.ProtocolVersion != want.ProtocolVersion || !reflect.DeepEqual(n.ServerInfo, want.ServerInfo) || n.Instructions != want.Instructions {
 				t.Errorf("new session %+v, want %+v", n, want)
 			}
 			if s := c.Session(); s.ProtocolVersion != tc.version || s.ServerInfo.Version != "2" || s.Instructions != "new" ||

@@ -26,6 +26,12 @@ type Resource struct {
 	// Annotations is a raw JSON object of annotations (audience, priority,
 	// lastModified), nil when none.
 	Annotations json.RawMessage
+	// Icons are images a client may show for the resource (sent from
+	// 2025-11-25 on), each one mcp.CheckIcon accepts.
+	Icons []mcp.Icon
+	// Meta is the descriptor's _meta object (sent from 2025-06-18 on), nil
+	// for none; its keys must pass mcp.CheckMetaKey.
+	Meta json.RawMessage
 	// Handler reads the resource.
 	Handler ResourceHandler
 }
@@ -41,6 +47,9 @@ type ResourceTemplate struct {
 	Name, Title, Description, MIMEType string
 	// Annotations is a raw JSON object of annotations, nil when none.
 	Annotations json.RawMessage
+	// Icons and Meta are as for Resource.
+	Icons []mcp.Icon
+	Meta  json.RawMessage
 	// Handler reads one resource of the family; req.Vars holds the values of
 	// the template's variables, decoded.
 	Handler ResourceHandler
@@ -75,6 +84,9 @@ type Prompt struct {
 	Description string
 	// Arguments are the prompt's arguments, in order.
 	Arguments []mcp.PromptArgument
+	// Icons and Meta are as for Resource.
+	Icons []mcp.Icon
+	Meta  json.RawMessage
 	// Handler builds the prompt's messages from its arguments; a required
 	// argument is always present (the server checks before calling).
 	Handler PromptHandler

@@ -47,6 +47,8 @@ func (s *Server) AddPrompts(ps ...Prompt) {
 	r := old.next()
 	for _, p := range ps {
 		p.Arguments = append([]mcp.PromptArgument(nil), p.Arguments...)
+		p.Meta = checkDescriptor(fmt.Sprintf("prompt %q", p.Name), p.Icons, p.Meta)
+		p.Icons = cloneIcons(p.Icons)
 		r.prompts = appendKeyed(r.prompts, r.promptIdx, p.Name, &p)
 	}
 	s.reg.Store(r.finish())
@@ -192,5 +194,7 @@ func appendPrompt(b []byte, p *Prompt, v ver) []byte {
 		}
 		b = append(b, ']')
 	}
+	b = appendIcons(b, p.Icons, v)
+	b = appendDescriptorMeta(b, p.Meta, "", v)
 	return append(b, '}')
 }

@@ -74,6 +74,8 @@ func (s *Server) AddResources(rs ...Resource) {
 	added := make([]*Resource, len(rs))
 	for i, r := range rs {
 		r.Annotations = compactObject("resource "+r.URI, "Annotations", r.Annotations)
+		r.Meta = checkDescriptor("resource "+r.URI, r.Icons, r.Meta)
+		r.Icons = cloneIcons(r.Icons)
 		added[i] = &r
 	}
 	reg := old.next()
@@ -114,6 +116,8 @@ func (s *Server) AddResourceTemplates(ts ...ResourceTemplate) {
 		}
 		batch[t.URITemplate] = true
 		t.Annotations = compactObject("resource template "+t.URITemplate, "Annotations", t.Annotations)
+		t.Meta = checkDescriptor("resource template "+t.URITemplate, t.Icons, t.Meta)
+		t.Icons = cloneIcons(t.Icons)
 		added[i] = &resourceTemplate{ResourceTemplate: t, tmpl: tmpl}
 	}
 	reg := old.next()
@@ -293,6 +297,8 @@ func appendResource(b []byte, r *Resource, v ver) []byte {
 		b = append(b, `,"annotations":`...)
 		b = append(b, r.Annotations...)
 	}
+	b = appendIcons(b, r.Icons, v)
+	b = appendDescriptorMeta(b, r.Meta, "", v)
 	return append(b, '}')
 }
 
@@ -307,6 +313,8 @@ func appendTemplate(b []byte, t *resourceTemplate, v ver) []byte {
 		b = append(b, `,"annotations":`...)
 		b = append(b, t.Annotations...)
 	}
+	b = appendIcons(b, t.Icons, v)
+	b = appendDescriptorMeta(b, t.Meta, "", v)
 	return append(b, '}')
 }
 

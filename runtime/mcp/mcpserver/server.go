@@ -142,8 +142,11 @@ const (
 // a prompt or a resource to complete for.
 func (k kinds) completions() bool { return k != 0 }
 
-// NewServer returns a server that identifies itself as info. opts may be nil.
+// New returns a server that identifies itself as info. opts may be nil.
+// It panics when one of info's icons is not one mcp.CheckIcon accepts.
 func New(info mcp.Implementation, opts *Options) *Server {
+	checkDescriptor("server Implementation", info.Icons, nil)
+	info.Icons = cloneIcons(info.Icons)
 	s := &Server{info: info}
 	if opts != nil {
 		s.opts = *opts
@@ -174,8 +177,10 @@ func New(info mcp.Implementation, opts *Options) *Server {
 // AddTools adds tools to the server; tools/list lists them in the order they
 // were added. It panics on a programmer error: a name that breaks the
 // protocol's rule (1 to 128 of A-Z a-z 0-9 _ - .) or is already taken, a nil
-// Handler, or a schema that is not a JSON object. A schema is compacted; a nil
-// InputSchema stands for {"type":"object"}.
+// Handler, a schema that is not a JSON object, an icon mcp.CheckIcon
+// refuses, or a Meta mcp.CheckMeta refuses (or holding the digest's key when
+// Digest is set). A schema is compacted; a nil InputSchema stands for
+// {"type":"object"}.
 func (s *Server) AddTools(tools ...Tool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -205,6 +210,12 @@ func (s *Server) AddTools(tools ...Tool) {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
 		t.OutputSchema = compactSchema(t.Name, "OutputSchema", t.OutputSchema)
+		if t.Digest != "" {
+			t.Meta = checkDescriptor("tool "+t.Name, t.Icons, t.Meta, mcp.MetaDigest)
+		} else {
+			t.Meta = checkDescriptor("tool "+t.Name, t.Icons, t.Meta)
+		}
+		t.Icons = cloneIcons(t.Icons)
 		added[i] = &t
 	}
 	r := old.next()

@@ -171,6 +171,7 @@ func appendImplementation(b []byte, info mcp.Implementation, v ver) []byte {
 		b = append(b, `,"websiteUrl":`...)
 		b = jsonenc.AppendString(b, info.WebsiteURL)
 	}
+	b = appendIcons(b, info.Icons, v)
 	return append(b, '}')
 }
 
@@ -303,11 +304,8 @@ func appendTool(b []byte, t *Tool, v ver) []byte {
 	if t.Annotations != nil && v.annotations() {
 		b = appendAnnotations(b, t.Annotations)
 	}
-	if t.Digest != "" && v.structured() {
-		b = append(b, `,"_meta":{"`+mcp.MetaDigest+`":`...)
-		b = jsonenc.AppendString(b, t.Digest)
-		b = append(b, '}')
-	}
+	b = appendIcons(b, t.Icons, v)
+	b = appendDescriptorMeta(b, t.Meta, t.Digest, v)
 	return append(b, '}')
 }
 

@@ -41,6 +41,13 @@ type Tool struct {
 	// in the text the model reads, and its data in a second text block, as
 	// the JSON-RPC error object; see docs/mcp.md, "Tool errors".
 	Errors []DeclaredError
+	// Icons are images a client may show for the tool; tools/list sends
+	// them from 2025-11-25 on. Each must pass mcp.CheckIcon.
+	Icons []mcp.Icon
+	// Meta is the descriptor's own _meta object (from 2025-06-18 on), nil
+	// for none: keys mcp.CheckMetaKey accepts, beside Digest's, which it
+	// may not hold. Extensions describe tools there (MCP Apps' "ui").
+	Meta json.RawMessage
 	// Handler runs the tool.
 	Handler ToolHandler
 	// Content says that Handler returns a whole tools/call result, an object
