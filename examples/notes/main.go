@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // newServer serves st's methods as MCP tools, and its tags as the
 // io.github.rpcgen/notes-tags extension.
 func newServer(st *store, logger *slog.Logger) *mcpserver.Server {
-	srv := mcpserver.New(mcp.Implementation{Name: "notes", Title: "Notes", Version: "1.0.0"}, &mcpserver.Options{
+	srv := mcpserver.New(mcp.Implementation{Name: "notes", Title: "Notes", Version: "1.0.0", Icons: NotesIcons}, &mcpserver.Options{
 		Instructions: "A notes store. Add notes with add_note, find them with search_notes, and read one with get_note.",
 		Logger:       logger,
 	})

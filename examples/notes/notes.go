@@ -11,6 +11,7 @@ import (
 // ordinary Go service; rpcgen turns it into MCP tools and a JSON-RPC API.
 //
 //rpcgen:service name=notes
+//rpcgen:icon file=icons/note.svg sizes=any
 type Notes interface {
 	// AddNote stores a new note and returns it with its id and creation time.
 	//
@@ -50,6 +51,7 @@ type Notes interface {
 	// read or attach to a conversation.
 	//
 	//rpcgen:resource uri=notes://{id} name=note title="A note" mime=application/json
+	//rpcgen:icon file=icons/note.svg sizes=any
 	Note(ctx context.Context, id NoteID) (Note, error)
 
 	// CompleteNoteID suggests the ids of stored notes that start with what

@@ -349,8 +349,11 @@ func NotesResourceTemplates(impl Notes) []mcpserver.ResourceTemplate {
 		Title:       "A note",
 		Description: "Note is one note as an MCP resource, notes://<id>, that a client can\nread or attach to a conversation.",
 		MIMEType:    "application/json",
-		Handler:     h.readNote,
-		Complete:    h.completeNote,
+		Icons: []mcp.Icon{
+			{Src: "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PHBhdGggZD0iTTMgMWg3bDMgM3YxMUgzeiIgZmlsbD0iI2Y1ZDc2ZSIgc3Ryb2tlPSIjN2E2YTFlIi8+PHBhdGggZD0iTTUgN2g2TTUgMTBoNiIgc3Ryb2tlPSIjN2E2YTFlIi8+PC9zdmc+Cg==", Sizes: []string{"any"}},
+		},
+		Handler:  h.readNote,
+		Complete: h.completeNote,
 	}}
 }
 
@@ -430,6 +433,12 @@ func (h notesHandler) completeReviewNotes(ctx context.Context, req *mcpserver.Co
 		return &mcp.Completion{Values: values}, nil
 	}
 	return &mcp.Completion{Values: []string{}}, nil
+}
+
+// NotesIcons are the icons of the Notes interface's //rpcgen:icon lines, for the
+// server's mcp.Implementation (Icons), which clients show from 2025-11-25 on.
+var NotesIcons = []mcp.Icon{
+	{Src: "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PHBhdGggZD0iTTMgMWg3bDMgM3YxMUgzeiIgZmlsbD0iI2Y1ZDc2ZSIgc3Ryb2tlPSIjN2E2YTFlIi8+PHBhdGggZD0iTTUgN2g2TTUgMTBoNiIgc3Ryb2tlPSIjN2E2YTFlIi8+PC9zdmc+Cg==", Sizes: []string{"any"}},
 }
 
 // NotesMCPClient calls the tools, resources, prompts and completions of

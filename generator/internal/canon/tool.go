@@ -3,16 +3,21 @@ package canon
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
-// Tool is an MCP tool descriptor as tools/list sends it from 2025-06-18
-// on, less its _meta (where rpcgen carries the digest itself).
+// Tool is an MCP tool descriptor as tools/list sends it in 2025-11-25 and
+// later, less its _meta (where rpcgen carries the digest itself); before
+// 2025-11-25 it has no icons.
 type Tool struct {
 	Name, Title, Description  string
 	InputSchema, OutputSchema json.RawMessage // OutputSchema nil when there is none
 	// Hints are the annotations' hints that are set, by their wire names
 	// (readOnlyHint, destructiveHint, idempotentHint, openWorldHint).
 	Hints map[string]bool
+	// Icons are the tool's icons (2025-11-25), nil for none.
+	Icons []mcp.Icon
 }
 
 // JSON is the descriptor as a JSON object, with the members tools/list
@@ -32,6 +37,9 @@ func (t *Tool) JSON() ([]byte, error) {
 	}
 	if len(t.Hints) > 0 {
 		obj["annotations"] = t.Hints
+	}
+	if len(t.Icons) > 0 {
+		obj["icons"] = t.Icons
 	}
 	return json.Marshal(obj)
 }

@@ -33,7 +33,7 @@ func (g *emitter) descriptors(services []*model.Service) ([]*ToolDescriptor, err
 			sc := g.schemas[m]
 			d := &ToolDescriptor{Method: m, Tool: canon.Tool{
 				Name: m.Tool.Name, Title: m.Tool.Title, Description: toolDescription(m),
-				InputSchema: sc.input, OutputSchema: sc.output, Hints: hints(m.Tool),
+				InputSchema: sc.input, OutputSchema: sc.output, Hints: hints(m.Tool), Icons: m.Tool.Icons,
 			}}
 			var err error
 			if d.Digest, d.Size, err = d.Tool.Digest(); err != nil {

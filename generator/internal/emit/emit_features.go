@@ -148,6 +148,7 @@ func (g *emitter) resourceLiteral(m *model.Method, names *serviceNames) jen.Code
 		if mime := r.DefaultMIME(); mime != "" {
 			field("MIMEType", jen.Lit(mime))
 		}
+		descriptorFields(field, r.Icons, r.Meta)
 		field("Handler", jen.Id("h").Dot(names.read(m)))
 		if len(r.Completers) > 0 {
 			field("Complete", jen.Id("h").Dot(names.complete(m)))
@@ -183,6 +184,7 @@ func (g *emitter) promptLiteral(m *model.Method, names *serviceNames) jen.Code {
 				args.Line()
 			}))
 		}
+		descriptorFields(field, p.Icons, p.Meta)
 		field("Handler", jen.Id("h").Dot(names.prompt(m)))
 		if len(p.Completers) > 0 || len(g.enumArgs(m)) > 0 {
 			field("Complete", jen.Id("h").Dot(names.complete(m)))

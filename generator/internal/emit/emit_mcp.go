@@ -30,6 +30,7 @@ func (g *emitter) tools(s *model.Service, names *serviceNames) {
 		g.toolDecls(s, names, tools)
 	}
 	g.features(s, names, len(tools) > 0)
+	g.serviceIcons(s)
 	g.mcpClient(s, names)
 }
 
@@ -97,6 +98,7 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 				}
 			}))
 		}
+		descriptorFields(field, m.Tool.Icons, m.Tool.Meta)
 		field("Digest", jen.Id(names.digest(m)))
 		if len(m.Errors) > 0 {
 			// The names the description gives, for the text of a failed call.

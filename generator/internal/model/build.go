@@ -201,6 +201,7 @@ func (b *builder) buildService(name string) *Service {
 	s.Schema = readSchemaOptions(dirs["schema"], SchemaOptions{})
 	s.Errors = b.declaredErrors(dirs["service"])
 	s.IgnoreBreaking = breakingIgnores(dirs["breaking"], errs)
+	s.Icons = b.icons(dirs["icon"], "interface "+s.Name)
 	if iface.NumMethods() == 0 {
 		errs.At(obj.Pos(), "interface %s has no methods", name)
 		return nil
@@ -304,6 +305,7 @@ func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *
 	} else {
 		buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
 	}
+	b.methodDescriptors(m, dirs)
 	checkStream(m, dirs, errs)
 	methodIdempotent(m, dirs["method"], errs)
 	methodErrors(m, s.Errors, b.declaredErrors(dirs["method"]), pos, errs)

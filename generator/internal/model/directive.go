@@ -24,7 +24,7 @@ type Directive struct {
 }
 
 // repeatable are the directives a doc comment may hold more than once.
-var repeatable = map[string]bool{"example": true, "breaking": true}
+var repeatable = map[string]bool{"example": true, "breaking": true, "icon": true}
 
 // directiveArg is a bare flag ("notification") or a key=value pair
 // ("name=notes", `title="Add a note"`).
@@ -55,17 +55,19 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"extension": {"id": valueArg, "settings": valueArg},
 		"skills":    {"dir": valueArg},
 		"breaking":  {"ignore": valueArg, "reason": valueArg},
+		"icon":      iconKeys,
 	},
 	"method": {
 		"method": {"name": valueArg, "notification": boolArg, "idempotent": flagArg, "description": valueArg, "errors": valueArg},
 		"tool": {
 			"name": valueArg, "title": valueArg, "skip": boolArg,
 			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,
-			"scopes": valueArg, "task": valueArg, "taskbegins": boolArg,
+			"scopes": valueArg, "task": valueArg, "taskbegins": boolArg, "meta": valueArg,
 		},
 		"schema":   {"dialect": boolArg, "defs": boolArg},
-		"resource": {"uri": valueArg, "mime": valueArg, "name": valueArg, "title": valueArg},
-		"prompt":   {"name": valueArg, "title": valueArg},
+		"resource": {"uri": valueArg, "mime": valueArg, "name": valueArg, "title": valueArg, "meta": valueArg},
+		"prompt":   {"name": valueArg, "title": valueArg, "meta": valueArg},
+		"icon":     iconKeys,
 		"complete": {"prompt": valueArg, "resource": valueArg, "arg": valueArg},
 		"example":  {"name": valueArg, "params": valueArg, "result": valueArg, "error": valueArg, "data": valueArg},
 		"breaking": {"ignore": valueArg, "reason": valueArg},
@@ -74,6 +76,9 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"schema": {"file": valueArg},
 	},
 }
+
+// iconKeys are the keys of //rpcgen:icon (see descriptor.go).
+var iconKeys = directiveSpec{"src": valueArg, "file": valueArg, "mime": valueArg, "sizes": valueArg, "theme": valueArg}
 
 // ParseDirectives reads the //rpcgen: lines of a doc comment, reporting
 // malformed ones, ones that do not belong at place ("interface", "method",

@@ -1,12 +1,14 @@
 package model
 
 import (
+	"encoding/json"
 	"go/token"
 	"go/types"
 	"strings"
 
 	"github.com/rpcgen/rpcgen/generator/internal/diag"
 	"github.com/rpcgen/rpcgen/generator/internal/naming"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
@@ -37,7 +39,10 @@ type Resource struct {
 	// Completers are the //rpcgen:complete methods for the template's
 	// variables, in source order.
 	Completers []*Method
-	uriPos     token.Position
+	// Icons and Meta are as for Tool.
+	Icons  []mcp.Icon
+	Meta   json.RawMessage
+	uriPos token.Position
 }
 
 // Template reports whether the resource is a template.
@@ -80,7 +85,10 @@ type Prompt struct {
 	// Completers are the //rpcgen:complete methods for the prompt's
 	// arguments, in source order.
 	Completers []*Method
-	namePos    token.Position
+	// Icons and Meta are as for Tool.
+	Icons   []mcp.Icon
+	Meta    json.RawMessage
+	namePos token.Position
 }
 
 // PromptArg is one argument of a prompt: a string param (required) or a

@@ -9,12 +9,14 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/token"
 	"go/types"
 	"strings"
 
 	"github.com/rpcgen/rpcgen/generator/internal/skills"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // Service is one Go interface turned into a JSON-RPC service.
@@ -48,6 +50,9 @@ type Service struct {
 	// Skills, when set, are the skills of //rpcgen:skills dir=... on the
 	// interface, read and checked at generate time (skills.go).
 	Skills *skills.Set
+	// Icons are the interface's //rpcgen:icon lines, for the server's
+	// Implementation (the generated <Svc>Icons); nil when none.
+	Icons []mcp.Icon
 	// IgnoreBreaking are the rpcgen breaking rules the interface's
 	// //rpcgen:breaking directives ignore, each "RULE:reason".
 	IgnoreBreaking []string
@@ -116,6 +121,10 @@ type Tool struct {
 	// TaskBegins says the handler marks where the call becomes a task
 	// (mcpserver.BeginTask; //rpcgen:tool taskbegins).
 	TaskBegins bool
+	// Icons (//rpcgen:icon) and Meta (meta=, a compact JSON object) are the
+	// descriptor's; nil when not given.
+	Icons []mcp.Icon
+	Meta  json.RawMessage
 }
 
 // Param is one method parameter (other than the context).
