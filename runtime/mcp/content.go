@@ -108,6 +108,7 @@ func (c Content) AppendJSON(b []byte) []byte {
 		b = append(b, `,"resource":`...)
 		b = c.Resource.AppendJSON(b)
 	}
+	b = c.appendToolBlock(b)
 	if len(c.Annotations) > 0 {
 		b = append(b, `,"annotations":`...)
 		b = append(b, c.Annotations...)

@@ -38,22 +38,36 @@ type CreateMessageParams struct {
 	ModelPreferences json.RawMessage   `json:"modelPreferences,omitempty"`
 	IncludeContext   string            `json:"includeContext,omitempty"`
 	Metadata         json.RawMessage   `json:"metadata,omitempty"`
-	Meta             json.RawMessage   `json:"_meta,omitempty"`
-}
-
-// SamplingMessage is one message of a sampling conversation.
-type SamplingMessage struct {
-	Role    string  `json:"role"`
-	Content Content `json:"content"`
-}
-
-// CreateMessageResult is the model's message.
-type CreateMessageResult struct {
-	Role       string          `json:"role"`
-	Content    Content         `json:"content"`
-	Model      string          `json:"model"`
-	StopReason string          `json:"stopReason,omitempty"`
+	// Tools are the tools the model may call (2025-11-25 and later; the
+	// client must have declared sampling.tools): their name, description
+	// and input schema, as tools/list describes tools.
+	Tools []ToolInfo `json:"tools,omitempty"`
+	// ToolChoice says how the model uses Tools; nil is mode "auto".
+	ToolChoice *ToolChoice     `json:"toolChoice,omitempty"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SamplingMessage is one message of a sampling conversation. Content is its
+// content block; a message of several blocks (2025-11-25: tool uses, tool
+// results) holds them all in Contents, and then Content is the first when
+// decoded and ignored when encoded. Blocks returns the blocks either way.
+type SamplingMessage struct {
+	Role     string
+	Content  Content
+	Contents []Content
+	Meta     json.RawMessage
+}
+
+// CreateMessageResult is the model's message: Content, or Contents when it
+// has several blocks (as SamplingMessage). A model that calls tools answers
+// tool_use blocks with StopReason "toolUse".
+type CreateMessageResult struct {
+	Role       string
+	Content    Content
+	Contents   []Content
+	Model      string
+	StopReason string
+	Meta       json.RawMessage
 }
 
 // Root is one root the client exposes (roots/list): a file:// URI and an

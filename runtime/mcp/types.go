@@ -78,6 +78,16 @@ type Content struct {
 	Resource    *ResourceContents `json:"resource,omitempty"`
 	Annotations json.RawMessage   `json:"annotations,omitempty"`
 	Meta        json.RawMessage   `json:"_meta,omitempty"`
+	// A tool_use block of a sampling message (2025-11-25): ID, Name and
+	// Input, the arguments object.
+	ID    string          `json:"id,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+	// A tool_result block: ToolUseID, the blocks of the result in Content,
+	// and optionally StructuredContent and IsError.
+	ToolUseID         string          `json:"toolUseId,omitempty"`
+	Content           []Content       `json:"content,omitempty"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
 }
 
 // ResourceContents is the resource an embedded resource block carries: a

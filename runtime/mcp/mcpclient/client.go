@@ -61,6 +61,11 @@ type Options struct {
 	// OnSample answers the server's requests for a message from the
 	// client's model (sampling/createMessage), as OnElicit does.
 	OnSample func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// SampleTools declares sampling.tools with OnSample: the model it asks
+	// may use the tools a request offers (p.Tools, p.ToolChoice, tool_use
+	// and tool_result blocks, 2025-11-25). Without it such a request is
+	// refused with Invalid params.
+	SampleTools bool
 	// Roots lists the roots the client exposes (roots/list), as OnElicit
 	// answers.
 	Roots func(ctx context.Context) ([]mcp.Root, error)

@@ -39,7 +39,9 @@ func defaultCapabilities(opts *Options) json.RawMessage {
 	if opts.Roots != nil {
 		add(`"roots":{"listChanged":false}`)
 	}
-	if opts.OnSample != nil {
+	if opts.OnSample != nil && opts.SampleTools {
+		add(`"sampling":{"tools":{}}`)
+	} else if opts.OnSample != nil {
 		add(`"sampling":{}`)
 	}
 	return append(b, '}')
@@ -77,6 +79,9 @@ func (c *Client) answerInput(ctx context.Context, method string, params []byte) 
 		p := new(mcp.CreateMessageParams)
 		if err := decodeInputParams(method, params, p); err != nil {
 			return nil, err
+		}
+		if p.UsesTools() && !c.opts.SampleTools {
+			return nil, runtime.InvalidParams("sampling with tools: the client did not declare sampling.tools")
 		}
 		res, err := c.opts.OnSample(ctx, p)
 		if err != nil {

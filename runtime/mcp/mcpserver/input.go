@@ -207,6 +207,11 @@ func (cc *callCtx) Sample(key string, p *mcp.CreateMessageParams) (*mcp.CreateMe
 	if err := cc.require("sampling"); err != nil {
 		return nil, err
 	}
+	if p.UsesTools() {
+		if err := cc.requireSamplingTools(); err != nil {
+			return nil, err
+		}
+	}
 	params, err := json.Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: Sample: %w", err)
@@ -320,7 +325,26 @@ func decodeSampleResult(raw []byte, r *mcp.CreateMessageResult) error {
 	if r.Role != "user" && r.Role != "assistant" || r.Content.Type == "" {
 		return errors.New("sampling/createMessage result needs a role and a content block")
 	}
+	for _, c := range r.Blocks() {
+		if c.Type == mcp.ContentToolUse && (c.ID == "" || c.Name == "" || !isObject(c.Input)) {
+			return errors.New("sampling/createMessage result: a tool_use block needs an id, a name and an input object")
+		}
+	}
 	return nil
+}
+
+// requireSamplingTools: sampling with tools (tools, toolChoice, tool use and
+// result blocks) needs 2025-11-25 and the client's sampling.tools.
+func (cc *callCtx) requireSamplingTools() error {
+	caps, _ := capability(cc.caps, "sampling")
+	if _, ok := capability(caps, "tools"); ok && cc.v >= ver20251125 {
+		return nil
+	}
+	return &runtime.Error{
+		Code:    mcp.CodeMissingClientCapability,
+		Message: "Server requires the sampling capability with tools for this request",
+		Data:    json.RawMessage(`{"requiredCapabilities":{"sampling":{"tools":{}}}}`),
+	}
 }
 
 func decodeRootsResult(raw []byte, r *listRootsResult) error {
