@@ -189,6 +189,13 @@ type wireTool struct {
 		IdempotentHint  *bool `json:"idempotentHint"`
 		OpenWorldHint   *bool `json:"openWorldHint"`
 	} `json:"annotations"`
+	Icons []struct {
+		Src      string   `json:"src"`
+		MIMEType string   `json:"mimeType"`
+		Sizes    []string `json:"sizes"`
+		Theme    string   `json:"theme"`
+	} `json:"icons"`
+	Meta map[string]json.RawMessage `json:"_meta"`
 }
 
 // wireResult is a tools/call result as the client handed it to us.

@@ -254,6 +254,9 @@ func checkToolList(t *testing.T, s session) map[string]*jsonschema.Resolved {
 		} else if hasOutput {
 			outputs[tool.Name] = resolve(t, tool.Name+" outputSchema", tool.OutputSchema)
 		}
+		if tool.Name == "search_notes" {
+			checkDescriptor(t, s.ProtocolVersion(), tool)
+		}
 		a := tool.Annotations
 		if a == nil {
 			t.Errorf("%s: no annotations", tool.Name)
@@ -369,5 +372,23 @@ func checkProgress(t *testing.T, events []wireEvent, notes int) {
 	}
 	if len(values) != notes {
 		t.Errorf("got %d progress notifications %v, want one per note (%d)", len(values), values, notes)
+	}
+}
+
+// checkDescriptor: search_notes carries its icon (from 2025-11-25) and its
+// _meta, the directive's key beside the digest (from 2025-06-18), as the
+// client decoded them.
+func checkDescriptor(t *testing.T, version string, tool wireTool) {
+	t.Helper()
+	wantIcon := version >= "2025-11-25"
+	hasIcon := len(tool.Icons) == 1 && strings.HasPrefix(tool.Icons[0].Src, "data:image/svg+xml;base64,") &&
+		slices.Equal(tool.Icons[0].Sizes, []string{"any"})
+	if hasIcon != wantIcon || !wantIcon && len(tool.Icons) > 0 {
+		t.Errorf("search_notes in %s: icons %+v, want the note icon: %v", version, tool.Icons, wantIcon)
+	}
+	wantMeta := version >= "2025-06-18"
+	hasMeta := string(tool.Meta["notes/kind"]) == `"query"` && strings.HasPrefix(string(tool.Meta["io.github.rpcgen/digest"]), `"sha256:`)
+	if hasMeta != wantMeta || !wantMeta && len(tool.Meta) > 0 {
+		t.Errorf("search_notes in %s: _meta %v, want notes/kind and the digest: %v", version, tool.Meta, wantMeta)
 	}
 }

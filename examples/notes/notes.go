@@ -23,7 +23,8 @@ type Notes interface {
 	// query: text to look for, case-insensitive.
 	// limit: the most notes to return; all of them when absent.
 	//
-	//rpcgen:tool readonly openworld=false
+	//rpcgen:tool readonly openworld=false meta=`{"notes/kind":"query"}`
+	//rpcgen:icon file=icons/note.svg sizes=any
 	SearchNotes(ctx context.Context, query string, limit *int) ([]Note, error)
 
 	// GetNote returns the note with the given id.

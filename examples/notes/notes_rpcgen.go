@@ -255,8 +255,8 @@ const (
 const (
 	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (1395 bytes).
 	NotesAddNoteToolDigest = "sha256:107e89045886b840f2b9e33bb86f0632bc7651080f9fc26e58ff9f84569e94d5"
-	// NotesSearchNotesToolDigest is the digest of the search_notes tool's descriptor (1300 bytes).
-	NotesSearchNotesToolDigest = "sha256:a6725dd2448373b92126b3c98232a6c34984d967d762d42d0700df4da2eaefe5"
+	// NotesSearchNotesToolDigest is the digest of the search_notes tool's descriptor (1591 bytes).
+	NotesSearchNotesToolDigest = "sha256:e8797bfdec26244a1ddf732831bc28e7b46147d6ac98875278344c92f5ba5a06"
 	// NotesGetNoteToolDigest is the digest of the get_note tool's descriptor (937 bytes).
 	NotesGetNoteToolDigest = "sha256:041ebeb0e11e6616ad4c81b471bf85049c6d0a6475cd3e72918a344f518284f5"
 	// NotesDeleteNoteToolDigest is the digest of the delete_note tool's descriptor (346 bytes).
@@ -299,6 +299,10 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		InputSchema:  json.RawMessage(notesSearchNotesInputSchema),
 		OutputSchema: json.RawMessage(notesSearchNotesOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Icons: []mcp.Icon{
+			{Src: "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PHBhdGggZD0iTTMgMWg3bDMgM3YxMUgzeiIgZmlsbD0iI2Y1ZDc2ZSIgc3Ryb2tlPSIjN2E2YTFlIi8+PHBhdGggZD0iTTUgN2g2TTUgMTBoNiIgc3Ryb2tlPSIjN2E2YTFlIi8+PC9zdmc+Cg==", Sizes: []string{"any"}},
+		},
+		Meta:         json.RawMessage(`{"notes/kind":"query"}`),
 		Digest:       NotesSearchNotesToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveSearchNotes),
 		TrustResults: true,
