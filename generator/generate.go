@@ -258,9 +258,13 @@ func runWith(cfg Config, deepSchemas bool, layer *cache.Layer, snap **contract.S
 			return nil, err
 		}
 	}
+	var doc string // the first interface's, for a server.json's description
+	if len(services) > 0 {
+		doc = services[0].Doc
+	}
 	listing, err := serverdoc.Files(serverdoc.Meta(cfg.Server), serverdoc.Outputs{
 		ServerJSON: joinDir(dir, cfg.ServerJSON), ServerCard: joinDir(dir, cfg.ServerCard),
-		Version: cfg.APIVersion, Doc: services[0].Doc,
+		Version: cfg.APIVersion, Doc: doc,
 	})
 	if err != nil {
 		return nil, err
