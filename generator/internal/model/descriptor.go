@@ -45,15 +45,17 @@ func (b *builder) icons(d *Directive, what string) []mcp.Icon {
 		if v, _, ok := d.value("sizes"); ok {
 			ic.Sizes = strings.Split(v, ",")
 		}
-		pos := d.Pos
+		pos := filePos
+		if hasSrc {
+			pos = srcPos
+		}
 		switch {
 		case hasSrc == hasFile:
 			b.errs.At(d.Pos, "%s: //rpcgen:icon needs src= (a URL or data: URI) or file= (an image file), one of them", what)
 			continue
 		case hasSrc:
-			ic.Src, pos = src, srcPos
+			ic.Src = src
 		default:
-			pos = filePos
 			var ok bool
 			if ic.Src, ok = b.iconFile(d, file, ic.MIMEType, what); !ok {
 				continue
