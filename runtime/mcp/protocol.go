@@ -99,3 +99,20 @@ func Bool(b bool) *bool { return &b }
 type ToolCaller interface {
 	CallTool(ctx context.Context, name string, args, result any) error
 }
+
+// MCP Apps (the io.modelcontextprotocol/ui extension): a tool names a view, an
+// HTML document served as a ui:// resource, that a host renders in a
+// sandboxed iframe beside the tool's result; the view talks to the host over
+// postMessage (JSON-RPC: ui/initialize, tools/call, ...).
+const (
+	// ExtensionApps is the identifier of the MCP Apps extension, which a
+	// server serving views declares.
+	ExtensionApps = "io.modelcontextprotocol/ui"
+	// AppMIMEType is the MIME type of a view's resource.
+	AppMIMEType = "text/html;profile=mcp-app"
+	// AppURIScheme is the scheme of a view's resource URI, with its colon.
+	AppURIScheme = "ui:"
+	// MetaAppResourceURI is the older, flat key of a tool's _meta naming its
+	// view, which hosts still read beside _meta.ui.resourceUri.
+	MetaAppResourceURI = "ui/resourceUri"
+)
