@@ -25,6 +25,7 @@ type Notes interface {
 	//
 	//rpcgen:tool readonly openworld=false meta=`{"notes/kind":"query"}`
 	//rpcgen:icon file=icons/note.svg sizes=any
+	//rpcgen:app uri=ui://notes/board.html file=board.html title="Notes board" description="The notes as a list, with a field to add one." border
 	SearchNotes(ctx context.Context, query string, limit *int) ([]Note, error)
 
 	// GetNote returns the note with the given id.

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -302,7 +303,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Icons: []mcp.Icon{
 			{Src: "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PHBhdGggZD0iTTMgMWg3bDMgM3YxMUgzeiIgZmlsbD0iI2Y1ZDc2ZSIgc3Ryb2tlPSIjN2E2YTFlIi8+PHBhdGggZD0iTTUgN2g2TTUgMTBoNiIgc3Ryb2tlPSIjN2E2YTFlIi8+PC9zdmc+Cg==", Sizes: []string{"any"}},
 		},
-		Meta:         json.RawMessage(`{"notes/kind":"query"}`),
+		Meta:         json.RawMessage(`{"ui":{"resourceUri":"ui://notes/board.html"},"ui/resourceUri":"ui://notes/board.html","notes/kind":"query"}`),
 		Digest:       NotesSearchNotesToolDigest,
 		Handler:      mcpserver.WrapResult(h.serveSearchNotes),
 		TrustResults: true,
@@ -332,6 +333,32 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Digest:       NotesReindexToolDigest,
 		Handler:      h.serveReindex,
 		TrustResults: true,
+	}}
+}
+
+// MCP App views (extension io.modelcontextprotocol/ui) of the Notes tools: the
+// ui:// resource of each, and the _meta that names it in tools/list.
+const (
+	// NotesSearchNotesAppURI is the URI of the view of the search_notes tool.
+	NotesSearchNotesAppURI   = "ui://notes/board.html"
+	notesSearchNotesToolMeta = `{"ui":{"resourceUri":"ui://notes/board.html"},"ui/resourceUri":"ui://notes/board.html"}`
+)
+
+// notesSearchNotesAppHTML is board.html, the view of the search_notes tool.
+//
+//go:embed "board.html"
+var notesSearchNotesAppHTML string
+
+// NotesApps returns the views of the Notes tools, for mcpserver.Server.AddApps,
+// which also declares the MCP Apps extension.
+func NotesApps() []mcpserver.App {
+	return []mcpserver.App{{
+		URI:         NotesSearchNotesAppURI,
+		Name:        "search_notes",
+		Title:       "Notes board",
+		Description: "The notes as a list, with a field to add one.",
+		HTML:        notesSearchNotesAppHTML,
+		UI:          json.RawMessage(`{"prefersBorder":true}`),
 	}}
 }
 
@@ -376,11 +403,12 @@ func NotesPrompts(impl Notes) []mcpserver.Prompt {
 	}}
 }
 
-// RegisterNotes adds the tools, resource templates and prompts of impl to srv.
+// RegisterNotes adds the tools, resource templates, prompts and tools' views of impl to srv.
 func RegisterNotes(srv *mcpserver.Server, impl Notes) {
 	srv.AddTools(NotesTools(impl)...)
 	srv.AddResourceTemplates(NotesResourceTemplates(impl)...)
 	srv.AddPrompts(NotesPrompts(impl)...)
+	srv.AddApps(NotesApps()...)
 }
 
 // readNote reads a resource of the template Notes.Note.

@@ -294,7 +294,7 @@ func preflight(t *testing.T, target, origin string) int {
 	return resp.StatusCode
 }
 
-// bundle writes mcp.js and refused.js, the pages' scripts with the SDK and
+// bundle writes mcp.js, refused.js and apps.js, the pages' scripts with the SDK and
 // the generated client, to dir with esbuild (installed by npm ci in interop/).
 func bundle(t *testing.T, dir string) {
 	t.Helper()
@@ -306,7 +306,7 @@ func bundle(t *testing.T, dir string) {
 		t.Fatalf("esbuild is not installed: run npm ci in interop/ (interop/browser/run.sh does): %v", err)
 	}
 	cmd := exec.Command(esbuild, "--bundle", "--format=esm", "--platform=browser", "--target=es2022",
-		"--log-level=warning", "--outdir="+dir, "page/mcp.mjs", "page/refused.mjs")
+		"--log-level=warning", "--outdir="+dir, "page/mcp.mjs", "page/refused.mjs", "page/apps.mjs")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("esbuild: %v\n%s", err, out)
 	}
@@ -346,10 +346,10 @@ func servePages(t *testing.T, dir, addr, name string) *pageServer {
 	}
 	p := &pageServer{origin: "http://" + net.JoinHostPort(host, port), results: make(chan []byte, 1)}
 	mux := http.NewServeMux()
-	for _, f := range []string{"allowed.html", "refused.html"} {
+	for _, f := range []string{"allowed.html", "refused.html", "apps.html"} {
 		mux.HandleFunc("GET /"+f, func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, filepath.Join("page", f)) })
 	}
-	for _, f := range []string{"mcp.js", "refused.js"} {
+	for _, f := range []string{"mcp.js", "refused.js", "apps.js"} {
 		mux.HandleFunc("GET /"+f, func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, filepath.Join(dir, f)) })
 	}
 	mux.HandleFunc("POST /result", func(w http.ResponseWriter, r *http.Request) {

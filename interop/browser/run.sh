@@ -4,7 +4,10 @@
 # examples/notes --cors-origin, rpcgen's generated TypeScript client against
 # examples/calculator --cors-origin and, beside it, internal/probe's client,
 # which shares its TypeScript runtime (one RPCError across both), and a page
-# of an origin neither lists, which must be refused.
+# of an origin neither lists, which must be refused; and an MCP App host
+# (apps_test.go): @modelcontextprotocol/ext-apps' AppBridge renders the view
+# examples/notes' search_notes names (ui://notes/board.html), whose Add
+# button calls add_note back through the bridge.
 #
 #   interop/browser/run.sh                 needs chromium on PATH (Debian:
 #                                          apt-get install chromium)

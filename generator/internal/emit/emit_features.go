@@ -18,10 +18,11 @@ import (
 // serviceFeatures sorts a service's feature methods by kind, in source order.
 type serviceFeatures struct {
 	resources, templates, prompts []*model.Method
+	apps                          []*model.Method // tools with a view
 }
 
 func featuresOf(s *model.Service) *serviceFeatures {
-	f := &serviceFeatures{}
+	f := &serviceFeatures{apps: appsOf(s)}
 	for _, m := range s.Methods {
 		switch {
 		case m.Resource != nil && m.Resource.Template():
@@ -65,6 +66,9 @@ func (n *serviceNames) complete(m *model.Method) string    { return "complete" +
 func (g *emitter) features(s *model.Service, names *serviceNames, hasTools bool) {
 	feats := featuresOf(s)
 	if !feats.any() {
+		if len(feats.apps) > 0 {
+			g.register(s, feats, hasTools)
+		}
 		return
 	}
 	f := g.file
@@ -201,7 +205,7 @@ func (g *emitter) register(s *model.Service, feats *serviceFeatures, hasTools bo
 	for _, k := range []struct {
 		name string
 		has  bool
-	}{{"tools", hasTools}, {"resources", len(feats.resources) > 0}, {"resource templates", len(feats.templates) > 0}, {"prompts", len(feats.prompts) > 0}} {
+	}{{"tools", hasTools}, {"resources", len(feats.resources) > 0}, {"resource templates", len(feats.templates) > 0}, {"prompts", len(feats.prompts) > 0}, {"tools' views", len(feats.apps) > 0}} {
 		if k.has {
 			kinds = append(kinds, k.name)
 		}
@@ -226,6 +230,9 @@ func (g *emitter) register(s *model.Service, feats *serviceFeatures, hasTools bo
 		}
 		if len(feats.prompts) > 0 {
 			b.Add(add("AddPrompts", "Prompts"))
+		}
+		if len(feats.apps) > 0 {
+			b.Id("srv").Dot("AddApps").Call(jen.Id(s.Name + "Apps").Call().Op("..."))
 		}
 	})
 }

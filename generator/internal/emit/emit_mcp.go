@@ -29,6 +29,9 @@ func (g *emitter) tools(s *model.Service, names *serviceNames) {
 	if len(tools) > 0 {
 		g.toolDecls(s, names, tools)
 	}
+	if apps := appsOf(s); len(apps) > 0 {
+		g.apps(s, names, apps)
+	}
 	g.features(s, names, len(tools) > 0)
 	g.serviceIcons(s)
 	g.mcpClient(s, names)
@@ -98,7 +101,11 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 				}
 			}))
 		}
-		descriptorFields(field, m.Tool.Icons, m.Tool.Meta)
+		meta := m.Tool.Meta
+		if m.Tool.App != nil && len(meta) > 0 {
+			meta = mergeMeta(toolMetaJSON(m.Tool.App), meta)
+		}
+		descriptorFields(field, m.Tool.Icons, meta)
 		field("Digest", jen.Id(names.digest(m)))
 		if len(m.Errors) > 0 {
 			// The names the description gives, for the text of a failed call.
@@ -107,6 +114,9 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 					g.Values(jen.Id("Name").Op(":").Lit(e.Name), jen.Id("Code").Op(":").Id(e.GoName).Dot("Code"))
 				}
 			}))
+		}
+		if m.Tool.App != nil && len(m.Tool.Meta) == 0 {
+			field("Meta", jen.Qual("encoding/json", "RawMessage").Call(jen.Id(names.toolMeta(m))))
 		}
 		handler := jen.Id("h").Dot(names.serve(m))
 		if m.Stream {

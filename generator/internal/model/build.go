@@ -1,11 +1,13 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -40,8 +42,10 @@ type builder struct {
 	// warnings the type checks gave, once each.
 	typeSchemas map[string]*StatedSchema
 	warned      map[string]bool
-	// read reads a file the output depends on (Options.ReadFile).
+	// read reads a file the output depends on and records it; dir is the
+	// package's directory.
 	read func(name string) ([]byte, error)
+	dir  string
 }
 
 // typeChecker returns a checker of the types of one method or declaration.
@@ -101,6 +105,9 @@ func BuildWith(pkg *packages.Package, names []string, typeErrs diag.List, opts O
 		warnings: &diag.Collector{Fset: pkg.Fset},
 		declared: map[*types.TypeName]*declDirectives{},
 		read:     read,
+	}
+	if len(pkg.GoFiles) > 0 {
+		b.dir = filepath.Dir(pkg.GoFiles[0])
 	}
 	b.stated = &statedSchemas{pkg: pkg, idx: b.idx, errs: b.errs}
 	var services []*Service
@@ -306,6 +313,21 @@ func (b *builder) buildMethod(s *Service, svc *types.TypeName, fn *types.Func) *
 		buildFeature(m, dirs, errs, packageNameQualifier(pkg.Types))
 	}
 	b.methodDescriptors(m, dirs)
+	if m.Tool != nil && s.Extension == nil {
+		m.Tool.App = buildApp(m, dirs["app"], b.dir, b.read, errs)
+		if m.Tool.App != nil && len(m.Tool.Meta) > 0 {
+			var keys map[string]json.RawMessage
+			if json.Unmarshal(m.Tool.Meta, &keys) == nil {
+				for _, k := range []string{"ui", "ui/resourceUri"} {
+					if _, taken := keys[k]; taken {
+						errs.At(dirs["app"].Pos, "method %s: meta= sets %q, which //rpcgen:app writes: leave it to the view", m.Name, k)
+					}
+				}
+			}
+		}
+	} else if d := dirs["app"]; d != nil {
+		errs.At(d.Pos, "method %s: //rpcgen:app gives a tool a view, and %s is not a tool", m.Name, m.Name)
+	}
 	checkStream(m, dirs, errs)
 	methodIdempotent(m, dirs["method"], errs)
 	methodErrors(m, s.Errors, b.declaredErrors(dirs["method"]), pos, errs)

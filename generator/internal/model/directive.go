@@ -64,6 +64,11 @@ var knownDirectives = map[string]map[string]directiveSpec{
 			"readonly": boolArg, "destructive": boolArg, "idempotent": boolArg, "openworld": boolArg,
 			"scopes": valueArg, "task": valueArg, "taskbegins": boolArg, "meta": valueArg,
 		},
+		"app": {
+			"uri": valueArg, "file": valueArg, "name": valueArg, "title": valueArg, "description": valueArg,
+			"connect": valueArg, "resources": valueArg, "frames": valueArg, "baseuri": valueArg,
+			"permissions": valueArg, "domain": valueArg, "border": boolArg, "visibility": valueArg,
+		},
 		"schema":   {"dialect": boolArg, "defs": boolArg},
 		"resource": {"uri": valueArg, "mime": valueArg, "name": valueArg, "title": valueArg, "meta": valueArg},
 		"prompt":   {"name": valueArg, "title": valueArg, "meta": valueArg},

@@ -95,6 +95,13 @@ func checkFeatureNames(services []*Service, errs *diag.Collector) {
 					uris[r.URI] = s.Name + "." + m.Name
 				}
 			}
+			if a := appOf(m); a != nil {
+				if prev := uris[a.URI]; prev != "" {
+					errs.AtPosition(a.uriPos, "method %s: //rpcgen:app uri=%s: the URI is already used by %s; a view is one tool's", m.Name, a.URI, prev)
+				} else {
+					uris[a.URI] = s.Name + "." + m.Name
+				}
+			}
 		}
 	}
 }
@@ -212,4 +219,12 @@ func isSliceOf(t types.Type, mcpName string) bool {
 func isPointerTo(t types.Type, mcpName string) bool {
 	p, ok := types.Unalias(t).(*types.Pointer)
 	return ok && isMCPNamed(p.Elem(), mcpName)
+}
+
+// appOf returns the view of m's tool, or nil.
+func appOf(m *Method) *App {
+	if m.Tool == nil {
+		return nil
+	}
+	return m.Tool.App
 }

@@ -125,6 +125,8 @@ type Tool struct {
 	// descriptor's; nil when not given.
 	Icons []mcp.Icon
 	Meta  json.RawMessage
+	// App is the tool's MCP App view (//rpcgen:app), nil when it has none.
+	App *App
 }
 
 // Param is one method parameter (other than the context).
