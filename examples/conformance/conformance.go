@@ -84,6 +84,18 @@ type Conformance interface {
 	//rpcgen:tool name=test_sampling readonly openworld=false
 	Sampling(ctx context.Context, prompt string) (mcp.Content, error)
 
+	// SamplingWithTools asks the client's model a question, offering it the
+	// tool get_weather (sampling with tools, 2025-11-25: the client must have
+	// declared sampling.tools). Each tool use the model answers with is run
+	// here and its result sent back as a tool_result block, until the model
+	// answers in text (three rounds at most); the result lists the tool uses
+	// as decoded and the model's last words.
+	//
+	// question: what to ask the model.
+	//
+	//rpcgen:tool name=test_sampling_with_tools readonly openworld=false
+	SamplingWithTools(ctx context.Context, question string) (mcp.Content, error)
+
 	// Elicitation asks the user for a username and an email address
 	// (elicitation/create, form mode) and returns the answer.
 	//

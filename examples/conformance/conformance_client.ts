@@ -350,6 +350,20 @@ export class ConformanceClient {
   }
 
   /**
+   * SamplingWithTools asks the client's model a question, offering it the tool
+   * get_weather (sampling with tools, 2025-11-25: the client must have declared
+   * sampling.tools). Each tool use the model answers with is run here and its
+   * result sent back as a tool_result block, until the model answers in text
+   * (three rounds at most); the result lists the tool uses as decoded and the
+   * model's last words.
+   *
+   * @param question what to ask the model.
+   */
+  async samplingWithTools(question: string, options?: CallOptions): Promise<Content> {
+    return this.#rpc.call<Content>("conformance.samplingWithTools", { question }, options);
+  }
+
+  /**
    * Elicitation asks the user for a username and an email address
    * (elicitation/create, form mode) and returns the answer.
    *

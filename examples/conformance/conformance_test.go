@@ -31,7 +31,7 @@ var toolNames = []string{
 	"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
 	"test_multiple_content_types", "test_error_handling", "test_tool_with_progress",
 	"test_tool_with_logging", "json_schema_2020_12_tool", "test_reconnection",
-	"test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
+	"test_sampling", "test_sampling_with_tools", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
 	"test_touch_watched_resource",
 	// Stateless
 	"test_input_required_result_elicitation", "test_input_required_result_sampling",
