@@ -1,9 +1,11 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/big"
 	"slices"
 	"strings"
 )
@@ -28,10 +30,14 @@ type schemaCmp struct {
 	out              []schemaChange
 }
 
+// decode reads a schema with its numbers as written (json.Number), so
+// that bounds such as the int64 minimum compare and print exactly.
 func decode(raw json.RawMessage) map[string]any {
 	var v map[string]any
 	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &v)
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		_ = d.Decode(&v)
 	}
 	return v
 }
@@ -241,28 +247,35 @@ func (c *schemaCmp) enum(path string, old, new map[string]any) {
 func (c *schemaCmp) bounds(path string, old, new map[string]any) {
 	lower := []string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"}
 	upper := []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "multipleOf"}
-	num := func(m map[string]any, k string) (float64, bool) { f, ok := m[k].(float64); return f, ok }
+	num := func(m map[string]any, k string) (*big.Rat, bool) {
+		n, ok := m[k].(json.Number)
+		if !ok {
+			return nil, false
+		}
+		r, ok := (&big.Rat{}).SetString(string(n))
+		return r, ok
+	}
 	for _, k := range lower {
 		o, oOK := num(old, k)
 		n, nOK := num(new, k)
 		switch {
-		case nOK && (!oOK || n > o):
+		case nOK && (!oOK || n.Cmp(o) > 0):
 			c.add(schemaChange{path: path, narrower: true, old: bound(k, o, oOK), new: bound(k, n, nOK)})
-		case oOK && (!nOK || n < o):
+		case oOK && (!nOK || n.Cmp(o) < 0):
 			c.add(schemaChange{path: path, wider: true, old: bound(k, o, oOK), new: bound(k, n, nOK)})
 		}
 	}
 	for _, k := range upper {
 		o, oOK := num(old, k)
 		n, nOK := num(new, k)
-		narrower := nOK && (!oOK || n < o)
+		narrower := nOK && (!oOK || n.Cmp(o) < 0)
 		if k == "multipleOf" {
-			narrower = nOK && (!oOK || n != o)
+			narrower = nOK && (!oOK || n.Cmp(o) != 0)
 		}
 		switch {
 		case narrower:
 			c.add(schemaChange{path: path, narrower: true, old: bound(k, o, oOK), new: bound(k, n, nOK)})
-		case oOK && (!nOK || n > o):
+		case oOK && (!nOK || n.Cmp(o) > 0):
 			c.add(schemaChange{path: path, wider: true, old: bound(k, o, oOK), new: bound(k, n, nOK)})
 		}
 	}
@@ -278,11 +291,19 @@ func (c *schemaCmp) bounds(path string, old, new map[string]any) {
 	}
 }
 
-func bound(k string, v float64, ok bool) string {
+// bound prints a bound as an exact number: an integer as written, any
+// other number as its shortest exact decimal.
+func bound(k string, v *big.Rat, ok bool) string {
 	if !ok {
 		return "no " + k
 	}
-	return fmt.Sprintf("%s %v", k, v)
+	if v.IsInt() {
+		return k + " " + v.Num().String()
+	}
+	if s, exact := v.FloatPrec(); exact {
+		return k + " " + v.FloatString(s)
+	}
+	return k + " " + v.RatString()
 }
 
 func (c *schemaCmp) object(path string, old, new map[string]any) {
