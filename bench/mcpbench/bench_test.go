@@ -59,6 +59,46 @@ func BenchmarkToolsCall(b *testing.B) {
 	}
 }
 
+// BenchmarkToolsCallLarge measures one in-process tools/call of the large
+// tool, whose structured result is about 1 MiB (LargeBytes), one caller at a
+// time: rpcgen and the floor. MB/s counts the structured result's bytes.
+func BenchmarkToolsCallLarge(b *testing.B) {
+	ctx := context.Background()
+	for _, era := range eras {
+		for _, p := range []*Peer{rpcgenPeer} {
+			b.Run(fmt.Sprintf("large/inprocess/%s/c=1/impl=%s", era, p.Name), func(b *testing.B) {
+				cl, err := p.Connect(ctx, InProcess, era)
+				if err != nil {
+					b.Fatal(err)
+				}
+				runLarge(b, cl.(LargeCaller))
+				b.StopTimer()
+				if err := cl.Close(); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+		b.Run(fmt.Sprintf("large/inprocess/%s/c=1/impl=floor", era), func(b *testing.B) {
+			runLarge(b, Floor(era).(LargeCaller))
+		})
+	}
+}
+
+func runLarge(b *testing.B, cl LargeCaller) {
+	ctx := context.Background()
+	if err := CallLarge(ctx, cl); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(LargeBytes))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := CallLarge(ctx, cl); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // TestPeers checks every peer on every transport and era: both tools answer
 // correctly, one call at a time and 16 at once, and the connection closes
 // cleanly.
@@ -85,6 +125,24 @@ func TestPeers(t *testing.T) {
 func TestFloor(t *testing.T) {
 	for _, era := range eras {
 		checkCalls(t, Floor(era))
+	}
+}
+
+// TestLarge checks the large tool on rpcgen and the floor, both eras.
+func TestLarge(t *testing.T) {
+	ctx := context.Background()
+	for _, era := range eras {
+		cl, err := rpcgenPeer.Connect(ctx, InProcess, era)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CallLarge(ctx, cl.(LargeCaller)); err != nil {
+			t.Errorf("rpcgen %s: %v", era, err)
+		}
+		cl.Close()
+		if err := CallLarge(ctx, Floor(era).(LargeCaller)); err != nil {
+			t.Errorf("floor %s: %v", era, err)
+		}
 	}
 }
 

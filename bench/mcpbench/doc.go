@@ -45,6 +45,17 @@
 // Built with GOEXPERIMENT=jsonv2 the same code is the encoding/json/v2 floor
 // that issue 32's targets are stated against.
 //
+// BenchmarkToolsCallLarge/large/inprocess/<era>/c=1/impl=<rpcgen|floor> is
+// one in-process tools/call of the large tool, whose structured result is
+// service.LargeN records, 1,055,711 bytes of JSON (LargeBytes, about 1 MiB):
+// ids, ASCII names, tag lists, float scores and flags, taken from a list
+// built once, so a call costs its JSON work alone. The server sends it with
+// its text copy, as for the other tools; the client decodes it into
+// []service.Record, and the first, a middle and the last record are checked.
+// MB/s counts the structured result's bytes; B/op divided by LargeBytes is
+// the bytes allocated per payload byte that issue 32's target is stated in.
+// Only rpcgen and the floor serve it (LargeCaller).
+//
 // TestToolsCallAllocs pins rpcgen's allocations per in-process call (add and
 // echo, both eras) at their exact count, so that a change that adds one fails.
 //

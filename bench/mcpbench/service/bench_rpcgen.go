@@ -22,6 +22,8 @@ const (
 	BenchAddMethod = "bench.add"
 	// BenchEchoMethod is the JSON-RPC method name of Bench.Echo.
 	BenchEchoMethod = "bench.echo"
+	// BenchLargeMethod is the JSON-RPC method name of Bench.Large.
+	BenchLargeMethod = "bench.large"
 )
 
 // BenchClient calls a remote Bench over JSON-RPC 2.0. It implements
@@ -53,6 +55,13 @@ func (c *BenchClient) Echo(ctx context.Context, text string) (Echoed, error) {
 	return runtime.Call[Echoed](ctx, c.caller, BenchEchoMethod, &benchEchoParams{Text: text})
 }
 
+// Large returns the first n records of a fixed list.
+//
+// It calls the remote method "bench.large".
+func (c *BenchClient) Large(ctx context.Context, n int) (Records, error) {
+	return runtime.Call[Records](ctx, c.caller, BenchLargeMethod, &benchLargeParams{N: n})
+}
+
 // NewBenchHandler returns a runtime.Handler that serves impl: it routes each
 // request by method name, decodes its params (by name or by position), calls
 // impl and encodes the result. Serve it with runtime.Serve, runtime.ServeStdio
@@ -73,6 +82,8 @@ func (h benchHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 		return h.serveAdd(ctx, req.Params)
 	case BenchEchoMethod:
 		return h.serveEcho(ctx, req.Params)
+	case BenchLargeMethod:
+		return h.serveLarge(ctx, req.Params)
 	default:
 		return nil, runtime.ErrMethodNotFound(req.Method)
 	}
@@ -96,12 +107,23 @@ func (h benchHandler) serveEcho(ctx context.Context, params json.RawMessage) (js
 	return rpcimpl.Result(h.impl.Echo(ctx, p.Text))
 }
 
+// serveLarge decodes the params of Bench.Large, calls it and encodes its result.
+func (h benchHandler) serveLarge(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p benchLargeParams
+	if err := decodeBenchLargeParams(params, &p); err != nil {
+		return nil, err
+	}
+	return rpcimpl.Result(h.impl.Large(ctx, p.N))
+}
+
 // MCP tool names of the Bench service.
 const (
 	// BenchAddTool is the MCP tool name of Bench.Add.
 	BenchAddTool = "add"
 	// BenchEchoTool is the MCP tool name of Bench.Echo.
 	BenchEchoTool = "echo"
+	// BenchLargeTool is the MCP tool name of Bench.Large.
+	BenchLargeTool = "large"
 )
 
 // Digests of the Bench tools: SHA-256 over each descriptor's canonical JSON
@@ -112,14 +134,18 @@ const (
 	BenchAddToolDigest = "sha256:acb4a06df9ae2e64be4bd47711b33b007359956bd052c1e7504483482042b221"
 	// BenchEchoToolDigest is the digest of the echo tool's descriptor (349 bytes).
 	BenchEchoToolDigest = "sha256:77f8ecc04ca93c9726a4eca23ee239c41f8157a5cb8074920b30aca54bf8b327"
+	// BenchLargeToolDigest is the digest of the large tool's descriptor (910 bytes).
+	BenchLargeToolDigest = "sha256:439d088a74e5bc6473d5b02bc8868a2ff87cd3578c8a20a21b1de17320c1c819"
 )
 
 // JSON Schemas (draft 2020-12) of the Bench tools' arguments and results.
 const (
-	benchAddInputSchema   = `{"type":"object","properties":{"a":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
-	benchAddOutputSchema  = `{"description":"Sum is the result of Add.","type":"object","properties":{"sum":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["sum"]}`
-	benchEchoInputSchema  = `{"type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
-	benchEchoOutputSchema = `{"description":"Echoed is the result of Echo.","type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
+	benchAddInputSchema    = `{"type":"object","properties":{"a":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"b":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["a","b"]}`
+	benchAddOutputSchema   = `{"description":"Sum is the result of Add.","type":"object","properties":{"sum":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["sum"]}`
+	benchEchoInputSchema   = `{"type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
+	benchEchoOutputSchema  = `{"description":"Echoed is the result of Echo.","type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
+	benchLargeInputSchema  = `{"type":"object","properties":{"n":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["n"]}`
+	benchLargeOutputSchema = `{"description":"Records is the result of Large: about 1 MiB of JSON for LargeN records.","type":"object","properties":{"items":{"anyOf":[{"type":"array","items":{"description":"Record is one element of Records.","type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"name":{"type":"string"},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"score":{"type":"number"},"active":{"type":"boolean"}},"additionalProperties":false,"required":["id","name","tags","score","active"]}},{"type":"null"}]}},"additionalProperties":false,"required":["items"]}`
 )
 
 // BenchTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
@@ -143,6 +169,14 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 		OutputSchema: json.RawMessage(benchEchoOutputSchema),
 		Digest:       BenchEchoToolDigest,
 		Handler:      h.serveEcho,
+		TrustResults: true,
+	}, {
+		Name:         BenchLargeTool,
+		Description:  "Large returns the first n records of a fixed list.",
+		InputSchema:  json.RawMessage(benchLargeInputSchema),
+		OutputSchema: json.RawMessage(benchLargeOutputSchema),
+		Digest:       BenchLargeToolDigest,
+		Handler:      h.serveLarge,
 		TrustResults: true,
 	}}
 }
@@ -175,6 +209,13 @@ func (c *BenchMCPClient) Add(ctx context.Context, a int, b int) (Sum, error) {
 // It calls the MCP tool "echo".
 func (c *BenchMCPClient) Echo(ctx context.Context, text string) (Echoed, error) {
 	return mcp.CallTool[Echoed](ctx, c.caller, BenchEchoTool, &benchEchoParams{Text: text})
+}
+
+// Large returns the first n records of a fixed list.
+//
+// It calls the MCP tool "large".
+func (c *BenchMCPClient) Large(ctx context.Context, n int) (Records, error) {
+	return mcp.CallTool[Records](ctx, c.caller, BenchLargeTool, &benchLargeParams{N: n})
 }
 
 // benchAddParams is the params object of Bench.Add.
@@ -240,6 +281,36 @@ func decodeBenchEchoParams(raw []byte, p *benchEchoParams) error {
 	}
 	if !hasText {
 		d.MissingField("text")
+	}
+	return d.Finish()
+}
+
+// benchLargeParams is the params object of Bench.Large.
+type benchLargeParams struct {
+	N int `json:"n"`
+}
+
+// benchLargeFields lists the params of Bench.Large, in order.
+var benchLargeFields = rpcimpl.NewFields("n")
+
+// decodeBenchLargeParams decodes the params of Bench.Large into p, by name or by
+// position, and validates them against the method's input schema.
+func decodeBenchLargeParams(raw []byte, p *benchLargeParams) error {
+	d := rpcimpl.NewDecoder(raw)
+	d.Params(benchLargeFields)
+	var hasN bool
+	var key []byte
+	for d.NextKey(&key) {
+		switch string(key) {
+		case "n":
+			hasN = true
+			p.N = d.Int()
+		default:
+			d.UnknownField(key, benchLargeFields)
+		}
+	}
+	if !hasN {
+		d.MissingField("n")
 	}
 	return d.Finish()
 }
