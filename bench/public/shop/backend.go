@@ -258,7 +258,9 @@ func (b *Backend) Checkout(ctx context.Context, args CheckoutArgs) (CheckoutResu
 			Items  []CheckoutItem `json:"items"`
 		}{args.UserID, args.Items}, &calc)
 	})
-	wg.Go(func() { count, incrErr = b.Redis.Incr(ctx, fmt.Sprintf("bench:ratelimit:user-%05d", userNum%100)).Result() })
+	wg.Go(func() {
+		count, incrErr = b.Redis.Incr(ctx, fmt.Sprintf("bench:ratelimit:user-%05d", userNum%100)).Result()
+	})
 	wg.Go(func() { pushErr = b.Redis.RPush(ctx, "bench:history:"+args.UserID, entry).Err() })
 	wg.Go(func() {
 		zErr = b.Redis.ZIncrBy(ctx, "bench:popular", 1, "product:"+strconv.Itoa(args.Items[0].ProductID)).Err()

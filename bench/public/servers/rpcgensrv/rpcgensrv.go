@@ -8,8 +8,8 @@ import (
 
 	"github.com/rpcgen/rpcgen/bench/public/shop"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
 )
 
 // Handler returns the MCP endpoint serving impl and a function that closes it.
