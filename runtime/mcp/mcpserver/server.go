@@ -290,6 +290,18 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // serves a Server Card from it.
 func (s *Server) Info() mcp.Implementation { return s.info }
 
+// ToolAnnotations returns the Annotations of the tool named name (nil when
+// it has none), and whether the server has such a tool. A task executor
+// reads the idempotent hint to decide whether a task whose worker died
+// may run again.
+func (s *Server) ToolAnnotations(name string) (*mcp.ToolAnnotations, bool) {
+	t := s.reg.Load().tool(name)
+	if t == nil {
+		return nil, false
+	}
+	return t.Annotations, true
+}
+
 // ToolInputSchema returns the input schema of the tool named name (compacted,
 // as tools/list sends it), or nil when the server has no such tool. Package
 // mcphttp reads its x-mcp-header annotations to check 2026-07-28 Mcp-Param-*
