@@ -382,6 +382,8 @@ func (c *Client) notification(env *wire.Envelope) {
 		}
 	case env.MethodIs(mcp.NotificationSubscriptionsAcknowledged):
 		c.acknowledged(env.Params)
+	case env.MethodIs(mcp.NotificationTasks):
+		c.taskNotification(env.Params)
 	case env.MethodIs(mcp.NotificationResourcesUpdated):
 		if c.opts.OnResourceUpdated == nil {
 			return

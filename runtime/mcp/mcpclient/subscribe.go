@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,7 +28,10 @@ type listener struct {
 	mu   sync.Mutex
 	uris []string                // subscribed resources, in order
 	stop context.CancelFunc      // ends the current stream; nil when none
-	acks map[int64]chan struct{} // streams waiting for their acknowledgement
+	acks map[int64]chan []byte // streams waiting for their acknowledgement (its params)
+	// tasks are the streams following a task's status (TaskHandle.Result),
+	// by subscription id.
+	tasks map[int64]*taskWatch
 }
 
 // subscribeModern changes the subscribed set (add or remove uri) and moves
@@ -108,13 +112,18 @@ func (c *Client) openListen(ctx context.Context, uris []string) (context.CancelF
 // startListen sends one subscriptions/listen with the filter fb, read
 // until lctx ends: acked closes when the server acknowledges it, ended
 // receives why it ended.
-func (c *Client) startListen(lctx context.Context, fb []byte) (acked chan struct{}, ended chan error) {
-	id := c.nextID.Add(1)
-	acked, ended = make(chan struct{}), make(chan error, 1)
+func (c *Client) startListen(lctx context.Context, fb []byte) (acked chan []byte, ended chan error) {
+	return c.startListenID(lctx, c.nextID.Add(1), fb)
+}
+
+// startListenID is startListen with the request's id: acked receives the
+// acknowledgement's params.
+func (c *Client) startListenID(lctx context.Context, id int64, fb []byte) (acked chan []byte, ended chan error) {
+	acked, ended = make(chan []byte, 1), make(chan error, 1)
 	l := &c.listen
 	l.mu.Lock()
 	if l.acks == nil {
-		l.acks = make(map[int64]chan struct{})
+		l.acks = make(map[int64]chan []byte)
 	}
 	l.acks[id] = acked
 	l.mu.Unlock()
@@ -185,6 +194,6 @@ func (c *Client) acknowledged(params []byte) {
 	delete(l.acks, id)
 	l.mu.Unlock()
 	if ch != nil {
-		close(ch)
+		ch <- bytes.Clone(params)
 	}
 }

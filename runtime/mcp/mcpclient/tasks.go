@@ -125,12 +125,22 @@ func (h *TaskHandle) Cancel(ctx context.Context) error {
 }
 
 // Result follows the task until it ends and returns its result, the
-// tools/call result as raw JSON: it polls tasks/get as often as the server
-// asks (pollIntervalMs), answers each input request once with the client's
-// handlers (Options.OnElicit and the others), and, when ctx ends first,
-// cancels the task and returns ctx's error. A failed task's error is the
-// *runtime.Error it failed with; a cancelled one's is ErrTaskCancelled.
+// tools/call result as raw JSON. In 2026-07-28 it listens for the task's
+// status notifications (subscriptions/listen naming the task) when the
+// server agrees to send them; otherwise, or once that stream is lost, it
+// polls tasks/get as often as the server asks (pollIntervalMs). It answers
+// each input request once with the client's handlers (Options.OnElicit
+// and the others), and, when ctx ends first, cancels the task and returns
+// ctx's error. A failed task's error is the *runtime.Error it failed
+// with; a cancelled one's is ErrTaskCancelled.
 func (h *TaskHandle) Result(ctx context.Context) (json.RawMessage, error) {
+	var w *taskWatch
+	defer func() {
+		if w != nil {
+			w.close()
+		}
+	}()
+	watched := false
 	for {
 		t := &h.task
 		switch t.Status {
@@ -151,6 +161,34 @@ func (h *TaskHandle) Result(ctx context.Context) (json.RawMessage, error) {
 			if err := h.answerAll(ctx); err != nil {
 				h.cancelQuietly(ctx)
 				return nil, fmt.Errorf("mcp: task %s of %s: %w", t.TaskID, h.tool, err)
+			}
+		}
+		if !watched {
+			watched = true
+			if w = h.c.watchTask(ctx, t.TaskID); w != nil {
+				// What changed before the server agreed is not sent.
+				if _, err := h.Refresh(ctx); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		if w != nil {
+			select {
+			case <-ctx.Done():
+				h.cancelQuietly(ctx)
+				return nil, ctx.Err()
+			case nt := <-w.updates:
+				h.task = nt
+				continue
+			case err := <-w.ended:
+				h.c.logger.Debug("mcp: the task's status stream ended; polling", "task", t.TaskID, "err", err)
+				w.close()
+				w = nil
+				if _, err := h.Refresh(ctx); err != nil {
+					return nil, err
+				}
+				continue
 			}
 		}
 		wait := time.Duration(t.PollIntervalMs) * time.Millisecond

@@ -86,8 +86,8 @@ func loadServerMethods() map[string]serverMethod {
 			mcp.MethodLoggingSetLevel: {handle: func(ss *Session, ctx context.Context, _ *runtime.Request, p *reqParams, _ era) (json.RawMessage, error) {
 				return ss.setLevel(ctx, p)
 			}},
-			mcp.MethodSubscriptionsListen: {handle: func(ss *Session, ctx context.Context, req *runtime.Request, p *reqParams, _ era) (json.RawMessage, error) {
-				return ss.listen(ctx, req, p)
+			mcp.MethodSubscriptionsListen: {handle: func(ss *Session, ctx context.Context, req *runtime.Request, p *reqParams, e era) (json.RawMessage, error) {
+				return ss.listen(ctx, req, p, e.caps)
 			}},
 		}
 		for name, sm := range m {

@@ -62,8 +62,9 @@ type listenFilter struct {
 // listen serves a subscriptions/listen (2026-07-28): it acknowledges with
 // the notifications it honours, sends them until the request ends, and then
 // answers nothing (the client cancelled or went away) or, after
-// EndSubscriptions, the complete result.
-func (ss *Session) listen(ctx context.Context, req *runtime.Request, p *reqParams) (json.RawMessage, error) {
+// EndSubscriptions, the complete result. caps are the client's
+// capabilities on the request: a ListenSource's key needs its extension.
+func (ss *Session) listen(ctx context.Context, req *runtime.Request, p *reqParams, caps []byte) (json.RawMessage, error) {
 	if p.notifications == nil {
 		return nil, runtime.InvalidParams(`missing "notifications"`)
 	}
@@ -72,6 +73,10 @@ func (ss *Session) listen(ctx context.Context, req *runtime.Request, p *reqParam
 		return nil, runtime.InvalidParams(`"notifications" must be a SubscriptionFilter object`)
 	}
 	srv := ss.srv
+	asked, err := srv.sourcesAsked(p.notifications, caps)
+	if err != nil {
+		return nil, err
+	}
 	id := []byte(req.ID.String())
 	select {
 	case <-srv.hub.ended:
@@ -93,9 +98,18 @@ func (ss *Session) listen(ctx context.Context, req *runtime.Request, p *reqParam
 		l.conn = runtime.ConnFromContext(ctx)
 	}
 
-	// Acknowledge before anything else can go out on the stream.
-	ack := l.appendAck(nil, honoured)
+	// Acknowledge before anything else can go out on the stream: the
+	// sources' notifications wait for l.mu.
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
 	l.mu.Lock()
+	extra, err := l.startSources(lctx, asked)
+	if err != nil {
+		l.done = true
+		l.mu.Unlock()
+		return nil, err
+	}
+	ack := l.appendAck(nil, honoured, extra)
 	srv.hub.mu.Lock()
 	if srv.hub.listeners == nil {
 		srv.hub.listeners = make(map[*listenStream]struct{})
@@ -106,7 +120,6 @@ func (ss *Session) listen(ctx context.Context, req *runtime.Request, p *reqParam
 	l.mu.Unlock()
 
 	var res json.RawMessage
-	var err error
 	select {
 	case <-ctx.Done():
 		err = runtime.ErrNoResponse
@@ -163,8 +176,9 @@ func (l *listenStream) subscribeURIs(r *registry, uris []string) []string {
 }
 
 // appendAck appends the members of the acknowledgement after the _meta: the
-// notifications l honours and the resource subscriptions honoured.
-func (l *listenStream) appendAck(ack []byte, honoured []string) []byte {
+// notifications l honours, the resource subscriptions honoured and the
+// sources' members (extra, each preceded by a comma).
+func (l *listenStream) appendAck(ack []byte, honoured []string, extra []byte) []byte {
 	ack = append(ack, `,"notifications":{`...)
 	n := len(ack)
 	flag := func(on bool, name string) {
@@ -190,6 +204,12 @@ func (l *listenStream) appendAck(ack []byte, honoured []string) []byte {
 			ack = jsonenc.AppendString(ack, u)
 		}
 		ack = append(ack, ']')
+	}
+	if len(extra) > 0 {
+		if len(ack) == n {
+			extra = extra[1:]
+		}
+		ack = append(ack, extra...)
 	}
 	return append(ack, '}')
 }

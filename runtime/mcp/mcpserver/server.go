@@ -93,7 +93,8 @@ type Server struct {
 	tools    ToolCallHandler // the tool middleware chain; nil without
 	observed bool            // method middleware may observe notifications
 
-	taskStarter atomic.Pointer[TaskStarter] // SetTaskStarter (task.go)
+	taskStarter   atomic.Pointer[TaskStarter] // SetTaskStarter (task.go)
+	listenSources []ListenSource              // AddListenSource (listen_source.go), under mu
 }
 
 // encoded holds a registry's results as one revision sends them.

@@ -71,8 +71,10 @@ type Manager struct {
 
 // Enable adds the Tasks extension to srv and returns its Manager: the
 // server declares the extension, serves tasks/get, tasks/update and
-// tasks/cancel to clients that declared it, and runs its task tools as
-// tasks. opts may be nil. Call it once, before serving.
+// tasks/cancel to clients that declared it, sends their status
+// notifications on the subscriptions/listen streams that name them
+// ("taskIds", 2026-07-28), and runs its task tools as tasks. opts may be
+// nil. Call it once, before serving.
 func Enable(srv *mcpserver.Server, opts *Options) *Manager {
 	m := &Manager{srv: srv}
 	if opts != nil {
@@ -102,6 +104,7 @@ func Enable(srv *mcpserver.Server, opts *Options) *Manager {
 			mcp.MethodTasksCancel: m.handleCancel,
 		},
 	})
+	srv.AddListenSource(m.listenSource())
 	srv.SetTaskStarter(m)
 	return m
 }
