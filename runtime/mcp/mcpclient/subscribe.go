@@ -26,8 +26,8 @@ type listener struct {
 	op sync.Mutex // serializes Subscribe and Unsubscribe
 
 	mu   sync.Mutex
-	uris []string                // subscribed resources, in order
-	stop context.CancelFunc      // ends the current stream; nil when none
+	uris []string              // subscribed resources, in order
+	stop context.CancelFunc    // ends the current stream; nil when none
 	acks map[int64]chan []byte // streams waiting for their acknowledgement (its params)
 	// tasks are the streams following a task's status (TaskHandle.Result),
 	// by subscription id.
