@@ -35,6 +35,7 @@ var HTTPPeers = []*HTTPPeer{
 	{Name: "mcpgo", handler: func(era, enc string) (http.Handler, func() error) { return mcpgoHTTP(enc, false) }},
 	{Name: "mcpgo-validate", handler: func(era, enc string) (http.Handler, func() error) { return mcpgoHTTP(enc, true) }},
 	{Name: "reference", handler: func(era, enc string) (http.Handler, func() error) { return newRefHTTP(enc == EncSSE), nil }},
+	{Name: "reference-tuned", handler: func(era, enc string) (http.Handler, func() error) { return newRefTunedHTTP(enc == EncSSE), nil }},
 }
 
 // rpcgenHTTP is mcphttp.NewHandler over the generated tools: one handler

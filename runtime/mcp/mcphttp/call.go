@@ -35,6 +35,10 @@ type call struct {
 	reply  []byte          // what it returned, for a JSON response
 	first  conn            // the POST's own connection
 	key    []byte          // what an inline call is known by (streamKey)
+
+	// ctx and body are the call's own, handed to a worker (workers.go).
+	ctx  context.Context
+	body []byte
 }
 
 // serveCall runs a request of the session and answers the POST with its
@@ -72,8 +76,10 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 	s.mu.Unlock()
 
 	if h.opts.SSE {
+		// The priming event goes out with the response when the call
+		// answers at once, or on its own primeDelay later (see primeLate).
 		c.mu.Lock()
-		c.startSSE(true)
+		c.startSSE(false)
 		c.mu.Unlock()
 	}
 	ctx = mcpserver.WithStreamCloser(ctx, c.closeStream)
@@ -82,7 +88,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		c.answer(&c.first)
 		return
 	}
-	go c.run(ctx, body)
+	h.work.start(c, ctx, body)
 	c.wait(r, &c.first)
 }
 

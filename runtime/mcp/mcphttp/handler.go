@@ -40,6 +40,7 @@ type Handler struct {
 	store  EventStore
 	modern *mcpserver.Session // serves every 2026-07-28 request, statelessly
 	rep    *replica           // with a SessionStore: this handler is one replica (replica.go)
+	work   workers            // the goroutines of legacy calls not run inline (workers.go)
 
 	// params caches the x-mcp-header parameters of the tools, by name.
 	paramsMu sync.Mutex
@@ -105,6 +106,7 @@ func NewHandler(srv *mcpserver.Server, opts *Options) *Handler {
 		h.store = NewMemoryEventStore(0)
 	}
 	h.exitFn = h.exit
+	h.work.init()
 	h.hard, h.hardCancel = context.WithCancel(context.Background())
 	if !h.opts.DisableLegacySSE {
 		h.legacy = newSSELegacy(h)

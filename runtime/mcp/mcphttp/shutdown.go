@@ -52,6 +52,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	if h.rep != nil {
 		h.rep.close()
 	}
+	h.work.stop()
 	return err
 }
 

@@ -206,10 +206,12 @@ func appendEvent(b []byte, id string, msg []byte) []byte {
 // 2025-11-25 on); st.mu held, st.conn set.
 func (st *stream) prime() { st.sendPrime(true) }
 
-// primeLate is prime without the flush, for a caller that writes and
-// flushes an event right after it (the message that made a call's response
-// an event stream): the two go out in one write. The spec wants the priming
-// event sent immediately, and it is.
+// primeLate is prime without the flush, for a caller that writes an event
+// right after it (the message that made a call's response an event stream)
+// or soon (an Options.SSE call, which mostly answers at once): the two go
+// out in one write. The spec wants the priming event sent first, and it is;
+// should no event follow, keepAlive flushes it (or, before 2025-11-25, the
+// headers) primeDelay later.
 func (st *stream) primeLate() { st.sendPrime(false) }
 
 // primeDelay bounds how long the headers of a 2026-07-28 Options.SSE
@@ -219,7 +221,9 @@ const primeDelay = 10 * time.Millisecond
 
 func (st *stream) sendPrime(flush bool) {
 	if !st.s.polling {
-		if flush && !st.conn.flush() { // the headers, at least
+		if !flush {
+			st.conn.pending = true // the headers, with the next event or primeDelay later
+		} else if !st.conn.flush() { // the headers, at least
 			st.detach(releaseGone)
 		}
 		return

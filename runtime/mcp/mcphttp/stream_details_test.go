@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,82 +8,54 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
+	"github.com/rpcgen/rpcgen/runtime/sse"
 )
 
-// flushRecorder is a ResponseWriter that notes whether a priming event (an
-// "id:" line) had been flushed to the client, keeping the writer's other
-// interfaces through Unwrap (the connection can still be taken over).
-type flushRecorder struct {
-	http.ResponseWriter
-	mu      sync.Mutex
-	written bytes.Buffer
-	primed  bool
-}
-
-func (w *flushRecorder) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	w.written.Write(b)
-	w.mu.Unlock()
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *flushRecorder) Flush() {
-	w.mu.Lock()
-	if bytes.Contains(w.written.Bytes(), []byte("id:")) {
-		w.primed = true
-	}
-	w.mu.Unlock()
-	http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-func (w *flushRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w *flushRecorder) wasPrimed() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.primed
-}
-
-// The priming event of a call's event stream (Options.SSE) goes out at
-// once, as the spec says: it has reached the connection, flushed, before
-// the tool even runs.
-func TestPrimingEventFlushedAtOnce(t *testing.T) {
+// The priming event of a call's event stream (Options.SSE) reaches the
+// client while the call runs: here the tool answers only once the client
+// has read it. (A call that answers at once sends it with its response, in
+// one write.)
+func TestPrimingEventSentWhileCallRuns(t *testing.T) {
 	rpctest.CheckLeaks(t)
-	type recKey struct{}
+	read := make(chan struct{})
 	srv := mcpserver.New(mcp.Implementation{Name: "prime", Version: "1"}, nil)
-	srv.AddTools(mcpserver.Tool{Name: "primed", InputSchema: json.RawMessage(`{"type":"object"}`),
+	srv.AddTools(mcpserver.Tool{Name: "after_priming", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			rec, _ := ctx.Value(recKey{}).(*flushRecorder)
-			if rec == nil {
-				return nil, nil
-			}
-			if rec.wasPrimed() {
+			select {
+			case <-read:
 				return json.RawMessage(`{"primed":true}`), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
 			}
-			return json.RawMessage(`{"primed":false}`), nil
 		}})
 	h := NewHandler(srv, &Options{SSE: true})
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &flushRecorder{ResponseWriter: w}
-		h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), recKey{}, rec)))
-	}))
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { h.Close() })
 	hn := &harness{t: t, h: h, ts: ts, url: ts.URL + "/mcp"}
 	sid := hn.initialize(mcp.Version20251125)
-	evs := events(t, hn.post(toolCall(1, "primed", `{}`), "Mcp-Session-Id", sid))
-	if len(evs) != 2 || evs[0].Data != "" || !evs[0].HasID {
-		t.Fatalf("events: %+v", evs)
+	var r reply
+	withinTime(t, "the headers of the call's event stream", func() {
+		r = hn.post(toolCall(1, "after_priming", `{}`), "Mcp-Session-Id", sid)
+	})
+	if r.resp == nil {
+		t.Fatalf("not an event stream: %d %s", r.status, r.body)
 	}
-	if !strings.Contains(evs[1].Data, `"primed":true`) {
-		t.Fatalf("the priming event had not been flushed when the tool ran: %s", evs[1].Data)
+	rd := sse.NewReader(r.resp.Body)
+	var ev sse.Event
+	withinTime(t, "the priming event, the tool waiting for it", func() { ev = nextEvent(t, rd) })
+	if ev.Data != "" || !ev.HasID {
+		t.Fatalf("first event: %+v, want a priming event (an id, no data)", ev)
+	}
+	close(read)
+	if ev = nextEvent(t, rd); !strings.Contains(ev.Data, `"primed":true`) || !ev.HasID {
+		t.Fatalf("second event: %+v, want the response", ev)
 	}
 }
 
