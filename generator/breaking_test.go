@@ -32,7 +32,8 @@ func TestBreakingGolden(t *testing.T) {
 	}
 	root := t.TempDir()
 	goldentest.WriteModule(t, root, repo)
-	seen := map[string]bool{}
+	seen := map[string]bool{}     // rule and verdict (verdict) of each report line
+	doneSafely := map[string]bool{} // rules a case made its changes around
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
 		t.Run(name, func(t *testing.T) {
@@ -79,8 +80,13 @@ func TestBreakingGolden(t *testing.T) {
 					t.Errorf("done safely, yet %d breaking changes", n)
 				}
 				for _, r := range strings.Fields(rules) {
+					if _, ok := contract.RuleByName(r); !ok {
+						t.Errorf("done safely around %s, which is no rule", r)
+					}
 					if strings.Contains(got.String(), ": "+r+" (") {
 						t.Errorf("done safely around %s, yet it fires", r)
+					} else if n == 0 {
+						doneSafely[r] = true
 					}
 				}
 			}
@@ -105,13 +111,67 @@ func TestBreakingGolden(t *testing.T) {
 			}
 		})
 	}
-	// Every rule has a case where it fires, and every breaking rule one
-	// where a directive ignores it or a safe change stands beside it.
+	if t.Failed() || *update {
+		return
+	}
+	// The corpus is complete: every breaking rule has a case where it
+	// breaks and a case where its change is made the safe way (a "done
+	// safely:" line naming it, in a case where nothing breaks); every safe
+	// rule has a case where it is listed as safe.
 	for _, r := range contract.Rules {
-		if !seen[r.Name+"!"] && !seen[r.Name+"~"] && !seen[r.Name+"+"] {
-			t.Errorf("rule %s fires in no case of testdata/breaking", r.Name)
+		switch {
+		case r.Breaking && !seen[r.Name+"!"]:
+			t.Errorf("breaking rule %s breaks in no case of testdata/breaking", r.Name)
+		case r.Breaking && !doneSafely[r.Name]:
+			t.Errorf("breaking rule %s has no case of testdata/breaking making its change safely (a \"done safely: %s\" line)", r.Name, r.Name)
+		case !r.Breaking && !seen[r.Name+"+"]:
+			t.Errorf("safe rule %s is listed in no case of testdata/breaking", r.Name)
 		}
 	}
+}
+
+// TestBreakingRulesDocumented: docs/evolving.md names every rule in its
+// tables (a "| `RULE` |" row for a breaking rule, the safe ones in their
+// list), and names no rule rpcgen does not have.
+func TestBreakingRulesDocumented(t *testing.T) {
+	repo, err := goldentest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(repo, "docs", "evolving.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range contract.Rules {
+		want := "`" + r.Name + "`"
+		if r.Breaking {
+			want = "| " + want + " |"
+		}
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("docs/evolving.md does not document rule %s (no %q)", r.Name, want)
+		}
+	}
+	for _, f := range strings.FieldsFunc(string(doc), func(r rune) bool { return r == '`' || r == ' ' || r == '|' || r == '\n' || r == ',' }) {
+		if isRuleName(f) {
+			if _, ok := contract.RuleByName(f); !ok {
+				t.Errorf("docs/evolving.md names %s, which is no rule of rpcgen breaking", f)
+			}
+		}
+	}
+}
+
+// isRuleName says s looks like a rule's name: upper-case words joined by
+// underscores, two at least.
+func isRuleName(s string) bool {
+	if !strings.Contains(s, "_") || strings.HasPrefix(s, "_") || strings.HasSuffix(s, "_") {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'A' || r > 'Z') && r != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // verdict marks a report line: ! breaking, ~ ignored, + safe.

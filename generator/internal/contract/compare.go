@@ -183,6 +183,8 @@ func (c *comparer) methodChanges(om, nm *Method, ig []string) {
 			c.find("PARAM_ADDED", nm.Pos, psubj, "absent", "optional "+shapeOf(p.Schema), ig)
 		case !op.Required && p.Required:
 			c.find("PARAM_REQUIRED", nm.Pos, psubj, "optional", "required", ig)
+		case op.Required && !p.Required:
+			c.find("PARAM_WIDENED", nm.Pos, psubj, "required", "optional", ig)
 		}
 		if op == nil {
 			continue
@@ -270,9 +272,9 @@ func (c *comparer) goAPI() {
 	for _, d := range c.new.Go {
 		news[d.Name] = d.Decl
 	}
-	pos, ig := c.servicePos()
 	for _, name := range slices.SortedFunc(maps.Keys(olds), cmp.Compare) {
 		nd, ok := news[name]
+		pos, ig := c.goPos(name)
 		switch {
 		case !ok:
 			c.find("GO_REMOVED", pos, "Go "+name, olds[name], "gone", ig)
@@ -282,7 +284,40 @@ func (c *comparer) goAPI() {
 	}
 	for _, d := range c.new.Go {
 		if _, ok := olds[d.Name]; !ok {
+			pos, ig := c.goPos(d.Name)
 			c.find("GO_ADDED", pos, "Go "+d.Name, "absent", d.Decl, ig)
 		}
 	}
+}
+
+// methodConstSuffixes end the names of the constants generated for a
+// method, after the interface's and the method's names; clientTypes end
+// the names of the client types whose methods are the interface's.
+var (
+	methodConstSuffixes = []string{"Method", "Tool", "ToolDigest", "Prompt", "URI", "URITemplate", "AppURI", "ParamsSchema", "ResultSchema"}
+	clientTypes         = []string{"Client", "MCPClient"}
+)
+
+// goPos is where a change to the generated Go name is reported, with the
+// rules ignored there: at the method it was generated for (a client's
+// method "SvcClient.Sum", a constant "SvcSumMethod"), otherwise at the
+// interface.
+func (c *comparer) goPos(name string) (string, []string) {
+	for _, m := range c.new.Methods {
+		svc, meth, ok := strings.Cut(m.GoName, ".")
+		if !ok {
+			continue
+		}
+		var fits bool
+		if recv, member, isMethod := strings.Cut(name, "."); isMethod {
+			kind, ok := strings.CutPrefix(recv, svc)
+			fits = ok && member == meth && slices.Contains(clientTypes, kind)
+		} else if rest, ok := strings.CutPrefix(name, svc+meth); ok {
+			fits = slices.Contains(methodConstSuffixes, rest)
+		}
+		if fits {
+			return m.Pos, c.methodIgnores(m)
+		}
+	}
+	return c.servicePos()
 }

@@ -35,7 +35,7 @@ var Rules = []Rule{
 
 	{"METHOD_ADDED", "WIRE", false, "a JSON-RPC method was added"},
 	{"PARAM_ADDED", "WIRE", false, "an optional param was added"},
-	{"PARAM_WIDENED", "WIRE", false, "a param accepts more than before"},
+	{"PARAM_WIDENED", "WIRE", false, "a param accepts more than before, or became optional"},
 	{"RESULT_FIELD_ADDED", "WIRE", false, "a result has a new field"},
 	{"ERROR_ADDED", "WIRE", false, "a method declares a new error"},
 	{"TOOL_ADDED", "MCP", false, "a tool was added"},
