@@ -32,7 +32,7 @@ func TestBreakingGolden(t *testing.T) {
 	}
 	root := t.TempDir()
 	goldentest.WriteModule(t, root, repo)
-	seen := map[string]bool{}     // rule and verdict (verdict) of each report line
+	seen := map[string]bool{}       // rule and verdict (verdict) of each report line
 	doneSafely := map[string]bool{} // rules a case made its changes around
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
