@@ -1,0 +1,88 @@
+// Command publicbench runs the public benchmark (TM Dev Lab's MCP benchmark
+// v2, reproduced in bench/public) in one run and reports it: it builds the
+// server binaries, starts a redis-server and the API service, and for each
+// server in turn re-seeds Redis, starts the server under the same
+// GOMAXPROCS, warms it up as the original harness does, drives the k6
+// script's load with package loadgen while it samples the server's resident
+// memory from /proc, then measures one caller's tools/call and tools/list
+// rates. It writes the rows into bench/RESULTS.md (between markers, the
+// rest of the file kept), an SVG chart of requests per second and memory,
+// and the raw results as JSON, from which -from reports again.
+//
+// Run it from bench/ (see bench/README.md): go run ./public/cmd/publicbench
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+)
+
+type options struct {
+	impls      []string
+	vus        int
+	rampUp     time.Duration
+	hold       time.Duration
+	rampDown   time.Duration
+	warmup     time.Duration
+	think      time.Duration
+	single     time.Duration
+	gomaxprocs int
+}
+
+func main() {
+	var o options
+	impls := flag.String("impls", "rpcgen,mcpgo,gosdk", "servers to run, in order")
+	flag.IntVar(&o.vus, "vus", 50, "virtual users (the original: 50)")
+	flag.DurationVar(&o.rampUp, "rampup", 5*time.Second, "ramp-up (the original: 15s)")
+	flag.DurationVar(&o.hold, "hold", 40*time.Second, "sustained load (the original: 5m)")
+	flag.DurationVar(&o.rampDown, "rampdown", 3*time.Second, "ramp-down (the original: 10s)")
+	flag.DurationVar(&o.warmup, "warmup", 10*time.Second, "not measured from the start (the original: 60s)")
+	flag.DurationVar(&o.think, "think", 50*time.Millisecond, "pause after each iteration (the original: 50ms)")
+	flag.DurationVar(&o.single, "single", 5*time.Second, "single caller: how long for each of tools/call and tools/list")
+	flag.IntVar(&o.gomaxprocs, "gomaxprocs", 2, "GOMAXPROCS of every server (the original's containers: 2 vCPUs)")
+	jsonOut := flag.String("json", "", "also write the raw results here")
+	from := flag.String("from", "", "report the results in this JSON file instead of running")
+	mdOut := flag.String("o", "RESULTS.md", "the Markdown file to put the rows in (between markers)")
+	svgOut := flag.String("svg", "public.svg", "the chart to write")
+	flag.Parse()
+	o.impls = strings.Split(*impls, ",")
+
+	var run *Run
+	if *from != "" {
+		data, err := os.ReadFile(*from)
+		if err == nil {
+			err = json.Unmarshal(data, &run)
+		}
+		if err != nil {
+			fatal(err)
+		}
+	} else {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		var err error
+		if run, err = runAll(ctx, o, os.Args[1:]); err != nil {
+			fatal(err)
+		}
+		if *jsonOut != "" {
+			data, _ := json.MarshalIndent(run, "", "  ")
+			if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+				fatal(err)
+			}
+		}
+	}
+	if err := writeReport(run, *mdOut, *svgOut); err != nil {
+		fatal(err)
+	}
+	fmt.Print(markdown(run, *svgOut))
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "publicbench:", err)
+	os.Exit(1)
+}

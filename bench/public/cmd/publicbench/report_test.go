@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testRun() *Run {
+	return &Run{Date: time.Date(2026, 12, 4, 1, 2, 0, 0, time.UTC), Duration: "3m", Command: "go run ./public/cmd/publicbench",
+		Machine: "m", Go: "go", Commit: "abc", LoadBefore: "1 1 1", LoadAfter: "2 2 2", GOMAXPROCS: 2,
+		Shape: "50 users; ramp-up 5s", Servers: []*Row{
+			{Impl: "rpcgen", RPS: 1500, RSSAvgMB: 10, RSSPeakMB: 12, CPUPerReqUS: 100, SingleCall: 1000},
+			{Impl: "mcpgo", RPS: 1000, RSSAvgMB: 20, RSSPeakMB: 22, CPUPerReqUS: 150, SingleCall: 800},
+			{Impl: "gosdk", RPS: 1200, RSSAvgMB: 15, RSSPeakMB: 16, CPUPerReqUS: 300, SingleCall: 500},
+		}}
+}
+
+// TestWriteReport: the section goes between the markers, the rest of the
+// file is kept, a second report replaces the first, and the chart is drawn.
+func TestWriteReport(t *testing.T) {
+	dir := t.TempDir()
+	md, svg := filepath.Join(dir, "RESULTS.md"), filepath.Join(dir, "public", "chart.svg")
+	if err := os.Mkdir(filepath.Dir(svg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(md, []byte("# Results\n\nother tables\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := testRun()
+	for range 2 {
+		if err := writeReport(run, md, svg); err != nil {
+			t.Fatal(err)
+		}
+		run.Servers[0].RPS = 1600
+	}
+	b, _ := os.ReadFile(md)
+	text := string(b)
+	if !strings.HasPrefix(text, "# Results\n\nother tables\n\n"+beginMark) || !strings.HasSuffix(text, endMark+"\n") ||
+		strings.Count(text, beginMark) != 1 {
+		t.Fatalf("RESULTS.md:\n%s", text)
+	}
+	for _, want := range []string{
+		"| rpcgen | 1600 |", "| mcp-go | 1000 |", "| Go SDK | 1200 |",
+		"rpcgen / mcp-go: 1.60× the requests per second, 0.50× the RSS average",
+		"at least 1.4× mcp-go's requests per second: met (1.60×); more than the Go SDK's: met (1.33×); no more RSS than either: met",
+		"](public/chart.svg)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("RESULTS.md lacks %q:\n%s", want, text)
+		}
+	}
+	s, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg ", ">1600<", ">10.0 avg, 12.0 peak<", ">mcp-go<", "</svg>"} {
+		if !strings.Contains(string(s), want) {
+			t.Errorf("chart lacks %q:\n%s", want, s)
+		}
+	}
+}
