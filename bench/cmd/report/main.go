@@ -4,7 +4,7 @@
 // operation, and any custom metric), and the median per-round time ratio of
 // every implementation to rpcgen.
 //
-//	cd bench && go run ./cmd/report [-rounds 5] [-benchtime 300ms] [-bench REGEXP] [-pkgs ./mcpbench,./rpcbench,./streambench,./otelbench,./replicabench,./coldstart,./genbench]
+//	cd bench && go run ./cmd/report [-rounds 5] [-benchtime 300ms] [-bench REGEXP] [-pkgs ./mcpbench,./rpcbench,./streambench,./otelbench,./replicabench,./taskbench,./coldstart,./genbench]
 //
 // Each package's test binary is built once; then every round runs each
 // binary once, so that slow drift of the machine (heat, other load) spreads
@@ -38,7 +38,7 @@ func main() {
 	flag.IntVar(&cfg.rounds, "rounds", 5, "number of interleaved rounds; each runs every package once")
 	flag.StringVar(&cfg.benchtime, "benchtime", "300ms", "-test.benchtime of each run")
 	flag.StringVar(&cfg.bench, "bench", ".", "-test.bench regular expression of each run")
-	flag.StringVar(&pkgs, "pkgs", "./mcpbench,./rpcbench,./streambench,./otelbench,./replicabench,./coldstart,./genbench", "comma-separated benchmark packages, relative to the bench module")
+	flag.StringVar(&pkgs, "pkgs", "./mcpbench,./rpcbench,./streambench,./otelbench,./replicabench,./taskbench,./coldstart,./genbench", "comma-separated benchmark packages, relative to the bench module")
 	flag.DurationVar(&cfg.timeout, "timeout", 30*time.Minute, "-test.timeout of each run")
 	flag.StringVar(&cfg.out, "o", "", "write the Markdown to this file instead of standard output")
 	flag.Parse()
