@@ -3,7 +3,7 @@
 # mcp-go and the official Go SDK one after the other on one redis-server and
 # one API service, each server with GOMAXPROCS=2, then the rows written into
 # bench/RESULTS.md and the chart into bench/public/chart.svg. Flags are passed
-# to publicbench (go run ./public/cmd/publicbench -h lists them; -hold 5m
+# to publicbench (go run ./public/cmd/publicbench -h lists them; -rounds 1 -hold 5m
 # -rampup 15s -rampdown 10s -warmup 60s is the original's shape). Needs
 # redis-server on PATH (Debian: apt-get install redis-server). Run it when the
 # machine is quiet: the load average is in the report.

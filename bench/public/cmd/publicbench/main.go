@@ -33,6 +33,7 @@ type options struct {
 	think      time.Duration
 	single     time.Duration
 	gomaxprocs int
+	rounds     int
 }
 
 func main() {
@@ -40,12 +41,13 @@ func main() {
 	impls := flag.String("impls", "rpcgen,mcpgo,gosdk", "servers to run, in order")
 	flag.IntVar(&o.vus, "vus", 50, "virtual users (the original: 50)")
 	flag.DurationVar(&o.rampUp, "rampup", 5*time.Second, "ramp-up (the original: 15s)")
-	flag.DurationVar(&o.hold, "hold", 40*time.Second, "sustained load (the original: 5m)")
+	flag.DurationVar(&o.hold, "hold", 25*time.Second, "sustained load (the original: 5m)")
 	flag.DurationVar(&o.rampDown, "rampdown", 3*time.Second, "ramp-down (the original: 10s)")
 	flag.DurationVar(&o.warmup, "warmup", 10*time.Second, "not measured from the start (the original: 60s)")
 	flag.DurationVar(&o.think, "think", 50*time.Millisecond, "pause after each iteration (the original: 50ms)")
 	flag.DurationVar(&o.single, "single", 5*time.Second, "single caller: how long for each of tools/call and tools/list")
 	flag.IntVar(&o.gomaxprocs, "gomaxprocs", 2, "GOMAXPROCS of every server (the original's containers: 2 vCPUs)")
+	flag.IntVar(&o.rounds, "rounds", 3, "rounds: each runs every server once, starting with the next; the report gives medians")
 	jsonOut := flag.String("json", "", "also write the raw results here")
 	from := flag.String("from", "", "report the results in this JSON file instead of running")
 	mdOut := flag.String("o", "RESULTS.md", "the Markdown file to put the rows in (between markers)")

@@ -64,18 +64,20 @@ func markdown(run *Run, svg string) string {
 	p("## Public workload: TM Dev Lab's MCP benchmark v2, reproduced\n\n")
 	p("The three tools of `http4k/benchmark-mcp-servers-v2` (real Redis and HTTP I/O) served by each\n")
 	p("library, driven by its k6 script's sessions (package `public/loadgen`), one server after the\n")
-	p("other in one run, on the same redis-server and API service, each server with GOMAXPROCS=%d.\n", run.GOMAXPROCS)
+	p("other in one run, on the same redis-server and API service, each server with GOMAXPROCS=%d;\n", run.GOMAXPROCS)
+	p("%d rounds, each running every server once (each round starting with the next server), a cell\n", max(run.Rounds, 1))
+	p("the median over the rounds (requests per second with the slowest and fastest round).\n")
 	p("See [README.md](README.md#public-workload) for what is reproduced and how to run it on the\n")
 	p("original harness.\n\n")
 	p("- Date: %s (the run took %s), at %s\n", run.Date.Format("2006-01-02 15:04 UTC"), run.Duration, run.Commit)
 	p("- Machine: %s, %s; load average %s before, %s after (1, 5, 15 min)\n", run.Machine, run.Go, run.LoadBefore, run.LoadAfter)
 	p("- Load: %s\n", run.Shape)
 	p("- Command, from `bench/`: `%s`\n\n", strings.TrimSpace(run.Command))
-	p("| server | requests/s | avg latency | p95 latency | errors | RSS avg | RSS peak | server CPU per request | 1 caller: tools/call/s | 1 caller: tools/list/s | load during |\n")
+	p("| server | requests/s | avg latency | p95 latency | errors | RSS avg | RSS peak | server CPU per request | 1 caller: tools/call/s | 1 caller: tools/list/s | load average during each round |\n")
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range run.Servers {
-		p("| %s | %.0f | %.2f ms | %.2f ms | %d (%d HTTP) | %.1f MB | %.1f MB | %.0f µs | %.0f | %.0f | %s |\n",
-			name(r.Impl), r.RPS, r.AvgMS, r.P95MS, r.Errors, r.HTTPFailed, r.RSSAvgMB, r.RSSPeakMB, r.CPUPerReqUS,
+		p("| %s | %.0f (%.0f–%.0f) | %.2f ms | %.2f ms | %d (%d HTTP) | %.1f MB | %.1f MB | %.0f µs | %.0f | %.0f | %s |\n",
+			name(r.Impl), r.RPS, r.RPSMin, r.RPSMax, r.AvgMS, r.P95MS, r.Errors, r.HTTPFailed, r.RSSAvgMB, r.RSSPeakMB, r.CPUPerReqUS,
 			r.SingleCall, r.SingleList, r.LoadDuringRun)
 	}
 	p("\nRequests per second count initialize, tools/call and tools/list (the script's `mcp_requests`),\n")

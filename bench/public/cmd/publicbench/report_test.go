@@ -12,7 +12,7 @@ func testRun() *Run {
 	return &Run{Date: time.Date(2026, 12, 4, 1, 2, 0, 0, time.UTC), Duration: "3m", Command: "go run ./public/cmd/publicbench",
 		Machine: "m", Go: "go", Commit: "abc", LoadBefore: "1 1 1", LoadAfter: "2 2 2", GOMAXPROCS: 2,
 		Shape: "50 users; ramp-up 5s", Servers: []*Row{
-			{Impl: "rpcgen", RPS: 1500, RSSAvgMB: 10, RSSPeakMB: 12, CPUPerReqUS: 100, SingleCall: 1000},
+			{Impl: "rpcgen", RPS: 1500, RPSMin: 1400, RPSMax: 1600, RSSAvgMB: 10, RSSPeakMB: 12, CPUPerReqUS: 100, SingleCall: 1000},
 			{Impl: "mcpgo", RPS: 1000, RSSAvgMB: 20, RSSPeakMB: 22, CPUPerReqUS: 150, SingleCall: 800},
 			{Impl: "gosdk", RPS: 1200, RSSAvgMB: 15, RSSPeakMB: 16, CPUPerReqUS: 300, SingleCall: 500},
 		}}
@@ -43,7 +43,7 @@ func TestWriteReport(t *testing.T) {
 		t.Fatalf("RESULTS.md:\n%s", text)
 	}
 	for _, want := range []string{
-		"| rpcgen | 1600 |", "| mcp-go | 1000 |", "| Go SDK | 1200 |",
+		"| rpcgen | 1600 (1400–1600) |", "| mcp-go | 1000 (0–0) |", "| Go SDK | 1200 (0–0) |",
 		"rpcgen / mcp-go: 1.60× the requests per second, 0.50× the RSS average",
 		"at least 1.4× mcp-go's requests per second: met (1.60×); more than the Go SDK's: met (1.33×); no more RSS than either: met",
 		"](public/chart.svg)",

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,6 +36,7 @@ type Run struct {
 	LoadAfter  string    `json:"load_after"`
 	Shape      string    `json:"shape"`
 	GOMAXPROCS int       `json:"gomaxprocs"`
+	Rounds     int       `json:"rounds"`
 	Servers    []*Row    `json:"servers"`
 }
 
@@ -56,6 +58,51 @@ type Row struct {
 	SingleCall    float64 `json:"single_call_per_s"`
 	SingleList    float64 `json:"single_list_per_s"`
 	LoadDuringRun string  `json:"load"`
+	// RPSMin and RPSMax are the slowest and fastest rounds; Rounds holds
+	// each round's row (the others are medians over them).
+	RPSMin float64 `json:"rps_min,omitempty"`
+	RPSMax float64 `json:"rps_max,omitempty"`
+	Rounds []*Row  `json:"rounds,omitempty"`
+}
+
+func median(rows []*Row, f func(*Row) float64) float64 {
+	v := make([]float64, len(rows))
+	for i, r := range rows {
+		v[i] = f(r)
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// combine is the median row of a server's rounds; errors add up, the peak
+// RSS is the highest.
+func combine(rows []*Row) *Row {
+	c := &Row{Impl: rows[0].Impl, Rounds: rows,
+		RPS: median(rows, func(r *Row) float64 { return r.RPS }), AvgMS: median(rows, func(r *Row) float64 { return r.AvgMS }),
+		P95MS: median(rows, func(r *Row) float64 { return r.P95MS }), RSSAvgMB: median(rows, func(r *Row) float64 { return r.RSSAvgMB }),
+		CPUPerReqUS: median(rows, func(r *Row) float64 { return r.CPUPerReqUS }),
+		SingleCall:  median(rows, func(r *Row) float64 { return r.SingleCall }),
+		SingleList:  median(rows, func(r *Row) float64 { return r.SingleList }),
+		RPSMin:      rows[0].RPS, RPSMax: rows[0].RPS}
+	var loads []string
+	for _, r := range rows {
+		c.Requests += r.Requests
+		c.Calls += r.Calls
+		c.WindowS += r.WindowS
+		c.Errors += r.Errors
+		c.HTTPFailed += r.HTTPFailed
+		c.RSSPeakMB = max(c.RSSPeakMB, r.RSSPeakMB)
+		c.RPSMin, c.RPSMax = min(c.RPSMin, r.RPS), max(c.RPSMax, r.RPS)
+		if c.FirstError == "" {
+			c.FirstError = r.FirstError
+		}
+		loads = append(loads, strings.Fields(r.LoadDuringRun + " ?")[0])
+	}
+	c.LoadDuringRun = strings.Join(loads, ", ")
+	return c
 }
 
 func loadavg() string {
@@ -70,7 +117,7 @@ func loadavg() string {
 func runAll(ctx context.Context, o options, args []string) (*Run, error) {
 	start := time.Now()
 	run := &Run{Date: start.UTC(), Command: "go run ./public/cmd/publicbench " + strings.Join(args, " "),
-		Machine: machine(), Go: runtime.Version(), Commit: gitCommit(), LoadBefore: loadavg(), GOMAXPROCS: o.gomaxprocs,
+		Machine: machine(), Go: runtime.Version(), Commit: gitCommit(), LoadBefore: loadavg(), GOMAXPROCS: o.gomaxprocs, Rounds: o.rounds,
 		Shape: fmt.Sprintf("%d users; ramp-up %v, hold %v, ramp-down %v; first %v not measured; %v pause per iteration",
 			o.vus, o.rampUp, o.hold, o.rampDown, o.warmup, o.think)}
 	dir, err := os.MkdirTemp("", "publicbench")
@@ -100,12 +147,21 @@ func runAll(ctx context.Context, o options, args []string) (*Run, error) {
 		return nil, err
 	}
 	defer stopProc(api)
-	for _, impl := range o.impls {
-		row, err := runServer(ctx, o, filepath.Join(dir, impl+"-server"), impl, rs.URL(), "http://"+apiAddr, rdb)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", impl, err)
+	rounds := make(map[string][]*Row)
+	for round := range o.rounds {
+		// Each round starts with the next server, so none always runs first.
+		for k := range o.impls {
+			impl := o.impls[(round+k)%len(o.impls)]
+			fmt.Fprintf(os.Stderr, "round %d/%d, %s\n", round+1, o.rounds, impl)
+			row, err := runServer(ctx, o, filepath.Join(dir, impl+"-server"), impl, rs.URL(), "http://"+apiAddr, rdb)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", impl, err)
+			}
+			rounds[impl] = append(rounds[impl], row)
 		}
-		run.Servers = append(run.Servers, row)
+	}
+	for _, impl := range o.impls {
+		run.Servers = append(run.Servers, combine(rounds[impl]))
 	}
 	run.LoadAfter = loadavg()
 	run.Duration = time.Since(start).Round(time.Second).String()
