@@ -251,10 +251,10 @@ func TestExposeOverMCP(t *testing.T) {
 		readOnly, destructive, idempotent, openWorld string
 		inputMentions                                string
 	}{
-		{"assign", "", "Assign gives a task to someone.", "-", "-", "true", "-", `"description":"the person's login."`},
-		{"finish", "", "Finish marks a task as done.", "-", "-", "-", "-", `"task"`},
-		{"todo_add", "", "Add adds an item and returns it.", "-", "-", "-", "-", `"description":"what there is to do, in a few words."`},
-		{"list_todos", "", "List returns the items, open ones first.", "true", "-", "-", "false", ""},
+		{"assign", "Assign", "Assign gives a task to someone.", "-", "-", "true", "-", `"description":"the person's login."`},
+		{"finish", "Finish", "Finish marks a task as done.", "-", "-", "-", "-", `"task"`},
+		{"todo_add", "Add", "Add adds an item and returns it.", "-", "-", "-", "-", `"description":"what there is to do, in a few words."`},
+		{"list_todos", "List", "List returns the items, open ones first.", "true", "-", "-", "false", ""},
 		{"todo_purge", "Delete every todo", "Purge removes every item.", "-", "true", "-", "-", ""},
 	}
 	if len(tools) != len(want) {

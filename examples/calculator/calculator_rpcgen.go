@@ -182,16 +182,16 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// CalculatorAddToolDigest is the digest of the add tool's descriptor (596 bytes).
-	CalculatorAddToolDigest = "sha256:e1af514746ae827dd8af9ef286b4b0ebfa4a06ca92957958a2a0b0a57516ef65"
-	// CalculatorDivideToolDigest is the digest of the divide tool's descriptor (744 bytes).
-	CalculatorDivideToolDigest = "sha256:e519c412534adc5f5abc80d9be95c88f0f46f930da75326c12bc37eb038d31f8"
-	// CalculatorStatsToolDigest is the digest of the stats tool's descriptor (1072 bytes).
-	CalculatorStatsToolDigest = "sha256:92722c903f45ea3618108714b757560c3be50181c6da7463431b676dcdc24369"
-	// CalculatorRememberToolDigest is the digest of the remember tool's descriptor (290 bytes).
-	CalculatorRememberToolDigest = "sha256:452a3a7ecc7f39f7fcef430167664df29e840c612837eac6c425d156bffa9d3b"
-	// CalculatorRecallToolDigest is the digest of the recall tool's descriptor (324 bytes).
-	CalculatorRecallToolDigest = "sha256:e342bb6a1f1ac5713f7f5763190708a0ee73086ea8b1c57db08a22cf6f240435"
+	// CalculatorAddToolDigest is the digest of the add tool's descriptor (610 bytes).
+	CalculatorAddToolDigest = "sha256:70ec714e9e9d3225f395c777a9054168a3cb6969a0a507817ccc4988f36e9fea"
+	// CalculatorDivideToolDigest is the digest of the divide tool's descriptor (761 bytes).
+	CalculatorDivideToolDigest = "sha256:5067720b7a5d07a29aa49a33621a4ac8caf6249de0ad7228196a374eeabe2f88"
+	// CalculatorStatsToolDigest is the digest of the stats tool's descriptor (1088 bytes).
+	CalculatorStatsToolDigest = "sha256:2ed5e4c63023850f146b7c29a251e2865c37a19c564ea91f35396951822670ce"
+	// CalculatorRememberToolDigest is the digest of the remember tool's descriptor (309 bytes).
+	CalculatorRememberToolDigest = "sha256:1da4bc67d0d5e23ec1aa8f8e7d1b060dde7b9c8be3e36df3cde6a3a85a5cbd08"
+	// CalculatorRecallToolDigest is the digest of the recall tool's descriptor (341 bytes).
+	CalculatorRecallToolDigest = "sha256:84ad2b1130c970bab9a05af27bfdc6f21bd287d8897db3161951cb9fda9388d0"
 )
 
 // JSON Schemas (draft 2020-12) of the Calculator tools' arguments and results.
@@ -215,6 +215,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 	h := calculatorHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         CalculatorAddTool,
+		Title:        "Add",
 		Description:  "Add returns a + b.",
 		InputSchema:  json.RawMessage(calculatorAddInputSchema),
 		OutputSchema: json.RawMessage(calculatorAddOutputSchema),
@@ -223,6 +224,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         CalculatorDivideTool,
+		Title:        "Divide",
 		Description:  "Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.\n\nIt may fail with:\n- DivisionByZero (code 1001): \"division by zero\". ErrDivisionByZero is the error Divide fails with when b is 0; its data holds the dividend. Declared once, it is what Divide returns and what the OpenRPC document, the TypeScript client and the MCP tool describe.",
 		InputSchema:  json.RawMessage(calculatorDivideInputSchema),
 		OutputSchema: json.RawMessage(calculatorDivideOutputSchema),
@@ -232,6 +234,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         CalculatorStatsTool,
+		Title:        "Stats",
 		Description:  "Stats summarizes a list of numbers.",
 		InputSchema:  json.RawMessage(calculatorStatsInputSchema),
 		OutputSchema: json.RawMessage(calculatorStatsOutputSchema),
@@ -240,6 +243,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         CalculatorRememberTool,
+		Title:        "Remember",
 		Description:  "Remember stores value in memory. It is a notification: the caller\ndoes not wait for an answer.",
 		InputSchema:  json.RawMessage(calculatorRememberInputSchema),
 		Digest:       CalculatorRememberToolDigest,
@@ -247,6 +251,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         CalculatorRecallTool,
+		Title:        "Recall",
 		Description:  "Recall returns the value in memory.",
 		InputSchema:  json.RawMessage(calculatorRecallInputSchema),
 		OutputSchema: json.RawMessage(calculatorRecallOutputSchema),

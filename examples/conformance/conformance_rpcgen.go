@@ -712,38 +712,38 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// ConformanceSimpleTextToolDigest is the digest of the test_simple_text tool's descriptor (205 bytes).
-	ConformanceSimpleTextToolDigest = "sha256:0c03a0db19493601f9bf5f713beecc8fa210d594c84a6a11d54315c45cdd4a2f"
-	// ConformanceImageToolDigest is the digest of the test_image_content tool's descriptor (206 bytes).
-	ConformanceImageToolDigest = "sha256:1ab48ffdf61520afdcb718b8fc20e306c891602c09f2db1e407f8c47c8048dea"
-	// ConformanceAudioToolDigest is the digest of the test_audio_content tool's descriptor (197 bytes).
-	ConformanceAudioToolDigest = "sha256:7ea88ad2719c6fa609908147b77d1038224947651a17965db22e595be6324eb3"
-	// ConformanceEmbeddedResourceToolDigest is the digest of the test_embedded_resource tool's descriptor (233 bytes).
-	ConformanceEmbeddedResourceToolDigest = "sha256:affa3690a54504a13242e14e73e9a38beb06a22a960704d58cca4596254e93ab"
-	// ConformanceMultipleContentTypesToolDigest is the digest of the test_multiple_content_types tool's descriptor (243 bytes).
-	ConformanceMultipleContentTypesToolDigest = "sha256:49a83371bf8028fbd4a3771951d46cb0ea8a127369b9e18d0d54c1871f3405fe"
-	// ConformanceErrorHandlingToolDigest is the digest of the test_error_handling tool's descriptor (233 bytes).
-	ConformanceErrorHandlingToolDigest = "sha256:e36d94f153770e81c5994ed5091047613573f1f2a4e9273c7830c05f887a0e39"
-	// ConformanceWithProgressToolDigest is the digest of the test_tool_with_progress tool's descriptor (276 bytes).
-	ConformanceWithProgressToolDigest = "sha256:daa2ed2ae5eb6aa6e0e6a1074f11ce4dc3705b72a1d5fbb2381f395e251d2caf"
-	// ConformanceWithLoggingToolDigest is the digest of the test_tool_with_logging tool's descriptor (255 bytes).
-	ConformanceWithLoggingToolDigest = "sha256:e8411efe183c4d2e879a6059716a9ce65e2fda8f5aaa891a8acb85c9f2266b6d"
-	// ConformanceJSONSchemaToolDigest is the digest of the json_schema_2020_12_tool tool's descriptor (1335 bytes).
-	ConformanceJSONSchemaToolDigest = "sha256:dfa195969125b1f99a470dc83d75c997e33cd3ccf58522626412e072d1d13e52"
-	// ConformanceReconnectionToolDigest is the digest of the test_reconnection tool's descriptor (291 bytes).
-	ConformanceReconnectionToolDigest = "sha256:4d6f0819530351df033249d8e2acbd7d3b3a50ccca6ae0c268ee13a3701884cc"
-	// ConformanceSamplingToolDigest is the digest of the test_sampling tool's descriptor (384 bytes).
-	ConformanceSamplingToolDigest = "sha256:fe3e86f40880118deb579328651f4c509f1ce7e3d1c92b1d2148f587657cafb0"
-	// ConformanceSamplingWithToolsToolDigest is the digest of the test_sampling_with_tools tool's descriptor (674 bytes).
-	ConformanceSamplingWithToolsToolDigest = "sha256:ca2c019ac4c13a5c68b55bd5ca2074b6e10cfcc0b795e74b847b7fd5220afd12"
-	// ConformanceElicitationToolDigest is the digest of the test_elicitation tool's descriptor (386 bytes).
-	ConformanceElicitationToolDigest = "sha256:7ee8b9f657435b030578586ba5be57220619271499317a717499cb971ed18995"
-	// ConformanceElicitationDefaultsToolDigest is the digest of the test_elicitation_sep1034_defaults tool's descriptor (330 bytes).
-	ConformanceElicitationDefaultsToolDigest = "sha256:538cefee4d4eba0db23710530708f48ebf1004557d98a6783564d61fb844aac4"
-	// ConformanceElicitationEnumsToolDigest is the digest of the test_elicitation_sep1330_enums tool's descriptor (362 bytes).
-	ConformanceElicitationEnumsToolDigest = "sha256:f98f265df012323c026a5d13b6fb9d8ced8861da103f7ac0203a583f8a117ccc"
-	// ConformanceTouchWatchedResourceToolDigest is the digest of the test_touch_watched_resource tool's descriptor (304 bytes).
-	ConformanceTouchWatchedResourceToolDigest = "sha256:23930c56f855c6ddd10d7622bc6fbbfa9b66a33b2f82a613b9ba4784a1d237e8"
+	// ConformanceSimpleTextToolDigest is the digest of the test_simple_text tool's descriptor (227 bytes).
+	ConformanceSimpleTextToolDigest = "sha256:fc946bc2fb6ffeea3ca00de9891f8a9acc11a4d59187fe5ecdb69271cc6e6c68"
+	// ConformanceImageToolDigest is the digest of the test_image_content tool's descriptor (222 bytes).
+	ConformanceImageToolDigest = "sha256:1ff01282262e12d6de34da7d0c795c8c89e3263c23f6e8a7843f7b02638e4e63"
+	// ConformanceAudioToolDigest is the digest of the test_audio_content tool's descriptor (213 bytes).
+	ConformanceAudioToolDigest = "sha256:2f9fabb2c7778876881f6c3f280748299b928e5156126335bc180a429c530da8"
+	// ConformanceEmbeddedResourceToolDigest is the digest of the test_embedded_resource tool's descriptor (261 bytes).
+	ConformanceEmbeddedResourceToolDigest = "sha256:3cef5fda7094e0ef9bd85ed719ecaf9faf8924f2407f130c2226fb366b050239"
+	// ConformanceMultipleContentTypesToolDigest is the digest of the test_multiple_content_types tool's descriptor (276 bytes).
+	ConformanceMultipleContentTypesToolDigest = "sha256:2e748ea99d88bdab1e208a6a83ef21e6de5384728b22f7760add23008c7d0e22"
+	// ConformanceErrorHandlingToolDigest is the digest of the test_error_handling tool's descriptor (258 bytes).
+	ConformanceErrorHandlingToolDigest = "sha256:5b4881929607830556868f1fa2e9a9d57c69d6f211b329a8d49c694445598eaa"
+	// ConformanceWithProgressToolDigest is the digest of the test_tool_with_progress tool's descriptor (300 bytes).
+	ConformanceWithProgressToolDigest = "sha256:6210ed30155be2aa26a3c5f96871c0f4c60b039582a271bf2e59338da23cc20f"
+	// ConformanceWithLoggingToolDigest is the digest of the test_tool_with_logging tool's descriptor (278 bytes).
+	ConformanceWithLoggingToolDigest = "sha256:2daff2704eadca8540c0c57a2692bfa8c6a35fb55280dfecdba2ba8eaffaa61d"
+	// ConformanceJSONSchemaToolDigest is the digest of the json_schema_2020_12_tool tool's descriptor (1357 bytes).
+	ConformanceJSONSchemaToolDigest = "sha256:ea21598b5bd13f0b379a2b996e7d32705e95c3404519d61d4e1923e7e1100279"
+	// ConformanceReconnectionToolDigest is the digest of the test_reconnection tool's descriptor (314 bytes).
+	ConformanceReconnectionToolDigest = "sha256:1ccc80ad179087d35f60f14bfbeff241abe8d088479a42308eeda42ac6f7ffe0"
+	// ConformanceSamplingToolDigest is the digest of the test_sampling tool's descriptor (403 bytes).
+	ConformanceSamplingToolDigest = "sha256:371640694891b0aadb7b1c5d366fb14d7c8f7a5dca94e7a3eea375f27ea12866"
+	// ConformanceSamplingWithToolsToolDigest is the digest of the test_sampling_with_tools tool's descriptor (704 bytes).
+	ConformanceSamplingWithToolsToolDigest = "sha256:99614eee8d6104d6580a759d21a8ea052414b04c125d53cd1e8d718e86855eb9"
+	// ConformanceElicitationToolDigest is the digest of the test_elicitation tool's descriptor (408 bytes).
+	ConformanceElicitationToolDigest = "sha256:2460ed274de29b8495395974d76f206c044bc143a94482abaf67c81bccd162df"
+	// ConformanceElicitationDefaultsToolDigest is the digest of the test_elicitation_sep1034_defaults tool's descriptor (361 bytes).
+	ConformanceElicitationDefaultsToolDigest = "sha256:55c5e5ec78ee2253d7174639ed09553ef0342a165d2f7c80ca469b596d577ad5"
+	// ConformanceElicitationEnumsToolDigest is the digest of the test_elicitation_sep1330_enums tool's descriptor (390 bytes).
+	ConformanceElicitationEnumsToolDigest = "sha256:f7a55944fae1add262419a150103b984be8dadbc8ace534d62f82679b6435de4"
+	// ConformanceTouchWatchedResourceToolDigest is the digest of the test_touch_watched_resource tool's descriptor (337 bytes).
+	ConformanceTouchWatchedResourceToolDigest = "sha256:6beaac03ad55252fbc89b8c79dab04998fd90970448b34ca494960be23f0e061"
 )
 
 // JSON Schemas (draft 2020-12) of the Conformance tools' arguments and results.
@@ -774,6 +774,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 	h := conformanceHandler{impl}
 	return []mcpserver.Tool{{
 		Name:        ConformanceSimpleTextTool,
+		Title:       "Simple text",
 		Description: "SimpleText returns a simple text response.",
 		InputSchema: json.RawMessage(conformanceSimpleTextInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -782,6 +783,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceImageTool,
+		Title:       "Image",
 		Description: "Image returns a PNG image: one red pixel.",
 		InputSchema: json.RawMessage(conformanceImageInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -790,6 +792,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceAudioTool,
+		Title:       "Audio",
 		Description: "Audio returns a short WAV sound.",
 		InputSchema: json.RawMessage(conformanceAudioInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -798,6 +801,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceEmbeddedResourceTool,
+		Title:       "Embedded resource",
 		Description: "EmbeddedResource returns a text resource embedded in the result.",
 		InputSchema: json.RawMessage(conformanceEmbeddedResourceInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -806,6 +810,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceMultipleContentTypesTool,
+		Title:       "Multiple content types",
 		Description: "MultipleContentTypes returns text, an image and an embedded resource.",
 		InputSchema: json.RawMessage(conformanceMultipleContentTypesInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -814,6 +819,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceErrorHandlingTool,
+		Title:       "Error handling",
 		Description: "ErrorHandling always fails, so the client sees a tool error result.",
 		InputSchema: json.RawMessage(conformanceErrorHandlingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -822,6 +828,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceWithProgressTool,
+		Title:       "With progress",
 		Description: "WithProgress reports progress 0, 50 and 100 of 100, about 50 ms\napart, when the caller asks for progress.",
 		InputSchema: json.RawMessage(conformanceWithProgressInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -830,6 +837,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceWithLoggingTool,
+		Title:       "With logging",
 		Description: "WithLogging sends three log messages at level info, about 50 ms\napart, while it runs.",
 		InputSchema: json.RawMessage(conformanceWithLoggingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -838,6 +846,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceJSONSchemaTool,
+		Title:       "JSON schema",
 		Description: "JSONSchema greets a person at an address; its input schema, stated\nin person.schema.json, shows JSON Schema 2020-12 features Go types\ncannot say: \"$schema\", \"$defs\" with an \"$anchor\", \"$ref\", \"allOf\" of\n\"anyOf\", \"if\"/\"then\"/\"else\", and additionalProperties false.",
 		InputSchema: json.RawMessage(conformanceJSONSchemaInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -846,6 +855,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceReconnectionTool,
+		Title:       "Reconnection",
 		Description: "Reconnection closes the HTTP stream carrying its call, then answers:\nthe client gets the answer by reconnecting (SSE polling).",
 		InputSchema: json.RawMessage(conformanceReconnectionInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -854,6 +864,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceSamplingTool,
+		Title:       "Sampling",
 		Description: "Sampling asks the client's model to answer a prompt\n(sampling/createMessage, at most 100 tokens) and returns its answer.",
 		InputSchema: json.RawMessage(conformanceSamplingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -862,6 +873,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceSamplingWithToolsTool,
+		Title:       "Sampling with tools",
 		Description: "SamplingWithTools asks the client's model a question, offering it the\ntool get_weather (sampling with tools, 2025-11-25: the client must have\ndeclared sampling.tools). Each tool use the model answers with is run\nhere and its result sent back as a tool_result block, until the model\nanswers in text (three rounds at most); the result lists the tool uses\nas decoded and the model's last words.",
 		InputSchema: json.RawMessage(conformanceSamplingWithToolsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -870,6 +882,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceElicitationTool,
+		Title:       "Elicitation",
 		Description: "Elicitation asks the user for a username and an email address\n(elicitation/create, form mode) and returns the answer.",
 		InputSchema: json.RawMessage(conformanceElicitationInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -878,6 +891,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceElicitationDefaultsTool,
+		Title:       "Elicitation defaults",
 		Description: "ElicitationDefaults asks the user for a form whose fields all have\ndefault values: a string, an integer, a number, an enum and a boolean\n(SEP-1034).",
 		InputSchema: json.RawMessage(conformanceElicitationDefaultsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -886,6 +900,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceElicitationEnumsTool,
+		Title:       "Elicitation enums",
 		Description: "ElicitationEnums asks the user for a form with the five kinds of enum\nfield: untitled and titled single-select, the legacy enumNames form,\nuntitled and titled multi-select (SEP-1330).",
 		InputSchema: json.RawMessage(conformanceElicitationEnumsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -894,6 +909,7 @@ func ConformanceTools(impl Conformance) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        ConformanceTouchWatchedResourceTool,
+		Title:       "Touch watched resource",
 		Description: "TouchWatchedResource changes test://watched-resource: every client\nsubscribed to it is told (notifications/resources/updated).",
 		InputSchema: json.RawMessage(conformanceTouchWatchedResourceInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},

@@ -469,34 +469,34 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// StatelessInputElicitationToolDigest is the digest of the test_input_required_result_elicitation tool's descriptor (260 bytes).
-	StatelessInputElicitationToolDigest = "sha256:3c331a2648f612760502396a55dd17768d4219cbe5319eee829546374ecd6e2f"
-	// StatelessInputSamplingToolDigest is the digest of the test_input_required_result_sampling tool's descriptor (297 bytes).
-	StatelessInputSamplingToolDigest = "sha256:0ef8fa1e09647573cef0a01f4a66f89be37b6f865ec641bc2e8d8d85a6c945bc"
-	// StatelessInputListRootsToolDigest is the digest of the test_input_required_result_list_roots tool's descriptor (268 bytes).
-	StatelessInputListRootsToolDigest = "sha256:f8218f67639e97302c301f3be555c72fe67dee93c937d588a08e02db79033fd8"
-	// StatelessInputRequestStateToolDigest is the digest of the test_input_required_result_request_state tool's descriptor (357 bytes).
-	StatelessInputRequestStateToolDigest = "sha256:9d5fdb9f554b770f0e1b644a98d61a68228fffa7dd6c47f39e1a76b3f96a4aa7"
-	// StatelessInputMultipleToolDigest is the digest of the test_input_required_result_multiple_inputs tool's descriptor (353 bytes).
-	StatelessInputMultipleToolDigest = "sha256:6730aef298fab2fe7cc5d132372909ec333dc5f7ee7189be18039fc293cf6fd9"
-	// StatelessInputMultiRoundToolDigest is the digest of the test_input_required_result_multi_round tool's descriptor (303 bytes).
-	StatelessInputMultiRoundToolDigest = "sha256:81e1f6f6f09a0d09f6664730aecaef954f93ec0a39d9952c4cdba77862c9eb72"
-	// StatelessInputTamperedStateToolDigest is the digest of the test_input_required_result_tampered_state tool's descriptor (313 bytes).
-	StatelessInputTamperedStateToolDigest = "sha256:1eab8be0f60dbcae4a798cb8345ecb9d8ea1e54da4fe9e23939194c1be266725"
-	// StatelessInputCapabilitiesToolDigest is the digest of the test_input_required_result_capabilities tool's descriptor (320 bytes).
-	StatelessInputCapabilitiesToolDigest = "sha256:7bc7c5836441c0328198bce3bfea07fd1d154a4c431e1d6d3cded0f30491fba0"
-	// StatelessMissingCapabilityToolDigest is the digest of the test_missing_capability tool's descriptor (295 bytes).
-	StatelessMissingCapabilityToolDigest = "sha256:f27411029c4cca1c33e62f21a2cee63b783e12112a07a7b4c5642a98e237800b"
-	// StatelessStreamingElicitationToolDigest is the digest of the test_streaming_elicitation tool's descriptor (355 bytes).
-	StatelessStreamingElicitationToolDigest = "sha256:08f665c25b1b38bbca4c9448d35d7d0d25948da734bc0357cc0d9bfeeb0884c9"
-	// StatelessLoggingToolDigest is the digest of the test_logging_tool tool's descriptor (306 bytes).
-	StatelessLoggingToolDigest = "sha256:7bf1fdd05e79c1af637313f24cf08d465c4596c03b2b9063072b93ac7ee40843"
-	// StatelessForecastToolDigest is the digest of the test_forecast_by_region tool's descriptor (940 bytes).
-	StatelessForecastToolDigest = "sha256:418ecd1c93c2e9a359f0ffed28998714c68b8d4fd847dd0209ee7d812b292171"
-	// StatelessTriggerToolChangeToolDigest is the digest of the test_trigger_tool_change tool's descriptor (259 bytes).
-	StatelessTriggerToolChangeToolDigest = "sha256:d527aec5f20c31f83e7185706edb6189e0acbb85ba99371025a86448c111d9d7"
-	// StatelessTriggerPromptChangeToolDigest is the digest of the test_trigger_prompt_change tool's descriptor (267 bytes).
-	StatelessTriggerPromptChangeToolDigest = "sha256:f24da6092edab1858c34fbc8b82dc258c26d120cdaa8fea07098970be5cd2f76"
+	// StatelessInputElicitationToolDigest is the digest of the test_input_required_result_elicitation tool's descriptor (288 bytes).
+	StatelessInputElicitationToolDigest = "sha256:4290e63998b79bbbb2c21767555cadeaf93bdbde3465b45e84e888e742f0b6d2"
+	// StatelessInputSamplingToolDigest is the digest of the test_input_required_result_sampling tool's descriptor (322 bytes).
+	StatelessInputSamplingToolDigest = "sha256:5b3113d41506cf711426a333ba192a8e4f706d8ca9e88c2bcd5b2e6633050313"
+	// StatelessInputListRootsToolDigest is the digest of the test_input_required_result_list_roots tool's descriptor (295 bytes).
+	StatelessInputListRootsToolDigest = "sha256:3a7a1e405148a37b528fd189b98a5af2be82dee71fd9b5826e38bc163cd6bd23"
+	// StatelessInputRequestStateToolDigest is the digest of the test_input_required_result_request_state tool's descriptor (387 bytes).
+	StatelessInputRequestStateToolDigest = "sha256:17bf1702a266baaf3ecc292b95d56647aed88866d679048495e372ce7e4f1f29"
+	// StatelessInputMultipleToolDigest is the digest of the test_input_required_result_multiple_inputs tool's descriptor (378 bytes).
+	StatelessInputMultipleToolDigest = "sha256:b4715c6da543a4a8c3d82b19e6d4e748f3ba3cf0f337f2e1bf4338c1eefb6dfc"
+	// StatelessInputMultiRoundToolDigest is the digest of the test_input_required_result_multi_round tool's descriptor (331 bytes).
+	StatelessInputMultiRoundToolDigest = "sha256:6f74ed50e8573943b8fbde0b0c031c7f960b3de54229e8c769b924427bab53f3"
+	// StatelessInputTamperedStateToolDigest is the digest of the test_input_required_result_tampered_state tool's descriptor (344 bytes).
+	StatelessInputTamperedStateToolDigest = "sha256:1d2de205fb8d3e65265a3e6e598a09ccf736ba380a806f3e79549625a08b34b6"
+	// StatelessInputCapabilitiesToolDigest is the digest of the test_input_required_result_capabilities tool's descriptor (349 bytes).
+	StatelessInputCapabilitiesToolDigest = "sha256:cf3e241f8e3a154bd2f5dbc51b8a90552ddd4aec45e77d66e3417ce5016723fe"
+	// StatelessMissingCapabilityToolDigest is the digest of the test_missing_capability tool's descriptor (324 bytes).
+	StatelessMissingCapabilityToolDigest = "sha256:e6362ef89950aa800cece5caa83461365bef2f6dca7383ccf7bfc8579b212ca1"
+	// StatelessStreamingElicitationToolDigest is the digest of the test_streaming_elicitation tool's descriptor (387 bytes).
+	StatelessStreamingElicitationToolDigest = "sha256:2fc5137a150fc6c79eb62dd15bd9ff5ba64482835d1dc4586493d788ef4e85e4"
+	// StatelessLoggingToolDigest is the digest of the test_logging_tool tool's descriptor (324 bytes).
+	StatelessLoggingToolDigest = "sha256:9a85354ba87305b2d72a5b17d5f6dc59dba6b316ad31e6af26a6599eb2802a05"
+	// StatelessForecastToolDigest is the digest of the test_forecast_by_region tool's descriptor (959 bytes).
+	StatelessForecastToolDigest = "sha256:0a141ace097fd92249f95070f23874fc71e89efea65ab81d4f32ea76bc5e9be8"
+	// StatelessTriggerToolChangeToolDigest is the digest of the test_trigger_tool_change tool's descriptor (289 bytes).
+	StatelessTriggerToolChangeToolDigest = "sha256:e1158bb62c496a974451dc851076ae3d30da8f862165348b60f5a3995c9793f6"
+	// StatelessTriggerPromptChangeToolDigest is the digest of the test_trigger_prompt_change tool's descriptor (299 bytes).
+	StatelessTriggerPromptChangeToolDigest = "sha256:1947186c2c28f4f7a88c2bbd348fc2f04a9a768fe7a2e686e81571141bbdd36a"
 )
 
 // JSON Schemas (draft 2020-12) of the Stateless tools' arguments and results.
@@ -525,6 +525,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 	h := statelessHandler{impl}
 	return []mcpserver.Tool{{
 		Name:        StatelessInputElicitationTool,
+		Title:       "Input elicitation",
 		Description: "InputElicitation asks the user's name (key \"user_name\") and greets\nthem.",
 		InputSchema: json.RawMessage(statelessInputElicitationInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -533,6 +534,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessInputSamplingTool,
+		Title:       "Input sampling",
 		Description: "InputSampling asks the client's model for the capital of France (key\n\"capital_question\") and returns its answer.",
 		InputSchema: json.RawMessage(statelessInputSamplingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -541,6 +543,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessInputListRootsTool,
+		Title:       "Input list roots",
 		Description: "InputListRoots asks the client for its roots (key \"client_roots\") and\nlists them.",
 		InputSchema: json.RawMessage(statelessInputListRootsInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -549,6 +552,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessInputRequestStateTool,
+		Title:       "Input request state",
 		Description: "InputRequestState asks the user to confirm (key \"confirm\") and says\n\"state-ok\" when the answer came with the requestState the server\nissued for this call, verified.",
 		InputSchema: json.RawMessage(statelessInputRequestStateInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -557,6 +561,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessInputMultipleTool,
+		Title:       "Input multiple",
 		Description: "InputMultiple asks three things in one round: the user's name\n(\"user_name\"), a greeting from the model (\"greeting\") and the\nclient's roots (\"client_roots\").",
 		InputSchema: json.RawMessage(statelessInputMultipleInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -565,6 +570,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessInputMultiRoundTool,
+		Title:       "Input multi round",
 		Description: "InputMultiRound asks the user's name (\"step1\"), and once it has it,\ntheir favourite colour (\"step2\"): two rounds.",
 		InputSchema: json.RawMessage(statelessInputMultiRoundInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -573,6 +579,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessInputTamperedStateTool,
+		Title:       "Input tampered state",
 		Description: "InputTamperedState asks the user to confirm (\"confirm\"); a retry\nwhose requestState was altered is refused before it runs.",
 		InputSchema: json.RawMessage(statelessInputTamperedStateInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -581,6 +588,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessInputCapabilitiesTool,
+		Title:       "Input capabilities",
 		Description: "InputCapabilities asks the user (elicitation) and the model (sampling)\nfor a word, each only when the client declared the capability.",
 		InputSchema: json.RawMessage(statelessInputCapabilitiesInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -589,6 +597,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessMissingCapabilityTool,
+		Title:       "Missing capability",
 		Description: "MissingCapability asks the client's model a question, so a client\nthat did not declare sampling gets error -32021 naming it.",
 		InputSchema: json.RawMessage(statelessMissingCapabilityInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -597,6 +606,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessStreamingElicitationTool,
+		Title:       "Streaming elicitation",
 		Description: "StreamingElicitation reports progress while it works, then asks the\nuser for a word: in 2026-07-28 the question is the result\n(input_required), never a request of the server's own.",
 		InputSchema: json.RawMessage(statelessStreamingElicitationInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -605,6 +615,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessLoggingTool,
+		Title:       "Logging",
 		Description: "Logging logs two messages at level info; they reach only a client\nthat asked for logging (in 2026-07-28, a logLevel in the request's\n_meta).",
 		InputSchema: json.RawMessage(statelessLoggingInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -613,6 +624,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessForecastTool,
+		Title:       "Forecast",
 		Description: "Forecast gives the weather of a region. Its region and days arguments\ntravel in the Mcp-Param-Region and Mcp-Param-Days HTTP headers too\n(x-mcp-header, stated in forecast.schema.json), so that a proxy can\nroute on them without reading the body; the server checks that each\nheader agrees with the body.",
 		InputSchema: json.RawMessage(statelessForecastInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -621,6 +633,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessTriggerToolChangeTool,
+		Title:       "Trigger tool change",
 		Description: "TriggerToolChange adds a tool, so the client hears\nnotifications/tools/list_changed.",
 		InputSchema: json.RawMessage(statelessTriggerToolChangeInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},
@@ -629,6 +642,7 @@ func StatelessTools(impl Stateless) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        StatelessTriggerPromptChangeTool,
+		Title:       "Trigger prompt change",
 		Description: "TriggerPromptChange adds a prompt, so the client hears\nnotifications/prompts/list_changed.",
 		InputSchema: json.RawMessage(statelessTriggerPromptChangeInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)},

@@ -259,20 +259,20 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// TasksGreetToolDigest is the digest of the greet tool's descriptor (263 bytes).
-	TasksGreetToolDigest = "sha256:5ac885398ff64f6611e03fe6074af8d538614b8a946ac6ff82016d2a70eee9ca"
-	// TasksSlowComputeToolDigest is the digest of the slow_compute tool's descriptor (541 bytes).
-	TasksSlowComputeToolDigest = "sha256:587ef623d722536d49fbc341076257b3b2634e80818bd2a0e70d1af12ad87566"
-	// TasksFailingJobToolDigest is the digest of the failing_job tool's descriptor (281 bytes).
-	TasksFailingJobToolDigest = "sha256:b44a3d0f1f9d8f2f5c39db72c2de502334e7c5f9ac7a8db530a6c5de2a6f1f8a"
-	// TasksProtocolErrorJobToolDigest is the digest of the protocol_error_job tool's descriptor (236 bytes).
-	TasksProtocolErrorJobToolDigest = "sha256:608d8a4d516bda4209d0b39129dc552078baa3b023faa74b35d825d7505fed23"
-	// TasksConfirmDeleteToolDigest is the digest of the confirm_delete tool's descriptor (369 bytes).
-	TasksConfirmDeleteToolDigest = "sha256:351b09b6bcdaf8059ca10c0116d3387a087c65f06792c07088e0e712d329304d"
-	// TasksMultiInputToolDigest is the digest of the multi_input tool's descriptor (269 bytes).
-	TasksMultiInputToolDigest = "sha256:7070fdf2d1900809afc96f11bc4d4f801e2a8295172142f8fb03152fa0e0cba6"
-	// TasksToolWithTaskToolDigest is the digest of the test_tool_with_task tool's descriptor (304 bytes).
-	TasksToolWithTaskToolDigest = "sha256:d8d708eda25e1a2f25669acf80622faaa1609a2c1b61a7bfc0b557eaf086289b"
+	// TasksGreetToolDigest is the digest of the greet tool's descriptor (279 bytes).
+	TasksGreetToolDigest = "sha256:8850ecff3f43f0a44844b4169487af9dccf8eecdc26ef0096687606ecd78ccb0"
+	// TasksSlowComputeToolDigest is the digest of the slow_compute tool's descriptor (564 bytes).
+	TasksSlowComputeToolDigest = "sha256:13f64a3e0dc485b2ac6f44f5da4ebc547cf95dad926483cc0c9b385939222001"
+	// TasksFailingJobToolDigest is the digest of the failing_job tool's descriptor (303 bytes).
+	TasksFailingJobToolDigest = "sha256:43d34b3561c125ed404f947bac1f0bfb3969415d57f305ae979fe91944c352b9"
+	// TasksProtocolErrorJobToolDigest is the digest of the protocol_error_job tool's descriptor (265 bytes).
+	TasksProtocolErrorJobToolDigest = "sha256:344f261e1676505dbfe472a4cdc0ae0bb1ffbcd1f06643ed6b0c8286b4362414"
+	// TasksConfirmDeleteToolDigest is the digest of the confirm_delete tool's descriptor (394 bytes).
+	TasksConfirmDeleteToolDigest = "sha256:c06004f68e952f6aab88b8f0b328d5c86df579c7747978e28cb71d53b8e38e14"
+	// TasksMultiInputToolDigest is the digest of the multi_input tool's descriptor (291 bytes).
+	TasksMultiInputToolDigest = "sha256:bb04c2b1a97ccb5fe9cfabe93b75b616d836c5143d5e57063213af273f4c4a6c"
+	// TasksToolWithTaskToolDigest is the digest of the test_tool_with_task tool's descriptor (329 bytes).
+	TasksToolWithTaskToolDigest = "sha256:0485bdbd86ba425254005c2ac3a648e5478d1133c4bf69e7d145c470ebdf06ab"
 )
 
 // JSON Schemas (draft 2020-12) of the Tasks tools' arguments and results.
@@ -294,6 +294,7 @@ func TasksTools(impl Tasks) []mcpserver.Tool {
 	h := tasksHandler{impl}
 	return []mcpserver.Tool{{
 		Name:        TasksGreetTool,
+		Title:       "Greet",
 		Description: "Greet greets name at once; it never runs as a task.",
 		InputSchema: json.RawMessage(tasksGreetInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -302,6 +303,7 @@ func TasksTools(impl Tasks) []mcpserver.Tool {
 		Content:     true,
 	}, {
 		Name:        TasksSlowComputeTool,
+		Title:       "Slow compute",
 		Description: "SlowCompute works for seconds seconds, reporting its progress each\nsecond, then says what it computed; label names the work. It runs as\na task when the client declared the extension, and a cancelled one\nstops at once.",
 		InputSchema: json.RawMessage(tasksSlowComputeInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -311,6 +313,7 @@ func TasksTools(impl Tasks) []mcpserver.Tool {
 		Task:        mcpserver.TaskOptional,
 	}, {
 		Name:        TasksFailingJobTool,
+		Title:       "Failing job",
 		Description: "FailingJob works for a moment, then fails with a tool error: its task\ncompletes, with isError set. It runs only as a task.",
 		InputSchema: json.RawMessage(tasksFailingJobInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -320,6 +323,7 @@ func TasksTools(impl Tasks) []mcpserver.Tool {
 		Task:        mcpserver.TaskRequired,
 	}, {
 		Name:        TasksProtocolErrorJobTool,
+		Title:       "Protocol error job",
 		Description: "ProtocolErrorJob fails with a protocol error (-32603): its task\nfails.",
 		InputSchema: json.RawMessage(tasksProtocolErrorJobInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -329,6 +333,7 @@ func TasksTools(impl Tasks) []mcpserver.Tool {
 		Task:        mcpserver.TaskOptional,
 	}, {
 		Name:        TasksConfirmDeleteTool,
+		Title:       "Confirm delete",
 		Description: "ConfirmDelete asks the user to confirm the deletion of filename\n(key \"confirm\"), then says whether it deleted it (it deletes\nnothing).",
 		InputSchema: json.RawMessage(tasksConfirmDeleteInputSchema),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -338,6 +343,7 @@ func TasksTools(impl Tasks) []mcpserver.Tool {
 		Task:        mcpserver.TaskOptional,
 	}, {
 		Name:        TasksMultiInputTool,
+		Title:       "Multi input",
 		Description: "MultiInput asks the user two questions at once (keys \"first\" and\n\"second\") and says what the answers were.",
 		InputSchema: json.RawMessage(tasksMultiInputInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -347,6 +353,7 @@ func TasksTools(impl Tasks) []mcpserver.Tool {
 		Task:        mcpserver.TaskOptional,
 	}, {
 		Name:        TasksToolWithTaskTool,
+		Title:       "Tool with task",
 		Description: "ToolWithTask asks the user's name on the call itself (key\n\"user_name\", an input_required round), then becomes a task that\ngreets them.",
 		InputSchema: json.RawMessage(tasksToolWithTaskInputSchema),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},

@@ -120,10 +120,10 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// QuotesPriceToolDigest is the digest of the price tool's descriptor (535 bytes).
-	QuotesPriceToolDigest = "sha256:56290d4a986d3cca27057790922a487a59b1803c4cabcd37ae1662a257536c90"
-	// QuotesWatchToolDigest is the digest of the watch tool's descriptor (1277 bytes).
-	QuotesWatchToolDigest = "sha256:0c74e16af1cb592e3ccb1c7eeb741aff8c6ef627b2630b4efa92a00435a04e3d"
+	// QuotesPriceToolDigest is the digest of the price tool's descriptor (551 bytes).
+	QuotesPriceToolDigest = "sha256:070b38cd229a6d204e21f70c589ec71c5f3980dc452c93955e9ede056e46097b"
+	// QuotesWatchToolDigest is the digest of the watch tool's descriptor (1293 bytes).
+	QuotesWatchToolDigest = "sha256:f2e1e98925fa600e1e8fb7d14f309e5565b1ddb738c69e5b5148f088261d77c4"
 )
 
 // JSON Schemas (draft 2020-12) of the Quotes tools' arguments and results.
@@ -142,6 +142,7 @@ func QuotesTools(impl Quotes) []mcpserver.Tool {
 	h := quotesHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         QuotesPriceTool,
+		Title:        "Price",
 		Description:  "Price returns the latest quote of symbol.",
 		InputSchema:  json.RawMessage(quotesPriceInputSchema),
 		OutputSchema: json.RawMessage(quotesPriceOutputSchema),
@@ -151,6 +152,7 @@ func QuotesTools(impl Quotes) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         QuotesWatchTool,
+		Title:        "Watch",
 		Description:  "Watch streams the quotes of symbol, one per tick: count of them, or\nuntil the caller stops when count is 0.\n\nThe tool streams its results: each item is reported as progress while it runs, and the result lists them (the first 100 of a longer stream, with \"truncated\" set).",
 		InputSchema:  json.RawMessage(quotesWatchInputSchema),
 		OutputSchema: json.RawMessage(quotesWatchOutputSchema),

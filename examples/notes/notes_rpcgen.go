@@ -254,16 +254,16 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (1395 bytes).
-	NotesAddNoteToolDigest = "sha256:107e89045886b840f2b9e33bb86f0632bc7651080f9fc26e58ff9f84569e94d5"
-	// NotesSearchNotesToolDigest is the digest of the search_notes tool's descriptor (1591 bytes).
-	NotesSearchNotesToolDigest = "sha256:e8797bfdec26244a1ddf732831bc28e7b46147d6ac98875278344c92f5ba5a06"
-	// NotesGetNoteToolDigest is the digest of the get_note tool's descriptor (937 bytes).
-	NotesGetNoteToolDigest = "sha256:041ebeb0e11e6616ad4c81b471bf85049c6d0a6475cd3e72918a344f518284f5"
-	// NotesDeleteNoteToolDigest is the digest of the delete_note tool's descriptor (346 bytes).
-	NotesDeleteNoteToolDigest = "sha256:3ccdb7c52c4e260944103b852462ff023d2efea3a85aa2e2c1b807bfb6d664e2"
-	// NotesReindexToolDigest is the digest of the reindex tool's descriptor (726 bytes).
-	NotesReindexToolDigest = "sha256:dbd0897e852041e40eba79bee731d22710549d168a2875c8bd4f4deed7523764"
+	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (1414 bytes).
+	NotesAddNoteToolDigest = "sha256:f9de44a5c4cbe78d341741825bf0ebc19f801c1e1833400541a25d723df1f69e"
+	// NotesSearchNotesToolDigest is the digest of the search_notes tool's descriptor (1614 bytes).
+	NotesSearchNotesToolDigest = "sha256:fb0530ff4415403c010cf164eb9e38724063aa901db22be6ef5dbc602df4379f"
+	// NotesGetNoteToolDigest is the digest of the get_note tool's descriptor (956 bytes).
+	NotesGetNoteToolDigest = "sha256:d8a1fcadf901781e8ff23c6d6c7eb21dac508022fee3e16d766efe7f4d406d95"
+	// NotesDeleteNoteToolDigest is the digest of the delete_note tool's descriptor (368 bytes).
+	NotesDeleteNoteToolDigest = "sha256:6b9bd1cd5d66d55606077672b3aee5f36570269ce3cc7cb547a3ac44d45161ce"
+	// NotesReindexToolDigest is the digest of the reindex tool's descriptor (744 bytes).
+	NotesReindexToolDigest = "sha256:daff346ae0508ffede886543f8d737f9f0d178d6f7a947efec33d41bab5af123"
 )
 
 // JSON Schemas (draft 2020-12) of the Notes tools' arguments and results.
@@ -287,6 +287,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 	h := notesHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         NotesAddNoteTool,
+		Title:        "Add note",
 		Description:  "AddNote stores a new note and returns it with its id and creation time.",
 		InputSchema:  json.RawMessage(notesAddNoteInputSchema),
 		OutputSchema: json.RawMessage(notesAddNoteOutputSchema),
@@ -296,6 +297,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         NotesSearchNotesTool,
+		Title:        "Search notes",
 		Description:  "SearchNotes returns the notes whose text contains query, newest first.",
 		InputSchema:  json.RawMessage(notesSearchNotesInputSchema),
 		OutputSchema: json.RawMessage(notesSearchNotesOutputSchema),
@@ -309,6 +311,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         NotesGetNoteTool,
+		Title:        "Get note",
 		Description:  "GetNote returns the note with the given id.",
 		InputSchema:  json.RawMessage(notesGetNoteInputSchema),
 		OutputSchema: json.RawMessage(notesGetNoteOutputSchema),
@@ -318,6 +321,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         NotesDeleteNoteTool,
+		Title:        "Delete note",
 		Description:  "DeleteNote removes a note. Deleting a note that does not exist is an\nerror.",
 		InputSchema:  json.RawMessage(notesDeleteNoteInputSchema),
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -326,6 +330,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         NotesReindexTool,
+		Title:        "Reindex",
 		Description:  "Reindex rebuilds the search index, reporting progress note by note.\nIt stops early when the call is cancelled.",
 		InputSchema:  json.RawMessage(notesReindexInputSchema),
 		OutputSchema: json.RawMessage(notesReindexOutputSchema),

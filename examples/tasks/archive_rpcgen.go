@@ -89,8 +89,8 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// ArchiveCompactToolDigest is the digest of the compact tool's descriptor (924 bytes).
-	ArchiveCompactToolDigest = "sha256:5eadfa6eb235ba282e3f5665ec5d7e5c5f9408ca6c3c10f1cfb706788fe22f2b"
+	// ArchiveCompactToolDigest is the digest of the compact tool's descriptor (942 bytes).
+	ArchiveCompactToolDigest = "sha256:f58f45b6ec2955b8d8ca66697b73b876a4c1703ab4c44663f81d9e1dbf12f515"
 )
 
 // JSON Schemas (draft 2020-12) of the Archive tools' arguments and results.
@@ -107,6 +107,7 @@ func ArchiveTools(impl Archive) []mcpserver.Tool {
 	h := archiveHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         ArchiveCompactTool,
+		Title:        "Compact",
 		Description:  "Compact compacts the archive batch by batch. Halfway it asks the\nuser whether to go on and delete the originals; declining stops it\nthere. It runs only as a task: the call is answered at once, and the\nclient follows the task.",
 		InputSchema:  json.RawMessage(archiveCompactInputSchema),
 		OutputSchema: json.RawMessage(archiveCompactOutputSchema),

@@ -198,18 +198,18 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// SpecSubtractToolDigest is the digest of the subtract tool's descriptor (557 bytes).
-	SpecSubtractToolDigest = "sha256:97991ef205e89307e7ce172438c0077c2f482ebe2910d33c803e643880bd0230"
-	// SpecSumToolDigest is the digest of the sum tool's descriptor (595 bytes).
-	SpecSumToolDigest = "sha256:954318cf62d0a3be2ff24ef7cfffc6c2f75c223119345ef4b1e6834fae1b0bed"
-	// SpecNotifyHelloToolDigest is the digest of the notify_hello tool's descriptor (255 bytes).
-	SpecNotifyHelloToolDigest = "sha256:c911c41d8246f870a128d3a966bfffc284a791e81593a84ae36fccb58aae2f8e"
-	// SpecNotifySumToolDigest is the digest of the notify_sum tool's descriptor (427 bytes).
-	SpecNotifySumToolDigest = "sha256:b4abff4756cd2c8be6a56a9b78530775ebce575683da499ed662d455c47e6ed9"
-	// SpecUpdateToolDigest is the digest of the update tool's descriptor (596 bytes).
-	SpecUpdateToolDigest = "sha256:6e4dec79f2e0a8f15b4fa52729d31aecef29bd547ef8fade8245292d8c41a685"
-	// SpecGetDataToolDigest is the digest of the get_data tool's descriptor (297 bytes).
-	SpecGetDataToolDigest = "sha256:a6301a36570118f0bab92bb6520c5142a031848075e145e7778fd78496b76ced"
+	// SpecSubtractToolDigest is the digest of the subtract tool's descriptor (576 bytes).
+	SpecSubtractToolDigest = "sha256:1d7afdc6bf938eb8a6db92f0bcfbcf37d78239a8cb715eb3cc4df1e77f3b4df4"
+	// SpecSumToolDigest is the digest of the sum tool's descriptor (609 bytes).
+	SpecSumToolDigest = "sha256:70597f850ff2129fe94eee801c3d1033cd59c459d1f18d33a714a238fb7fb7b1"
+	// SpecNotifyHelloToolDigest is the digest of the notify_hello tool's descriptor (278 bytes).
+	SpecNotifyHelloToolDigest = "sha256:2100493f9824b244e6afb08fb3bd042f6de5a45e58467c9e5b2b4ddf9c9c6675"
+	// SpecNotifySumToolDigest is the digest of the notify_sum tool's descriptor (448 bytes).
+	SpecNotifySumToolDigest = "sha256:e488237a1a5492a8e6ba01de3dcb7d93c2dbd5746444e294d585322414d890d4"
+	// SpecUpdateToolDigest is the digest of the update tool's descriptor (613 bytes).
+	SpecUpdateToolDigest = "sha256:9d1cfb16e3f5c92ccd29783779d2a35c6c280214744b7652378dce881d1d0782"
+	// SpecGetDataToolDigest is the digest of the get_data tool's descriptor (316 bytes).
+	SpecGetDataToolDigest = "sha256:6d4326ee7e241c52eada007fe308d5686400bad04d37112d719bbc50966e868c"
 )
 
 // JSON Schemas (draft 2020-12) of the Spec tools' arguments and results.
@@ -233,6 +233,7 @@ func SpecTools(impl Spec) []mcpserver.Tool {
 	h := specHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         SpecSubtractTool,
+		Title:        "Subtract",
 		Description:  "Subtract returns minuend - subtrahend.",
 		InputSchema:  json.RawMessage(specSubtractInputSchema),
 		OutputSchema: json.RawMessage(specSubtractOutputSchema),
@@ -241,6 +242,7 @@ func SpecTools(impl Spec) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         SpecSumTool,
+		Title:        "Sum",
 		Description:  "Sum adds three numbers.",
 		InputSchema:  json.RawMessage(specSumInputSchema),
 		OutputSchema: json.RawMessage(specSumOutputSchema),
@@ -249,6 +251,7 @@ func SpecTools(impl Spec) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         SpecNotifyHelloTool,
+		Title:        "Notify hello",
 		Description:  "NotifyHello is sent as a notification.",
 		InputSchema:  json.RawMessage(specNotifyHelloInputSchema),
 		Digest:       SpecNotifyHelloToolDigest,
@@ -256,6 +259,7 @@ func SpecTools(impl Spec) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         SpecNotifySumTool,
+		Title:        "Notify sum",
 		Description:  "NotifySum is sent as a notification.",
 		InputSchema:  json.RawMessage(specNotifySumInputSchema),
 		Digest:       SpecNotifySumToolDigest,
@@ -263,6 +267,7 @@ func SpecTools(impl Spec) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         SpecUpdateTool,
+		Title:        "Update",
 		Description:  "Update is sent as a notification.",
 		InputSchema:  json.RawMessage(specUpdateInputSchema),
 		Digest:       SpecUpdateToolDigest,
@@ -270,6 +275,7 @@ func SpecTools(impl Spec) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         SpecGetDataTool,
+		Title:        "Get data",
 		Description:  "GetData returns a fixed, mixed list.",
 		InputSchema:  json.RawMessage(specGetDataInputSchema),
 		OutputSchema: json.RawMessage(specGetDataOutputSchema),

@@ -228,20 +228,20 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// ProbeEchoToolDigest is the digest of the echo tool's descriptor (334 bytes).
-	ProbeEchoToolDigest = "sha256:425d3dab005cc561f0a4ba726e7c867ef085d45b4be7c418e599a31df7dd8588"
-	// ProbeAddToolDigest is the digest of the add tool's descriptor (571 bytes).
-	ProbeAddToolDigest = "sha256:8122c41d0d3c5bedbcd36d5a63863aff58171b2e6e47e77b0ec6a25db9d92be5"
-	// ProbeIncrementToolDigest is the digest of the increment tool's descriptor (669 bytes).
-	ProbeIncrementToolDigest = "sha256:64fc47625603b9cdc238cf9d99975948f87ed426397d56b8428fce75caf346bb"
-	// ProbeHeaderToolDigest is the digest of the header tool's descriptor (411 bytes).
-	ProbeHeaderToolDigest = "sha256:982f726cd8caa89f3b039f290a70d214b6e2c74996a15889274bae050a8013e2"
-	// ProbeHoldToolDigest is the digest of the hold tool's descriptor (269 bytes).
-	ProbeHoldToolDigest = "sha256:5a217da2f5acf1a4cebc243b9fc977050d29a6342eea3f4b5ef927f799595aed"
-	// ProbeHeldToolDigest is the digest of the held tool's descriptor (252 bytes).
-	ProbeHeldToolDigest = "sha256:fc256bb8153a063672c3681478566e36a15a62c8006c9154b1ac98ea7e5aab0e"
-	// ProbeReleasedToolDigest is the digest of the released tool's descriptor (455 bytes).
-	ProbeReleasedToolDigest = "sha256:1e50a5aaf342c96fac6b9df39c572e522bc8015366651899d67b6e663e6daf99"
+	// ProbeEchoToolDigest is the digest of the echo tool's descriptor (349 bytes).
+	ProbeEchoToolDigest = "sha256:a82fe39f6d39a57d80114860f843decb469333e2c29fb48853d1f0aa47d56fc8"
+	// ProbeAddToolDigest is the digest of the add tool's descriptor (585 bytes).
+	ProbeAddToolDigest = "sha256:9e0bdedae35def80c564d346e0e3a98a36419a45ce80c52f9e1fab0db0d00384"
+	// ProbeIncrementToolDigest is the digest of the increment tool's descriptor (689 bytes).
+	ProbeIncrementToolDigest = "sha256:b5977b18815fd3bc679d6fc70b47ce3c18e6f2e21c78b4f3ad19ad31a7f7dd00"
+	// ProbeHeaderToolDigest is the digest of the header tool's descriptor (428 bytes).
+	ProbeHeaderToolDigest = "sha256:5834b5368f3c8132a5874a1629c8968738359d6e0eb1324da50e4561914ea2a6"
+	// ProbeHoldToolDigest is the digest of the hold tool's descriptor (284 bytes).
+	ProbeHoldToolDigest = "sha256:cc6ad4b99fb4806d35760721a9d3d87d3314e67376049b5d1fbd07d2a794bc1a"
+	// ProbeHeldToolDigest is the digest of the held tool's descriptor (267 bytes).
+	ProbeHeldToolDigest = "sha256:bc8b6d8d4372dfcbfee39e64bb004363ccce0d751e8ee75d83adae92a6b518d9"
+	// ProbeReleasedToolDigest is the digest of the released tool's descriptor (474 bytes).
+	ProbeReleasedToolDigest = "sha256:36b0aea8e1c0df91bf39a2e045a797084fe15e1b37b1f84b7c12de2c21ae6f06"
 )
 
 // JSON Schemas (draft 2020-12) of the Probe tools' arguments and results.
@@ -268,6 +268,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 	h := probeHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         ProbeEchoTool,
+		Title:        "Echo",
 		Description:  "Echo returns text as it came.",
 		InputSchema:  json.RawMessage(probeEchoInputSchema),
 		OutputSchema: json.RawMessage(probeEchoOutputSchema),
@@ -276,6 +277,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         ProbeAddTool,
+		Title:        "Add",
 		Description:  "Add returns a + b.",
 		InputSchema:  json.RawMessage(probeAddInputSchema),
 		OutputSchema: json.RawMessage(probeAddOutputSchema),
@@ -284,6 +286,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         ProbeIncrementTool,
+		Title:        "Increment",
 		Description:  "Increment returns n plus one. Its value travels as a string, so it\nkeeps every digit in JavaScript, beyond 2^53.",
 		InputSchema:  json.RawMessage(probeIncrementInputSchema),
 		OutputSchema: json.RawMessage(probeIncrementOutputSchema),
@@ -292,6 +295,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         ProbeHeaderTool,
+		Title:        "Header",
 		Description:  "Header returns the value of the HTTP header name of this call, \"\" when\nit has none.",
 		InputSchema:  json.RawMessage(probeHeaderInputSchema),
 		OutputSchema: json.RawMessage(probeHeaderOutputSchema),
@@ -300,6 +304,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         ProbeHoldTool,
+		Title:        "Hold",
 		Description:  "Hold runs until the call is cancelled, and fails after a minute.",
 		InputSchema:  json.RawMessage(probeHoldInputSchema),
 		Digest:       ProbeHoldToolDigest,
@@ -307,6 +312,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         ProbeHeldTool,
+		Title:        "Held",
 		Description:  "Held returns once a Hold call with tag is running on the server.",
 		InputSchema:  json.RawMessage(probeHeldInputSchema),
 		Digest:       ProbeHeldToolDigest,
@@ -314,6 +320,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         ProbeReleasedTool,
+		Title:        "Released",
 		Description:  "Released returns once the Hold call with tag has ended, with why its\ncontext ended (\"context canceled\" when the client gave up on it).",
 		InputSchema:  json.RawMessage(probeReleasedInputSchema),
 		OutputSchema: json.RawMessage(probeReleasedOutputSchema),

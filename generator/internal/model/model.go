@@ -108,7 +108,7 @@ type Method struct {
 // Tool is a method's MCP tool descriptor, from //rpcgen:tool and the doc comment.
 type Tool struct {
 	Name  string // e.g. "add_note", prefix included
-	Title string // display name, "" when not given
+	Title string // display name: title=..., else the method's name in words; "" for title=""
 	// Hints of the tool's behaviour; nil leaves the protocol default.
 	ReadOnly, Destructive, Idempotent, OpenWorld *bool
 	// Scopes are the OAuth scopes a caller's token must grant to call the

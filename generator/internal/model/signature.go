@@ -126,7 +126,12 @@ func buildTool(s *Service, fn *types.Func, d *Directive, errs *diag.Collector) *
 	} else if !naming.ValidToolName(t.Name) && (s.ToolPrefix == "" || naming.ValidToolName(s.ToolPrefix)) {
 		errs.At(pos, "method %s: tool name %q is not a valid MCP tool name; set one with //rpcgen:tool name=...", method, t.Name)
 	}
-	t.Title, _, _ = d.value("title")
+	// The display name: title=..., or the method's name in words
+	// ("AddNote" -> "Add note"); title="" gives none.
+	t.Title = naming.Title(method)
+	if v, _, ok := d.value("title"); ok {
+		t.Title = v
+	}
 	t.Scopes = parseScopes(d, s.Scopes, errs)
 	if v, vpos, ok := d.value("task"); ok {
 		if v != "optional" && v != "required" {

@@ -112,3 +112,42 @@ func GoFieldName(s string) string {
 	}
 	return name
 }
+
+// Title turns a Go method name into the display name of its MCP tool, in
+// sentence case, initialisms kept: "AddNote" -> "Add note",
+// "GetHTTPStatus" -> "Get HTTP status", "ListURLs" -> "List URLs".
+func Title(s string) string {
+	words := strings.Split(SnakeCase(s), "_")
+	runes := []rune(s)
+	out := make([]string, 0, len(words))
+	at := 0 // where the word starts in s
+	for i, w := range words {
+		n := len([]rune(w))
+		orig := string(runes[at : at+n])
+		at += n
+		switch {
+		case i == 0:
+			out = append(out, UpperFirst(orig))
+		case isInitialism(orig):
+			out = append(out, orig)
+		default:
+			out = append(out, strings.ToLower(orig))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// isInitialism reports whether a word of a Go name is written in capitals
+// ("HTTP", "URLs", "ID"), not a capitalised word ("Note").
+func isInitialism(w string) bool {
+	w = strings.TrimSuffix(w, "s")
+	if len(w) < 2 {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}

@@ -64,3 +64,21 @@ func TestGoFieldName(t *testing.T) {
 		}
 	}
 }
+
+func TestTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"Add":           "Add",
+		"AddNote":       "Add note",
+		"SearchNotes":   "Search notes",
+		"GetHTTPStatus": "Get HTTP status",
+		"ListURLs":      "List URLs",
+		"URLsByID":      "URLs by ID",
+		"ID":            "ID",
+		"ABTest":        "AB test",
+		"NoteAsJSON":    "Note as JSON",
+	} {
+		if got := Title(in); got != want {
+			t.Errorf("Title(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

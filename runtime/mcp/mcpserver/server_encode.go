@@ -301,8 +301,21 @@ func appendTool(b []byte, t *Tool, v ver) []byte {
 		b = append(b, `,"outputSchema":`...)
 		b = append(b, t.OutputSchema...)
 	}
-	if t.Annotations != nil && v.annotations() {
-		b = appendAnnotations(b, t.Annotations)
+	if v.annotations() {
+		a := t.Annotations
+		if t.Title != "" && !v.structured() && (a == nil || a.Title == "") {
+			// 2025-03-26 has no tool title, only annotations.title: the
+			// display name goes there, where its clients look.
+			c := mcp.ToolAnnotations{}
+			if a != nil {
+				c = *a
+			}
+			c.Title = t.Title
+			a = &c
+		}
+		if a != nil {
+			b = appendAnnotations(b, a)
+		}
 	}
 	b = appendIcons(b, t.Icons, v)
 	b = appendDescriptorMeta(b, t.Meta, t.Digest, v)

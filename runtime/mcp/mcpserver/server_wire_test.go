@@ -48,8 +48,11 @@ func (r legacyRev) tools() []string {
 	if r.structured {
 		search += `,"outputSchema":{"type":"object"}`
 	}
-	if r.annotations {
+	switch {
+	case r.structured:
 		search += `,"annotations":{"readOnlyHint":true}`
+	case r.annotations: // 2025-03-26: the title only in annotations
+		search += `,"annotations":{"title":"Search notes","readOnlyHint":true}`
 	}
 	search += `}`
 	out := []string{search}

@@ -12,7 +12,9 @@ import (
 type Tool struct {
 	// Name is unique within a server: 1 to 128 of A-Z a-z 0-9 _ - .
 	Name string
-	// Title is a human-readable display name.
+	// Title is a human-readable display name: the descriptor's title from
+	// 2025-06-18 on, and its annotations.title in 2025-03-26, which has no
+	// other place for it (unless Annotations sets one); 2024-11-05 has none.
 	Title string
 	// Description tells a model what the tool does and when to use it.
 	Description string
