@@ -107,7 +107,13 @@ func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byt
 	buf := getBuffer()
 	*buf = ss.proc.Process(hc, msg, (*buf)[:0])
 	var reply []byte
-	if len(*buf) > 0 {
+	switch {
+	case cap(*buf) > maxPooled:
+		// Too large to go back to the pool (a long tools/list, say): the
+		// reply is the buffer itself, not a second copy of it.
+		reply = *buf
+		*buf = nil
+	case len(*buf) > 0:
 		reply = append(make([]byte, 0, len(*buf)), *buf...)
 	}
 	putBuffer(buf)
@@ -141,8 +147,11 @@ var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return 
 
 func getBuffer() *[]byte { return bufferPool.Get().(*[]byte) }
 
+// maxPooled is the capacity beyond which a buffer is not kept in the pool.
+const maxPooled = 64 << 10
+
 func putBuffer(b *[]byte) {
-	if cap(*b) <= 64<<10 {
+	if c := cap(*b); c > 0 && c <= maxPooled {
 		bufferPool.Put(b)
 	}
 }
