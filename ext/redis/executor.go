@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -18,7 +17,9 @@ import (
 
 // ExecutorOptions configures the TaskExecutor.
 type ExecutorOptions struct {
-	// Workers is how many tasks this replica runs at once. Default 16.
+	// Workers is how many tasks this replica runs at once. Default 16. The
+	// workers share one reader, which holds one connection of the client's
+	// pool while it waits for tasks.
 	Workers int
 	// Lease is how long a task stays with a worker that stopped renewing
 	// it (a worker renews its tasks every Lease/3): once it is over, any
@@ -58,8 +59,6 @@ type TaskExecutor struct {
 	srv    *mcpserver.Server
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-
-	lastReclaim atomic.Int64 // unix ns of the last XAUTOCLAIM
 }
 
 var _ tasks.Executor = (*TaskExecutor)(nil)
@@ -105,9 +104,7 @@ func (e *TaskExecutor) Start(m *tasks.Manager, srv *mcpserver.Server) {
 	e.m, e.srv = m, srv
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	for range e.opts.Workers {
-		e.wg.Go(func() { e.work(ctx) })
-	}
+	e.wg.Go(func() { e.read(ctx) })
 }
 
 // Close stops the workers and waits for them. Tasks they were running end
@@ -141,57 +138,79 @@ func pause(ctx context.Context, d time.Duration) {
 	}
 }
 
-// work is one worker: it takes up tasks whose lease is over, when no
-// worker of this replica has looked for some for Lease/4, and otherwise
-// waits for new ones.
-func (e *TaskExecutor) work(ctx context.Context) {
+// read is the executor's one reader: while a worker is free, it takes
+// up tasks whose lease is over (when it has not looked for some for
+// Lease/4), and otherwise waits for new ones (one blocking XREADGROUP, so
+// that the workers waiting hold no connection of the client's pool), and
+// hands each to a worker of its own.
+func (e *TaskExecutor) read(ctx context.Context) {
 	block := min(e.opts.Lease/4, 2*time.Second)
-	for ctx.Err() == nil {
-		last := e.lastReclaim.Load()
-		if now := time.Now().UnixNano(); now-last > int64(e.opts.Lease/4) && e.lastReclaim.CompareAndSwap(last, now) {
-			msgs, _, err := e.s.c.XAutoClaim(ctx, &goredis.XAutoClaimArgs{Stream: e.stream(), Group: taskGroup,
-				Consumer: e.opts.Consumer, MinIdle: e.opts.Lease, Start: "0-0", Count: 1}).Result()
-			if err == nil && len(msgs) > 0 {
-				e.lastReclaim.Store(0) // there may be more: look again at once
-				e.handle(ctx, msgs[0])
-				continue
+	free := make(chan struct{}, e.opts.Workers)
+	for range e.opts.Workers {
+		free <- struct{}{}
+	}
+	var lastReclaim time.Time
+	for {
+		select { // a worker free
+		case <-ctx.Done():
+			return
+		case <-free:
+		}
+		n := int64(1)
+		for more := true; more && n < 32; {
+			select {
+			case <-free:
+				n++
+			default:
+				more = false
 			}
-			if err != nil && e.failed(ctx, "claim", err) {
-				continue
+		}
+		var msgs []goredis.XMessage
+		var err error
+		if time.Since(lastReclaim) > e.opts.Lease/4 {
+			msgs, _, err = e.s.c.XAutoClaim(ctx, &goredis.XAutoClaimArgs{Stream: e.stream(), Group: taskGroup,
+				Consumer: e.opts.Consumer, MinIdle: e.opts.Lease, Start: "0-0", Count: n}).Result()
+			if err == nil && int64(len(msgs)) < n {
+				lastReclaim = time.Now() // none left: look again in Lease/4
 			}
 		}
-		res, err := e.s.c.XReadGroup(ctx, &goredis.XReadGroupArgs{Group: taskGroup, Consumer: e.opts.Consumer,
-			Streams: []string{e.stream(), ">"}, Count: 1, Block: block}).Result()
-		if errors.Is(err, goredis.Nil) {
-			continue
+		if err == nil && len(msgs) == 0 {
+			var res []goredis.XStream
+			res, err = e.s.c.XReadGroup(ctx, &goredis.XReadGroupArgs{Group: taskGroup, Consumer: e.opts.Consumer,
+				Streams: []string{e.stream(), ">"}, Count: n, Block: block}).Result()
+			for _, st := range res {
+				msgs = append(msgs, st.Messages...)
+			}
 		}
-		if err != nil {
-			e.failed(ctx, "read", err)
-			continue
+		if err != nil && !errors.Is(err, goredis.Nil) {
+			e.failed(ctx, err)
 		}
-		for _, st := range res {
-			for _, msg := range st.Messages {
+		for _, msg := range msgs {
+			n--
+			e.wg.Go(func() {
+				defer func() { free <- struct{}{} }()
 				e.handle(ctx, msg)
-			}
+			})
+		}
+		for range n {
+			free <- struct{}{}
 		}
 	}
 }
 
 // failed handles a failed read or claim: the group is made again when
-// Redis lost it (a restart without persistence), else the worker pauses.
-// It reports whether the caller should go on at once.
-func (e *TaskExecutor) failed(ctx context.Context, what string, err error) bool {
+// Redis lost it (a restart without persistence), else the reader pauses.
+func (e *TaskExecutor) failed(ctx context.Context, err error) {
 	if ctx.Err() != nil {
-		return true
+		return
 	}
 	if strings.HasPrefix(err.Error(), "NOGROUP") {
 		if gerr := e.ensureGroup(ctx); gerr == nil {
-			return true
+			return
 		}
 	}
-	e.s.logger.Warn("redis: task queue "+what, "err", err)
+	e.s.logger.Warn("redis: task queue read", "err", err)
 	pause(ctx, time.Second)
-	return false
 }
 
 // renewScript: KEYS stream; ARGV group, consumer, entry id. 1 when the

@@ -29,6 +29,7 @@ import (
 // request to the next live replica.
 type procCluster struct {
 	URL     string
+	Prefix  string // the replicas' key prefix
 	procs   []*exec.Cmd
 	proxy   *rrproxy.Proxy
 	targets []*url.URL
@@ -78,7 +79,7 @@ func startProcs(t *testing.T, rs *redistest.Server) *procCluster {
 	prefix := "procs:" + rand.Text()[:8] + ":"
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	c := &procCluster{}
+	c := &procCluster{Prefix: prefix}
 	var targets []*url.URL
 	for i := range 3 {
 		cmd := exec.Command(bin, "--redis", rs.URL(), "--prefix", prefix, "--name", fmt.Sprint(i), "--state-key", hex.EncodeToString(key))

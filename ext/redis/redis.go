@@ -11,6 +11,11 @@
 //	h := mcphttp.NewHandler(srv, &mcphttp.Options{
 //		SessionStore: shared.Sessions(), EventStore: shared.Events()})
 //
+// Tasks (SEP-2663, package runtime/mcp/tasks) live on Redis too: Tasks is
+// their Store, TaskExecutor a queue every replica's workers read, so that
+// any replica runs a task and takes up those of a replica that died
+// (docs/tasks.md).
+//
 // Connect takes a Redis URL, or one naming Sentinels (master_name), and
 // any go-redis option as a URL parameter.
 //
@@ -45,7 +50,11 @@
 // proxy to internal/replica --cluster 3, which starts redis-server, three
 // replicas and the proxy in one process tree (and kills the replica with
 // the most streams open on SIGUSR1, for each SDK's client to resume its
-// stream elsewhere). The Sentinel tests (TestSentinelFailover here,
+// stream elsewhere). Tasks: the store's contract, its round trips, a
+// task taken up when its worker died, and three replica processes with
+// tasks followed through the proxy while a replica is killed, the client
+// reconnects and Redis restarts, then 64 clients creating tasks for 30
+// seconds with two replicas killed (none lost). The Sentinel tests (TestSentinelFailover here,
 // TestGoSDKReplicaFailover in interop) run a primary, a replica and three
 // Sentinels (package redistest's Sentinels) and fail over with SENTINEL
 // FAILOVER; TestRedisRestart restarts Redis, with and without an

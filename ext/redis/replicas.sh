@@ -8,7 +8,9 @@
 # 1. ext/redis (go test -race): package replicatest's checks on three
 #    handlers sharing Redis, Redis hung and killed, and three replica
 #    processes behind a round-robin proxy: rpcgen's client (legacy and
-#    2026-07-28), 64 clients for 30 s, a replica killed mid-stream.
+#    2026-07-28), 64 clients for 30 s, a replica killed mid-stream; tasks on
+#    Redis: followed through the proxy while a replica is killed and Redis
+#    restarts, and 64 clients creating tasks for 30 s with kills (0 lost).
 # 2. interop: the official Go SDK (legacy and 2026-07-28) and TypeScript SDK
 #    clients through the proxy to internal/replica --cluster 3, and each
 #    SDK's client resuming its stream when the replica holding it is killed.

@@ -9,3 +9,9 @@ type Server = redistest.Server
 
 // Start starts redis-server on a free loopback port.
 var Start = redistest.Start
+
+// Config says how a Server persists its data.
+type Config = redistest.Config
+
+// StartWith is Start with a Config.
+var StartWith = redistest.StartWith

@@ -12,7 +12,8 @@
 // redis-server on a free loopback port, N replicas (itself, run again) on
 // it with one key prefix and one 2026-07-28 state key, and a round-robin
 // reverse proxy (internal/rrproxy) in front of them, prints the proxy's
-// URL and, on SIGTERM, stops them all. Its tools are in tools.go.
+// URL and, on SIGTERM, stops them all. Its tools are in tools.go, its
+// task tools (run by a TaskExecutor on Redis) in tasks.go.
 package main
 
 import (
@@ -33,6 +34,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
+	"github.com/rpcgen/rpcgen/runtime/mcp/tasks"
 )
 
 func main() {
@@ -42,6 +44,7 @@ func main() {
 	flag.StringVar(&cfg.addr, "http", "127.0.0.1:0", "the `address` to listen on")
 	flag.StringVar(&cfg.name, "name", "", "the replica's `name`, as its tools report it")
 	flag.StringVar(&cfg.stateKey, "state-key", "", "the 2026-07-28 requestState key, 32 bytes in `hex`, the same on every replica")
+	flag.DurationVar(&cfg.lease, "task-lease", 3*time.Second, "how long a task stays with a worker that stopped renewing it")
 	cluster := flag.Int("cluster", 0, "start redis-server and `N` replicas behind a round-robin proxy")
 	var setup clusterSetup
 	flag.BoolVar(&setup.sentinel, "sentinel", false, "with --cluster: a primary, a replica and three Sentinels instead of one redis-server")
@@ -62,7 +65,10 @@ func main() {
 	}
 }
 
-type config struct{ url, prefix, addr, name, stateKey string }
+type config struct {
+	url, prefix, addr, name, stateKey string
+	lease                             time.Duration
+}
 
 func run(ctx context.Context, cfg config, logger *slog.Logger) error {
 	key, err := hex.DecodeString(cfg.stateKey)
@@ -80,6 +86,14 @@ func run(ctx context.Context, cfg config, logger *slog.Logger) error {
 		&mcpserver.Options{Bus: shared.Bus(), Logger: logger, StateKeys: [][]byte{key}})
 	r := &replica{srv: srv, name: cfg.name, rdb: client, prefix: cfg.prefix}
 	srv.AddTools(r.tools()...)
+	srv.AddTools(r.taskTools()...)
+	// Tasks on Redis: any replica's workers run the tasks any replica
+	// created, and take up those of a replica that died.
+	executor := shared.TaskExecutor(redis.ExecutorOptions{Workers: 64, Lease: cfg.lease})
+	tm := tasks.Enable(srv, &tasks.Options{Store: shared.Tasks(redis.TaskOptions{MaxTasks: 1 << 20}),
+		Executor: executor, PollInterval: 50 * time.Millisecond, Logger: logger})
+	executor.Start(tm, srv)
+	defer executor.Close()
 	srv.AddResources(mcpserver.Resource{URI: WatchedURI, Name: "watched", Handler: func(context.Context, *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		return []mcp.ResourceContents{{URI: WatchedURI, Text: "watched"}}, nil
 	}})
