@@ -46,6 +46,7 @@ func (p *workers) work(c *call) {
 		ctx, body := c.ctx, c.body
 		c.ctx, c.body = nil, nil
 		c.run(ctx, body)
+		c = nil // an idle worker holds no call
 		if idle == nil {
 			idle = time.NewTimer(workerIdle)
 		} else {
