@@ -20,6 +20,7 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/emit"
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
 // Contract generates as Generate does and returns the contract snapshot of
@@ -83,11 +84,12 @@ func buildContract(pkg *packages.Package, sg *schema.Builder, services []*model.
 		snap.Services = append(snap.Services, &contract.Service{Name: s.Name, Pos: rel(s.Pos), Ignore: s.IgnoreBreaking})
 		for _, m := range s.Methods {
 			byName[m.RPCName] = m
-			if m.Resource != nil {
-				snap.Resources = append(snap.Resources, &contract.Resource{Name: m.Resource.Name, URI: m.Resource.URI, Template: m.Resource.Template(), Method: m.RPCName})
+			if r := m.Resource; r != nil {
+				snap.Resources = append(snap.Resources, &contract.Resource{Name: r.Name, URI: r.URI, Template: r.Template(), Method: m.RPCName,
+					Title: r.Title, Icons: iconsJSON(r.Icons), Meta: r.Meta})
 			}
 			if m.Prompt != nil {
-				p := &contract.Prompt{Name: m.Prompt.Name, Method: m.RPCName}
+				p := &contract.Prompt{Name: m.Prompt.Name, Method: m.RPCName, Title: m.Prompt.Title, Icons: iconsJSON(m.Prompt.Icons), Meta: m.Prompt.Meta}
 				for _, a := range m.Prompt.Args {
 					p.Arguments = append(p.Arguments, &contract.PromptArg{Name: a.Param.JSONKey, Required: a.Required})
 				}
@@ -103,7 +105,8 @@ func buildContract(pkg *packages.Package, sg *schema.Builder, services []*model.
 	}
 	for _, d := range tools {
 		t := &contract.Tool{Name: d.Name, Method: d.Method.RPCName, Title: d.Title, Description: d.Description,
-			InputSchema: json.RawMessage(d.InputSchema), Hints: d.Hints, Scopes: d.Method.Tool.Scopes, Digest: d.Digest}
+			InputSchema: json.RawMessage(d.InputSchema), Hints: d.Hints, Scopes: d.Method.Tool.Scopes, Digest: d.Digest,
+			Icons: iconsJSON(d.Method.Tool.Icons), Meta: d.Method.Tool.Meta}
 		if d.OutputSchema != nil {
 			t.OutputSchema = json.RawMessage(d.OutputSchema)
 		}
@@ -113,6 +116,18 @@ func buildContract(pkg *packages.Package, sg *schema.Builder, services []*model.
 		return nil, err
 	}
 	return snap, nil
+}
+
+// iconsJSON is icons as a JSON array, nil for none.
+func iconsJSON(icons []mcp.Icon) json.RawMessage {
+	if len(icons) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(icons)
+	if err != nil {
+		return nil // an mcp.Icon is strings only
+	}
+	return b
 }
 
 func serviceOf(services []*model.Service, m *model.Method) *model.Service {

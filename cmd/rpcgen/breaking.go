@@ -27,7 +27,7 @@ func runBreaking(cmd string, args []string, stdout, stderr io.Writer) int {
 	if cmd == "breaking" {
 		fs.StringVar(&against, "against", "", "the earlier contract: a snapshot `rpcgen contract` wrote, an OpenRPC document, or git:REF for the interfaces at that revision")
 		fs.StringVar(&newRef, "new", "", "compare git:REF, the interfaces at that revision, instead of the work tree's")
-		fs.BoolVar(&safe, "safe", false, "list the changes that break nothing too")
+		fs.BoolVar(&safe, "safe", false, "list the changes that break nothing too (changed tool digests are printed always)")
 	} else {
 		fs.StringVarP(&output, "output", "o", "", "write the snapshot to this file instead of stdout")
 	}

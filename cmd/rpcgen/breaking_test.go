@@ -94,7 +94,7 @@ func TestBreakingHistory(t *testing.T) {
 // TestBreakingCommand: rpcgen contract writes a snapshot that rpcgen
 // breaking compares with; an OpenRPC document is compared on the JSON-RPC
 // rules only; a change that breaks exits 1 and names the rule at its
-// position; usage errors exit 2.
+// position, and the changed tool digests with it; usage errors exit 2.
 func TestBreakingCommand(t *testing.T) {
 	dir := newPackage(t, calcSrc)
 	snap := filepath.Join(t.TempDir(), "calc.contract.json")
@@ -127,6 +127,12 @@ func TestBreakingCommand(t *testing.T) {
 	if code != exitFail || !strings.Contains(stdout.String(), ": PARAM_NARROWED (WIRE): method calculator.add param a\n\told: integer\n\tnew: string") ||
 		!strings.Contains(stderr.String(), "breaking change(s) against") {
 		t.Errorf("a param retyped: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	// The tool's new digest is printed without --safe (hosts that pinned
+	// it ask again); other safe changes are not.
+	if !strings.Contains(stdout.String(), ": TOOL_DIGEST_CHANGED (MCP): tool add digest [safe]\n\told: sha256:") ||
+		strings.Contains(stdout.String(), "TOOL_INPUT_WIDENED") {
+		t.Errorf("a param retyped, without --safe: the report should name the changed digest and list no other safe change:\n%s", stdout.String())
 	}
 	for _, args := range [][]string{
 		{"breaking", "--dir", dir, "Calculator"},

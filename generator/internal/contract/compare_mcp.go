@@ -1,7 +1,11 @@
 package contract
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -79,6 +83,8 @@ func (c *comparer) tools() {
 				c.find("TOOL_SCOPES_ADDED", pos, subj+" scope "+s, "scopes ["+strings.Join(ot.Scopes, " ")+"]", "scopes ["+strings.Join(nt.Scopes, " ")+"]", ig)
 			}
 		}
+		c.descriptor(pos, subj, ig, []string{"title", "description", "icons", "_meta"},
+			[]any{ot.Title, ot.Description, ot.Icons, ot.Meta}, []any{nt.Title, nt.Description, nt.Icons, nt.Meta})
 		if ot.Digest != "" && nt.Digest != ot.Digest {
 			c.find("TOOL_DIGEST_CHANGED", pos, subj+" digest", ot.Digest, nt.Digest, ig)
 		}
@@ -102,13 +108,17 @@ func (c *comparer) resources() {
 		}
 	}
 	for _, r := range c.new.Resources {
-		if olds[key(r)] == nil {
-			pos, ig := c.servicePos()
-			if m := c.method(r.Method); m != nil {
-				pos, ig = m.Pos, c.methodIgnores(m)
-			}
-			c.find("RESOURCE_ADDED", pos, "resource "+r.Name, "absent", r.URI, ig)
+		pos, ig := c.servicePos()
+		if m := c.method(r.Method); m != nil {
+			pos, ig = m.Pos, c.methodIgnores(m)
 		}
+		or := olds[key(r)]
+		if or == nil {
+			c.find("RESOURCE_ADDED", pos, "resource "+r.Name, "absent", r.URI, ig)
+			continue
+		}
+		c.descriptor(pos, "resource "+r.Name, ig, []string{"name", "title", "icons", "_meta"},
+			[]any{or.Name, or.Title, or.Icons, or.Meta}, []any{r.Name, r.Title, r.Icons, r.Meta})
 	}
 }
 
@@ -137,6 +147,8 @@ func (c *comparer) prompts() {
 			c.find("PROMPT_ADDED", pos, "prompt "+np.Name, "absent", "prompt "+np.Name, ig)
 			continue
 		}
+		c.descriptor(pos, "prompt "+np.Name, ig, []string{"title", "icons", "_meta"},
+			[]any{op.Title, op.Icons, op.Meta}, []any{np.Title, np.Icons, np.Meta})
 		req := map[string]bool{}
 		for _, a := range op.Arguments {
 			req[a.Name] = a.Required
@@ -145,6 +157,47 @@ func (c *comparer) prompts() {
 			if was, ok := req[a.Name]; a.Required && (!ok || !was) {
 				c.find("PROMPT_ARG_REQUIRED", pos, "prompt "+np.Name+" argument "+a.Name, "optional or absent", "required", ig)
 			}
+		}
+	}
+}
+
+// descriptor lists the changes to what a host shows of a tool, resource
+// or prompt (its title, description, icons, _meta): each member whose
+// value differs, a string or a JSON document, as DESCRIPTOR_CHANGED.
+func (c *comparer) descriptor(pos, subj string, ig []string, members []string, old, new []any) {
+	show := func(v any) string {
+		switch v := v.(type) {
+		case string:
+			if v == "" {
+				return "none"
+			}
+			if q := strconv.Quote(v); len(q) <= 120 {
+				return q
+			}
+			return strconv.Quote(v[:min(len(v), 100)]) + "..."
+		case json.RawMessage:
+			if len(v) == 0 {
+				return "none"
+			}
+			var b bytes.Buffer
+			if json.Compact(&b, v) != nil || b.Len() > 120 {
+				return fmt.Sprintf("%.117s...", b.String())
+			}
+			return b.String()
+		}
+		return fmt.Sprint(v)
+	}
+	for i, m := range members {
+		var same bool
+		switch o := old[i].(type) {
+		case string:
+			same = o == new[i].(string)
+		case json.RawMessage:
+			n := new[i].(json.RawMessage)
+			same = len(o) == 0 && len(n) == 0 || len(o) > 0 && len(n) > 0 && jsonEqual(decodeAny(o), decodeAny(n))
+		}
+		if !same {
+			c.find("DESCRIPTOR_CHANGED", pos, subj+" "+m, show(old[i]), show(new[i]), ig)
 		}
 	}
 }

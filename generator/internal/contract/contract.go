@@ -86,6 +86,10 @@ type Tool struct {
 	Hints  map[string]bool `json:"hints,omitempty"`
 	Scopes []string        `json:"scopes,omitempty"`
 	Digest string          `json:"digest,omitempty"`
+	// Icons and Meta are the descriptor's icons (a JSON array) and _meta
+	// (a JSON object), nil when it has none.
+	Icons json.RawMessage `json:"icons,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Resource is an MCP resource or resource template.
@@ -94,6 +98,10 @@ type Resource struct {
 	URI      string `json:"uri"` // the URI, or the URI template
 	Template bool   `json:"template,omitempty"`
 	Method   string `json:"method,omitempty"`
+	// Title, Icons and Meta are what hosts show, as for Tool.
+	Title string          `json:"title,omitempty"`
+	Icons json.RawMessage `json:"icons,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Prompt is an MCP prompt.
@@ -101,6 +109,10 @@ type Prompt struct {
 	Name      string       `json:"name"`
 	Arguments []*PromptArg `json:"arguments,omitempty"`
 	Method    string       `json:"method,omitempty"`
+	// Title, Icons and Meta are what hosts show, as for Tool.
+	Title string          `json:"title,omitempty"`
+	Icons json.RawMessage `json:"icons,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // PromptArg is an argument of a prompt.

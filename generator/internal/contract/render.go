@@ -5,14 +5,14 @@ import (
 	"io"
 )
 
-// Report writes the findings, breaking ones (and, with safe, the others)
-// one per line: "file:line:col: RULE (CATEGORY): subject", then the old and
+// Report writes the findings, breaking ones and notices (and, with safe,
+// the others) one per line: "file:line:col: RULE (CATEGORY): subject", then the old and
 // new shapes indented. It returns the number of breaking findings that are
 // not ignored.
 func Report(w io.Writer, findings []Finding, safe bool) int {
 	broken := 0
 	for _, f := range findings {
-		if !f.Rule.Breaking && !safe {
+		if !f.Rule.Breaking && !safe && !Notices[f.Rule.Name] {
 			continue
 		}
 		pos := f.Pos

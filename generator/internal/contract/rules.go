@@ -41,10 +41,16 @@ var Rules = []Rule{
 	{"TOOL_ADDED", "MCP", false, "a tool was added"},
 	{"TOOL_INPUT_WIDENED", "MCP", false, "a tool's input schema accepts more than before"},
 	{"TOOL_DIGEST_CHANGED", "MCP", false, "a tool's digest changed: hosts that pin it see a new tool"},
+	{"DESCRIPTOR_CHANGED", "MCP", false, "a tool's, resource's or prompt's title, description, icons or _meta changed: what hosts show, not what clients call"},
 	{"RESOURCE_ADDED", "MCP", false, "a resource or resource template was added"},
 	{"PROMPT_ADDED", "MCP", false, "a prompt was added"},
 	{"GO_ADDED", "GO", false, "an exported generated Go name was added"},
 }
+
+// Notices are the safe rules a report prints without --safe too: a
+// changed digest breaks no client, but a host that pinned the tool asks
+// again, which a reviewer should know.
+var Notices = map[string]bool{"TOOL_DIGEST_CHANGED": true}
 
 // RuleByName returns the rule named name.
 func RuleByName(name string) (Rule, bool) {

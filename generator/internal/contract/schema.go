@@ -42,6 +42,15 @@ func decode(raw json.RawMessage) map[string]any {
 	return v
 }
 
+// decodeAny reads any JSON value as decode does.
+func decodeAny(raw json.RawMessage) any {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	_ = d.Decode(&v)
+	return v
+}
+
 // compareSchemas reports how new differs from old as a set of accepted
 // values.
 func compareSchemas(old, new json.RawMessage, oldComp, newComp map[string]json.RawMessage) []schemaChange {
