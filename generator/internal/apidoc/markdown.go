@@ -124,13 +124,22 @@ func mdType(s *jsonschema.Schema) string {
 		if len(s.PrefixItems) > 0 {
 			return "array"
 		}
-		return "array of " + mdType(s.Items)
+		return "array of " + mdGroup(mdType(s.Items))
 	case "object":
 		if (s.Properties == nil || s.Properties.Len() == 0) && s.AdditionalProperties != nil && s.AdditionalProperties != jsonschema.FalseSchema {
-			return "object of " + mdType(s.AdditionalProperties)
+			return "object of " + mdGroup(mdType(s.AdditionalProperties))
 		}
 	}
 	return s.Type
+}
+
+// mdGroup parenthesises a type of several alternatives, so that an array or
+// map of nullable values reads "object of (X or null) or null".
+func mdGroup(t string) string {
+	if strings.Contains(t, " or ") {
+		return "(" + t + ")"
+	}
+	return t
 }
 
 // fullRange reports whether s bounds an integer by exactly the range of a
@@ -144,6 +153,7 @@ func mdConstraints(s *jsonschema.Schema) string {
 	if s == nil {
 		return ""
 	}
+	s = schema.NonNull(s) // a nullable's bounds are those of its values
 	var c []string
 	num := func(name string, v json.Number) {
 		if v != "" {
