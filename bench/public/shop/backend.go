@@ -144,7 +144,9 @@ func (b *Backend) SearchProducts(ctx context.Context, args SearchArgs) (SearchRe
 			"limit":     {strconv.Itoa(args.Limit)},
 		}, &search)
 	})
-	wg.Go(func() { popular, popularErr = b.Redis.ZRevRange(ctx, "bench:popular", 0, 9).Result() })
+	// ZREVRANGE as the original sends it (go-redis's ZRevRange is deprecated
+	// for ZRANGE ... REV, a different command with the same answer).
+	wg.Go(func() { popular, popularErr = b.Redis.Do(ctx, "ZREVRANGE", "bench:popular", 0, 9).StringSlice() })
 	wg.Wait()
 	if err := errors.Join(searchErr, popularErr); err != nil {
 		return SearchResult{}, err

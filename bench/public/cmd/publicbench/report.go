@@ -116,7 +116,7 @@ var colors = map[string]string{"rpcgen": "#2b6cb0", "mcpgo": "#dd6b20", "gosdk":
 // chart draws two panels of horizontal bars: requests per second, and RSS
 // (average, with the peak as a thin bar).
 func chart(run *Run) string {
-	const w, left, barW, barH, gap = 720, 90, 250, 22, 8
+	const w, left, barW, barH, gap = 780, 100, 250, 22, 8
 	n := len(run.Servers)
 	panelH := 30 + n*(barH+gap)
 	h := 40 + panelH + 10
@@ -150,14 +150,18 @@ func chart(run *Run) string {
 			if thin > 0 && maxV > 0 {
 				p(`<rect x="%d" y="%d" width="%.1f" height="4" fill="#1a202c"/>`+"\n", x0+left, y+barH-4, thin/maxV*barW)
 			}
-			p(`<text x="%.1f" y="%d">%s</text>`+"\n", float64(x0+left)+bw+4, y+barH-6, html.EscapeString(label))
+			end := bw
+			if maxV > 0 {
+				end = max(bw, thin/maxV*barW)
+			}
+			p(`<text x="%.1f" y="%d">%s</text>`+"\n", float64(x0+left)+end+4, y+barH-6, html.EscapeString(label))
 			y += barH + gap
 		}
 	}
-	panel(0, "Requests per second (higher is better)", func(r *Row) (float64, float64, string) {
+	panel(10, "Requests per second (higher is better)", func(r *Row) (float64, float64, string) {
 		return r.RPS, 0, fmt.Sprintf("%.0f", r.RPS)
 	}, maxRPS*1.25)
-	panel(w/2, "Resident memory, MB (lower is better)", func(r *Row) (float64, float64, string) {
+	panel(w/2, "Resident memory, MB: average, thin bar the peak", func(r *Row) (float64, float64, string) {
 		return r.RSSAvgMB, r.RSSPeakMB, fmt.Sprintf("%.1f avg, %.1f peak", r.RSSAvgMB, r.RSSPeakMB)
 	}, maxMB*1.6)
 	p("</svg>\n")
