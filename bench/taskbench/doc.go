@@ -13,6 +13,12 @@
 //     path): the client follows the task on a subscriptions/listen
 //     stream of its own (notifications/tasks) plus one tasks/get.
 //
+// BenchmarkTaskOverheadRedis has task-get and task-follow with the tasks
+// on a real redis-server it starts (ext/redis's TaskStore and
+// TaskExecutor), and redis-rtt/op, the server's round trips to Redis per
+// task (a go-redis hook; the benchmark's own reads of the store taken
+// off).
+//
 // cpu-ns/op is the CPU time this process (client, server, the task's
 // goroutine) spent per call: unlike ns/op it does not grow when other
 // processes take the cores. Every call's result is checked.

@@ -26,11 +26,21 @@ func echo(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 }
 
 // setup returns a client of a server with the tool "plain" and the same
-// tool as "task" (TaskRequired), and the server's task manager.
+// tool as "task" (TaskRequired), and the server's task manager, its tasks
+// in memory.
 func setup(b *testing.B) (*mcpclient.Client, *tasks.Manager) {
+	return setupWith(b, nil, nil)
+}
+
+// setupWith is setup with the task manager's options, and start (when not
+// nil) called with the manager and server once enabled.
+func setupWith(b *testing.B, opts *tasks.Options, start func(*tasks.Manager, *mcpserver.Server)) (*mcpclient.Client, *tasks.Manager) {
 	srv := mcpserver.New(mcp.Implementation{Name: "taskbench", Version: "1"}, nil)
-	m := tasks.Enable(srv, nil)
+	m := tasks.Enable(srv, opts)
 	b.Cleanup(m.Close)
+	if start != nil {
+		start(m, srv)
+	}
 	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
 	srv.AddTools(
 		mcpserver.Tool{Name: "plain", InputSchema: schema, OutputSchema: schema, Handler: echo},
@@ -128,20 +138,27 @@ func forget(ctx context.Context, b *testing.B, m *tasks.Manager, id string) {
 
 // ended waits, on the store's change signals, until the task id ended.
 func ended(ctx context.Context, s tasks.Store, id string) error {
+	_, err := endedGets(ctx, s, id)
+	return err
+}
+
+// endedGets is ended, which also says how many times it read the task.
+func endedGets(ctx context.Context, s tasks.Store, id string) (gets int, _ error) {
 	changes, stop := s.Subscribe(id)
 	defer stop()
 	for {
+		gets++
 		r, err := s.Get(ctx, id)
 		if err != nil {
-			return err
+			return gets, err
 		}
 		if r.Status.Terminal() {
-			return nil
+			return gets, nil
 		}
 		select {
 		case <-changes:
 		case <-ctx.Done():
-			return errors.New("the task did not end")
+			return gets, errors.New("the task did not end")
 		}
 	}
 }
