@@ -132,12 +132,12 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// ShopSearchProductsToolDigest is the digest of the search_products tool's descriptor (1640 bytes).
-	ShopSearchProductsToolDigest = "sha256:e09028d4369726e1d6b2d243f84ab28edf40d83a31ffee1d60f25071b5912717"
-	// ShopGetUserCartToolDigest is the digest of the get_user_cart tool's descriptor (1451 bytes).
-	ShopGetUserCartToolDigest = "sha256:809edcf51b0554fdc0683b33613e589b3952b770322f62ad550e3bad2295e748"
-	// ShopCheckoutToolDigest is the digest of the checkout tool's descriptor (1291 bytes).
-	ShopCheckoutToolDigest = "sha256:ab4426d7e0e3daca9affbc20603658d2c92233a7b79212f957a32e35cdc4decc"
+	// ShopSearchProductsToolDigest is the digest of the search_products tool's descriptor (1666 bytes).
+	ShopSearchProductsToolDigest = "sha256:53cbebf8196cb7264565c347477412c06fd4ce04843802e60ba11c97df35edf5"
+	// ShopGetUserCartToolDigest is the digest of the get_user_cart tool's descriptor (1475 bytes).
+	ShopGetUserCartToolDigest = "sha256:ad9a1df5ccf91c29f2e8498e6368834c2f8a9bc89a811acb80ca2ea13a7bb035"
+	// ShopCheckoutToolDigest is the digest of the checkout tool's descriptor (1310 bytes).
+	ShopCheckoutToolDigest = "sha256:1d3a7a2b1ab8866196a872484fd394e31b9c8f9c86927104f904b00479fdb7c4"
 )
 
 // JSON Schemas (draft 2020-12) of the Shop tools' arguments and results.
@@ -158,6 +158,7 @@ func ShopTools(impl Shop) []mcpserver.Tool {
 	h := shopHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         ShopSearchProductsTool,
+		Title:        "Search products",
 		Description:  "SearchProducts searches products by category and price range, merged\nwith popularity data.",
 		InputSchema:  json.RawMessage(shopSearchProductsInputSchema),
 		OutputSchema: json.RawMessage(shopSearchProductsOutputSchema),
@@ -166,6 +167,7 @@ func ShopTools(impl Shop) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         ShopGetUserCartTool,
+		Title:        "Get user cart",
 		Description:  "GetUserCart gets a user's cart with their recent order history.",
 		InputSchema:  json.RawMessage(shopGetUserCartInputSchema),
 		OutputSchema: json.RawMessage(shopGetUserCartOutputSchema),
@@ -174,6 +176,7 @@ func ShopTools(impl Shop) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         ShopCheckoutTool,
+		Title:        "Checkout",
 		Description:  "Checkout calculates a total, updates the rate limit and records the\norder in the user's history.",
 		InputSchema:  json.RawMessage(shopCheckoutInputSchema),
 		OutputSchema: json.RawMessage(shopCheckoutOutputSchema),
