@@ -207,12 +207,14 @@ func TestTasksAcrossReplicaProcesses(t *testing.T) {
 		t.Errorf("the cancelled task ended %s", e.status)
 	}
 
-	// A replica killed while it runs tasks; the client reconnects.
+	// A replica killed while it runs tasks (8 s each: seeing all of them
+	// running must take less, so that none has ended before the kill);
+	// the client reconnects.
 	type running struct{ tool, id, on string }
 	var runs []running
 	for i := range 12 {
 		tool := []string{"job", "job_idem"}[i%2]
-		runs = append(runs, running{tool: tool, id: start(ctx, cl, tool, jobArgs(fmt.Sprint("k", i), 4000), &n)})
+		runs = append(runs, running{tool: tool, id: start(ctx, cl, tool, jobArgs(fmt.Sprint("k", i), 8000), &n)})
 	}
 	onVictim := map[string]int{}
 	for i := range runs {
@@ -254,11 +256,14 @@ func TestTasksAcrossReplicaProcesses(t *testing.T) {
 	}
 
 	// Redis shut down and started again (its append-only file kept) while
-	// tasks run.
+	// tasks run. They run 5 s, so that they end once Redis is back (a
+	// task's end is stored when its tool returns), and the restart must
+	// take less than the lease less its renewal period (2 s), so that no
+	// replica takes a running task up.
 	var during []running
 	for i := range 6 {
 		tool := []string{"job", "job_idem"}[i%2]
-		during = append(during, running{tool: tool, id: start(ctx, cl, tool, jobArgs(fmt.Sprint("r", i), 2500), &n)})
+		during = append(during, running{tool: tool, id: start(ctx, cl, tool, jobArgs(fmt.Sprint("r", i), 5000), &n)})
 	}
 	for _, r := range during {
 		runningOn(ctx, t, cl, r.tool, r.id)
