@@ -400,6 +400,9 @@ export class ConformanceClient {
 
   /**
    * StaticText is a fixed text resource.
+   *
+   * Over MCP, the resource static_text (test://static-text), titled "Static
+   * text".
    */
   async staticText(options?: CallOptions): Promise<string> {
     return this.#rpc.call<string>("conformance.staticText", undefined, options);
@@ -407,6 +410,9 @@ export class ConformanceClient {
 
   /**
    * StaticBinary is a fixed binary resource: a PNG image of one red pixel.
+   *
+   * Over MCP, the resource static_binary (test://static-binary), titled "Static
+   * binary".
    *
    * @returns Bytes as a base64 string.
    */
@@ -417,6 +423,9 @@ export class ConformanceClient {
   /**
    * TemplateData is the record with the given id, as JSON.
    *
+   * Over MCP, the resource template template_data (test://template/{id}/data),
+   * titled "Record by id".
+   *
    * @param id the record's id.
    */
   async templateData(id: string, options?: CallOptions): Promise<record> {
@@ -426,6 +435,9 @@ export class ConformanceClient {
   /**
    * WatchedResource is a text resource that test_touch_watched_resource
    * changes; subscribe to it to hear about each change.
+   *
+   * Over MCP, the resource watched_resource (test://watched-resource), titled
+   * "Watched resource".
    */
   async watchedResource(options?: CallOptions): Promise<string> {
     return this.#rpc.call<string>("conformance.watchedResource", undefined, options);
@@ -433,6 +445,8 @@ export class ConformanceClient {
 
   /**
    * SimplePrompt is a prompt without arguments: one user message.
+   *
+   * Over MCP, the prompt test_simple_prompt, titled "Simple prompt".
    */
   async simplePrompt(options?: CallOptions): Promise<string> {
     return this.#rpc.call<string>("conformance.simplePrompt", undefined, options);
@@ -440,6 +454,9 @@ export class ConformanceClient {
 
   /**
    * PromptWithArguments is a prompt whose message holds its two arguments.
+   *
+   * Over MCP, the prompt test_prompt_with_arguments, titled "Prompt with
+   * arguments".
    *
    * @param arg1 the first argument.
    * @param arg2 the second argument.
@@ -452,6 +469,9 @@ export class ConformanceClient {
    * PromptWithEmbeddedResource is a prompt that embeds the resource it is
    * given, followed by a question about it.
    *
+   * Over MCP, the prompt test_prompt_with_embedded_resource, titled "Prompt
+   * with an embedded resource".
+   *
    * @param resourceUri the URI of the resource to embed.
    */
   async promptWithEmbeddedResource(resourceUri: string, options?: CallOptions): Promise<PromptMessage[] | null> {
@@ -461,6 +481,8 @@ export class ConformanceClient {
   /**
    * PromptWithImage is a prompt holding an image (one red pixel) and a question
    * about it.
+   *
+   * Over MCP, the prompt test_prompt_with_image, titled "Prompt with an image".
    */
   async promptWithImage(options?: CallOptions): Promise<PromptMessage[] | null> {
     return this.#rpc.call<PromptMessage[] | null>("conformance.promptWithImage", undefined, options);

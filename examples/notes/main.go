@@ -98,6 +98,7 @@ func newServer(st *store, logger *slog.Logger) *mcpserver.Server {
 	})
 	RegisterNotes(srv, loggedNotes{st, logger})
 	srv.AddExtension(TagsExtension(st))
+	srv.AddSkills(NotesSkills) // skills/notes-triage, served by the Skills extension
 	return srv
 }
 

@@ -12,6 +12,7 @@ import (
 //
 //rpcgen:service name=notes
 //rpcgen:icon file=icons/note.svg sizes=any
+//rpcgen:skills dir=skills
 type Notes interface {
 	// AddNote stores a new note and returns it with its id and creation time.
 	//

@@ -114,6 +114,14 @@ export class NotesClient {
   /**
    * SearchNotes returns the notes whose text contains query, newest first.
    *
+   * Over MCP, the tool search_notes. Icons: image/svg+xml (sizes any, a data:
+   * URI of 254 bytes). _meta:
+   * {"ui":{"resourceUri":"ui://notes/board.html"},"ui/resourceUri":"ui://notes/board.html","notes/kind":"query"}.
+   *
+   * MCP App view ui://notes/board.html (text/html;profile=mcp-app, "Notes
+   * board"): a host that supports MCP Apps renders it with the tool's results.
+   * The notes as a list, with a field to add one.
+   *
    * @param query text to look for, case-insensitive.
    * @param limit the most notes to return; all of them when absent.
    */
@@ -151,6 +159,9 @@ export class NotesClient {
    * Note is one note as an MCP resource, notes://<id>, that a client can read
    * or attach to a conversation.
    *
+   * Over MCP, the resource template note (notes://{id}), titled "A note".
+   * Icons: image/svg+xml (sizes any, a data: URI of 254 bytes).
+   *
    * @param id NoteID identifies a note.
    */
   async note(id: string, options?: CallOptions): Promise<Note> {
@@ -168,6 +179,8 @@ export class NotesClient {
   /**
    * ReviewNotes asks the model to review the notes of one priority and to say
    * which can be dropped.
+   *
+   * Over MCP, the prompt review_notes, titled "Review notes".
    *
    * @param priority the priority of the notes to review.
    * low: Low is for notes that can wait.

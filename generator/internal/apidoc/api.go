@@ -93,6 +93,9 @@ type apiMethod struct {
 	Errors []apiError
 	// Examples are the method's explicit examples.
 	Examples []apiExample
+	// MCP is the method's MCP descriptor where it says more than the
+	// schemas (title, icons, _meta, App view); nil otherwise.
+	MCP *apiDescriptor
 }
 
 // apiParam is one member of a method's params object.
@@ -232,6 +235,7 @@ func apiMethodOf(sg *schema.Builder, c *components, m *model.Method) *apiMethod 
 		Summary:      summary(m.Doc),
 		StructParams: m.StructParams,
 		Notification: m.Notification,
+		MCP:          descriptorOf(m),
 	}
 	if m.StructParams {
 		am.StructArg = m.Params[0].Name

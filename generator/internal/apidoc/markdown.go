@@ -37,6 +37,8 @@ func renderMarkdown(api *apiDoc) ([]byte, error) {
 		"exampleResponse": exampleResponse,
 		"methods":         apiMethods,
 		"errors":          apiErrors,
+		"icons":           iconsText,
+		"code":            mdCode,
 	}
 	out, err := render("reference.md.tmpl", funcs, api)
 	if err != nil {

@@ -73,6 +73,9 @@ func (r *tsRenderer) methodText(m *apiMethod, args []string, params string) stri
 	if m.Extension != "" {
 		doc = append(doc, "A request of the MCP extension "+m.Extension+": over MCP, the client declares the extension in its capabilities and sends it with its _meta.")
 	}
+	if m.MCP != nil {
+		doc = append(doc, m.MCP.docLines()...)
+	}
 	switch {
 	case m.Notification:
 	case !m.resultIsNull():

@@ -1,8 +1,6 @@
 package emit
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -48,7 +46,7 @@ func (g *emitter) apps(s *model.Service, names *serviceNames, apps []*model.Meth
 			defs.Id(names.appURI(m)).Op("=").Lit(m.Tool.App.URI)
 		}
 		for _, m := range apps {
-			defs.Id(names.toolMeta(m)).Op("=").Add(rawString([]byte(toolMetaJSON(m.Tool.App))))
+			defs.Id(names.toolMeta(m)).Op("=").Add(rawString([]byte(m.Tool.App.ToolMeta())))
 		}
 	})
 	for _, m := range apps {
@@ -82,90 +80,9 @@ func appLiteral(m *model.Method, names *serviceNames) jen.Code {
 			field("Description", jen.Lit(a.Description))
 		}
 		field("HTML", jen.Id(names.appHTML(m)))
-		if ui := appUIJSON(a); ui != "" {
+		if ui := a.UIMeta(); ui != "" {
 			field("UI", jen.Qual("encoding/json", "RawMessage").Call(rawString([]byte(ui))))
 		}
 		v.Line()
 	})
-}
-
-// toolMetaJSON is the _meta of a tool with a view: _meta.ui (resourceUri,
-// visibility), and the flat "ui/resourceUri" older hosts read.
-func toolMetaJSON(a *model.App) string {
-	uri := strconv.Quote(a.URI) // a checked URI: ASCII without quotes or control characters
-	b := []byte(`{"ui":{"resourceUri":` + uri)
-	if a.Visibility != nil {
-		b = append(b, `,"visibility":`...)
-		b = appendStrings(b, a.Visibility)
-	}
-	b = append(b, `},"ui/resourceUri":`+uri+`}`...)
-	return string(b)
-}
-
-// appUIJSON is the view's _meta.ui object, "" when it sets nothing.
-func appUIJSON(a *model.App) string {
-	var members [][]byte
-	if a.CSP != nil {
-		csp := []byte{'{'}
-		for _, k := range model.AppCSPMembers() {
-			if list, ok := a.CSP[k]; ok {
-				if len(csp) > 1 {
-					csp = append(csp, ',')
-				}
-				csp = appendStrings(append(strconv.AppendQuote(csp, k), ':'), list)
-			}
-		}
-		members = append(members, append([]byte(`"csp":`), append(csp, '}')...))
-	}
-	if a.Permissions != nil {
-		p := []byte(`"permissions":{`)
-		for i, x := range a.Permissions {
-			if i > 0 {
-				p = append(p, ',')
-			}
-			p = append(strconv.AppendQuote(p, x), `:{}`...)
-		}
-		members = append(members, append(p, '}'))
-	}
-	if a.Domain != "" {
-		members = append(members, strconv.AppendQuote([]byte(`"domain":`), a.Domain))
-	}
-	if a.Border != nil {
-		members = append(members, strconv.AppendBool([]byte(`"prefersBorder":`), *a.Border))
-	}
-	if members == nil {
-		return ""
-	}
-	b := []byte{'{'}
-	for i, m := range members {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, m...)
-	}
-	return string(append(b, '}'))
-}
-
-func appendStrings(b []byte, list []string) []byte {
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendQuote(b, s)
-	}
-	return append(b, ']')
-}
-
-// mergeMeta joins the view's _meta object and the meta= object of the same
-// tool, whose keys the model checked apart: the view's members first.
-func mergeMeta(view string, meta []byte) json.RawMessage {
-	inner := bytes.TrimSpace(meta)
-	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
-	if len(inner) == 0 {
-		return json.RawMessage(view)
-	}
-	out := append([]byte(view[:len(view)-1]), ',')
-	out = append(out, inner...)
-	return append(out, '}')
 }

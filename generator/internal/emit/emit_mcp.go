@@ -103,7 +103,7 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 		}
 		meta := m.Tool.Meta
 		if m.Tool.App != nil && len(meta) > 0 {
-			meta = mergeMeta(toolMetaJSON(m.Tool.App), meta)
+			meta = m.Tool.DescriptorMeta()
 		}
 		descriptorFields(field, m.Tool.Icons, meta)
 		field("Digest", jen.Id(names.digest(m)))
