@@ -114,8 +114,8 @@ export class NotesClient {
   /**
    * SearchNotes returns the notes whose text contains query, newest first.
    *
-   * Over MCP, the tool search_notes. Icons: image/svg+xml (sizes any, a data:
-   * URI of 254 bytes). _meta:
+   * Over MCP, the tool search_notes, titled "Search notes". Icons:
+   * image/svg+xml (sizes any, a data: URI of 254 bytes). _meta:
    * {"ui":{"resourceUri":"ui://notes/board.html"},"ui/resourceUri":"ui://notes/board.html","notes/kind":"query"}.
    *
    * MCP App view ui://notes/board.html (text/html;profile=mcp-app, "Notes

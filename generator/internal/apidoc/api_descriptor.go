@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rpcgen/rpcgen/generator/internal/model"
+	"github.com/rpcgen/rpcgen/generator/internal/naming"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
 
@@ -35,8 +36,9 @@ type apiApp struct {
 }
 
 // descriptorOf returns m's apiDescriptor, nil when its descriptor has no
-// title, icons, _meta or view (or m is no tool, resource or prompt): what
-// the schemas and the method's name already say is not repeated.
+// title (but a tool's derived one), icons, _meta or view, or m is no tool,
+// resource or prompt: what the schemas and the method's name already say is
+// not repeated.
 func descriptorOf(m *model.Method) *apiDescriptor {
 	var d *apiDescriptor
 	switch {
@@ -61,7 +63,10 @@ func descriptorOf(m *model.Method) *apiDescriptor {
 	default:
 		return nil
 	}
-	if d.Title == "" && len(d.Icons) == 0 && len(d.Meta) == 0 && d.App == nil {
+	// Every tool has a title, by default its method's name in words, which
+	// says nothing the method's name does not.
+	title := d.Title != "" && (m.Tool == nil || d.Title != naming.Title(m.Name))
+	if !title && len(d.Icons) == 0 && len(d.Meta) == 0 && d.App == nil {
 		return nil
 	}
 	return d
