@@ -52,8 +52,8 @@ func TestToolsCallAllocs(t *testing.T) {
 
 // The allocations of one call, both sides together.
 const (
-	addLegacyAllocs  = 17
-	addModernAllocs  = 19
-	echoLegacyAllocs = 19
-	echoModernAllocs = 21
+	addLegacyAllocs  = 15
+	addModernAllocs  = 17
+	echoLegacyAllocs = 17
+	echoModernAllocs = 19
 )

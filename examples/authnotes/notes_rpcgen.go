@@ -93,11 +93,18 @@ func (h notesHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 
 // serveAddNote decodes the params of Notes.AddNote, calls it and encodes its result.
 func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendAddNote(ctx, params, nil)
+}
+
+// appendAddNote is serveAddNote appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p notesAddNoteParams
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.AddNote(ctx, p.Text))
+	result, err := h.impl.AddNote(ctx, p.Text)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveListNotes decodes the params of Notes.ListNotes, calls it and encodes its result.
@@ -110,10 +117,17 @@ func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage
 
 // serveWhoAmI decodes the params of Notes.WhoAmI, calls it and encodes its result.
 func (h notesHandler) serveWhoAmI(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendWhoAmI(ctx, params, nil)
+}
+
+// appendWhoAmI is serveWhoAmI appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h notesHandler) appendWhoAmI(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.WhoAmI(ctx))
+	result, err := h.impl.WhoAmI(ctx)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // MCP tool names of the Notes service.
@@ -163,6 +177,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Digest:       NotesAddNoteToolDigest,
 		Handler:      h.serveAddNote,
 		TrustResults: true,
+		Append:       h.appendAddNote,
 	}, {
 		Name:         NotesListNotesTool,
 		Description:  "ListNotes returns the caller's notes, oldest first.",
@@ -182,6 +197,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Digest:       NotesWhoAmIToolDigest,
 		Handler:      h.serveWhoAmI,
 		TrustResults: true,
+		Append:       h.appendWhoAmI,
 	}}
 }
 

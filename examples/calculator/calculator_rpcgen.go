@@ -140,11 +140,18 @@ func (h calculatorHandler) serveDivide(ctx context.Context, params json.RawMessa
 
 // serveStats decodes the params of Calculator.Stats, calls it and encodes its result.
 func (h calculatorHandler) serveStats(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendStats(ctx, params, nil)
+}
+
+// appendStats is serveStats appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h calculatorHandler) appendStats(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p StatsRequest
 	if err := decodeCalculatorStatsParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Stats(ctx, p))
+	result, err := h.impl.Stats(ctx, p)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveRemember decodes the params of Calculator.Remember and calls it.
@@ -241,6 +248,7 @@ func CalculatorTools(impl Calculator) []mcpserver.Tool {
 		Digest:       CalculatorStatsToolDigest,
 		Handler:      h.serveStats,
 		TrustResults: true,
+		Append:       h.appendStats,
 	}, {
 		Name:         CalculatorRememberTool,
 		Title:        "Remember",

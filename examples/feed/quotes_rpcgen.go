@@ -92,11 +92,18 @@ func (h quotesHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json
 
 // servePrice decodes the params of Quotes.Price, calls it and encodes its result.
 func (h quotesHandler) servePrice(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendPrice(ctx, params, nil)
+}
+
+// appendPrice is servePrice appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h quotesHandler) appendPrice(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p quotesPriceParams
 	if err := decodeQuotesPriceParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Price(ctx, p.Symbol))
+	result, err := h.impl.Price(ctx, p.Symbol)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveWatch decodes the params of Quotes.Watch, calls it and serves its stream.
@@ -150,6 +157,7 @@ func QuotesTools(impl Quotes) []mcpserver.Tool {
 		Digest:       QuotesPriceToolDigest,
 		Handler:      h.servePrice,
 		TrustResults: true,
+		Append:       h.appendPrice,
 	}, {
 		Name:         QuotesWatchTool,
 		Title:        "Watch",

@@ -167,11 +167,18 @@ func (h notesHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 
 // serveAddNote decodes the params of Notes.AddNote, calls it and encodes its result.
 func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendAddNote(ctx, params, nil)
+}
+
+// appendAddNote is serveAddNote appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p NewNote
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.AddNote(ctx, p))
+	result, err := h.impl.AddNote(ctx, p)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveSearchNotes decodes the params of Notes.SearchNotes, calls it and encodes its result.
@@ -185,11 +192,18 @@ func (h notesHandler) serveSearchNotes(ctx context.Context, params json.RawMessa
 
 // serveGetNote decodes the params of Notes.GetNote, calls it and encodes its result.
 func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendGetNote(ctx, params, nil)
+}
+
+// appendGetNote is serveGetNote appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p notesIDParams
 	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.GetNote(ctx, p.ID))
+	result, err := h.impl.GetNote(ctx, p.ID)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveDeleteNote decodes the params of Notes.DeleteNote and calls it.
@@ -203,10 +217,17 @@ func (h notesHandler) serveDeleteNote(ctx context.Context, params json.RawMessag
 
 // serveReindex decodes the params of Notes.Reindex, calls it and encodes its result.
 func (h notesHandler) serveReindex(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendReindex(ctx, params, nil)
+}
+
+// appendReindex is serveReindex appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h notesHandler) appendReindex(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Reindex(ctx))
+	result, err := h.impl.Reindex(ctx)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveNote decodes the params of Notes.Note, calls it and encodes its result.
@@ -295,6 +316,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Digest:       NotesAddNoteToolDigest,
 		Handler:      h.serveAddNote,
 		TrustResults: true,
+		Append:       h.appendAddNote,
 	}, {
 		Name:         NotesSearchNotesTool,
 		Title:        "Search notes",
@@ -319,6 +341,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Digest:       NotesGetNoteToolDigest,
 		Handler:      h.serveGetNote,
 		TrustResults: true,
+		Append:       h.appendGetNote,
 	}, {
 		Name:         NotesDeleteNoteTool,
 		Title:        "Delete note",
@@ -338,6 +361,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Digest:       NotesReindexToolDigest,
 		Handler:      h.serveReindex,
 		TrustResults: true,
+		Append:       h.appendReindex,
 	}}
 }
 

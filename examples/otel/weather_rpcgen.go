@@ -70,11 +70,18 @@ func (h weatherHandler) ServeRPC(ctx context.Context, req *runtime.Request) (jso
 
 // serveForecast decodes the params of Weather.Forecast, calls it and encodes its result.
 func (h weatherHandler) serveForecast(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendForecast(ctx, params, nil)
+}
+
+// appendForecast is serveForecast appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h weatherHandler) appendForecast(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p weatherForecastParams
 	if err := decodeWeatherForecastParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Forecast(ctx, p.City))
+	result, err := h.impl.Forecast(ctx, p.City)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // MCP tool names of the Weather service.
@@ -112,6 +119,7 @@ func WeatherTools(impl Weather) []mcpserver.Tool {
 		Digest:       WeatherForecastToolDigest,
 		Handler:      h.serveForecast,
 		TrustResults: true,
+		Append:       h.appendForecast,
 	}}
 }
 

@@ -111,20 +111,34 @@ func (h notesHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 
 // serveAddNote decodes the params of Notes.AddNote, calls it and encodes its result.
 func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendAddNote(ctx, params, nil)
+}
+
+// appendAddNote is serveAddNote appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p notesAddNoteParams
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.AddNote(ctx, p.Text))
+	result, err := h.impl.AddNote(ctx, p.Text)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveGetNote decodes the params of Notes.GetNote, calls it and encodes its result.
 func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendGetNote(ctx, params, nil)
+}
+
+// appendGetNote is serveGetNote appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p notesIDParams
 	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.GetNote(ctx, p.ID))
+	result, err := h.impl.GetNote(ctx, p.ID)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveListNotes decodes the params of Notes.ListNotes, calls it and encodes its result.
@@ -137,11 +151,18 @@ func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage
 
 // serveDeleteNote decodes the params of Notes.DeleteNote, calls it and encodes its result.
 func (h notesHandler) serveDeleteNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendDeleteNote(ctx, params, nil)
+}
+
+// appendDeleteNote is serveDeleteNote appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h notesHandler) appendDeleteNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p notesIDParams
 	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.DeleteNote(ctx, p.ID))
+	result, err := h.impl.DeleteNote(ctx, p.ID)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // MCP tool names of the Notes service.
@@ -197,6 +218,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Digest:       NotesAddNoteToolDigest,
 		Handler:      h.serveAddNote,
 		TrustResults: true,
+		Append:       h.appendAddNote,
 	}, {
 		Name:         NotesGetNoteTool,
 		Description:  "GetNote returns the note with the given id.",
@@ -206,6 +228,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Digest:       NotesGetNoteToolDigest,
 		Handler:      h.serveGetNote,
 		TrustResults: true,
+		Append:       h.appendGetNote,
 	}, {
 		Name:         NotesListNotesTool,
 		Description:  "ListNotes returns every note, oldest first.",
@@ -224,6 +247,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Digest:       NotesDeleteNoteToolDigest,
 		Handler:      h.serveDeleteNote,
 		TrustResults: true,
+		Append:       h.appendDeleteNote,
 	}}
 }
 

@@ -93,11 +93,18 @@ func (h greeterHandler) ServeRPC(ctx context.Context, req *runtime.Request) (jso
 
 // serveGreet decodes the params of Greeter.Greet, calls it and encodes its result.
 func (h greeterHandler) serveGreet(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendGreet(ctx, params, nil)
+}
+
+// appendGreet is serveGreet appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h greeterHandler) appendGreet(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p greeterNameParams
 	if err := decodeGreeterNameParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Greet(ctx, p.Name))
+	result, err := h.impl.Greet(ctx, p.Name)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveMotto decodes the params of Greeter.Motto, calls it and encodes its result.
@@ -153,6 +160,7 @@ func GreeterTools(impl Greeter) []mcpserver.Tool {
 		Digest:       GreeterGreetToolDigest,
 		Handler:      h.serveGreet,
 		TrustResults: true,
+		Append:       h.appendGreet,
 	}}
 }
 

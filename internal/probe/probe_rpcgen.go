@@ -163,11 +163,18 @@ func (h probeHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 
 // serveIncrement decodes the params of Probe.Increment, calls it and encodes its result.
 func (h probeHandler) serveIncrement(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendIncrement(ctx, params, nil)
+}
+
+// appendIncrement is serveIncrement appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h probeHandler) appendIncrement(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p Big
 	if err := decodeProbeIncrementParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Increment(ctx, p))
+	result, err := h.impl.Increment(ctx, p)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveHeader decodes the params of Probe.Header, calls it and encodes its result.
@@ -293,6 +300,7 @@ func ProbeTools(impl Probe) []mcpserver.Tool {
 		Digest:       ProbeIncrementToolDigest,
 		Handler:      h.serveIncrement,
 		TrustResults: true,
+		Append:       h.appendIncrement,
 	}, {
 		Name:         ProbeHeaderTool,
 		Title:        "Header",

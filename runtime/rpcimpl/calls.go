@@ -3,6 +3,7 @@ package rpcimpl
 import (
 	"encoding/json"
 	"iter"
+	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
 )
@@ -21,6 +22,48 @@ func Result[R any](result R, err error) (json.RawMessage, error) {
 	// address, and R's fields are addressed through it.
 	return runtime.EncodeResult(&result)
 }
+
+// AppendResult is Result appending the encoded result to dst, a buffer the
+// caller reuses (a generated MCP tool's Append, which the server hands its
+// own buffer): the same bytes as Result's, without a slice of their own. A
+// nil dst is Result.
+func AppendResult[R any](dst []byte, result R, err error) (json.RawMessage, error) {
+	if err != nil {
+		return nil, err
+	}
+	if dst == nil {
+		return runtime.EncodeResult(&result)
+	}
+	a := appenders.Get().(*appender)
+	a.b = dst
+	err = a.enc.Encode(&result)
+	out := a.b
+	a.b = nil
+	appenders.Put(a)
+	if err != nil {
+		return runtime.EncodeResult(&result) // the same internal error Result gives
+	}
+	// Encode ends the value with a newline, which json.Marshal does not.
+	return out[:len(out)-1], nil
+}
+
+// appender is a json.Encoder writing into a slice, pooled with it so that
+// encoding into a caller's buffer allocates nothing of its own.
+type appender struct {
+	b   []byte
+	enc *json.Encoder
+}
+
+func (a *appender) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
+}
+
+var appenders = sync.Pool{New: func() any {
+	a := &appender{}
+	a.enc = json.NewEncoder(a)
+	return a
+}}
 
 // StreamError returns a sequence of one pair, the zero T and err: a
 // generated client's stream method returns it when it cannot call at all.

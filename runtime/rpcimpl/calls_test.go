@@ -63,3 +63,49 @@ func TestResultByAddress(t *testing.T) {
 		t.Errorf("ServeStream of big.Int items = %s, %v", b, err)
 	}
 }
+
+// TestAppendResult checks that AppendResult writes Result's bytes after
+// what dst holds, for values whose encoding escapes HTML, calls a pointer
+// receiver's MarshalJSON or fails, and that a nil dst is Result.
+func TestAppendResult(t *testing.T) {
+	n := new(big.Int).Lsh(big.NewInt(1), 70)
+	type holder struct {
+		N    big.Int `json:"n"`
+		Text string  `json:"text"`
+	}
+	values := []any{holder{*n, "<a href=\"x\">&amp;</a>\u2028"}, []string{"a"}, map[string]int{"b": 2, "a": 1}, nil}
+	for _, v := range values {
+		want, err := rpcimpl.Result(v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := rpcimpl.AppendResult([]byte("prefix:"), v, nil)
+		if err != nil || string(got) != "prefix:"+string(want) {
+			t.Errorf("AppendResult(%v) = %s, %v; want prefix:%s", v, got, err, want)
+		}
+		if got, err := rpcimpl.AppendResult(nil, v, nil); err != nil || string(got) != string(want) {
+			t.Errorf("AppendResult(nil, %v) = %s, %v; want %s", v, got, err, want)
+		}
+	}
+	if _, err := rpcimpl.AppendResult(make([]byte, 0, 8), func() {}, nil); err == nil {
+		t.Error("AppendResult of a value JSON cannot encode gave no error")
+	}
+	boom := errors.New("boom")
+	if b, err := rpcimpl.AppendResult(make([]byte, 0, 8), 1, boom); b != nil || !errors.Is(err, boom) {
+		t.Errorf("AppendResult with an error = %s, %v", b, err)
+	}
+	type plain struct {
+		Text string `json:"text"`
+	}
+	if raceEnabled {
+		return
+	}
+	dst := make([]byte, 0, 64)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if _, err := rpcimpl.AppendResult(dst, plain{"x"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs > 1 {
+		t.Errorf("AppendResult into a buffer large enough: %v allocations, want at most 1 (the value's address)", allocs)
+	}
+}

@@ -91,29 +91,50 @@ func (h benchHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 
 // serveAdd decodes the params of Bench.Add, calls it and encodes its result.
 func (h benchHandler) serveAdd(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendAdd(ctx, params, nil)
+}
+
+// appendAdd is serveAdd appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h benchHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p benchAddParams
 	if err := decodeBenchAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Add(ctx, p.A, p.B))
+	result, err := h.impl.Add(ctx, p.A, p.B)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveEcho decodes the params of Bench.Echo, calls it and encodes its result.
 func (h benchHandler) serveEcho(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendEcho(ctx, params, nil)
+}
+
+// appendEcho is serveEcho appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h benchHandler) appendEcho(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p benchEchoParams
 	if err := decodeBenchEchoParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Echo(ctx, p.Text))
+	result, err := h.impl.Echo(ctx, p.Text)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveLarge decodes the params of Bench.Large, calls it and encodes its result.
 func (h benchHandler) serveLarge(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendLarge(ctx, params, nil)
+}
+
+// appendLarge is serveLarge appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h benchHandler) appendLarge(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p benchLargeParams
 	if err := decodeBenchLargeParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Large(ctx, p.N))
+	result, err := h.impl.Large(ctx, p.N)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // MCP tool names of the Bench service.
@@ -134,8 +155,8 @@ const (
 	BenchAddToolDigest = "sha256:acb4a06df9ae2e64be4bd47711b33b007359956bd052c1e7504483482042b221"
 	// BenchEchoToolDigest is the digest of the echo tool's descriptor (349 bytes).
 	BenchEchoToolDigest = "sha256:77f8ecc04ca93c9726a4eca23ee239c41f8157a5cb8074920b30aca54bf8b327"
-	// BenchLargeToolDigest is the digest of the large tool's descriptor (910 bytes).
-	BenchLargeToolDigest = "sha256:439d088a74e5bc6473d5b02bc8868a2ff87cd3578c8a20a21b1de17320c1c819"
+	// BenchLargeToolDigest is the digest of the large tool's descriptor (928 bytes).
+	BenchLargeToolDigest = "sha256:671ea2e49ac6e458190f90d490051def8f6d7206221dbb5d7913868154de84a9"
 )
 
 // JSON Schemas (draft 2020-12) of the Bench tools' arguments and results.
@@ -145,7 +166,7 @@ const (
 	benchEchoInputSchema   = `{"type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
 	benchEchoOutputSchema  = `{"description":"Echoed is the result of Echo.","type":"object","properties":{"text":{"type":"string"}},"additionalProperties":false,"required":["text"]}`
 	benchLargeInputSchema  = `{"type":"object","properties":{"n":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"additionalProperties":false,"required":["n"]}`
-	benchLargeOutputSchema = `{"description":"Records is the result of Large: about 1 MiB of JSON for LargeN records.","type":"object","properties":{"items":{"anyOf":[{"type":"array","items":{"description":"Record is one element of Records.","type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"name":{"type":"string"},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"score":{"type":"number"},"active":{"type":"boolean"}},"additionalProperties":false,"required":["id","name","tags","score","active"]}},{"type":"null"}]}},"additionalProperties":false,"required":["items"]}`
+	benchLargeOutputSchema = `{"description":"Records is the result of Large: LargeN records are 1,055,711 bytes of JSON (about 1 MiB).","type":"object","properties":{"items":{"anyOf":[{"type":"array","items":{"description":"Record is one element of Records.","type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"name":{"type":"string"},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"score":{"type":"number"},"active":{"type":"boolean"}},"additionalProperties":false,"required":["id","name","tags","score","active"]}},{"type":"null"}]}},"additionalProperties":false,"required":["items"]}`
 )
 
 // BenchTools returns the methods of impl as MCP tools, for mcpserver.Server.AddTools.
@@ -162,6 +183,7 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 		Digest:       BenchAddToolDigest,
 		Handler:      h.serveAdd,
 		TrustResults: true,
+		Append:       h.appendAdd,
 	}, {
 		Name:         BenchEchoTool,
 		Description:  "Echo returns text unchanged.",
@@ -170,6 +192,7 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 		Digest:       BenchEchoToolDigest,
 		Handler:      h.serveEcho,
 		TrustResults: true,
+		Append:       h.appendEcho,
 	}, {
 		Name:         BenchLargeTool,
 		Description:  "Large returns the first n records of a fixed list.",
@@ -178,6 +201,7 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 		Digest:       BenchLargeToolDigest,
 		Handler:      h.serveLarge,
 		TrustResults: true,
+		Append:       h.appendLarge,
 	}}
 }
 

@@ -273,6 +273,7 @@ func newServiceNames(s *model.Service, share *paramsShare) *serviceNames {
 func (n *serviceNames) constant(m *model.Method) string { return n.s.Name + m.Name + "Method" }
 func (n *serviceNames) params(m *model.Method) string   { return n.share.params(m) }
 func (n *serviceNames) serve(m *model.Method) string    { return "serve" + m.Name }
+func (n *serviceNames) append(m *model.Method) string   { return "append" + m.Name }
 
 // paramFields returns the Go field names of a method's params struct,
 // unique even when params differ only in the case of their first letter,

@@ -136,6 +136,9 @@ func (g *emitter) toolLiteral(m *model.Method, names *serviceNames) jen.Code {
 			// WrapResult only wraps that: valid JSON, not checked again.
 			field("TrustResults", jen.True())
 		}
+		if g.appends(m) {
+			field("Append", jen.Id("h").Dot(names.append(m)))
+		}
 		switch m.Tool.Task {
 		case "optional":
 			field("Task", jen.Qual(model.MCPServerPath, "TaskOptional"))

@@ -100,6 +100,11 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 		body = append(body, jen.Return(jen.Qual(runtimePath, "ServeStream").Call(jen.Id("ctx"), call)))
 	} else if m.Result == nil {
 		body = append(body, jen.Return(jen.Nil(), call))
+	} else if g.appends(m) {
+		body = append(body,
+			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
+			jen.Return(jen.Qual(implPath, "AppendResult").Call(jen.Id("dst"), jen.Id("result"), jen.Err())),
+		)
 	} else if m.Content == model.ContentNone {
 		body = append(body, jen.Return(jen.Qual(implPath, "Result").Call(call)))
 	} else {
@@ -118,8 +123,32 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	}
 	g.file.Line()
 	g.file.Commentf("%s "+what, names.serve(m), s.Name, m.Name)
-	g.file.Func().Params(jen.Id("h").Id(names.handler)).Id(names.serve(m)).Params(
+	serve := g.file.Func().Params(jen.Id("h").Id(names.handler)).Id(names.serve(m)).Params(
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("params").Qual("encoding/json", "RawMessage"),
+	).Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error()))
+	if !g.appends(m) {
+		serve.Block(body...)
+		return
+	}
+	serve.Block(jen.Return(jen.Id("h").Dot(names.append(m)).Call(jen.Id("ctx"), jen.Id("params"), jen.Nil())))
+	g.file.Line()
+	g.file.Commentf("%s is %s appending the encoded result to dst (the MCP", names.append(m), names.serve(m))
+	g.file.Comment("tool's Append: the server hands it a buffer it reuses).")
+	g.file.Func().Params(jen.Id("h").Id(names.handler)).Id(names.append(m)).Params(
+		jen.Id("ctx").Qual("context", "Context"),
+		jen.Id("params").Qual("encoding/json", "RawMessage"),
+		jen.Id("dst").Index().Byte(),
 	).Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error())).Block(body...)
+}
+
+// appends reports whether m's MCP tool has an Append (mcpserver.Tool.Append):
+// a tool whose structured result is the method's own JSON object, encoded by
+// rpcimpl, run neither as a task nor as a stream.
+func (g *emitter) appends(m *model.Method) bool {
+	if m.Tool == nil || m.Result == nil || m.Stream || m.Content != model.ContentNone || m.Tool.Task != "" {
+		return false
+	}
+	sc, ok := g.schemas[m]
+	return ok && !sc.wrapped
 }

@@ -49,6 +49,7 @@ type callCtx struct {
 	token []byte // the raw progressToken; nil when the client asked for none
 	level int    // 2026-07-28: the request's log level rank; -1 for no logging
 
+	hc     *handleCtx    // the Handle call the request came through, nil on a stream
 	notify func([]byte)  // where notifications go in process (Handle) ...
 	conn   *runtime.Conn // ... or on a stream (Serve)
 	// observe sees each notification sent (ObserveNotifications); nil when

@@ -84,7 +84,7 @@ func (ss *Session) beginCall(ctx context.Context, cc *callCtx, method string, p 
 		cc.observe = observerFrom(ctx)
 	}
 	if hc, ok := ctx.Value(handleKey{}).(*handleCtx); ok {
-		cc.notify = hc.notify
+		cc.hc, cc.notify = hc, hc.notify
 		// Over HTTP, where notify only queues, a cancellation waits for a
 		// notification being sent (under cc.mu) before it returns, so none
 		// of the call's is sent once the transport has answered the cancel.

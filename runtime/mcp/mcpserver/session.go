@@ -106,6 +106,9 @@ func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byt
 	}
 	buf := getBuffer()
 	*buf = ss.proc.Process(hc, msg, (*buf)[:0])
+	if r := hc.result.Load(); r != nil {
+		putResultBuffer(r) // the response holds a copy of the result
+	}
 	var reply []byte
 	switch {
 	case cap(*buf) > maxPooled:
@@ -116,7 +119,6 @@ func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byt
 	case len(*buf) > 0:
 		reply = append(make([]byte, 0, len(*buf)), *buf...)
 	}
-	putBuffer(buf)
 	return reply
 }
 
@@ -126,6 +128,9 @@ type handleCtx struct {
 	context.Context
 	notify func([]byte)
 	ss     *Session
+	// result is the pooled buffer a tool's CallToolResult was encoded into
+	// (appendToolResult), which Handle takes back after Process.
+	result atomic.Pointer[[]byte]
 }
 
 type handleKey struct{}
@@ -153,6 +158,23 @@ const maxPooled = 64 << 10
 func putBuffer(b *[]byte) {
 	if c := cap(*b); c > 0 && c <= maxPooled {
 		bufferPool.Put(b)
+	}
+}
+
+// resultPool holds the buffers generated tools encode their results into
+// (Tool.Append), and their CallToolResults: large results are what they
+// are for, so they are kept up to maxResultBuffer, beyond which a buffer
+// is dropped (and the garbage collector empties the pool anyway).
+var resultPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxResultBuffer = 16 << 20
+
+func getResultBuffer() *[]byte { return resultPool.Get().(*[]byte) }
+
+func putResultBuffer(b *[]byte) {
+	if cap(*b) <= maxResultBuffer {
+		*b = (*b)[:0]
+		resultPool.Put(b)
 	}
 }
 

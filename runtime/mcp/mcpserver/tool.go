@@ -68,6 +68,14 @@ type Tool struct {
 	// and returns invalid JSON sends a malformed response; hand-written tools
 	// leave it false.
 	TrustResults bool
+	// Append, when set, is Handler appending the structured result's JSON to
+	// dst rather than returning a slice of its own, as generated tools do
+	// (rpcimpl.AppendResult): the server hands it a buffer it reuses and
+	// trusts what it appends, as TrustResults says. The server calls it in
+	// place of Handler when it has no ToolMiddleware and the tool is neither
+	// Content nor a task (Task); elsewhere Handler runs, so the two must do
+	// the same. Hand-written tools leave it nil.
+	Append ToolAppender
 	// Task says whether a call runs as a task of the Tasks extension
 	// (task.go): TaskOptional when the client declared the extension on the
 	// call, TaskRequired always (refusing clients that did not). It takes
@@ -94,6 +102,11 @@ type DeclaredError struct {
 // only a *runtime.Error with CodeMissingClientCapability, or a ProtocolError,
 // is a protocol error.
 type ToolHandler func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
+
+// ToolAppender is a ToolHandler that appends the result's JSON to dst and
+// returns the extended slice (see Tool.Append). dst belongs to the server:
+// the appender keeps no reference to it.
+type ToolAppender func(ctx context.Context, args json.RawMessage, dst []byte) (json.RawMessage, error)
 
 // WrapResult adapts a handler whose result is not a JSON object (a list, a
 // string, a number) to MCP, where structured content is an object: the

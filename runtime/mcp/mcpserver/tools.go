@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -76,6 +77,9 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 		return ss.startTask(cc, t, args)
 	}
 	cc.prelude = asTask
+	if t.Append != nil && ss.srv.tools == nil && !t.Content && t.Task == TaskNever {
+		return ss.appendTool(cc, t, args)
+	}
 	res, err := ss.run(cc, t, args)
 	if cc.finish() {
 		return nil, runtime.ErrNoResponse
@@ -87,6 +91,53 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 		return ss.startTask(cc, t, args)
 	}
 	if err != nil {
+		return ss.callError(cc, t, err)
+	}
+	if t.Content {
+		return ss.srv.contentResult(cc.v, t, res, ss), nil
+	}
+	return ss.srv.toolResult(cc.v, t, res, ss), nil
+}
+
+// appendTool runs a tool through its Append (see Tool.Append): the result is
+// encoded into a pooled buffer, and the CallToolResult around it into
+// another, which the transport's Handle takes back once it has copied the
+// response (resultBuffers); a stream transport's response is the
+// CallToolResult's own slice, as before.
+func (ss *Session) appendTool(cc *callCtx, t *Tool, args json.RawMessage) (json.RawMessage, error) {
+	scratch := getResultBuffer()
+	defer putResultBuffer(scratch)
+	res, err := ss.runAppend(cc, t, args, (*scratch)[:0])
+	if cap(res) > cap(*scratch) {
+		*scratch = res[:0] // keep the grown buffer for the next call
+	}
+	if cc.finish() {
+		return nil, runtime.ErrNoResponse
+	}
+	if r, ok := cc.inputRequired(); ok {
+		return r, nil
+	}
+	if err != nil {
+		return ss.callError(cc, t, err)
+	}
+	return ss.srv.appendToolResult(cc, t, res), nil
+}
+
+// runAppend is run for a tool's Append.
+func (ss *Session) runAppend(cc *callCtx, t *Tool, args json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ss.logger.Error("mcp: tool panicked", "tool", t.Name, "panic", v, "stack", string(debug.Stack()))
+			res, err = nil, internalToolError(t.Name)
+		}
+	}()
+	return t.Append(cc, args, dst)
+}
+
+// callError is the answer to a call whose tool failed with err: a protocol
+// error, or an error result.
+func (ss *Session) callError(cc *callCtx, t *Tool, err error) (json.RawMessage, error) {
+	{
 		if pe := asProtocolError(err); pe != nil {
 			return nil, pe
 		}
@@ -100,10 +151,6 @@ func (ss *Session) callTool(ctx context.Context, cc *callCtx, p *reqParams) (jso
 		}
 		return ss.srv.toolErrorResult(cc.v, t, re, appendErrorMeta(nil, re)), nil
 	}
-	if t.Content {
-		return ss.srv.contentResult(cc.v, t, res, ss), nil
-	}
-	return ss.srv.toolResult(cc.v, t, res, ss), nil
 }
 
 // run calls the tool's handler, turning a panic into an error the model sees
@@ -259,8 +306,48 @@ func (s *Server) toolResult(v ver, t *Tool, res json.RawMessage, ss *Session) js
 		ss.logger.Error("mcp: tool returned invalid JSON", "tool", name)
 		return s.errorResult(v, internalToolError(name))
 	}
+	return s.encodeToolResult(v, res, nil)
+}
+
+// appendToolResult is toolResult for a result a tool's Append wrote: valid
+// JSON by construction. Under Handle with no method middleware (which could
+// keep the result), the CallToolResult goes into a pooled buffer that Handle
+// takes back once the response holds a copy.
+func (s *Server) appendToolResult(cc *callCtx, t *Tool, res json.RawMessage) json.RawMessage {
+	if len(res) == 0 || string(res) == "null" {
+		return s.toolResult(cc.v, t, res, cc.ss)
+	}
+	if cc.hc == nil || len(s.opts.Middleware) > 0 {
+		return s.encodeToolResult(cc.v, res, nil)
+	}
+	buf := getResultBuffer()
+	if !cc.hc.result.CompareAndSwap(nil, buf) {
+		// Another request of the same batch holds the slot.
+		putResultBuffer(buf)
+		return s.encodeToolResult(cc.v, res, nil)
+	}
+	*buf = s.encodeToolResult(cc.v, res, (*buf)[:0])
+	return *buf
+}
+
+// encodeToolResult appends to b the CallToolResult of the structured result
+// res, valid JSON that does not start with white space: res as a text block
+// and, where the revision has them, as the structured content. A b too small
+// is replaced by one of the exact size.
+func (s *Server) encodeToolResult(v ver, res json.RawMessage, b []byte) []byte {
 	structured := v.structured() && (res[0] == '{' || v.modern())
-	b := make([]byte, 0, 2*len(res)+80+len(s.modernTail))
+	// The text's escapes: valid JSON holds no control characters, and
+	// encoding/json escapes U+2028 and U+2029, so quotes and backslashes are
+	// all the text block adds (a hand-written result that holds more only
+	// grows the buffer).
+	n := len(`{"content":[{"type":"text","text":""}],"structuredContent":}`) + len(s.modernTail) +
+		len(res) + bytes.Count(res, []byte{'"'}) + bytes.Count(res, []byte{'\\'})
+	if structured {
+		n += len(res)
+	}
+	if cap(b)-len(b) < n {
+		b = append(make([]byte, 0, len(b)+n), b...)
+	}
 	b = append(b, `{"content":[{"type":"text","text":`...)
 	b = jsonenc.AppendString(b, res)
 	b = append(b, "}]"...)

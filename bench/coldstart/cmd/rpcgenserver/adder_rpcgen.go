@@ -69,11 +69,18 @@ func (h adderHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 
 // serveAdd decodes the params of Adder.Add, calls it and encodes its result.
 func (h adderHandler) serveAdd(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendAdd(ctx, params, nil)
+}
+
+// appendAdd is serveAdd appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h adderHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p adderAddParams
 	if err := decodeAdderAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Add(ctx, p.A, p.B))
+	result, err := h.impl.Add(ctx, p.A, p.B)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // MCP tool names of the Adder service.
@@ -110,6 +117,7 @@ func AdderTools(impl Adder) []mcpserver.Tool {
 		Digest:       AdderAddToolDigest,
 		Handler:      h.serveAdd,
 		TrustResults: true,
+		Append:       h.appendAdd,
 	}}
 }
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rpcimpl_test
+
+const raceEnabled = false
