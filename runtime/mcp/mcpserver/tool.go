@@ -104,8 +104,10 @@ type DeclaredError struct {
 type ToolHandler func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 
 // ToolAppender is a ToolHandler that appends the result's JSON to dst and
-// returns the extended slice (see Tool.Append). dst belongs to the server:
-// the appender keeps no reference to it.
+// returns the extended slice (see Tool.Append). dst, and the slice returned
+// (dst grown, or one the appender made), belong to the server, which reuses
+// them for later calls: the appender keeps no reference to either, and
+// returns no slice it holds elsewhere.
 type ToolAppender func(ctx context.Context, args json.RawMessage, dst []byte) (json.RawMessage, error)
 
 // WrapResult adapts a handler whose result is not a JSON object (a list, a
