@@ -144,12 +144,12 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (452 bytes).
-	NotesAddNoteToolDigest = "sha256:c793e5cebb70efc2afed33c136217ba3faaa843295a82422ac7d3dc41869c132"
-	// NotesListNotesToolDigest is the digest of the list_notes tool's descriptor (578 bytes).
-	NotesListNotesToolDigest = "sha256:903ab68a02e81896df834d68f579954390d591464b6dd8a51c928544ece34cf8"
-	// NotesWhoAmIToolDigest is the digest of the who_am_i tool's descriptor (482 bytes).
-	NotesWhoAmIToolDigest = "sha256:8d44f07f2a677ed1949f1ce92906990d1af6d803595d110ddfae16304d8e3fb1"
+	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (471 bytes).
+	NotesAddNoteToolDigest = "sha256:827f331bd06731126e9a3e93ce22eb653ebfac7ca003f4495fe8e03fee740399"
+	// NotesListNotesToolDigest is the digest of the list_notes tool's descriptor (599 bytes).
+	NotesListNotesToolDigest = "sha256:d8d28124fe71be94cd93decb76f07f903e8b5767e7d1c332241728a8c80e9b8c"
+	// NotesWhoAmIToolDigest is the digest of the who_am_i tool's descriptor (501 bytes).
+	NotesWhoAmIToolDigest = "sha256:08442ea5e9d76c1e5a303dcd02ecf6a34c7d0d43300f0faa871259df7ab26d95"
 )
 
 // JSON Schemas (draft 2020-12) of the Notes tools' arguments and results.
@@ -170,6 +170,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 	h := notesHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         NotesAddNoteTool,
+		Title:        "Add note",
 		Description:  "AddNote stores a note and returns it with its id.",
 		InputSchema:  json.RawMessage(notesAddNoteInputSchema),
 		OutputSchema: json.RawMessage(notesAddNoteOutputSchema),
@@ -180,6 +181,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Append:       h.appendAddNote,
 	}, {
 		Name:         NotesListNotesTool,
+		Title:        "List notes",
 		Description:  "ListNotes returns the caller's notes, oldest first.",
 		InputSchema:  json.RawMessage(notesListNotesInputSchema),
 		OutputSchema: json.RawMessage(notesListNotesOutputSchema),
@@ -190,6 +192,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         NotesWhoAmITool,
+		Title:        "Who am i",
 		Description:  "WhoAmI says whom the access token was issued to and what it grants.",
 		InputSchema:  json.RawMessage(notesWhoAmIInputSchema),
 		OutputSchema: json.RawMessage(notesWhoAmIOutputSchema),

@@ -94,8 +94,8 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// WeatherForecastToolDigest is the digest of the forecast tool's descriptor (544 bytes).
-	WeatherForecastToolDigest = "sha256:5f410750e57b65e9a85d2bfc4d3cf0e6c3d884705c38536d8c072f00d0062a09"
+	// WeatherForecastToolDigest is the digest of the forecast tool's descriptor (563 bytes).
+	WeatherForecastToolDigest = "sha256:d0d85d86b6796014ae56d4cc598ea5f531b37135e103dd6138086ec8ffa5f9fb"
 )
 
 // JSON Schemas (draft 2020-12) of the Weather tools' arguments and results.
@@ -112,6 +112,7 @@ func WeatherTools(impl Weather) []mcpserver.Tool {
 	h := weatherHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         WeatherForecastTool,
+		Title:        "Forecast",
 		Description:  "Forecast returns tomorrow's weather in city.",
 		InputSchema:  json.RawMessage(weatherForecastInputSchema),
 		OutputSchema: json.RawMessage(weatherForecastOutputSchema),

@@ -181,14 +181,14 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (641 bytes).
-	NotesAddNoteToolDigest = "sha256:e4d0e89b9039f33448db5a275bf5bc39acc8d1395d24793bca3fb0021f442d0a"
-	// NotesGetNoteToolDigest is the digest of the get_note tool's descriptor (589 bytes).
-	NotesGetNoteToolDigest = "sha256:c1c05ad2962713b26af26d082bd8f0c0ba61a0fd4a17d1e42ec7c815272a48f0"
-	// NotesListNotesToolDigest is the digest of the list_notes tool's descriptor (626 bytes).
-	NotesListNotesToolDigest = "sha256:88e4543f9954ab34137ecbfea67354690fea5b33bd142fdfe70cb7df2d9feb7e"
-	// NotesDeleteNoteToolDigest is the digest of the delete_note tool's descriptor (898 bytes).
-	NotesDeleteNoteToolDigest = "sha256:0983a039d156caf999033c28323dc59f639ecfa7603db7545bd2783203185bd0"
+	// NotesAddNoteToolDigest is the digest of the add_note tool's descriptor (660 bytes).
+	NotesAddNoteToolDigest = "sha256:23304962e4a4a5a4c6644f998e1e6f61ee1bead0c03bdaa0904acc0d4551da0d"
+	// NotesGetNoteToolDigest is the digest of the get_note tool's descriptor (608 bytes).
+	NotesGetNoteToolDigest = "sha256:0307c404cf44f069117fb2ff8c69208ad818e75d1c989e47cafe05170274ea15"
+	// NotesListNotesToolDigest is the digest of the list_notes tool's descriptor (647 bytes).
+	NotesListNotesToolDigest = "sha256:72f696b30bb57de91794eb5c915092b581f5352ca387f3f8e698d5ed8e3fc15f"
+	// NotesDeleteNoteToolDigest is the digest of the delete_note tool's descriptor (920 bytes).
+	NotesDeleteNoteToolDigest = "sha256:32f430c5a423dc9dfebc534971804545a2b42e36f8c95c82d00beac643c2b927"
 )
 
 // JSON Schemas (draft 2020-12) of the Notes tools' arguments and results.
@@ -211,6 +211,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 	h := notesHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         NotesAddNoteTool,
+		Title:        "Add note",
 		Description:  "AddNote stores a note and returns it with its id; every session with\na log level that lets info through hears of it.",
 		InputSchema:  json.RawMessage(notesAddNoteInputSchema),
 		OutputSchema: json.RawMessage(notesAddNoteOutputSchema),
@@ -221,6 +222,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Append:       h.appendAddNote,
 	}, {
 		Name:         NotesGetNoteTool,
+		Title:        "Get note",
 		Description:  "GetNote returns the note with the given id.",
 		InputSchema:  json.RawMessage(notesGetNoteInputSchema),
 		OutputSchema: json.RawMessage(notesGetNoteOutputSchema),
@@ -231,6 +233,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		Append:       h.appendGetNote,
 	}, {
 		Name:         NotesListNotesTool,
+		Title:        "List notes",
 		Description:  "ListNotes returns every note, oldest first.",
 		InputSchema:  json.RawMessage(notesListNotesInputSchema),
 		OutputSchema: json.RawMessage(notesListNotesOutputSchema),
@@ -240,6 +243,7 @@ func NotesTools(impl Notes) []mcpserver.Tool {
 		TrustResults: true,
 	}, {
 		Name:         NotesDeleteNoteTool,
+		Title:        "Delete note",
 		Description:  "DeleteNote deletes the note with the given id once the user has\nconfirmed it, and returns it. It asks the client (elicitation) and\nreports its progress: in 2026-07-28 the call ends with\ninput_required and the client's retry, which may land on another\nreplica, carries the answer with a requestState that every replica\nmust open (--state-keys).",
 		InputSchema:  json.RawMessage(notesDeleteNoteInputSchema),
 		OutputSchema: json.RawMessage(notesDeleteNoteOutputSchema),

@@ -151,12 +151,12 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// BenchAddToolDigest is the digest of the add tool's descriptor (551 bytes).
-	BenchAddToolDigest = "sha256:acb4a06df9ae2e64be4bd47711b33b007359956bd052c1e7504483482042b221"
-	// BenchEchoToolDigest is the digest of the echo tool's descriptor (349 bytes).
-	BenchEchoToolDigest = "sha256:77f8ecc04ca93c9726a4eca23ee239c41f8157a5cb8074920b30aca54bf8b327"
-	// BenchLargeToolDigest is the digest of the large tool's descriptor (928 bytes).
-	BenchLargeToolDigest = "sha256:671ea2e49ac6e458190f90d490051def8f6d7206221dbb5d7913868154de84a9"
+	// BenchAddToolDigest is the digest of the add tool's descriptor (565 bytes).
+	BenchAddToolDigest = "sha256:48a6a4044a491b88c9654681b5dcddc3fa9aa7d6afd2af491f7b1b789d77ee35"
+	// BenchEchoToolDigest is the digest of the echo tool's descriptor (364 bytes).
+	BenchEchoToolDigest = "sha256:5ac54a7c129f7198e21ddcb22e8d20408c59d4bdc82ac5146afb32666a113792"
+	// BenchLargeToolDigest is the digest of the large tool's descriptor (944 bytes).
+	BenchLargeToolDigest = "sha256:a3c8e7178996bc2677efcd4170cdd3b6cc82be80e006715abbe2574ae595a7ad"
 )
 
 // JSON Schemas (draft 2020-12) of the Bench tools' arguments and results.
@@ -177,6 +177,7 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 	h := benchHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         BenchAddTool,
+		Title:        "Add",
 		Description:  "Add returns the sum of a and b.",
 		InputSchema:  json.RawMessage(benchAddInputSchema),
 		OutputSchema: json.RawMessage(benchAddOutputSchema),
@@ -186,6 +187,7 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 		Append:       h.appendAdd,
 	}, {
 		Name:         BenchEchoTool,
+		Title:        "Echo",
 		Description:  "Echo returns text unchanged.",
 		InputSchema:  json.RawMessage(benchEchoInputSchema),
 		OutputSchema: json.RawMessage(benchEchoOutputSchema),
@@ -195,6 +197,7 @@ func BenchTools(impl Bench) []mcpserver.Tool {
 		Append:       h.appendEcho,
 	}, {
 		Name:         BenchLargeTool,
+		Title:        "Large",
 		Description:  "Large returns the first n records of a fixed list.",
 		InputSchema:  json.RawMessage(benchLargeInputSchema),
 		OutputSchema: json.RawMessage(benchLargeOutputSchema),

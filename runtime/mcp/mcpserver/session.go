@@ -119,6 +119,7 @@ func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byt
 	case len(*buf) > 0:
 		reply = append(make([]byte, 0, len(*buf)), *buf...)
 	}
+	putBuffer(buf)
 	return reply
 }
 

@@ -93,8 +93,8 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// AdderAddToolDigest is the digest of the add tool's descriptor (551 bytes).
-	AdderAddToolDigest = "sha256:acb4a06df9ae2e64be4bd47711b33b007359956bd052c1e7504483482042b221"
+	// AdderAddToolDigest is the digest of the add tool's descriptor (565 bytes).
+	AdderAddToolDigest = "sha256:48a6a4044a491b88c9654681b5dcddc3fa9aa7d6afd2af491f7b1b789d77ee35"
 )
 
 // JSON Schemas (draft 2020-12) of the Adder tools' arguments and results.
@@ -111,6 +111,7 @@ func AdderTools(impl Adder) []mcpserver.Tool {
 	h := adderHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         AdderAddTool,
+		Title:        "Add",
 		Description:  "Add returns the sum of a and b.",
 		InputSchema:  json.RawMessage(adderAddInputSchema),
 		OutputSchema: json.RawMessage(adderAddOutputSchema),
