@@ -32,7 +32,7 @@ func record() *tasks.Record {
 		Job: mcpserver.TaskJob{Tool: "compact", Arguments: json.RawMessage(`{"n":1}`),
 			ProtocolVersion: mcp.Version20260728, Principal: "alice",
 			Answers: map[string]json.RawMessage{"k0": json.RawMessage(`{"ok":true}`)}},
-		InputRequests: map[string]mcp.InputRequest{"k1": {Method: "elicitation/create", Params: json.RawMessage(`{"message":"sure?"}`)}},
+		InputRequests: map[string]mcp.InputRequest{"k1": {Method: mcp.MethodElicitationCreate, Params: json.RawMessage(`{"message":"sure?"}`)}},
 		Answers:       map[string]json.RawMessage{"k2": json.RawMessage(`{"action":"accept"}`)},
 		Progress:      1, Total: 4, Runs: 1,
 	}
