@@ -145,6 +145,20 @@ func (c *ArchiveMCPClient) Compact(ctx context.Context, batches int) (Report, er
 	return mcp.CallTool[Report](ctx, c.caller, ArchiveCompactTool, &archiveCompactParams{Batches: batches})
 }
 
+// ArchiveCompactTask is a call of Archive.Compact running as a task (the MCP Tasks
+// extension), as StartCompact returns it: its Result follows the task and
+// returns what Compact returns.
+type ArchiveCompactTask = mcp.ToolTask[Report]
+
+// StartCompact calls the MCP tool "compact" as Compact does, but returns a
+// handle on the task the server creates instead of following it: its ID,
+// status and input requests, Answer, Cancel, and Result, which follows it.
+// A call the server answers at once gives a handle whose Result returns
+// that. The client must declare the Tasks extension (mcp.TasksExtensionID).
+func (c *ArchiveMCPClient) StartCompact(ctx context.Context, batches int) (*ArchiveCompactTask, error) {
+	return mcp.StartToolTask[Report](ctx, c.caller, ArchiveCompactTool, &archiveCompactParams{Batches: batches})
+}
+
 // archiveCompactParams is the params object of Archive.Compact.
 type archiveCompactParams struct {
 	Batches int `json:"batches"`

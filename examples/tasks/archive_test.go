@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 	"github.com/rpcgen/rpcgen/runtime/mcp/tasks"
@@ -90,5 +91,51 @@ func TestCompactCancelled(t *testing.T) {
 	m.Close() // waits for the tool to return: it saw the cancellation
 	if r, _ := m.Store().Get(t.Context(), h.ID()); r == nil || r.Status != mcp.TaskCancelled {
 		t.Errorf("stored: %+v", r)
+	}
+}
+
+// TestStartCompact: the typed client's StartCompact gives the task's typed
+// handle: its status while it waits for the confirmation, the answer
+// given through it, and its Result, a Report.
+func TestStartCompact(t *testing.T) {
+	c, m := connect(t, nil) // the handle answers, not the client's handler
+	task, err := NewArchiveMCPClient(c).StartCompact(t.Context(), 4)
+	if err != nil || task.ID() == "" {
+		t.Fatalf("StartCompact: %v, %v", task, err)
+	}
+	changes, stop := m.Store().Subscribe(task.ID())
+	defer stop()
+	for {
+		st, err := task.Refresh(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Status == mcp.TaskInputRequired {
+			break
+		}
+		<-changes
+	}
+	if q, ok := task.Task().InputRequests["confirm"]; !ok || q.Method != mcp.MethodElicitationCreate {
+		t.Fatalf("midway: %+v", task.Task())
+	}
+	if err := task.Answer(t.Context(), map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"accept","content":{"delete":true}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := task.Result(t.Context())
+	if err != nil || r != (Report{Compacted: 4, Deleted: true}) {
+		t.Fatalf("Result: %+v, %v", r, err)
+	}
+	if task.Task().Status != mcp.TaskCompleted {
+		t.Errorf("the handle's task: %+v", task.Task())
+	}
+	// A bad argument: the task completes with the tool's error, which
+	// Result returns as Compact would.
+	bad, err := NewArchiveMCPClient(c).StartCompact(t.Context(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var re *runtime.Error
+	if _, err := bad.Result(t.Context()); !errors.As(err, &re) || re.Code != runtime.CodeInvalidParams {
+		t.Errorf("Result of a bad call: %v", err)
 	}
 }

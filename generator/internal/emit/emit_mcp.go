@@ -271,6 +271,39 @@ func (g *emitter) mcpClientMethod(s *model.Service, m *model.Method, names *serv
 		body = append(body, jen.Return(jen.Qual(model.MCPPath, helper).Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)))))
 	}
 	f.Func().Params(recv).Id(m.Name).Params(sig.params...).Add(sig.results).Block(body...)
+	if model.HasTaskHandle(m) {
+		g.mcpClientStartMethod(m, names, sig)
+	}
+}
+
+// mcpClientStartMethod emits, for a tool that may run as a task, the typed
+// handle's type (an alias of mcp.ToolTask for the method's result) and the
+// Start method that calls the tool without following its task.
+func (g *emitter) mcpClientStartMethod(m *model.Method, names *serviceNames, sig *signature) {
+	f := g.file
+	var result jen.Code = jen.Struct()
+	helper := "StartToolTask"
+	if m.Result != nil {
+		result = g.typeExpr(m.Result)
+		if g.schemas[m].wrapped {
+			helper = "StartToolTaskWrapped"
+		}
+	}
+	task := names.s.Name + m.Name + "Task"
+	f.Line()
+	f.Commentf("%s is a call of %s.%s running as a task (the MCP Tasks", task, names.s.Name, m.Name)
+	f.Commentf("extension), as Start%s returns it: its Result follows the task and", m.Name)
+	f.Commentf("returns what %s returns.", m.Name)
+	f.Type().Id(task).Op("=").Qual(model.MCPPath, "ToolTask").Types(result)
+	f.Line()
+	f.Commentf("Start%s calls the MCP tool %q as %s does, but returns a", m.Name, m.Tool.Name, m.Name)
+	f.Comment("handle on the task the server creates instead of following it: its ID,")
+	f.Comment("status and input requests, Answer, Cancel, and Result, which follows it.")
+	f.Comment("A call the server answers at once gives a handle whose Result returns")
+	f.Comment("that. The client must declare the Tasks extension (mcp.TasksExtensionID).")
+	f.Func().Params(jen.Id("c").Op("*").Id(names.mcpClient)).Id("Start"+m.Name).Params(sig.params...).
+		Params(jen.Op("*").Id(task), jen.Error()).
+		Block(jen.Return(jen.Qual(model.MCPPath, helper).Types(result).Call(sig.ctx, jen.Id("c").Dot(names.field), jen.Id(names.tool(m)), sig.wire(names.params(m)))))
 }
 
 func (n *serviceNames) tool(m *model.Method) string { return n.s.Name + m.Name + "Tool" }

@@ -240,6 +240,7 @@ func (b *builder) buildService(name string) *Service {
 		s.Methods = append(s.Methods, m)
 	}
 	linkCompleters(s, errs)
+	checkTaskHandles(s, errs)
 	return s
 }
 

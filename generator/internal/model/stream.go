@@ -44,6 +44,29 @@ func checkStream(m *Method, dirs map[string]*Directive, errs *diag.Collector) {
 	}
 }
 
+// HasTaskHandle reports whether the typed MCP client gives m a Start
+// method and a task handle: a tool that may run as a task, with a result
+// a task can carry (data, not a stream nor MCP content) and waited for
+// (not a notification).
+func HasTaskHandle(m *Method) bool {
+	return m.Tool != nil && m.Tool.Task != "" && !m.Stream && !m.Notification && m.Content == ContentNone &&
+		m.Resource == nil && m.Prompt == nil && m.Completer == nil
+}
+
+// checkTaskHandles reports a method whose typed MCP client's Start method
+// would clash with another method of the service.
+func checkTaskHandles(s *Service, errs *diag.Collector) {
+	names := map[string]bool{}
+	for _, m := range s.Methods {
+		names[m.Name] = true
+	}
+	for _, m := range s.Methods {
+		if HasTaskHandle(m) && names["Start"+m.Name] {
+			errs.AtPosition(m.Pos, "method %s: the typed MCP client's Start%s (the handle of its task, //rpcgen:tool task=%s) clashes with method Start%s; rename one", m.Name, m.Name, m.Tool.Task, m.Name)
+		}
+	}
+}
+
 // methodIdempotent reads //rpcgen:method idempotent; a tool that is readonly
 // or idempotent is idempotent too, and an idempotent method's tool gets the
 // idempotent hint unless its //rpcgen:tool says otherwise.

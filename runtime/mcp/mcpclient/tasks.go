@@ -63,6 +63,24 @@ type TaskHandle struct {
 	tool     string
 	task     mcp.Task
 	answered map[string]bool // the input request keys answered
+	atOnce   bool            // no task: the server answered the call at once
+}
+
+var _ mcp.TaskHandle = (*TaskHandle)(nil)
+
+// StartToolTask is StartTool for a typed client (mcp.TaskStarter): the
+// handle is on the task the server created, or, when it answered the call
+// at once, on that result, as a completed task with no ID (Refresh and
+// Cancel then change nothing, and Answer fails).
+func (c *Client) StartToolTask(ctx context.Context, name string, args any) (mcp.TaskHandle, error) {
+	h, raw, err := c.StartTool(ctx, name, args)
+	if err != nil {
+		return nil, err
+	}
+	if h == nil {
+		h = &TaskHandle{c: c, tool: name, atOnce: true, task: mcp.Task{Status: mcp.TaskCompleted, Result: raw}}
+	}
+	return h, nil
 }
 
 // ID returns the task's ID. A client may keep it, to follow the task
@@ -86,6 +104,10 @@ func (c *Client) Task(ctx context.Context, tool, id string) (*TaskHandle, error)
 
 // Refresh asks the server for the task's state (tasks/get) and returns it.
 func (h *TaskHandle) Refresh(ctx context.Context) (*mcp.Task, error) {
+	if h.atOnce {
+		t := h.task
+		return &t, nil
+	}
 	var t mcp.Task
 	if err := h.c.CallExtension(ctx, mcp.MethodTasksGet, mcp.TaskIDParams{TaskID: h.task.TaskID}, &t); err != nil {
 		return nil, err
@@ -101,6 +123,9 @@ func (h *TaskHandle) Refresh(ctx context.Context) (*mcp.Task, error) {
 // (tasks/update). Each answer is the result of the request, as
 // elicitation/create, sampling/createMessage or roots/list answer.
 func (h *TaskHandle) Answer(ctx context.Context, answers map[string]json.RawMessage) error {
+	if h.atOnce {
+		return fmt.Errorf("mcp: tools/call %s was answered at once: no task to answer", h.tool)
+	}
 	if err := h.c.CallExtension(ctx, mcp.MethodTasksUpdate, mcp.UpdateTaskParams{TaskID: h.task.TaskID, InputResponses: answers}, nil); err != nil {
 		return err
 	}
@@ -117,6 +142,9 @@ func (h *TaskHandle) Answer(ctx context.Context, answers map[string]json.RawMess
 // its state (tasks/get), so that Task and Result see the cancellation.
 // Cancellation is cooperative: the task may still end otherwise.
 func (h *TaskHandle) Cancel(ctx context.Context) error {
+	if h.atOnce {
+		return nil
+	}
 	if err := h.c.CallExtension(ctx, mcp.MethodTasksCancel, mcp.TaskIDParams{TaskID: h.task.TaskID}, nil); err != nil {
 		return err
 	}
@@ -163,12 +191,15 @@ func (h *TaskHandle) Result(ctx context.Context) (json.RawMessage, error) {
 				return nil, fmt.Errorf("mcp: task %s of %s: %w", t.TaskID, h.tool, err)
 			}
 		}
+		if ctx.Err() != nil {
+			return nil, h.gaveUp(ctx)
+		}
 		if !watched {
 			watched = true
 			if w = h.c.watchTask(ctx, t.TaskID); w != nil {
 				// What changed before the server agreed is not sent.
 				if _, err := h.Refresh(ctx); err != nil {
-					return nil, err
+					return nil, h.refreshFailed(ctx, err)
 				}
 				continue
 			}
@@ -186,7 +217,7 @@ func (h *TaskHandle) Result(ctx context.Context) (json.RawMessage, error) {
 				w.close()
 				w = nil
 				if _, err := h.Refresh(ctx); err != nil {
-					return nil, err
+					return nil, h.refreshFailed(ctx, err)
 				}
 				continue
 			}
@@ -204,9 +235,25 @@ func (h *TaskHandle) Result(ctx context.Context) (json.RawMessage, error) {
 		case <-timer.C:
 		}
 		if _, err := h.Refresh(ctx); err != nil {
-			return nil, err
+			return nil, h.refreshFailed(ctx, err)
 		}
 	}
+}
+
+// gaveUp cancels the task, as the caller gave up on it (ctx ended), and
+// returns ctx's error.
+func (h *TaskHandle) gaveUp(ctx context.Context) error {
+	h.cancelQuietly(ctx)
+	return ctx.Err()
+}
+
+// refreshFailed is what Result returns when a tasks/get failed with err:
+// when ctx ended meanwhile, the task is cancelled and ctx's error returned.
+func (h *TaskHandle) refreshFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return h.gaveUp(ctx)
+	}
+	return err
 }
 
 // answerAll answers the input requests not answered yet.

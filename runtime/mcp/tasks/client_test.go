@@ -111,3 +111,51 @@ func TestNoTaskRuntime(t *testing.T) {
 		t.Errorf("a required task tool without a task runtime: %v", err)
 	}
 }
+
+// TestToolTask: the typed handle a generated client's Start method returns
+// (mcp.StartToolTask): on a task, and on a call answered at once.
+func TestToolTask(t *testing.T) {
+	f := newFixture(t, &tasks.Options{PollInterval: time.Millisecond})
+	task, err := mcp.StartToolTask[string](t.Context(), f.connect(true), "confirm", nil)
+	if err != nil || task.ID() == "" {
+		t.Fatalf("StartToolTask: %+v, %v", task, err)
+	}
+	if s, err := task.Result(t.Context()); err != nil || s != "accept,accept" {
+		t.Errorf("Result: %q, %v", s, err)
+	}
+	if err := task.Wait(t.Context()); err != nil {
+		t.Errorf("Wait after the end: %v", err)
+	}
+	close(f.release)
+	// Without the extension an optional task tool answers at once.
+	now, err := mcp.StartToolTask[string](t.Context(), f.connect(false), "wait", nil)
+	if err != nil || now.ID() != "" || now.Task().Status != mcp.TaskCompleted {
+		t.Fatalf("StartToolTask answered at once: %+v, %v", now, err)
+	}
+	if s, err := now.Result(t.Context()); err != nil || s != "released" {
+		t.Errorf("Result of a call answered at once: %q, %v", s, err)
+	}
+	if err := now.Cancel(t.Context()); err != nil {
+		t.Errorf("Cancel of a call answered at once: %v", err)
+	}
+	// A tool's error is the *runtime.Error it was sent with, as the
+	// blocking method returns it.
+	bad, err := mcp.StartToolTask[struct{}](t.Context(), f.connect(true), "toolerr", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var re *runtime.Error
+	if err := bad.Wait(t.Context()); !errors.As(err, &re) || re.Message != "no luck" {
+		t.Errorf("Wait of a task ending with a tool error: %v", err)
+	}
+	// A caller that cannot start tasks.
+	if _, err := mcp.StartToolTask[string](t.Context(), callerFunc(nil), "wait", nil); !errors.Is(err, mcp.ErrNoTasks) {
+		t.Errorf("StartToolTask through a plain ToolCaller: %v", err)
+	}
+}
+
+type callerFunc func(ctx context.Context, name string, args, result any) error
+
+func (f callerFunc) CallTool(ctx context.Context, name string, args, result any) error {
+	return f(ctx, name, args, result)
+}
