@@ -241,6 +241,7 @@ func runWith(cfg Config, deepSchemas bool, layer *cache.Layer, snap **contract.S
 	}
 	sg.Deep = deepSchemas
 	sg.Docs.Log = layer.Inputs()
+	schema.CheckExamples(sg, services) // documented examples true to their schemas
 	if len(errs.List) > 0 {
 		// What was built without a problem shows the problems of the
 		// later stages: the schemas', the decoders', the names the package

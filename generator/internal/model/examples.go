@@ -22,7 +22,9 @@ type Example struct {
 	// when not nil, the data it carries (compact JSON).
 	Error     *DeclaredError
 	ErrorData []byte
-	Pos       token.Position
+	// Pos is the directive's position; ParamsPos and ResultPos those of
+	// its params= and result= (Pos when not given).
+	Pos, ParamsPos, ResultPos token.Position
 }
 
 // methodExamples reads the //rpcgen:example lines of m (d and the lines
@@ -33,6 +35,7 @@ func methodExamples(m *Method, d *Directive, fset *token.FileSet, errs *diag.Col
 	names := map[string]bool{}
 	for i := 1; d != nil; d, i = d.Next, i+1 {
 		ex := &Example{Name: "example " + strconv.Itoa(i), Pos: fset.Position(d.Pos)}
+		ex.ParamsPos, ex.ResultPos = ex.Pos, ex.Pos
 		ok := true
 		if v, pos, given := d.value("name"); given {
 			ex.Name = v
@@ -55,6 +58,7 @@ func methodExamples(m *Method, d *Directive, fset *token.FileSet, errs *diag.Col
 		case !given:
 			ex.Params = []byte("{}")
 		default:
+			ex.ParamsPos = fset.Position(pos)
 			ex.Params, ok = compactJSON(params, pos, "params", errs, ok)
 			if len(ex.Params) > 0 && ex.Params[0] != '{' && ex.Params[0] != '[' {
 				errs.At(pos, "//rpcgen:example: params must be a JSON object (by name) or array (by position), not %s", params)
@@ -69,6 +73,7 @@ func methodExamples(m *Method, d *Directive, fset *token.FileSet, errs *diag.Col
 			errs.At(d.Pos, "//rpcgen:example: give result=JSON, or error=ErrName (a declared error of the method), not both or neither")
 			ok = false
 		case hasResult:
+			ex.ResultPos = fset.Position(rpos)
 			ex.Result, ok = compactJSON(result, rpos, "result", errs, ok)
 			if hasData {
 				errs.At(dpos, "//rpcgen:example: data goes with error=, not result=")
