@@ -263,7 +263,7 @@ func runWith(cfg Config, deepSchemas bool, layer *cache.Layer, snap **contract.S
 	if len(services) > 0 {
 		doc = services[0].Doc
 	}
-	listing, err := serverdoc.Files(serverdoc.Meta(cfg.Server), serverdoc.Outputs{
+	listing, err := serverdoc.Files(serverMeta(cfg, services), serverdoc.Outputs{
 		ServerJSON: joinDir(dir, cfg.ServerJSON), ServerCard: joinDir(dir, cfg.ServerCard),
 		Version: cfg.APIVersion, Doc: doc,
 	})
@@ -387,4 +387,30 @@ func serverSettings(cfg Config) []string {
 		out = append(append(out, strconv.Itoa(len(list))), list...)
 	}
 	return out
+}
+
+// serverMeta is what the flags say of the server, and then what the
+// interfaces' //rpcgen:package and //rpcgen:env lines add when a
+// server.json or a card is written (the lines describe the published
+// server; without those outputs they say nothing).
+func serverMeta(cfg Config, services []*model.Service) serverdoc.Meta {
+	m := serverdoc.Meta(cfg.Server)
+	if cfg.ServerJSON == "" && cfg.ServerCard == "" {
+		return m
+	}
+	m.Packages = slices.Clone(m.Packages)
+	m.Env, m.EnvRequired, m.EnvSecret = slices.Clone(m.Env), slices.Clone(m.EnvRequired), slices.Clone(m.EnvSecret)
+	for _, s := range services {
+		m.Packages = append(m.Packages, s.Packages...)
+		for _, v := range s.Env {
+			m.Env = append(m.Env, v.Name+"="+v.Description)
+			if v.Required {
+				m.EnvRequired = append(m.EnvRequired, v.Name)
+			}
+			if v.Secret {
+				m.EnvSecret = append(m.EnvSecret, v.Name)
+			}
+		}
+	}
+	return m
 }

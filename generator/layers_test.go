@@ -10,7 +10,8 @@ import (
 
 // layers ranks the generator's packages in pipeline order: a package may
 // import only packages of a lower rank. diag, naming and metaschema (the
-// checker of hand-written schemas) sit under everything; cache is the layer around the stages, and the facade
+// checker of hand-written schemas) sit under everything, and serverdoc
+// too (model checks //rpcgen:package and //rpcgen:env by its rules); cache is the layer around the stages, and the facade
 // (generator itself) sits on top.
 var layers = map[string]int{
 	"diag":       0,
@@ -19,12 +20,12 @@ var layers = map[string]int{
 	"canon":      0,
 	"contract":   0,
 	"skills":     0,
+	"serverdoc":  0,
 	"load":       1,
 	"model":      2,
 	"schema":     3,
 	"emit":       4,
 	"apidoc":     4,
-	"serverdoc":  4,
 	"cache":      5,
 	"":           6,
 }

@@ -209,6 +209,7 @@ func (b *builder) buildService(name string) *Service {
 	s.Errors = b.declaredErrors(dirs["service"])
 	s.IgnoreBreaking = breakingIgnores(dirs["breaking"], errs)
 	s.Icons = b.icons(dirs["icon"], "interface "+s.Name)
+	s.Packages, s.Env = serverInfo(dirs["package"], dirs["env"], errs)
 	if iface.NumMethods() == 0 {
 		errs.At(obj.Pos(), "interface %s has no methods", name)
 		return nil

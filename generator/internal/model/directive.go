@@ -24,7 +24,7 @@ type Directive struct {
 }
 
 // repeatable are the directives a doc comment may hold more than once.
-var repeatable = map[string]bool{"example": true, "breaking": true, "icon": true}
+var repeatable = map[string]bool{"example": true, "breaking": true, "icon": true, "env": true, "package": true}
 
 // directiveArg is a bare flag ("notification") or a key=value pair
 // ("name=notes", `title="Add a note"`).
@@ -56,6 +56,8 @@ var knownDirectives = map[string]map[string]directiveSpec{
 		"skills":    {"dir": valueArg},
 		"breaking":  {"ignore": valueArg, "reason": valueArg},
 		"icon":      iconKeys,
+		"env":       {"name": valueArg, "description": valueArg, "required": boolArg, "secret": boolArg},
+		"package":   {"npm": valueArg, "pypi": valueArg, "nuget": valueArg, "oci": valueArg},
 	},
 	"method": {
 		"method": {"name": valueArg, "notification": boolArg, "idempotent": flagArg, "description": valueArg, "errors": valueArg},

@@ -56,6 +56,11 @@ type Service struct {
 	// IgnoreBreaking are the rpcgen breaking rules the interface's
 	// //rpcgen:breaking directives ignore, each "RULE:reason".
 	IgnoreBreaking []string
+	// Packages and Env are what the interface's //rpcgen:package and
+	// //rpcgen:env lines say of the server for --server-json, beside the
+	// flags (serverinfo.go).
+	Packages []string // TYPE:IDENTIFIER
+	Env      []EnvVar
 }
 
 // Method is one interface method.

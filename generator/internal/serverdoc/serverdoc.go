@@ -305,25 +305,40 @@ var packageVersioned = map[string]bool{"npm": true, "pypi": true, "nuget": true,
 
 func packageOf(p, version string) (pkg, error) {
 	typ, id, ok := strings.Cut(p, ":")
-	versioned, known := packageVersioned[typ]
-	switch {
-	case !ok || id == "":
+	if !ok || id == "" {
 		return pkg{}, fmt.Errorf("--package %q: want TYPE:IDENTIFIER, such as oci:ghcr.io/you/notes:1.0.0 or npm:@you/notes", p)
-	case typ == "mcpb":
-		return pkg{}, fmt.Errorf("--package %q: an mcpb package needs the SHA-256 of its file, which rpcgen does not have: add it to server.json by hand", p)
-	case !known:
-		return pkg{}, fmt.Errorf("--package %q: unknown package type %q (want npm, pypi, nuget or oci)", p, typ)
-	case strings.ContainsAny(id, " \t\n"):
-		return pkg{}, fmt.Errorf("--package %q: the identifier has a space", p)
+	}
+	if problem := PackageProblem(typ, id); problem != "" {
+		return pkg{}, fmt.Errorf("--package %q: %s", p, problem)
 	}
 	out := pkg{RegistryType: typ, Identifier: id, Transport: transport{Type: "stdio"}}
-	if versioned {
+	if packageVersioned[typ] {
 		out.Version = version
-	} else if !hasImageTag(id) {
-		return pkg{}, fmt.Errorf("--package %q: an OCI image reference needs a tag or a digest (ghcr.io/you/notes:1.0.0)", p)
 	}
 	return out, nil
 }
+
+// PackageProblem says what the registry would refuse in a package of type
+// typ (npm, pypi, nuget or oci) named id, "" when nothing.
+func PackageProblem(typ, id string) string {
+	_, known := packageVersioned[typ]
+	switch {
+	case typ == "mcpb":
+		return "an mcpb package needs the SHA-256 of its file, which rpcgen does not have: add it to server.json by hand"
+	case !known:
+		return fmt.Sprintf("unknown package type %q (want npm, pypi, nuget or oci)", typ)
+	case id == "":
+		return "no identifier"
+	case strings.ContainsAny(id, " \t\n"):
+		return "the identifier has a space"
+	case typ == "oci" && !hasImageTag(id):
+		return "an OCI image reference needs a tag or a digest (ghcr.io/you/notes:1.0.0)"
+	}
+	return ""
+}
+
+// ValidEnvName says whether name may name an environment variable.
+func ValidEnvName(name string) bool { return envPattern.MatchString(name) }
 
 // hasImageTag reports whether an OCI reference names a tag or a digest.
 func hasImageTag(ref string) bool {
