@@ -44,7 +44,7 @@ func setupRedis(b *testing.B) (*mcpclient.Client, *tasks.Manager, *roundTrips) {
 	c.AddHook(rtt)
 	sh := redis.New(c, redis.Options{Prefix: "bench:" + rand.Text()[:8] + ":"})
 	exec := sh.TaskExecutor(redis.ExecutorOptions{})
-	cl, m := setupWith(b, &tasks.Options{Store: sh.Tasks(redis.TaskOptions{MaxTasks: 1 << 22}), Executor: exec},
+	cl, m := setupWith(b, &tasks.Options{Store: sh.Tasks(redis.TaskOptions{MaxTasks: 1 << 22, Executor: exec}), Executor: exec},
 		func(m *tasks.Manager, srv *mcpserver.Server) { exec.Start(m, srv) })
 	b.Cleanup(func() { exec.Close(); sh.Close(); c.Close() })
 	return cl, m, rtt

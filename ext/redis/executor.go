@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -54,11 +55,15 @@ type TaskExecutor struct {
 	s    *Shared
 	opts ExecutorOptions
 
-	mu     sync.Mutex
-	m      *tasks.Manager
-	srv    *mcpserver.Server
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	mu       sync.Mutex
+	m        *tasks.Manager
+	srv      *mcpserver.Server
+	cancel   context.CancelFunc // ends the runs and the reader
+	stopRead context.CancelFunc // ends the reader
+	reader   sync.WaitGroup
+	handlers sync.WaitGroup
+
+	queuedByStore atomic.Bool // the TaskStore's Create queues the tasks
 }
 
 var _ tasks.Executor = (*TaskExecutor)(nil)
@@ -85,8 +90,13 @@ const taskGroup = "workers"
 
 func (e *TaskExecutor) stream() string { return e.s.opts.Prefix + "taskqueue" }
 
-// Submit implements tasks.Executor: it queues the task, one round trip.
+// Submit implements tasks.Executor: it queues the task, one round trip;
+// nothing when the TaskStore's Create queued it already
+// (TaskOptions.Executor), which is how a task is never stored unqueued.
 func (e *TaskExecutor) Submit(ctx context.Context, taskID string) error {
+	if e.queuedByStore.Load() {
+		return nil
+	}
 	if err := e.s.c.XAdd(ctx, &goredis.XAddArgs{Stream: e.stream(), Values: []string{"t", taskID}}).Err(); err != nil {
 		return fmt.Errorf("redis: queue task: %w", err)
 	}
@@ -94,7 +104,7 @@ func (e *TaskExecutor) Submit(ctx context.Context, taskID string) error {
 }
 
 // Start starts the replica's workers, which run tasks through m on srv
-// (the server m was enabled on), until Close.
+// (the server m was enabled on), until Shutdown or Close.
 func (e *TaskExecutor) Start(m *tasks.Manager, srv *mcpserver.Server) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -102,9 +112,36 @@ func (e *TaskExecutor) Start(m *tasks.Manager, srv *mcpserver.Server) {
 		panic("redis: TaskExecutor started twice")
 	}
 	e.m, e.srv = m, srv
-	ctx, cancel := context.WithCancel(context.Background())
-	e.cancel = cancel
-	e.wg.Go(func() { e.read(ctx) })
+	runCtx, cancel := context.WithCancel(context.Background())
+	readCtx, stopRead := context.WithCancel(runCtx)
+	e.cancel, e.stopRead = cancel, stopRead
+	e.reader.Go(func() { e.read(readCtx, runCtx) })
+}
+
+// Shutdown stops taking tasks and waits until the tasks this replica runs
+// have ended, or ctx ends: then it returns ctx's error, and leaves the
+// tasks still running as they are, so that once this process has exited
+// and their lease is over, other replicas take them up (an idempotent
+// tool's task runs again, another fails saying why) rather than fail
+// them all at once as Close does. A replica shutting down for a rolling
+// deployment calls Shutdown, then exits.
+func (e *TaskExecutor) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	stopRead := e.stopRead
+	e.mu.Unlock()
+	if stopRead == nil {
+		return nil
+	}
+	stopRead()
+	e.reader.Wait()
+	done := make(chan struct{})
+	go func() { e.handlers.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Close stops the workers and waits for them. Tasks they were running end
@@ -117,7 +154,8 @@ func (e *TaskExecutor) Close() {
 	if cancel != nil {
 		cancel()
 	}
-	e.wg.Wait()
+	e.reader.Wait()
+	e.handlers.Wait()
 }
 
 func (e *TaskExecutor) ensureGroup(ctx context.Context) error {
@@ -142,8 +180,8 @@ func pause(ctx context.Context, d time.Duration) {
 // up tasks whose lease is over (when it has not looked for some for
 // Lease/4), and otherwise waits for new ones (one blocking XREADGROUP, so
 // that the workers waiting hold no connection of the client's pool), and
-// hands each to a worker of its own.
-func (e *TaskExecutor) read(ctx context.Context) {
+// hands each to a worker of its own, which runs it with runCtx.
+func (e *TaskExecutor) read(ctx, runCtx context.Context) {
 	block := min(e.opts.Lease/4, 2*time.Second)
 	free := make(chan struct{}, e.opts.Workers)
 	for range e.opts.Workers {
@@ -187,9 +225,9 @@ func (e *TaskExecutor) read(ctx context.Context) {
 		}
 		for _, msg := range msgs {
 			n--
-			e.wg.Go(func() {
+			e.handlers.Go(func() {
 				defer func() { free <- struct{}{} }()
-				e.handle(ctx, msg)
+				e.handle(runCtx, msg)
 			})
 		}
 		for range n {

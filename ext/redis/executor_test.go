@@ -38,7 +38,7 @@ func newTaskReplica(t *testing.T, rs *redistest.Server, prefix string, lease tim
 	r := &taskReplica{t: t, c: c, release: make(chan struct{}), started: make(chan struct{}, 16)}
 	r.srv = mcpserver.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	r.exec = sh.TaskExecutor(redis.ExecutorOptions{Workers: 2, Lease: lease})
-	r.m = tasks.Enable(r.srv, &tasks.Options{Store: sh.Tasks(redis.TaskOptions{}), Executor: r.exec})
+	r.m = tasks.Enable(r.srv, &tasks.Options{Store: sh.Tasks(redis.TaskOptions{Executor: r.exec}), Executor: r.exec})
 	t.Cleanup(r.exec.Close)
 	wait := func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 		r.started <- struct{}{}
@@ -114,7 +114,8 @@ func (r *taskReplica) await(id string) *mcp.Task {
 }
 
 // TestTaskRoundTrips holds the Redis round trips of a task to their
-// targets: 2 to create one (the record, the queue), 1 per status read.
+// targets (at most 2 to create one, 1 per status read): 1 to create one
+// (the record and its queue entry, in one script), 1 per status read.
 // The scripts are loaded by a first task (EVALSHA's NOSCRIPT fallback
 // costs one more, once per Redis).
 func TestTaskRoundTrips(t *testing.T) {
@@ -124,8 +125,8 @@ func TestTaskRoundTrips(t *testing.T) {
 	h := &roundTrips{}
 	a.c.AddHook(h)
 	id := a.create("wait")
-	if n := h.n.Swap(0); n != 2 {
-		t.Errorf("creating a task took %d round trips to Redis, want 2", n)
+	if n := h.n.Swap(0); n != 1 {
+		t.Errorf("creating a task took %d round trips to Redis, want 1", n)
 	}
 	if task := a.get(id); task.Status != mcp.TaskWorking {
 		t.Fatalf("status %s", task.Status)
@@ -199,6 +200,39 @@ func TestTaskWorkerDied(t *testing.T) {
 		t.Errorf("the idempotent task was begun %v times, want 2", r)
 	}
 	b.exec.Close() // its workers acked what they ran before they return
+	if n, err := b.exec.Pending(ctx); err != nil || n != 0 {
+		t.Errorf("%d tasks left queued (%v), want 0", n, err)
+	}
+}
+
+// TestTaskExecutorShutdown: Shutdown lets the tasks running end (and
+// returns once they have), and, when its context ends first, returns its
+// error and leaves them running, not failed, for other replicas to take
+// up once the process is gone.
+func TestTaskExecutorShutdown(t *testing.T) {
+	rs := redistest.Start(t)
+	ctx := context.Background()
+	b := newTaskReplica(t, rs, "shut:", time.Minute)
+	b.exec.Start(b.m, b.srv)
+	id := b.create("wait")
+	<-b.started
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := b.exec.Shutdown(gone); err != context.Canceled {
+		t.Fatalf("Shutdown with its context over while a task runs: %v, want context.Canceled", err)
+	}
+	if r, err := b.m.Store().Get(ctx, id); err != nil || r.Status != mcp.TaskWorking {
+		t.Fatalf("the task left running is %v (%v), want working", r, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- b.exec.Shutdown(ctx) }()
+	close(b.release)
+	if err := <-done; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if task := b.await(id); task.Status != mcp.TaskCompleted {
+		t.Fatalf("the task ended %s after Shutdown, want completed", task.Status)
+	}
 	if n, err := b.exec.Pending(ctx); err != nil || n != 0 {
 		t.Errorf("%d tasks left queued (%v), want 0", n, err)
 	}

@@ -19,6 +19,13 @@ type TaskOptions struct {
 	// time to live is not over); Create fails with tasks.ErrFull beyond.
 	// Default 10000.
 	MaxTasks int
+	// Executor, when set, is the executor the tasks run on: Create then
+	// queues each task in the same script that stores it (and the
+	// executor's Submit does nothing), so that no task is ever stored
+	// without being queued: a replica that died between the two would
+	// leave one working, with no worker, until its time to live is over.
+	// Creating a task is then one round trip.
+	Executor *TaskExecutor
 	// MaxUpdateRetries bounds the times Update reads a task again after
 	// another replica changed it between its read and its write. Default
 	// 100.
@@ -34,7 +41,7 @@ type TaskOptions struct {
 // they expire, and bounds their number. The hash expires with the task's
 // time to live (a Redis key TTL): Redis deletes it on its own, so nothing
 // outlives its TTL even when no replica is left to sweep. Create is one
-// script (1 round trip), Get one HMGET (1 round trip), and Update a read
+// script (1 round trip; with TaskOptions.Executor it queues the task too), Get one HMGET (1 round trip), and Update a read
 // and a compare-and-set script on the version (2 round trips; more only
 // when another replica changed the task in between: it reads again). The
 // compare-and-set is a Lua script rather than WATCH/MULTI/EXEC: WATCH
@@ -48,6 +55,9 @@ func (s *Shared) Tasks(opts TaskOptions) *TaskStore {
 	}
 	if opts.MaxUpdateRetries <= 0 {
 		opts.MaxUpdateRetries = 100
+	}
+	if opts.Executor != nil {
+		opts.Executor.queuedByStore.Store(true)
 	}
 	return &TaskStore{s: s, opts: opts}
 }
@@ -64,8 +74,9 @@ func (t *TaskStore) key(id string) string     { return t.s.opts.Prefix + "task:{
 func (t *TaskStore) index() string            { return t.s.opts.Prefix + "tasks" }
 func (t *TaskStore) channel(id string) string { return t.s.opts.Prefix + "taskwake:" + id }
 
-// createTaskScript: KEYS task hash, index; ARGV max, ttl ms (0: none), id,
-// record. 1 when stored, 0 when the store is full, -1 when the id exists.
+// createTaskScript: KEYS task hash, index, queue stream; ARGV max, ttl ms
+// (0: none), id, record, queue ("1": add the id to the queue stream). 1
+// when stored, 0 when the store is full, -1 when the id exists.
 var createTaskScript = goredis.NewScript(nowMs + `
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
@@ -78,6 +89,7 @@ else
 end
 redis.call('HSET', KEYS[1], 'v', 1, 'r', ARGV[4])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+if ARGV[5] == '1' then redis.call('XADD', KEYS[3], '*', 't', ARGV[3]) end
 return 1`)
 
 // casTaskScript: KEYS task hash; ARGV version read, record, wake channel.
@@ -107,14 +119,19 @@ func ttlMs(r *tasks.Record) int64 {
 	return max(time.Until(r.CreatedAt.Add(r.TTL)).Milliseconds(), 1)
 }
 
-// Create implements tasks.Store: one script, one round trip.
+// Create implements tasks.Store: one script, one round trip (which also
+// queues the task with TaskOptions.Executor).
 func (t *TaskStore) Create(ctx context.Context, r *tasks.Record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("redis: encode task: %w", err)
 	}
-	n, err := createTaskScript.Run(ctx, t.s.c, []string{t.key(r.ID), t.index()},
-		t.opts.MaxTasks, ttlMs(r), r.ID, b).Int()
+	queue, stream := "0", t.s.opts.Prefix+"taskqueue"
+	if t.opts.Executor != nil {
+		queue, stream = "1", t.opts.Executor.stream()
+	}
+	n, err := createTaskScript.Run(ctx, t.s.c, []string{t.key(r.ID), t.index(), stream},
+		t.opts.MaxTasks, ttlMs(r), r.ID, b, queue).Int()
 	switch {
 	case err != nil:
 		return fmt.Errorf("redis: create task: %w", err)

@@ -90,10 +90,18 @@ func run(ctx context.Context, cfg config, logger *slog.Logger) error {
 	// Tasks on Redis: any replica's workers run the tasks any replica
 	// created, and take up those of a replica that died.
 	executor := shared.TaskExecutor(redis.ExecutorOptions{Workers: 64, Lease: cfg.lease})
-	tm := tasks.Enable(srv, &tasks.Options{Store: shared.Tasks(redis.TaskOptions{MaxTasks: 1 << 20}),
+	tm := tasks.Enable(srv, &tasks.Options{Store: shared.Tasks(redis.TaskOptions{MaxTasks: 1 << 20, Executor: executor}),
 		Executor: executor, PollInterval: 50 * time.Millisecond, Logger: logger})
 	executor.Start(tm, srv)
-	defer executor.Close()
+	defer func() {
+		// The tasks running get 5 s to end; those still running then are
+		// taken up by the other replicas once their lease is over.
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := executor.Shutdown(sctx); err != nil {
+			logger.Warn("replica: tasks still running at exit, left to the other replicas", "err", err)
+		}
+	}()
 	srv.AddResources(mcpserver.Resource{URI: WatchedURI, Name: "watched", Handler: func(context.Context, *mcpserver.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		return []mcp.ResourceContents{{URI: WatchedURI, Text: "watched"}}, nil
 	}})
