@@ -80,8 +80,18 @@ export async function closeClient(session, what) {
   if (verdict) throw verdict;
 }
 
-/** Whether err is an abort the client's own close caused. */
-const closeAbort = (session, err) => session?.closed && /AbortError|operation was aborted/.test(String(err?.stack ?? err));
+/**
+ * Whether err is the client's own close at work: an abort of its requests and
+ * streams, or "Maximum reconnection attempts" from a stream's resumption
+ * timer that outlived the close. The SDK (1.x) remembers only the latest
+ * reconnection timer of the transport and clears just that one on close, so
+ * when several POST streams end without their response (calls the client
+ * cancelled: the server ends their streams with no answer), the other timers
+ * still fire after the close; their attempts are aborted and each chain ends
+ * with that error.
+ */
+const closeAbort = (session, err) => session?.closed &&
+  /AbortError|operation was aborted|Maximum reconnection attempts/.test(String(err?.stack ?? err));
 
 /** ms after a cancellation during which the server may still send progress. */
 export const GRACE = 100;
