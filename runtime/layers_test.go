@@ -14,7 +14,8 @@ import (
 // helpers that know no JSON-RPC; then the JSON-RPC runtime; the transports
 // and the generated code's helpers over it; the MCP vocabulary (package
 // mcp: types, the method table); the MCP server and client, side by side;
-// their HTTP transports; and the replica test suite, which drives both.
+// their HTTP transports and tasks; and the test suites over them (replicas,
+// task stores).
 var runtimeLayers = map[string]int{
 	"internal/jsonscan":       0,
 	"internal/jsonenc":        0,
@@ -36,6 +37,7 @@ var runtimeLayers = map[string]int{
 	"mcp/mcphttp":             6,
 	"mcp/mcphttpclient":       6,
 	"mcp/tasks":               6,
+	"mcp/tasks/taskstest":     7,
 	"mcp/mcphttp/replicatest": 7,
 }
 
@@ -43,11 +45,12 @@ var runtimeLayers = map[string]int{
 // side never depends, directly or not, on a package of the other: a server
 // links no client, a client no server. Packages not listed serve both.
 var runtimeSides = map[string]string{
-	"mcp/mcpserver":     "server",
-	"mcp/mcpclient":     "client",
-	"mcp/mcphttp":       "server",
-	"mcp/mcphttpclient": "client",
-	"mcp/tasks":         "server",
+	"mcp/mcpserver":       "server",
+	"mcp/mcpclient":       "client",
+	"mcp/mcphttp":         "server",
+	"mcp/mcphttpclient":   "client",
+	"mcp/tasks":           "server",
+	"mcp/tasks/taskstest": "server",
 }
 
 // TestRuntimeLayers: every package under runtime/ has a rank, imports only
