@@ -93,29 +93,50 @@ func (h shopHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.R
 
 // serveSearchProducts decodes the params of Shop.SearchProducts, calls it and encodes its result.
 func (h shopHandler) serveSearchProducts(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendSearchProducts(ctx, params, nil)
+}
+
+// appendSearchProducts is serveSearchProducts appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h shopHandler) appendSearchProducts(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p SearchArgs
 	if err := decodeShopSearchProductsParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.SearchProducts(ctx, p))
+	result, err := h.impl.SearchProducts(ctx, p)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveGetUserCart decodes the params of Shop.GetUserCart, calls it and encodes its result.
 func (h shopHandler) serveGetUserCart(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendGetUserCart(ctx, params, nil)
+}
+
+// appendGetUserCart is serveGetUserCart appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h shopHandler) appendGetUserCart(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p CartArgs
 	if err := decodeShopGetUserCartParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.GetUserCart(ctx, p))
+	result, err := h.impl.GetUserCart(ctx, p)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // serveCheckout decodes the params of Shop.Checkout, calls it and encodes its result.
 func (h shopHandler) serveCheckout(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return h.appendCheckout(ctx, params, nil)
+}
+
+// appendCheckout is serveCheckout appending the encoded result to dst (the MCP
+// tool's Append: the server hands it a buffer it reuses).
+func (h shopHandler) appendCheckout(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p CheckoutArgs
 	if err := decodeShopCheckoutParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Checkout(ctx, p))
+	result, err := h.impl.Checkout(ctx, p)
+	return rpcimpl.AppendResult(dst, result, err)
 }
 
 // MCP tool names of the Shop service.
@@ -165,6 +186,7 @@ func ShopTools(impl Shop) []mcpserver.Tool {
 		Digest:       ShopSearchProductsToolDigest,
 		Handler:      h.serveSearchProducts,
 		TrustResults: true,
+		Append:       h.appendSearchProducts,
 	}, {
 		Name:         ShopGetUserCartTool,
 		Title:        "Get user cart",
@@ -174,6 +196,7 @@ func ShopTools(impl Shop) []mcpserver.Tool {
 		Digest:       ShopGetUserCartToolDigest,
 		Handler:      h.serveGetUserCart,
 		TrustResults: true,
+		Append:       h.appendGetUserCart,
 	}, {
 		Name:         ShopCheckoutTool,
 		Title:        "Checkout",
@@ -183,6 +206,7 @@ func ShopTools(impl Shop) []mcpserver.Tool {
 		Digest:       ShopCheckoutToolDigest,
 		Handler:      h.serveCheckout,
 		TrustResults: true,
+		Append:       h.appendCheckout,
 	}}
 }
 

@@ -86,8 +86,8 @@ const (
 // (RFC 8785), as tool manifests (SEP-2636) define them. A host or a CI job
 // can pin a tool by its digest; rpcgen breaking lists the digests that change.
 const (
-	// CalcAddToolDigest is the digest of the add tool's descriptor (502 bytes).
-	CalcAddToolDigest = "sha256:d7cde6fc00824d516ffae315566f8875d08b9e75f95cc3cd9329447cd7505ac6"
+	// CalcAddToolDigest is the digest of the add tool's descriptor (516 bytes).
+	CalcAddToolDigest = "sha256:7abd49fc2d8481b57dd56912a6c6b3a3f4de7cf4bfbfb0728e883fa182a26c87"
 )
 
 // JSON Schemas (draft 2020-12) of the Calc tools' arguments and results.
@@ -104,6 +104,7 @@ func CalcTools(impl Calc) []mcpserver.Tool {
 	h := calcHandler{impl}
 	return []mcpserver.Tool{{
 		Name:         CalcAddTool,
+		Title:        "Add",
 		Description:  "Add returns a + b.",
 		InputSchema:  json.RawMessage(calcAddInputSchema),
 		OutputSchema: json.RawMessage(calcAddOutputSchema),
