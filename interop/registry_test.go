@@ -63,41 +63,102 @@ func instance(t *testing.T, b []byte) any {
 	return v
 }
 
-// TestServerJSONSchema: the server.json and the Server Card rpcgen writes
-// (the generator's golden case server_json, every flag used) are valid
-// against the MCP registry's published schema 2025-12-11 and the Server
-// Card draft's schema; and the same documents broken as the registry
-// refuses (no name, a description over 100 characters, a version "latest"
-// of a package, a remote that is not a URL) are not, so the validation is
-// live.
+// registryDocs are the server.json and Server Card documents rpcgen wrote
+// that this test checks: the want/server.json and want/card.json of every
+// golden case of the generator (server_json, every flag used;
+// server_json_directives, packages and environment variables from
+// directives), and every server.json or *.card.json committed under
+// examples/, keyed by where they are.
+func registryDocs(t *testing.T) map[string][]byte {
+	t.Helper()
+	docs := map[string][]byte{}
+	cases, err := filepath.Glob(filepath.Join("..", "testdata", "golden", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		name := strings.TrimSuffix(filepath.Base(c), ".txtar")
+		if strings.HasPrefix(name, "err_") {
+			continue
+		}
+		for file, b := range goldenOutputs(t, name) {
+			if file == "server.json" || file == "card.json" {
+				docs[name+"/"+file] = b
+			}
+		}
+	}
+	err = filepath.WalkDir(filepath.Join("..", "examples"), func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (d.Name() == "server.json" || strings.HasSuffix(d.Name(), ".card.json")) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			docs[filepath.ToSlash(path)] = b
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+// TestServerJSONSchema: every server.json and Server Card rpcgen writes in
+// this repository (registryDocs) is valid against the MCP registry's
+// published schema 2025-12-11 or the Server Card draft's schema; and the
+// golden case server_json's documents broken as the registry refuses (no
+// name, a description over 100 characters, a version "latest" of a
+// package, a remote that is not a URL) are not, so the validation is live.
 func TestServerJSONSchema(t *testing.T) {
-	out := goldenOutputs(t, "server_json")
-	for _, tc := range []struct {
-		file, schema, ref string
-		breaks            []func(map[string]any)
-	}{
-		{"server.json", "server.schema.json", "", []func(map[string]any){
+	docs := registryDocs(t)
+	for _, want := range []string{"server_json/server.json", "server_json/card.json", "server_json_directives/server.json"} {
+		if _, ok := docs[want]; !ok {
+			t.Errorf("no golden want/ file %s", want)
+		}
+	}
+	schemas := map[string]struct{ schema, ref string }{
+		"server.json": {"server.schema.json", ""},
+		"card.json":   {"server-card.schema.json", "#/$defs/ServerCard"},
+	}
+	breaks := map[string][]func(map[string]any){
+		"server_json/server.json": {
 			func(d map[string]any) { delete(d, "name") },
 			func(d map[string]any) { d["description"] = strings.Repeat("d", 101) },
 			func(d map[string]any) { d["packages"].([]any)[1].(map[string]any)["version"] = "latest" },
 			func(d map[string]any) { d["remotes"].([]any)[0].(map[string]any)["url"] = "notes.example.com/mcp" },
-		}},
-		{"card.json", "server-card.schema.json", "#/$defs/ServerCard", []func(map[string]any){
+		},
+		"server_json/card.json": {
 			func(d map[string]any) { delete(d, "$schema") },
 			func(d map[string]any) { d["name"] = "notes" },
 			func(d map[string]any) { d["remotes"].([]any)[0].(map[string]any)["type"] = "stdio" },
-		}},
-	} {
-		t.Run(tc.file, func(t *testing.T) {
-			doc, ok := out[tc.file]
-			if !ok {
-				t.Fatalf("golden case server_json has no want/%s", tc.file)
+		},
+		"server_json_directives/server.json": {
+			func(d map[string]any) {
+				d["packages"].([]any)[1].(map[string]any)["environmentVariables"].([]any)[1].(map[string]any)["isSecret"] = "yes"
+			},
+			func(d map[string]any) {
+				delete(d["packages"].([]any)[0].(map[string]any)["environmentVariables"].([]any)[0].(map[string]any), "name")
+			},
+		},
+	}
+	for where, doc := range docs {
+		t.Run(where, func(t *testing.T) {
+			kind := "server.json"
+			if strings.HasSuffix(where, "card.json") {
+				kind = "card.json"
 			}
-			s := registrySchema(t, tc.schema, tc.ref)
+			sc := schemas[kind]
+			s := registrySchema(t, sc.schema, sc.ref)
 			if err := s.Validate(instance(t, doc)); err != nil {
-				t.Fatalf("%s is not valid against %s: %v\n%s", tc.file, tc.schema, err, doc)
+				t.Fatalf("%s is not valid against %s: %v\n%s", where, sc.schema, err, doc)
 			}
-			for i, brk := range tc.breaks {
+			for i, brk := range breaks[where] {
 				var d map[string]any
 				if err := json.Unmarshal(doc, &d); err != nil {
 					t.Fatal(err)
@@ -105,7 +166,7 @@ func TestServerJSONSchema(t *testing.T) {
 				brk(d)
 				b, _ := json.Marshal(d)
 				if err := s.Validate(instance(t, b)); err == nil {
-					t.Errorf("broken copy %d of %s is valid against %s: %s", i, tc.file, tc.schema, b)
+					t.Errorf("broken copy %d of %s is valid against %s: %s", i, where, sc.schema, b)
 				}
 			}
 		})
