@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The public workload (TM Dev Lab's MCP benchmark v2, reproduced): rpcgen,
 # mcp-go and the official Go SDK one after the other on one redis-server and
-# one API service, each server with GOMAXPROCS=2, then the rows written into
+# one API service, each server pinned to its own half of the CPUs (the load
+# generator, Redis and the API service on the other half), then the rows written into
 # bench/RESULTS.md and the chart into bench/public/chart.svg. Flags are passed
 # to publicbench (go run ./public/cmd/publicbench -h lists them; -rounds 1 -hold 5m
 # -rampup 15s -rampdown 10s -warmup 60s is the original's shape). Needs

@@ -1,8 +1,8 @@
 // Command publicbench runs the public benchmark (TM Dev Lab's MCP benchmark
 // v2, reproduced in bench/public) in one run and reports it: it builds the
 // server binaries, starts a redis-server and the API service, and for each
-// server in turn re-seeds Redis, starts the server under the same
-// GOMAXPROCS, warms it up as the original harness does, drives the k6
+// server in turn re-seeds Redis, starts the server pinned to its own CPUs
+// (the rest pinned to the others) under the same GOMAXPROCS, warms it up as the original harness does, drives the k6
 // script's load with package loadgen while it samples the server's resident
 // memory from /proc, then measures one caller's tools/call and tools/list
 // rates. It writes the rows into bench/RESULTS.md (between markers, the
@@ -15,10 +15,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 )
@@ -34,6 +36,10 @@ type options struct {
 	single     time.Duration
 	gomaxprocs int
 	rounds     int
+	// serverCPUs and otherCPUs, when set, are where the server under test
+	// and everything else (this process, Redis, the API service) run.
+	serverCPUs, otherCPUs cpuList
+	cpuprofile            string
 }
 
 func main() {
@@ -46,7 +52,11 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", 10*time.Second, "not measured from the start (the original: 60s)")
 	flag.DurationVar(&o.think, "think", 50*time.Millisecond, "pause after each iteration (the original: 50ms)")
 	flag.DurationVar(&o.single, "single", 5*time.Second, "single caller: how long for each of tools/call and tools/list")
-	flag.IntVar(&o.gomaxprocs, "gomaxprocs", 2, "GOMAXPROCS of every server (the original's containers: 2 vCPUs)")
+	flag.IntVar(&o.gomaxprocs, "gomaxprocs", 0, "GOMAXPROCS of every server (default: the number of -server-cpus, or 2 with -pin=false; the original's containers: 2 vCPUs)")
+	pinned := flag.Bool("pin", true, "pin the server under test to -server-cpus and the load generator, Redis and the API service to -other-cpus (needs 2 CPUs)")
+	serverCPUs := flag.String("server-cpus", "", "CPUs of the server under test (default: the first half of this process's)")
+	otherCPUs := flag.String("other-cpus", "", "CPUs of the load generator, Redis and the API service (default: the other half)")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write each server's CPU profile of each round's load into this directory (IMPL-rROUND.pprof)")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds: each runs every server once, starting with the next; the report gives medians")
 	jsonOut := flag.String("json", "", "also write the raw results here")
 	from := flag.String("from", "", "report the results in this JSON file instead of running")
@@ -54,6 +64,18 @@ func main() {
 	svgOut := flag.String("svg", "public.svg", "the chart to write")
 	flag.Parse()
 	o.impls = strings.Split(*impls, ",")
+	if *pinned && *from == "" {
+		var err error
+		if o.serverCPUs, o.otherCPUs, err = cpuSplit(*serverCPUs, *otherCPUs); err != nil {
+			fatal(err)
+		}
+	}
+	if o.gomaxprocs == 0 {
+		o.gomaxprocs = 2
+		if len(o.serverCPUs) > 0 {
+			o.gomaxprocs = len(o.serverCPUs)
+		}
+	}
 
 	var run *Run
 	if *from != "" {
@@ -82,6 +104,32 @@ func main() {
 		fatal(err)
 	}
 	fmt.Print(markdown(run, *svgOut))
+}
+
+// cpuSplit is the CPUs of the server and of the rest: the flags', or the
+// default halves.
+func cpuSplit(server, others string) (cpuList, cpuList, error) {
+	s, o, ok := defaultSplit()
+	if !ok && (server == "" || others == "") {
+		return nil, nil, errors.New("pinning needs at least 2 CPUs (or -server-cpus and -other-cpus; -pin=false runs unpinned)")
+	}
+	var err error
+	if server != "" {
+		if s, err = parseCPUs(server); err != nil {
+			return nil, nil, err
+		}
+	}
+	if others != "" {
+		if o, err = parseCPUs(others); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, c := range s {
+		if slices.Contains(o, c) {
+			return nil, nil, fmt.Errorf("CPU %d is both the server's and the others'", c)
+		}
+	}
+	return s, o, nil
 }
 
 func fatal(err error) {

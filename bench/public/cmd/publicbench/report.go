@@ -58,13 +58,24 @@ func name(impl string) string {
 	return impl
 }
 
+func percent(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}
+
 func markdown(run *Run, svg string) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("## Public workload: TM Dev Lab's MCP benchmark v2, reproduced\n\n")
 	p("The three tools of `http4k/benchmark-mcp-servers-v2` (real Redis and HTTP I/O) served by each\n")
 	p("library, driven by its k6 script's sessions (package `public/loadgen`), one server after the\n")
-	p("other in one run, on the same redis-server and API service, each server with GOMAXPROCS=%d;\n", run.GOMAXPROCS)
+	p("other in one run, on the same redis-server and API service, each server with GOMAXPROCS=%d", run.GOMAXPROCS)
+	if run.Pinning != "" {
+		p(" (%s: the original gives each server its own 2 vCPUs, the load generator running elsewhere)", run.Pinning)
+	}
+	p(";\n")
 	p("%d rounds, each running every server once (each round starting with the next server), a cell\n", max(run.Rounds, 1))
 	p("the median over the rounds (requests per second with the slowest and fastest round).\n")
 	p("See [README.md](README.md#public-workload) for what is reproduced and how to run it on the\n")
@@ -73,18 +84,21 @@ func markdown(run *Run, svg string) string {
 	p("- Machine: %s, %s; load average %s before, %s after (1, 5, 15 min)\n", run.Machine, run.Go, run.LoadBefore, run.LoadAfter)
 	p("- Load: %s\n", run.Shape)
 	p("- Command, from `bench/`: `%s`\n\n", strings.TrimSpace(run.Command))
-	p("| server | requests/s | avg latency | p95 latency | errors | RSS avg | RSS peak | server CPU per request | 1 caller: tools/call/s | 1 caller: tools/list/s | load average during each round |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	p("| server | requests/s | avg latency | p95 latency | errors | RSS avg | RSS peak | server CPU per request | server's CPUs busy | other CPUs busy | 1 caller: tools/call/s | 1 caller: tools/list/s | load average during each round |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range run.Servers {
-		p("| %s | %.0f (%.0f–%.0f) | %.2f ms | %.2f ms | %d (%d HTTP) | %.1f MB | %.1f MB | %.0f µs | %.0f | %.0f | %s |\n",
+		p("| %s | %.0f (%.0f–%.0f) | %.2f ms | %.2f ms | %d (%d HTTP) | %.1f MB | %.1f MB | %.0f µs | %.0f%% | %s | %.0f | %.0f | %s |\n",
 			name(r.Impl), r.RPS, r.RPSMin, r.RPSMax, r.AvgMS, r.P95MS, r.Errors, r.HTTPFailed, r.RSSAvgMB, r.RSSPeakMB, r.CPUPerReqUS,
-			r.SingleCall, r.SingleList, r.LoadDuringRun)
+			r.ServerBusy, percent(r.OthersBusy), r.SingleCall, r.SingleList, r.LoadDuringRun)
 	}
 	p("\nRequests per second count initialize, tools/call and tools/list (the script's `mcp_requests`),\n")
 	p("over the measured window; latencies are those of tools/call; an error is a session that failed\n")
 	p("or whose answer failed the script's check. RSS is the server process's (`/proc/PID/status`:\n")
 	p("VmRSS sampled every 250 ms over the window, VmHWM for the peak); CPU is the server's user and\n")
-	p("system time over every HTTP request of the load. The single-caller rates are one session calling\n")
+	p("system time over every HTTP request of the load. The server's CPUs busy is its CPU time over the\n")
+	p("load's wall time as a share of its CPUs; the other CPUs' is /proc/stat's (load generator, Redis, API\n")
+	p("service and whatever else the machine ran): near 100%% there, requests per second measure the load's\n")
+	p("side, not the server. The single-caller rates are one session calling\n")
 	p("get_user_cart, then tools/list, back to back.\n\n")
 	if rp := run.row("rpcgen"); rp != nil {
 		for _, peer := range run.Servers {

@@ -36,27 +36,36 @@ type Run struct {
 	LoadAfter  string    `json:"load_after"`
 	Shape      string    `json:"shape"`
 	GOMAXPROCS int       `json:"gomaxprocs"`
-	Rounds     int       `json:"rounds"`
-	Servers    []*Row    `json:"servers"`
+	// Pinning says which CPUs the servers and the rest ran on ("" when
+	// nothing was pinned).
+	Pinning string `json:"pinning,omitempty"`
+	Rounds  int    `json:"rounds"`
+	Servers []*Row `json:"servers"`
 }
 
 // Row is one server's results.
 type Row struct {
-	Impl          string  `json:"impl"`
-	RPS           float64 `json:"rps"`
-	Requests      int64   `json:"requests"`
-	WindowS       float64 `json:"window_s"`
-	Calls         int64   `json:"calls"`
-	AvgMS         float64 `json:"avg_ms"`
-	P95MS         float64 `json:"p95_ms"`
-	Errors        int64   `json:"errors"`
-	HTTPFailed    int64   `json:"http_failed"`
-	FirstError    string  `json:"first_error,omitempty"`
-	RSSAvgMB      float64 `json:"rss_avg_mb"`
-	RSSPeakMB     float64 `json:"rss_peak_mb"`
-	CPUPerReqUS   float64 `json:"cpu_per_request_us"`
-	SingleCall    float64 `json:"single_call_per_s"`
-	SingleList    float64 `json:"single_list_per_s"`
+	Impl        string  `json:"impl"`
+	RPS         float64 `json:"rps"`
+	Requests    int64   `json:"requests"`
+	WindowS     float64 `json:"window_s"`
+	Calls       int64   `json:"calls"`
+	AvgMS       float64 `json:"avg_ms"`
+	P95MS       float64 `json:"p95_ms"`
+	Errors      int64   `json:"errors"`
+	HTTPFailed  int64   `json:"http_failed"`
+	FirstError  string  `json:"first_error,omitempty"`
+	RSSAvgMB    float64 `json:"rss_avg_mb"`
+	RSSPeakMB   float64 `json:"rss_peak_mb"`
+	CPUPerReqUS float64 `json:"cpu_per_request_us"`
+	SingleCall  float64 `json:"single_call_per_s"`
+	SingleList  float64 `json:"single_list_per_s"`
+	// ServerBusy is the server's CPU time over the load's wall time, as a
+	// share of its CPUs (or of GOMAXPROCS unpinned), in percent;
+	// OthersBusy is how busy the other CPUs were (load generator, Redis,
+	// API service and whatever else the machine ran), from /proc/stat.
+	ServerBusy    float64 `json:"server_busy_pct"`
+	OthersBusy    float64 `json:"others_busy_pct,omitempty"`
 	LoadDuringRun string  `json:"load"`
 	// RPSMin and RPSMax are the slowest and fastest rounds; Rounds holds
 	// each round's row (the others are medians over them).
@@ -86,6 +95,8 @@ func combine(rows []*Row) *Row {
 		CPUPerReqUS: median(rows, func(r *Row) float64 { return r.CPUPerReqUS }),
 		SingleCall:  median(rows, func(r *Row) float64 { return r.SingleCall }),
 		SingleList:  median(rows, func(r *Row) float64 { return r.SingleList }),
+		ServerBusy:  median(rows, func(r *Row) float64 { return r.ServerBusy }),
+		OthersBusy:  median(rows, func(r *Row) float64 { return r.OthersBusy }),
 		RPSMin:      rows[0].RPS, RPSMax: rows[0].RPS}
 	var loads []string
 	for _, r := range rows {
@@ -135,6 +146,15 @@ func runAll(ctx context.Context, o options, args []string) (*Run, error) {
 	if err := build.Run(); err != nil {
 		return nil, fmt.Errorf("go build: %w", err)
 	}
+	if len(o.serverCPUs) > 0 {
+		// Redis and the API service start from this process's pinned
+		// threads and so inherit the others' CPUs; each server is moved to
+		// its own once it listens.
+		if err := pin(os.Getpid(), o.otherCPUs); err != nil {
+			return nil, err
+		}
+		run.Pinning = fmt.Sprintf("each server on CPU %s, the load generator, Redis and the API service on CPU %s", o.serverCPUs, o.otherCPUs)
+	}
 	rs, err := redistest.Launch(dir)
 	if err != nil {
 		return nil, err
@@ -153,7 +173,7 @@ func runAll(ctx context.Context, o options, args []string) (*Run, error) {
 		for k := range o.impls {
 			impl := o.impls[(round+k)%len(o.impls)]
 			fmt.Fprintf(os.Stderr, "round %d/%d, %s\n", round+1, o.rounds, impl)
-			row, err := runServer(ctx, o, filepath.Join(dir, impl+"-server"), impl, rs.URL(), "http://"+apiAddr, rdb)
+			row, err := runServer(ctx, o, round+1, filepath.Join(dir, impl+"-server"), impl, rs.URL(), "http://"+apiAddr, rdb)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", impl, err)
 			}
@@ -217,16 +237,25 @@ func stopProc(cmd *exec.Cmd) {
 	}
 }
 
-func runServer(ctx context.Context, o options, bin, impl, redisURL, api string, rdb *goredis.Client) (*Row, error) {
+func runServer(ctx context.Context, o options, round int, bin, impl, redisURL, api string, rdb *goredis.Client) (*Row, error) {
 	fmt.Fprintf(os.Stderr, "%s: seeding Redis\n", impl)
 	if err := seed.Seed(ctx, rdb); err != nil {
 		return nil, err
 	}
-	cmd, addr, err := startProc(ctx, bin, []string{"-addr", "127.0.0.1:0", "-redis", redisURL, "-api", api}, o.gomaxprocs)
+	args := []string{"-addr", "127.0.0.1:0", "-redis", redisURL, "-api", api}
+	if o.cpuprofile != "" {
+		args = append(args, "-pprof")
+	}
+	cmd, addr, err := startProc(ctx, bin, args, o.gomaxprocs)
 	if err != nil {
 		return nil, err
 	}
 	defer stopProc(cmd)
+	if len(o.serverCPUs) > 0 {
+		if err := pin(cmd.Process.Pid, o.serverCPUs); err != nil {
+			return nil, err
+		}
+	}
 	url := "http://" + addr + "/mcp"
 	if resp, err := http.Get("http://" + addr + "/health"); err != nil {
 		return nil, err
@@ -263,8 +292,13 @@ func runServer(ctx context.Context, o options, bin, impl, redisURL, api string, 
 	}
 	fmt.Fprintf(os.Stderr, "%s: load (%s)\n", impl, o.shapeString())
 	sampler := startSampler(pid, o.warmup)
+	profiled := profile(ctx, o, "http://"+addr, impl, round)
+	others0 := cpuBusy(o.otherCPUs)
+	loadStart := time.Now()
 	r, err := loadgen.Run(ctx, loadgen.Config{URL: url, VUs: o.vus, RampUp: o.rampUp, Hold: o.hold,
 		RampDown: o.rampDown, Warmup: o.warmup, Think: o.think})
+	loadWall := time.Since(loadStart)
+	others1 := cpuBusy(o.otherCPUs)
 	rssAvg := sampler.stop()
 	if err != nil {
 		return nil, err
@@ -272,6 +306,13 @@ func runServer(ctx context.Context, o options, bin, impl, redisURL, api string, 
 	cpu1, err := cpuTime(pid)
 	if err != nil {
 		return nil, err
+	}
+	if err := <-profiled; err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	serverCPUs := len(o.serverCPUs)
+	if serverCPUs == 0 {
+		serverCPUs = o.gomaxprocs
 	}
 	peak, err := statusKB(pid, "VmHWM")
 	if err != nil {
@@ -287,9 +328,13 @@ func runServer(ctx context.Context, o options, bin, impl, redisURL, api string, 
 		AvgMS: ms(r.Avg()), P95MS: ms(r.Pct(0.95)), Errors: r.Errors, HTTPFailed: r.HTTPFailed, FirstError: r.FirstError,
 		RSSAvgMB: rssAvg / 1024, RSSPeakMB: float64(peak) / 1024,
 		CPUPerReqUS: float64((cpu1 - cpu0).Microseconds()) / float64(max(r.HTTPRequests, 1)),
-		SingleCall:  call.PerSecond(), SingleList: list.PerSecond(), LoadDuringRun: load}
-	fmt.Fprintf(os.Stderr, "%s: %.0f RPS, avg %.2f ms, p95 %.2f ms, %d errors, RSS avg %.1f MB peak %.1f MB\n",
-		impl, row.RPS, row.AvgMS, row.P95MS, row.Errors, row.RSSAvgMB, row.RSSPeakMB)
+		SingleCall:  call.PerSecond(), SingleList: list.PerSecond(), LoadDuringRun: load,
+		ServerBusy: 100 * (cpu1 - cpu0).Seconds() / loadWall.Seconds() / float64(serverCPUs)}
+	if others0.total > 0 && others1.total > others0.total {
+		row.OthersBusy = 100 * float64(others1.busy-others0.busy) / float64(others1.total-others0.total)
+	}
+	fmt.Fprintf(os.Stderr, "%s: %.0f RPS, avg %.2f ms, p95 %.2f ms, %d errors, RSS avg %.1f MB peak %.1f MB, server busy %.0f%%, others %.0f%%\n",
+		impl, row.RPS, row.AvgMS, row.P95MS, row.Errors, row.RSSAvgMB, row.RSSPeakMB, row.ServerBusy, row.OthersBusy)
 	return row, nil
 }
 

@@ -2,7 +2,8 @@
 // addresses of Redis and the API service (flags, or the original harness's
 // REDIS_URL and API_SERVICE_URL), serves the MCP endpoint at /mcp and
 // {"status":"ok"} at /health, prints "listening on ADDR" once it accepts
-// connections, and stops on SIGINT or SIGTERM.
+// connections, and stops on SIGINT or SIGTERM. With -pprof it also serves
+// net/http/pprof's profiles at /debug/pprof/ (publicbench -cpuprofile).
 package serve
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
@@ -36,14 +38,15 @@ func Main(name string, handler Handler) {
 	addr := flag.String("addr", env("ADDR", ":8081"), "listen address (ADDR)")
 	redisURL := flag.String("redis", env("REDIS_URL", "redis://127.0.0.1:6379"), "Redis URL (REDIS_URL)")
 	api := flag.String("api", env("API_SERVICE_URL", "http://127.0.0.1:8100"), "API service base URL (API_SERVICE_URL)")
+	profiles := flag.Bool("pprof", false, "serve profiles at /debug/pprof/")
 	flag.Parse()
-	if err := run(name, handler, *addr, *redisURL, *api); err != nil {
+	if err := run(name, handler, *addr, *redisURL, *api, *profiles); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)
 	}
 }
 
-func run(name string, handler Handler, addr, redisURL, api string) error {
+func run(name string, handler Handler, addr, redisURL, api string, profiles bool) error {
 	b, err := shop.NewBackend(api, redisURL, name)
 	if err != nil {
 		return err
@@ -56,6 +59,10 @@ func run(name string, handler Handler, addr, redisURL, api string) error {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"status":"ok","server_type":%q}`, name)
 	})
+	if profiles {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
