@@ -23,7 +23,7 @@
 // ({id}) and expire with the session's idle timeout, which every request
 // pushes back (a busy session's at most once a second: its hot path is
 // one script that reads the log level; the Touches that overlap go out
-// as one pipeline). A session's events are one Redis stream, trimmed to
+// as one pipeline, one command per session). A session's events are one Redis stream, trimmed to
 // Options.MaxEvents (XADD MAXLEN ~). The session limit, the event ids and
 // the first answer to a server's request are each decided by one Lua
 // script or command, atomically. Pub/sub carries the bus and wakes the

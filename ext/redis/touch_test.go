@@ -140,6 +140,106 @@ func TestTouchesBatched(t *testing.T) {
 	}
 }
 
+// The Touches of one session that overlap cost one command per batch, and
+// none is answered with what Redis said before it came: a Touch that
+// begins after another replica deleted the session finds it gone.
+func TestTouchesOfOneSessionShareACommand(t *testing.T) {
+	rs := redistest.Start(t)
+	prefix := "same:" + rand.Text()[:8] + ":"
+	sh, c := newShared(t, rs, redis.Options{Prefix: prefix})
+	other, _ := newShared(t, rs, redis.Options{Prefix: prefix}) // another replica
+	ctx := context.Background()
+	st := sh.Sessions()
+	if err := st.Create(ctx, stored("a"), 10, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Update(ctx, "a", mcphttp.SessionUpdate{LogLevel: mcp.LevelWarning}); err != nil {
+		t.Fatal(err)
+	}
+	var cmds atomic.Int64
+	c.AddHook(cmdCounter{&cmds})
+	const callers, each = 32, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, callers)
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				lvl, err := st.Touch(ctx, "a", time.Minute)
+				if err != nil || lvl != mcp.LevelWarning {
+					errs <- fmt.Errorf("Touch = %q, %v; want %q", lvl, err, mcp.LevelWarning)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := cmds.Load(); n >= callers*each/2 {
+		t.Errorf("%d commands for %d overlapping Touches of one session", n, callers*each)
+	} else {
+		t.Logf("%d commands for %d Touches", n, callers*each)
+	}
+
+	// Touches run until the session is deleted elsewhere, and on after:
+	// one that began after the delete returned never finds it.
+	var deleted atomic.Bool
+	stop := make(chan struct{})
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				after := deleted.Load()
+				_, err := st.Touch(ctx, "a", time.Minute)
+				switch {
+				case after && err == nil:
+					errs <- errors.New("a Touch that began after the session was deleted found it")
+					return
+				case err != nil && !errors.Is(err, mcphttp.ErrSessionNotFound):
+					errs <- fmt.Errorf("Touch: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	if _, err := st.Touch(ctx, "a", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := other.Sessions().Delete(ctx, "a"); !ok || err != nil {
+		t.Fatalf("Delete = %v, %v", ok, err)
+	}
+	deleted.Store(true)
+	// The callers go on touching a while after the delete.
+	for range 2 * callers {
+		if _, err := st.Touch(ctx, "a", time.Minute); !errors.Is(err, mcphttp.ErrSessionNotFound) {
+			t.Fatalf("Touch after the delete: %v", err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// cmdCounter counts the commands sent, each of a pipeline too.
+type cmdCounter struct{ n *atomic.Int64 }
+
+func (cmdCounter) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+func (h cmdCounter) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error { h.n.Add(1); return next(ctx, cmd) }
+}
+func (h cmdCounter) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error { h.n.Add(int64(len(cmds))); return next(ctx, cmds) }
+}
+
 // tripCounter counts round trips: commands and pipelines.
 type tripCounter struct{ n *atomic.Int64 }
 
