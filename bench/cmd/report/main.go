@@ -4,19 +4,27 @@
 // operation, and any custom metric), and the median per-round time ratio of
 // every implementation to rpcgen.
 //
-//	cd bench && go run ./cmd/report [-rounds 5] [-benchtime 300ms] [-bench REGEXP] [-pkgs ./mcpbench,./rpcbench,./streambench,./otelbench,./replicabench,./taskbench,./coldstart,./genbench]
+//	cd bench && go run ./cmd/report [-rounds 5] [-benchtime 300ms] [-bench REGEXP] [-pkgs ./mcpbench,./rpcbench,./streambench,./otelbench,./replicabench,./taskbench,./coldstart,./genbench] [-o RESULTS.md] [-charts charts]
 //
 // Each package's test binary is built once; then every round runs each
 // binary once, so that slow drift of the machine (heat, other load) spreads
 // over all packages and implementations instead of favouring whichever ran
 // first. A package that is missing or does not build is reported as such.
+//
+// With -o, a file that has the markers "<!-- report:begin -->" and
+// "<!-- report:end -->" keeps everything outside them (hand-written
+// sections, the public workload's); otherwise the report is the whole file.
+// With -charts, each table with rpcgen and a peer also gets an SVG chart in
+// that directory (rpcgen against each peer, a bar group per row), linked
+// below its table.
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -30,6 +38,7 @@ type config struct {
 	pkgs      []string
 	timeout   time.Duration
 	out       string
+	charts    string
 }
 
 func main() {
@@ -40,7 +49,8 @@ func main() {
 	flag.StringVar(&cfg.bench, "bench", ".", "-test.bench regular expression of each run")
 	flag.StringVar(&pkgs, "pkgs", "./mcpbench,./rpcbench,./streambench,./otelbench,./replicabench,./taskbench,./coldstart,./genbench", "comma-separated benchmark packages, relative to the bench module")
 	flag.DurationVar(&cfg.timeout, "timeout", 30*time.Minute, "-test.timeout of each run")
-	flag.StringVar(&cfg.out, "o", "", "write the Markdown to this file instead of standard output")
+	flag.StringVar(&cfg.out, "o", "", "write the Markdown to this file (between its report markers when it has them) instead of standard output")
+	flag.StringVar(&cfg.charts, "charts", "", "draw each table's chart (rpcgen against each peer) into this directory and link it")
 	flag.Parse()
 	if cfg.rounds < 1 || flag.NArg() > 0 {
 		flag.Usage()
@@ -89,24 +99,49 @@ func run(cfg config, args []string) error {
 		}
 	}
 
-	var w io.Writer = os.Stdout
-	if cfg.out != "" {
-		f, err := os.Create(cfg.out)
-		if err != nil {
+	var links map[string]string
+	if cfg.charts != "" {
+		mdDir := "."
+		if cfg.out != "" {
+			mdDir = filepath.Dir(cfg.out)
+		}
+		if links, err = writeCharts(coll, cfg.charts, mdDir); err != nil {
 			return err
 		}
-		defer f.Close()
-		w = f
 	}
+	var md bytes.Buffer
 	m := describeMachine(cpu)
-	writeReport(w, reportInfo{
+	writeReport(&md, reportInfo{
 		started: started, elapsed: time.Since(started), machine: m,
-		command: commandLine(args), cfg: cfg, procs: procs,
+		command: commandLine(args), cfg: cfg, procs: procs, charts: links,
 	}, pkgs, coll)
-	if cfg.out != "" {
-		return w.(*os.File).Close()
+	if cfg.out == "" {
+		_, err := os.Stdout.Write(md.Bytes())
+		return err
 	}
-	return nil
+	return writeMarked(cfg.out, md.String())
+}
+
+const (
+	beginMark = "<!-- report:begin (written by go run ./cmd/report) -->"
+	endMark   = "<!-- report:end -->"
+)
+
+// writeMarked writes the report into path: between the markers when the
+// file has them, the rest kept; otherwise as the whole file.
+func writeMarked(path, report string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	text := string(old)
+	b, e := strings.Index(text, beginMark), strings.Index(text, endMark)
+	if b >= 0 && e > b {
+		text = text[:b] + beginMark + "\n" + report + text[e:]
+	} else {
+		text = report
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
 }
 
 // commandLine is the command that produced the report, as a user types it

@@ -54,6 +54,7 @@ type reportInfo struct {
 	command string
 	cfg     config
 	procs   int
+	charts  map[string]string // a table's chart, by table name
 }
 
 func writeReport(w io.Writer, info reportInfo, pkgs []*pkgRun, coll *collection) {
@@ -97,6 +98,9 @@ func writeReport(w io.Writer, info reportInfo, pkgs []*pkgRun, coll *collection)
 	for _, t := range coll.tables {
 		fmt.Fprintf(w, "\n## %s\n\nFrom `%s`.\n\n", t.name, t.pkg)
 		t.writeMarkdown(w)
+		if link := info.charts[t.name]; link != "" {
+			fmt.Fprintf(w, "\n![%s: each implementation's time per operation as a multiple of rpcgen's](%s)\n", t.name, link)
+		}
 	}
 }
 
