@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // CallKind says what an outgoing call is.
@@ -18,7 +19,11 @@ const (
 
 // ClientCall is one outgoing call as client middleware sees it. Middleware may
 // read and change it before calling next (a method renamed, params replaced) and
-// read it after.
+// read it after. A WrappedCaller reuses the ClientCall of a request or a
+// notification once its chain has returned, so that a call through middleware
+// allocates nothing for it: middleware must not keep the pointer, or use it
+// from a goroutine of its own, after it returns (copy the fields it needs). A
+// stream's and a batch's ClientCall are not reused.
 type ClientCall struct {
 	Kind   CallKind
 	Method string // "" for a batch
@@ -123,20 +128,34 @@ func (w *WrappedCaller) invoke(ctx context.Context, call *ClientCall) error {
 	return fmt.Errorf("call %s: unknown call kind %d", call.Method, call.Kind)
 }
 
+// callPool holds the ClientCalls of requests and notifications between calls.
+var callPool = sync.Pool{New: func() any { return new(ClientCall) }}
+
+// sendPooled runs a request's or a notification's call, held in a pooled
+// ClientCall, through the chain, and puts it back cleared.
+func (w *WrappedCaller) sendPooled(ctx context.Context, kind CallKind, method string, params, result any, idempotent bool) error {
+	call := callPool.Get().(*ClientCall)
+	*call = ClientCall{Kind: kind, Method: method, Params: params, Result: result, Idempotent: idempotent, Transport: w.Transport()}
+	err := w.send(ctx, call)
+	*call = ClientCall{}
+	callPool.Put(call)
+	return err
+}
+
 // Call sends a request through the middleware.
 func (w *WrappedCaller) Call(ctx context.Context, method string, params, result any) error {
-	return w.send(ctx, &ClientCall{Kind: KindCall, Method: method, Params: params, Result: result, Transport: w.Transport()})
+	return w.sendPooled(ctx, KindCall, method, params, result, false)
 }
 
 // CallIdempotent sends a request for an idempotent method through the
 // middleware (ClientCall.Idempotent is set).
 func (w *WrappedCaller) CallIdempotent(ctx context.Context, method string, params, result any) error {
-	return w.send(ctx, &ClientCall{Kind: KindCall, Method: method, Params: params, Result: result, Idempotent: true, Transport: w.Transport()})
+	return w.sendPooled(ctx, KindCall, method, params, result, true)
 }
 
 // Notify sends a notification through the middleware.
 func (w *WrappedCaller) Notify(ctx context.Context, method string, params any) error {
-	return w.send(ctx, &ClientCall{Kind: KindNotification, Method: method, Params: params, Transport: w.Transport()})
+	return w.sendPooled(ctx, KindNotification, method, params, nil, false)
 }
 
 // CallStream calls a stream method through the middleware.

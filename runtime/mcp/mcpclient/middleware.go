@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
@@ -15,7 +16,11 @@ import (
 // Request is one request or notification a Client sends, as client
 // middleware (Options.Middleware) sees it: encoded, but for the _meta
 // members the client adds, so middleware may add its own (SetMeta: trace
-// context, say).
+// context, say). The client reuses a Request, and the bytes of its Params,
+// once its chain has returned, so that a call through middleware allocates
+// nothing for it: middleware must not keep the pointer or Params, or use
+// them from a goroutine of its own, after it returns (copy what it needs;
+// Method, ID and the other strings stay valid).
 type Request struct {
 	Method string
 	ID     runtime.ID      // the zero ID for a notification
@@ -119,13 +124,16 @@ func (c *Client) clientChain(mws []Middleware) Handler {
 }
 
 // interceptedRequest is a Request with room for the bytes of a small
-// one (a tools/call of a few short arguments), so that it takes one
-// allocation: 168 bytes of Request and 216 of room are 384, a size
-// class of the allocator's, on 64-bit machines.
+// one (a tools/call of a few short arguments): 168 bytes of Request and
+// 216 of room are 384, a size class of the allocator's, on 64-bit
+// machines. They are pooled, so that a small request through middleware
+// allocates nothing for them.
 type interceptedRequest struct {
 	Request
 	room [216]byte
 }
+
+var requestPool = sync.Pool{New: func() any { return new(interceptedRequest) }}
 
 // intercept runs the request cb holds (id 0: a notification) through the
 // middleware; cb is released.
@@ -134,7 +142,7 @@ func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token i
 	// request's own when they fit in it; each is capped, so an append to
 	// either copies.
 	msg, start := cb.b.Bytes(), cb.params
-	ir := new(interceptedRequest)
+	ir := requestPool.Get().(*interceptedRequest)
 	n := len(msg) + len(msg) - start + 2
 	b := ir.room[:0]
 	if n > len(ir.room) {
@@ -145,7 +153,9 @@ func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token i
 	b = append(b, msg[start:]...)
 	b = append(b, '}')
 	req := &ir.Request
+	meta := req.meta // kept from the request's last use, emptied
 	*req = Request{
+		meta:            meta,
 		Method:          cb.method,
 		ProtocolVersion: c.ProtocolVersion(),
 		Server:          c.endpoint,
@@ -164,6 +174,14 @@ func (c *Client) intercept(ctx context.Context, id int64, cb *clientBuf, token i
 		req.SessionID = s.sessionID()
 	}
 	res, err := c.chain(ctx, req)
+	// SetMeta's bytes were copied into the message: their room serves the
+	// next request (a traceparent member each time, say) unless it grew large.
+	meta = req.meta[:0]
+	if cap(meta) > 1024 {
+		meta = nil
+	}
+	*req = Request{meta: meta}
+	requestPool.Put(ir)
 	return clientReply{result: res}, err
 }
 
@@ -177,12 +195,13 @@ func (c *Client) sendRequest(ctx context.Context, req *Request) (json.RawMessage
 		return nil, c.t.send(ctx, cb.b.Bytes())
 	}
 	onProgress := req.onProgress
-	if observe := req.OnNotification; observe != nil && onProgress != nil {
+	if observe, caller := req.OnNotification, onProgress; observe != nil && caller != nil {
+		// req is reused once the chain returns: the closure keeps its own.
 		onProgress = func(pn mcp.ProgressNotification) {
 			if raw, err := json.Marshal(pn); err == nil {
 				observe(mcp.NotificationProgress, raw)
 			}
-			req.onProgress(pn)
+			caller(pn)
 		}
 	}
 	r, err := c.exchange(ctx, req.id, cb, onProgress)
