@@ -22,9 +22,9 @@ type Example struct {
 	// when not nil, the data it carries (compact JSON).
 	Error     *DeclaredError
 	ErrorData []byte
-	// Pos is the directive's position; ParamsPos and ResultPos those of
-	// its params= and result= (Pos when not given).
-	Pos, ParamsPos, ResultPos token.Position
+	// Pos is the directive's position; ParamsPos, ResultPos and DataPos
+	// those of its params=, result= and data= (Pos when not given).
+	Pos, ParamsPos, ResultPos, DataPos token.Position
 }
 
 // methodExamples reads the //rpcgen:example lines of m (d and the lines
@@ -35,7 +35,7 @@ func methodExamples(m *Method, d *Directive, fset *token.FileSet, errs *diag.Col
 	names := map[string]bool{}
 	for i := 1; d != nil; d, i = d.Next, i+1 {
 		ex := &Example{Name: "example " + strconv.Itoa(i), Pos: fset.Position(d.Pos)}
-		ex.ParamsPos, ex.ResultPos = ex.Pos, ex.Pos
+		ex.ParamsPos, ex.ResultPos, ex.DataPos = ex.Pos, ex.Pos, ex.Pos
 		ok := true
 		if v, pos, given := d.value("name"); given {
 			ex.Name = v
@@ -90,6 +90,7 @@ func methodExamples(m *Method, d *Directive, fset *token.FileSet, errs *diag.Col
 				ok = false
 			}
 			if hasData {
+				ex.DataPos = fset.Position(dpos)
 				ex.ErrorData, ok = compactJSON(data, dpos, "data", errs, ok)
 			}
 		}

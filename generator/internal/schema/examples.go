@@ -6,9 +6,10 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/model"
 )
 
-// CheckExamples reports, at the example's params= or result=, each
+// CheckExamples reports, at the example's params=, result= or data=, each
 // documented example (//rpcgen:example) whose params break the method's
-// params schema or whose result breaks its result schema: what the OpenRPC
+// params schema, whose result breaks its result schema, or whose error data
+// breaks the schema of the declared error's data type: what the OpenRPC
 // document, the Markdown reference and the generated examples show must be
 // a request the server takes and an answer it may give, which
 // runtime.CheckExamples then holds the implementation to.
@@ -38,6 +39,13 @@ func (g *Builder) checkExample(m *model.Method, ex *model.Example) {
 		}
 	} else if msg := Violation(ex.Params, g.InputSchema(m)); msg != "" {
 		g.errs.AtPosition(ex.ParamsPos, "//rpcgen:example %q: params break the method's params schema: %s", ex.Name, msg)
+	}
+	if e := ex.Error; e != nil && e.Data != nil && ex.ErrorData != nil {
+		// A *runtime.Error declares no data type: its data is any JSON.
+		ds := g.TypeSchema(e.Data, true, e.GoName+" data", e.Pos)
+		if msg := Violation(ex.ErrorData, ds); msg != "" {
+			g.errs.AtPosition(ex.DataPos, "//rpcgen:example %q: data breaks the schema of %s's data (%s): %s", ex.Name, e.GoName, g.TypeString(e.Data), msg)
+		}
 	}
 	if ex.Result == nil || m.Stream {
 		return
