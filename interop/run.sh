@@ -3,7 +3,8 @@
 # official Go SDK and mcp-go (go test), and the official TypeScript SDK
 # (node --test): @modelcontextprotocol/sdk 1.x, and the 2.x client
 # (@modelcontextprotocol/client) for the notes server's MCP extension
-# (ts/extension.test.mjs).
+# (ts/extension.test.mjs), and the Tasks extension's client
+# (@modelcontextprotocol/ext-tasks) for examples/tasks (ts/tasks.test.mjs).
 #
 #   interop/run.sh             test examples/notes, built from this checkout,
 #                              over stdio and over HTTP (notes --http 127.0.0.1:0)
@@ -31,6 +32,14 @@
 #                              round-robin proxy (the Go SDK's failover and
 #                              restart tests add --sentinel or --appendonly and
 #                              send it commands on stdin: they need that one)
+#   INTEROP_TASKS_SERVER="/path/to/server --flags" interop/run.sh
+#                              the Tasks extension's client
+#                              @modelcontextprotocol/ext-tasks
+#                              (ts/tasks.test.mjs) against another server
+#                              like examples/tasks over HTTP, printing its URL
+#                              first (its tool compact, with batches of
+#                              50 ms); INTEROP_TASKCALL: rpcgen's Go client
+#                              it compares results with (cmd/taskcall)
 #   INTEROP_FEATURES_SERVER=/path/to/server interop/run.sh
 #                              the resources, prompts, completion, elicitation
 #                              and sampling tests against another server like
@@ -55,6 +64,12 @@ fi
 if [ -z "${INTEROP_FEATURES_SERVER:-}" ]; then
 	(cd .. && go build -o "$tmp/conformance" ./examples/conformance)
 fi
+if [ -z "${INTEROP_TASKS_SERVER:-}" ]; then
+	(cd .. && go build -o "$tmp/tasks" ./examples/tasks)
+fi
+if [ -z "${INTEROP_TASKCALL:-}" ]; then
+	go build -o "$tmp/taskcall" ./cmd/taskcall
+fi
 if [ -z "${INTEROP_REPLICAS_SERVER:-}" ]; then
 	(cd ../ext/redis && go build -o "$tmp/replica" ./internal/replica)
 fi
@@ -62,10 +77,13 @@ export INTEROP_SERVER="${INTEROP_SERVER:-$tmp/notes}"
 export INTEROP_HTTP_SERVER="${INTEROP_HTTP_SERVER:-$tmp/notes --http 127.0.0.1:0}"
 export INTEROP_FEATURES_SERVER="${INTEROP_FEATURES_SERVER:-$tmp/conformance}"
 export INTEROP_REPLICAS_SERVER="${INTEROP_REPLICAS_SERVER:-$tmp/replica --cluster 3 --http 127.0.0.1:0}"
+export INTEROP_TASKS_SERVER="${INTEROP_TASKS_SERVER:-$tmp/tasks --http 127.0.0.1:0 --step 50ms}"
+export INTEROP_TASKCALL="${INTEROP_TASKCALL:-$tmp/taskcall}"
 echo "interop: server under test over stdio: $INTEROP_SERVER"
 echo "interop: server under test over HTTP:  $INTEROP_HTTP_SERVER"
 echo "interop: resources, prompts, completion, elicitation and sampling: $INTEROP_FEATURES_SERVER (--stdio, and over HTTP)"
 echo "interop: three replicas on Redis behind a round-robin proxy: $INTEROP_REPLICAS_SERVER"
+echo "interop: the Tasks extension (@modelcontextprotocol/ext-tasks): $INTEROP_TASKS_SERVER"
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
 	npm ci --no-audit --no-fund
@@ -79,6 +97,6 @@ export INTEROP_STRICT="${INTEROP_STRICT:-1}"
 runs="${INTEROP_TS_RUNS:-1}"
 for run in $(seq "$runs"); do
 	echo "== TypeScript clients: @modelcontextprotocol/sdk, @modelcontextprotocol/client (strict warnings: $INTEROP_STRICT; run $run of $runs)"
-	node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs ts/replicas.test.mjs ts/extension.test.mjs ts/skills.test.mjs || { status=1; break; }
+	node --test --test-reporter=spec ts/notes.test.mjs ts/features.test.mjs ts/replicas.test.mjs ts/extension.test.mjs ts/skills.test.mjs ts/tasks.test.mjs || { status=1; break; }
 done
 exit $status

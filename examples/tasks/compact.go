@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -18,6 +19,8 @@ const maxBatches = 10000
 type archive struct {
 	// step is how long a batch takes (0 in tests).
 	step time.Duration
+	// log hears of compactions stopped by their context (a cancelled task).
+	log *slog.Logger
 }
 
 var _ Archive = (*archive)(nil)
@@ -47,7 +50,10 @@ func (a *archive) Compact(ctx context.Context, batches int) (Report, error) {
 		}
 		mcpserver.Progress(ctx, float64(i), float64(batches), fmt.Sprintf("compacting batch %d of %d", i+1, batches))
 		if err := a.batch(ctx); err != nil {
-			return r, err // cancelled: the task ends cancelled
+			// Cancelled: the task ends cancelled. The log line says the
+			// tool saw it (interop/ts/tasks.test.mjs waits for it).
+			a.log.Info("compaction stopped", "batches", batches, "compacted", r.Compacted, "cause", context.Cause(ctx))
+			return r, err
 		}
 		r.Compacted++
 	}

@@ -28,7 +28,7 @@ import (
 func newServer(step time.Duration, logger *slog.Logger) (*mcpserver.Server, *tasks.Manager) {
 	srv := mcpserver.New(mcp.Implementation{Name: "archive", Version: "1.0.0"}, &mcpserver.Options{Logger: logger})
 	m := tasks.Enable(srv, &tasks.Options{Logger: logger})
-	srv.AddTools(ArchiveTools(&archive{step: step})...)
+	srv.AddTools(ArchiveTools(&archive{step: step, log: logger})...)
 	return srv, m
 }
 

@@ -198,6 +198,36 @@ export function replicasCommand() {
   return { command: built.get('replica'), args: ['--cluster', '3', '--http', '127.0.0.1:0'] };
 }
 
+/**
+ * The Tasks example's command line (ts/tasks.test.mjs): INTEROP_TASKS_SERVER
+ * (a path, then optional arguments; it prints its endpoint's URL first), or
+ * else examples/tasks over HTTP with batches of 50 ms.
+ */
+export function tasksServerCommand() {
+  const env = (process.env.INTEROP_TASKS_SERVER ?? '').trim();
+  if (env) {
+    const [command, ...args] = env.split(/\s+/);
+    return { command: resolve(command), args };
+  }
+  return { command: exampleBinary('tasks', 'or set INTEROP_TASKS_SERVER'), args: ['--http', '127.0.0.1:0', '--step', '50ms'] };
+}
+
+/**
+ * rpcgen's own Go client for one task tool call (interop/cmd/taskcall):
+ * INTEROP_TASKCALL, or else built from this checkout.
+ */
+export function taskcallBinary() {
+  const env = (process.env.INTEROP_TASKCALL ?? '').trim();
+  if (env) return resolve(env);
+  if (!built.has('taskcall')) {
+    const bin = join(mkdtempSync(join(tmpdir(), 'interop-taskcall-')), 'taskcall');
+    const build = spawnSync('go', ['build', '-o', bin, './cmd/taskcall'], { cwd: join(repoRoot, 'interop'), encoding: 'utf8' });
+    if (build.status !== 0) throw new Error(`building interop/cmd/taskcall (or set INTEROP_TASKCALL):\n${build.stderr}`);
+    built.set('taskcall', bin);
+  }
+  return built.get('taskcall');
+}
+
 const built = new Map(); // example name -> binary, built once per process
 function notesBinary() {
   return exampleBinary('notes', 'set INTEROP_SERVER and INTEROP_HTTP_SERVER to test other servers');
