@@ -6,27 +6,31 @@
 // what a user of the package does: callTool, then settle; answers the
 // confirmation the task asks for midway; cancels a running task; picks a
 // task up by its ID from a new session after the first one disconnected;
-// reads a task that does not exist. Results are compared with what rpcgen's
-// own Go client (interop/cmd/taskcall) gets for the same call.
+// reads a task that does not exist; and examples/conformance's task tools
+// (a tool error, a protocol error, two questions at once, a question before
+// the task). Results are compared with what rpcgen's own Go client
+// (interop/cmd/taskcall) gets for the same call.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
-  JsonRpcResponseError, TaskCancelledError, createTaskSessionFromClient, resultFromTaskOutcome,
+  JsonRpcResponseError, TaskCancelledError, TaskFailedError, createTaskSessionFromClient, resultFromTaskOutcome,
 } from '@modelcontextprotocol/ext-tasks/client';
 
-import { note, taskcallBinary, tasksServerCommand } from './harness.mjs';
+import { featuresServerCommand, note, taskcallBinary, tasksServerCommand } from './harness.mjs';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const VERSION = '2026-07-28';
 const CLIENT_INFO = { name: 'interop-ext-tasks', version: '1.0.0' };
 const QUESTION = (done, of) => `Compacted ${done} of ${of} batches. Go on, and delete the originals?`;
 
-/** Starts examples/tasks over HTTP: its URL, its stderr so far, a stop function. */
-async function startServer() {
-  const cmd = tasksServerCommand();
+/**
+ * Starts a server over HTTP (cmd: examples/tasks by default): its URL, its
+ * stderr so far, logLine, a stop function.
+ */
+async function startServer(cmd = tasksServerCommand()) {
   const child = spawn(cmd.command, cmd.args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const server = { stderr: '', waiters: [] };
   child.stderr.on('data', (d) => {
@@ -35,13 +39,13 @@ async function startServer() {
   });
   server.url = await new Promise((res, rej) => {
     let out = '';
-    const timer = setTimeout(() => rej(new Error(`no URL from examples/tasks within 20s; stderr:\n${server.stderr}`)), 20_000);
+    const timer = setTimeout(() => rej(new Error(`no URL from ${cmd.command} within 20s; stderr:\n${server.stderr}`)), 20_000);
     child.stdout.on('data', (d) => {
       out += d;
       const nl = out.indexOf('\n');
       if (nl >= 0) { clearTimeout(timer); res(out.slice(0, nl).trim()); }
     });
-    child.on('exit', (code) => { clearTimeout(timer); rej(new Error(`examples/tasks exited (${code}); stderr:\n${server.stderr}`)); });
+    child.on('exit', (code) => { clearTimeout(timer); rej(new Error(`${cmd.command} exited (${code}); stderr:\n${server.stderr}`)); });
   });
   /** Resolves with the first stderr line matching re, once the server writes it. */
   server.logLine = (re) => new Promise((res) => {
@@ -106,9 +110,10 @@ function rawDispatcher(url, wire) {
 
 /**
  * A connected SDK Client (pinned to 2026-07-28, declaring the extension and
- * form elicitation) and an ext-tasks session over it. answers(ctx) gives the
- * reply to an elicitation, from the call's applicationContext; asked keeps
- * every input request the package routed to the application.
+ * form elicitation) and an ext-tasks session over it. The reply to an
+ * elicitation comes from the call's applicationContext: answers[inputId],
+ * else answer, else a decline; asked keeps every input request the package
+ * routed to the application.
  */
 async function openSession(url, endpointId) {
   const capabilities = { extensions: { [EXT]: {} }, elicitation: { form: {} } };
@@ -123,16 +128,22 @@ async function openSession(url, endpointId) {
     v2RequestFraming: { protocolVersion: VERSION, clientInfo: CLIENT_INFO, clientCapabilities: { elicitation: { form: {} } } },
     onInputRequest: async (request, context) => {
       asked.push({ request, context });
-      return context.applicationContext?.answer ?? { action: 'decline' };
+      const app = context.applicationContext;
+      return app?.answers?.[context.inputId] ?? app?.answer ?? { action: 'decline' };
     },
     onError: (err) => errors.push(err),
   });
   return { client, session, wire, asked, errors };
 }
 
+/** Runs rpcgen's Go client for the same call: its exit status, stdout and stderr. */
+function goClient(url, tool, args, answer = 'decline') {
+  return spawnSync(taskcallBinary(), ['-url', url, '-tool', tool, '-args', JSON.stringify(args), '-answer', answer], { encoding: 'utf8', timeout: 60_000 });
+}
+
 /** What rpcgen's Go client gets for the same call (its CallToolResult). */
 function goClientResult(url, tool, args, answer) {
-  const run = spawnSync(taskcallBinary(), ['-url', url, '-tool', tool, '-args', JSON.stringify(args), '-answer', answer], { encoding: 'utf8', timeout: 60_000 });
+  const run = goClient(url, tool, args, answer);
   assert.equal(run.status, 0, `taskcall: ${run.stderr}`);
   return JSON.parse(run.stdout);
 }
@@ -294,6 +305,99 @@ describe(`@modelcontextprotocol/ext-tasks client, examples/tasks over Streamable
     await assert.rejects(s.session.resumeTask({ endpointId: 'interop-examples-tasks', generation: 'v2', taskId: unknown, originalOperation: 'tools/call' }), notFound);
     await assert.rejects(s.session.task(unknown).cancel(), notFound);
     await assert.rejects(s.session.task(unknown).update({ confirm: { action: 'accept', content: { delete: true } } }), notFound);
+  });
+});
+
+describe(`@modelcontextprotocol/ext-tasks client, examples/conformance's task tools over Streamable HTTP (${VERSION})`, () => {
+  let server;
+  const open = [];
+
+  before(async () => { server = await startServer(featuresServerCommand(true)); });
+  after(async () => {
+    for (const s of open) {
+      await s.session.close().catch((err) => note(`session close: ${err}`));
+      await s.client.close().catch((err) => note(`client close: ${err}`));
+    }
+    await server?.stop();
+  });
+
+  async function session() {
+    const s = await openSession(server.url, 'interop-conformance');
+    open.push(s);
+    return s;
+  }
+
+  /** Calls tool as the package's user does: callTool, settle. */
+  async function run(s, tool, args, applicationContext) {
+    const execution = await s.session.callTool(tool, args, { applicationContext });
+    const settlement = await execution.settle();
+    return { execution, ...settlement };
+  }
+
+  test('a tool error ends the task completed with isError, as for rpcgen\'s Go client', async () => {
+    const s = await session();
+    const { execution, outcome } = await run(s, 'failing_job', {});
+    assert.equal(execution.kind, 'task');
+    assert.equal(outcome.status, 'completed', `outcome: ${JSON.stringify(outcome)}`);
+    const result = resultFromTaskOutcome(outcome);
+    assert.equal(result.isError, true);
+    assert.deepEqual(result.content, [{ type: 'text', text: 'the job failed, as it always does' }]);
+    assert.deepEqual(toolResult(result), toolResult(goClientResult(server.url, 'failing_job', {}, 'decline')));
+  });
+
+  test('a protocol error ends the task failed: TaskFailedError with the JSON-RPC error', async () => {
+    const s = await session();
+    const { outcome } = await run(s, 'protocol_error_job', {});
+    assert.equal(outcome.status, 'failed', `outcome: ${JSON.stringify(outcome)}`);
+    assert.equal(outcome.task?.status, 'failed');
+    assert.throws(() => resultFromTaskOutcome(outcome), (err) => {
+      assert.ok(err instanceof TaskFailedError, `error: ${err?.stack ?? err}`);
+      assert.equal(err.code, -32603);
+      assert.equal(err.message, 'the job broke down');
+      return true;
+    });
+    const fromGo = goClient(server.url, 'protocol_error_job', {});
+    assert.notEqual(fromGo.status, 0, 'rpcgen\'s Go client fails too');
+    assert.match(fromGo.stderr, /the job broke down/);
+  });
+
+  test('two questions at once: both reach the application, answered in one tasks/update', async () => {
+    const s = await session();
+    const answers = { first: { action: 'accept', content: { name: 'Ada' } }, second: { action: 'accept', content: { name: 'Grace' } } };
+    const { execution, outcome } = await run(s, 'multi_input', {}, { answers });
+    assert.deepEqual(resultFromTaskOutcome(outcome).content, [{ type: 'text', text: 'first: Ada, second: Grace' }]);
+    assert.deepEqual(s.asked.map((a) => [a.context.inputId, a.request.params.message, a.context.taskId]).sort(),
+      [['first', 'Your first answer?', execution.handle.taskId], ['second', 'Your second answer?', execution.handle.taskId]]);
+    const updates = s.wire.filter((e) => e.method === 'tasks/update');
+    assert.equal(updates.length, 1, `updates: ${JSON.stringify(updates.map((u) => u.params))}`);
+    assert.deepEqual(Object.keys(updates[0].params.inputResponses).sort(), ['first', 'second']);
+  });
+
+  test('a question on the call itself (input_required, then a task): answered by a retry, then followed', async () => {
+    const s = await session();
+    const { execution, outcome } = await run(s, 'test_tool_with_task', {}, { answer: { action: 'accept', content: { name: 'Ada' } } });
+    assert.equal(execution.kind, 'task');
+    assert.deepEqual(resultFromTaskOutcome(outcome).content, [{ type: 'text', text: 'Hello, Ada!' }]);
+    assert.equal(s.asked.length, 1);
+    const [{ request, context }] = s.asked;
+    assert.equal(request.params.message, 'What is your name?');
+    assert.equal(context.scope, 'request');
+    assert.equal(context.delivery, 'request-retry');
+    assert.equal(context.inputId, 'user_name');
+    const calls = s.wire.filter((e) => e.method === 'tools/call');
+    assert.equal(calls.length, 2, 'the call, then its retry with the answer');
+    assert.equal(calls[0].answer.result.resultType, 'input_required');
+    assert.deepEqual(calls[1].params.inputResponses, { user_name: { action: 'accept', content: { name: 'Ada' } } });
+    assert.equal(calls[1].params.requestState, calls[0].answer.result.requestState);
+    assert.equal(calls[1].answer.result.resultType, 'task');
+  });
+
+  test('a tool that never runs as a task is answered at once', async () => {
+    const s = await session();
+    const { execution, outcome } = await run(s, 'greet', { name: 'Ada' });
+    assert.equal(execution.kind, 'immediate');
+    assert.deepEqual(resultFromTaskOutcome(outcome).content, [{ type: 'text', text: 'Hello, Ada!' }]);
+    assert.deepEqual(s.wire.map((e) => e.method), ['tools/call']);
   });
 });
 
