@@ -44,13 +44,16 @@ type Bar struct {
 	Text   string  // written after the bar (the figure, a ratio)
 }
 
-// palette colours series in their order of first appearance.
-var palette = []string{"#dd6b20", "#38a169", "#805ad5", "#d53f8c", "#319795", "#718096", "#b7791f", "#2b6cb0"}
+// palette colours series in their order of first appearance; rpcgen is
+// always blue.
+var palette = []string{"#dd6b20", "#38a169", "#805ad5", "#d53f8c", "#319795", "#718096", "#b7791f", "#9c4221"}
+
+const rpcgenColour = "#2b6cb0"
 
 const (
 	width    = 900
 	labelW   = 250 // the group labels' column
-	textW    = 110 // room for a bar's text
+	textW    = 170 // room for a bar's text
 	barH     = 13
 	barGap   = 2
 	groupGap = 9
@@ -95,11 +98,17 @@ func (c *Chart) SVG() string {
 func (c *Chart) series() ([]string, map[string]string) {
 	var names []string
 	colour := map[string]string{}
+	others := 0
 	for _, pn := range c.Panels {
 		for _, g := range pn.Groups {
 			for _, bar := range g.Bars {
 				if _, ok := colour[bar.Series]; !ok {
-					colour[bar.Series] = palette[len(names)%len(palette)]
+					if bar.Series == "rpcgen" {
+						colour[bar.Series] = rpcgenColour
+					} else {
+						colour[bar.Series] = palette[others%len(palette)]
+						others++
+					}
 					names = append(names, bar.Series)
 				}
 			}

@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"html"
 	"os"
 	"path/filepath"
 	"strings"
+
+	chartpkg "github.com/rpcgen/rpcgen/bench/chart"
 )
 
 const (
@@ -125,59 +126,43 @@ func markdown(run *Run, svg string) string {
 	return b.String()
 }
 
-var colors = map[string]string{"rpcgen": "#2b6cb0", "mcpgo": "#dd6b20", "gosdk": "#38a169"}
-
-// chart draws two panels of horizontal bars: requests per second, and RSS
-// (average, with the peak as a thin bar).
+// chart draws the run with package chart: requests per second, resident
+// memory (average and peak) and server CPU per request, a bar per server,
+// each peer's labelled with rpcgen's ratio to it.
 func chart(run *Run) string {
-	const w, left, barW, barH, gap = 780, 100, 250, 22, 8
-	n := len(run.Servers)
-	panelH := 30 + n*(barH+gap)
-	h := 40 + panelH + 10
-	var b strings.Builder
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="13">`+"\n", w, h)
-	p(`<rect width="100%%" height="100%%" fill="white"/>` + "\n")
-	p(`<text x="10" y="22" font-size="15" font-weight="bold">Public workload (TM Dev Lab MCP v2), %s: %s</text>`+"\n",
-		html.EscapeString(run.Date.Format("2006-01-02")), html.EscapeString(run.Shape[:strings.IndexByte(run.Shape+";", ';')]))
-	var maxRPS, maxMB float64
-	for _, r := range run.Servers {
-		maxRPS = max(maxRPS, r.RPS)
-		maxMB = max(maxMB, r.RSSPeakMB, r.RSSAvgMB)
-	}
-	panel := func(x0 int, title string, val func(*Row) (float64, float64, string), maxV float64) {
-		y := 40
-		p(`<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", x0, y+12, title)
-		y += 22
+	rp := run.row("rpcgen")
+	group := func(label, unit string, val func(*Row) float64, format string) chartpkg.Group {
+		g := chartpkg.Group{Label: label}
 		for _, r := range run.Servers {
-			v, thin, label := val(r)
-			col := colors[r.Impl]
-			if col == "" {
-				col = "#718096"
+			v := val(r)
+			text := fmt.Sprintf(format, v) + unit
+			if rp != nil && r != rp && v > 0 {
+				text += fmt.Sprintf(" (rpcgen %.2f×)", val(rp)/v)
 			}
-			p(`<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", x0+left-8, y+barH-6, html.EscapeString(name(r.Impl)))
-			bw := 0.0
-			if maxV > 0 {
-				bw = v / maxV * barW
-			}
-			p(`<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", x0+left, y, bw, barH, col)
-			if thin > 0 && maxV > 0 {
-				p(`<rect x="%d" y="%d" width="%.1f" height="4" fill="#1a202c"/>`+"\n", x0+left, y+barH-4, thin/maxV*barW)
-			}
-			end := bw
-			if maxV > 0 {
-				end = max(bw, thin/maxV*barW)
-			}
-			p(`<text x="%.1f" y="%d">%s</text>`+"\n", float64(x0+left)+end+4, y+barH-6, html.EscapeString(label))
-			y += barH + gap
+			g.Bars = append(g.Bars, chartpkg.Bar{Series: name(r.Impl), Value: v, Text: text})
 		}
+		return g
 	}
-	panel(10, "Requests per second (higher is better)", func(r *Row) (float64, float64, string) {
-		return r.RPS, 0, fmt.Sprintf("%.0f", r.RPS)
-	}, maxRPS*1.25)
-	panel(w/2, "Resident memory, MB: average, thin bar the peak", func(r *Row) (float64, float64, string) {
-		return r.RSSAvgMB, r.RSSPeakMB, fmt.Sprintf("%.1f avg, %.1f peak", r.RSSAvgMB, r.RSSPeakMB)
-	}, maxMB*1.6)
-	p("</svg>\n")
-	return b.String()
+	shape := run.Shape[:strings.IndexByte(run.Shape+";", ';')]
+	c := &chartpkg.Chart{
+		Title:    "Public workload (TM Dev Lab MCP benchmark v2, reproduced), " + run.Date.Format("2006-01-02"),
+		Subtitle: fmt.Sprintf("%s; %s; median of %d rounds", shape, pinningShort(run), max(run.Rounds, 1)),
+		Panels: []chartpkg.Panel{
+			{Title: "Requests per second (higher is better)", Groups: []chartpkg.Group{
+				group("requests/s", "", func(r *Row) float64 { return r.RPS }, "%.0f")}},
+			{Title: "Resident memory, MB (lower is better)", Groups: []chartpkg.Group{
+				group("average", " MB", func(r *Row) float64 { return r.RSSAvgMB }, "%.1f"),
+				group("peak", " MB", func(r *Row) float64 { return r.RSSPeakMB }, "%.1f")}},
+			{Title: "Server CPU per request, µs (lower is better)", Groups: []chartpkg.Group{
+				group("CPU/request", " µs", func(r *Row) float64 { return r.CPUPerReqUS }, "%.0f")}},
+		},
+	}
+	return c.SVG()
+}
+
+func pinningShort(run *Run) string {
+	if run.Pinning == "" {
+		return fmt.Sprintf("servers unpinned, GOMAXPROCS=%d", run.GOMAXPROCS)
+	}
+	return fmt.Sprintf("each server pinned to its own CPU, GOMAXPROCS=%d", run.GOMAXPROCS)
 }

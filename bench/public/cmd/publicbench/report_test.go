@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +59,14 @@ func TestWriteReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<svg ", ">1600<", ">10.0 avg, 12.0 peak<", ">mcp-go<", "</svg>"} {
+	for d := xml.NewDecoder(bytes.NewReader(s)); ; {
+		if _, err := d.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("chart is not XML: %v\n%s", err, s)
+		}
+	}
+	for _, want := range []string{"<svg ", ">1600<", ">10.0 MB<", ">12.0 MB<", ">20.0 MB (rpcgen 0.50×)<", ">1000 (rpcgen 1.60×)<", ">mcp-go<", "</svg>"} {
 		if !strings.Contains(string(s), want) {
 			t.Errorf("chart lacks %q:\n%s", want, s)
 		}
