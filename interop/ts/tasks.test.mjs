@@ -6,9 +6,10 @@
 // what a user of the package does: callTool, then settle; answers the
 // confirmation the task asks for midway; cancels a running task; picks a
 // task up by its ID from a new session after the first one disconnected;
-// reads a task that does not exist; and examples/conformance's task tools
-// (a tool error, a protocol error, two questions at once, a question before
-// the task). Results are compared with what rpcgen's own Go client
+// reads a task that does not exist; examples/conformance's task tools (a
+// tool error, a protocol error, two questions at once, a question before
+// the task); and three replicas on Redis behind a round-robin proxy (one
+// killed while tasks run). Results are compared with what rpcgen's own Go client
 // (interop/cmd/taskcall) gets for the same call.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,10 +17,10 @@ import { spawn, spawnSync } from 'node:child_process';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
-  JsonRpcResponseError, TaskCancelledError, TaskFailedError, createTaskSessionFromClient, resultFromTaskOutcome,
+  DispatchError, JsonRpcResponseError, TaskCancelledError, TaskFailedError, createTaskSessionFromClient, resultFromTaskOutcome,
 } from '@modelcontextprotocol/ext-tasks/client';
 
-import { featuresServerCommand, note, taskcallBinary, tasksServerCommand } from './harness.mjs';
+import { featuresServerCommand, note, replicasCommand, taskcallBinary, tasksServerCommand } from './harness.mjs';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const VERSION = '2026-07-28';
@@ -56,6 +57,7 @@ async function startServer(cmd = tasksServerCommand()) {
     };
     if (!look()) server.waiters.push(look);
   });
+  server.signal = (sig) => child.kill(sig);
   server.stop = () => new Promise((res) => {
     if (child.exitCode !== null) return res();
     child.on('exit', () => res());
@@ -87,9 +89,21 @@ function rawDispatcher(url, wire) {
     const body = { jsonrpc: '2.0', id: `ext-tasks-${++id}`, ...request };
     const exchange = { method: request.method, params: request.params, headers: Object.fromEntries(headers) };
     wire.push(exchange);
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: options?.signal });
-    const text = await res.text();
+    // A gateway error or a broken connection may or may not have reached
+    // the server: the package may retry (DispatchError, retryable) all but
+    // the creating call, which is not idempotent.
+    const retryable = request.method !== 'tools/call';
+    let res, text;
+    try {
+      res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: options?.signal });
+      text = await res.text();
+    } catch (err) {
+      if (options?.signal?.aborted) throw err;
+      exchange.status = 'connection lost';
+      throw new DispatchError(`${request.method}: ${err.message}`, retryable, { cause: err });
+    }
     exchange.status = res.status;
+    if ([502, 503, 504].includes(res.status)) throw new DispatchError(`${request.method}: HTTP ${res.status}`, retryable);
     let msg;
     if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       for (const line of text.split('\n')) {
@@ -361,16 +375,18 @@ describe(`@modelcontextprotocol/ext-tasks client, examples/conformance's task to
     assert.match(fromGo.stderr, /the job broke down/);
   });
 
-  test('two questions at once: both reach the application, answered in one tasks/update', async () => {
+  test('two questions at once: both reach the application, each answered once', async () => {
     const s = await session();
     const answers = { first: { action: 'accept', content: { name: 'Ada' } }, second: { action: 'accept', content: { name: 'Grace' } } };
     const { execution, outcome } = await run(s, 'multi_input', {}, { answers });
     assert.deepEqual(resultFromTaskOutcome(outcome).content, [{ type: 'text', text: 'first: Ada, second: Grace' }]);
     assert.deepEqual(s.asked.map((a) => [a.context.inputId, a.request.params.message, a.context.taskId]).sort(),
       [['first', 'Your first answer?', execution.handle.taskId], ['second', 'Your second answer?', execution.handle.taskId]]);
-    const updates = s.wire.filter((e) => e.method === 'tasks/update');
-    assert.equal(updates.length, 1, `updates: ${JSON.stringify(updates.map((u) => u.params))}`);
-    assert.deepEqual(Object.keys(updates[0].params.inputResponses).sort(), ['first', 'second']);
+    // Each key answered once (in one tasks/update when a poll saw both
+    // questions; the server adds them one after the other, so a poll may
+    // fall between).
+    const answered = s.wire.filter((e) => e.method === 'tasks/update').flatMap((e) => Object.keys(e.params.inputResponses));
+    assert.deepEqual(answered.sort(), ['first', 'second']);
   });
 
   test('a question on the call itself (input_required, then a task): answered by a retry, then followed', async () => {
@@ -398,6 +414,59 @@ describe(`@modelcontextprotocol/ext-tasks client, examples/conformance's task to
     assert.equal(execution.kind, 'immediate');
     assert.deepEqual(resultFromTaskOutcome(outcome).content, [{ type: 'text', text: 'Hello, Ada!' }]);
     assert.deepEqual(s.wire.map((e) => e.method), ['tools/call']);
+  });
+});
+
+describe(`@modelcontextprotocol/ext-tasks client, three replicas on Redis behind a round-robin proxy (${VERSION})`, () => {
+  // ext/redis's internal/replica --cluster 3: tasks in the Redis store, run
+  // by any replica's workers; its tool job runs ms milliseconds as a task
+  // and names the replica that ran it, job_idem is job declared idempotent.
+  let cluster;
+  const open = [];
+
+  before(async () => { cluster = await startServer(replicasCommand()); });
+  after(async () => {
+    for (const s of open) {
+      await s.session.close().catch((err) => note(`session close: ${err}`));
+      await s.client.close().catch((err) => note(`client close: ${err}`));
+    }
+    await cluster?.stop();
+  });
+
+  async function session() {
+    const s = await openSession(cluster.url, 'interop-replicas');
+    open.push(s);
+    return s;
+  }
+
+  test('a task created through one replica is followed through the others to its end', async () => {
+    const s = await session();
+    const execution = await s.session.callTool('job', { tag: 'followed', ms: 600 });
+    assert.equal(execution.kind, 'task');
+    const { outcome } = await execution.settle();
+    assert.equal(outcome.status, 'completed', `outcome: ${JSON.stringify(outcome)}`);
+    const result = resultFromTaskOutcome(outcome);
+    assert.equal(result.structuredContent.tag, 'followed');
+    assert.ok(['0', '1', '2'].includes(result.structuredContent.replica), JSON.stringify(result));
+    // The proxy sends each request to the next replica, and nothing else
+    // went through it meanwhile: three or more requests for the task
+    // (the creation, then tasks/get) reached each of the three replicas.
+    assert.ok(s.wire.length >= 3, `requests: ${JSON.stringify(s.wire.map((e) => e.method))}`);
+    assert.deepEqual(s.errors, []);
+  });
+
+  test('a replica killed (SIGKILL) while tasks run: every task still ends completed', async () => {
+    const s = await session();
+    const tags = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
+    const executions = await Promise.all(tags.map((tag) => s.session.callTool('job_idem', { tag, ms: 1500 })));
+    const settling = executions.map((e) => e.settle());
+    const killed = cluster.logLine(/cluster: killed replica/);
+    cluster.signal('SIGUSR1');
+    note(await killed);
+    const outcomes = await Promise.all(settling);
+    assert.deepEqual(outcomes.map((o) => o.outcome.status), tags.map(() => 'completed'), JSON.stringify(outcomes.map((o) => o.outcome)));
+    assert.deepEqual(outcomes.map((o) => resultFromTaskOutcome(o.outcome).structuredContent.tag), tags);
+    assert.deepEqual(s.errors, []);
   });
 });
 
