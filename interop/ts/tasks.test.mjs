@@ -123,6 +123,63 @@ function rawDispatcher(url, wire) {
 }
 
 /**
+ * Opens a 2026-07-28 subscriptions/listen stream for taskIds, as a host
+ * does beside rawDispatch (the SDK Client's listen() has no taskIds), and
+ * hands each notification on it to deliver. Resolves, once the stream is
+ * open, with the messages so far (the acknowledgement, then
+ * notifications/tasks) and a close function; ends by itself after a
+ * notifications/tasks in a terminal status.
+ */
+async function listenTasks(url, taskIds, deliver) {
+  const abort = new AbortController();
+  const body = {
+    jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen',
+    params: {
+      notifications: { taskIds },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': VERSION,
+        'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { [EXT]: {} } },
+      },
+    },
+  };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'mcp-protocol-version': VERSION, 'mcp-method': 'subscriptions/listen' },
+    body: JSON.stringify(body),
+    signal: abort.signal,
+  });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const messages = [];
+  const done = (async () => {
+    const decoder = new TextDecoder();
+    let buf = '';
+    try {
+      for await (const chunk of res.body) {
+        buf += decoder.decode(chunk, { stream: true });
+        let end;
+        while ((end = buf.indexOf('\n\n')) >= 0) {
+          const event = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).join('\n');
+          if (!data) continue;
+          const msg = JSON.parse(data);
+          messages.push(msg);
+          if (msg.method === 'notifications/tasks') {
+            await deliver(msg);
+            if (['completed', 'failed', 'cancelled'].includes(msg.params.status)) abort.abort();
+          }
+        }
+      }
+    } catch (err) {
+      if (!abort.signal.aborted) throw err;
+    }
+  })();
+  return { messages, done, close: () => abort.abort() };
+}
+
+/**
  * A connected SDK Client (pinned to 2026-07-28, declaring the extension and
  * form elicitation) and an ext-tasks session over it. The reply to an
  * elicitation comes from the call's applicationContext: answers[inputId],
@@ -304,6 +361,38 @@ describe(`@modelcontextprotocol/ext-tasks client, examples/tasks over Streamable
     assert.equal(second.asked[0].request.params.message, QUESTION(3, 6));
     assert.equal(second.asked[0].context.taskId, saved.taskId);
     assert.deepEqual(second.wire.filter((e) => e.method === 'tools/call'), [], 'the new session did not call the tool again');
+  });
+
+  test('status notifications (subscriptions/listen) handed to the package pass its schema and carry the task to its end', async () => {
+    const s = await session();
+    const answer = { action: 'accept', content: { delete: true } };
+    const execution = await s.session.callTool('compact', { batches: 4 }, { applicationContext: { answer } });
+    const taskId = execution.handle.taskId;
+    // The package validates each notifications/tasks with its own wire
+    // schema (TaskStatusNotificationV2Schema) and reports one that fails
+    // to onError (s.errors); it is reached through the hook its adapter
+    // installed on the SDK Client.
+    const listen = await listenTasks(server.url, [taskId], (n) => s.client.fallbackNotificationHandler(n));
+    const { outcome } = await execution.settle();
+    await listen.done;
+    assert.equal(outcome.status, 'completed');
+    assert.deepEqual(resultFromTaskOutcome(outcome).structuredContent, { compacted: 4, deleted: true });
+    assert.deepEqual(s.errors, [], 'the package accepted every notification');
+
+    const [ack, ...rest] = listen.messages;
+    assert.equal(ack.method, 'notifications/subscriptions/acknowledged', JSON.stringify(ack));
+    assert.deepEqual(ack.params.notifications.taskIds, [taskId]);
+    assert.ok(rest.length >= 2, `notifications: ${JSON.stringify(rest)}`);
+    for (const n of rest) {
+      assert.equal(n.method, 'notifications/tasks');
+      assert.equal(n.params.taskId, taskId);
+    }
+    const statuses = rest.map((n) => n.params.status);
+    assert.ok(statuses.includes('input_required'), `statuses: ${statuses}`);
+    assert.deepEqual(rest.find((n) => n.params.status === 'input_required').params.inputRequests.confirm.params.message, QUESTION(2, 4));
+    const last = rest.at(-1).params;
+    assert.equal(last.status, 'completed', `statuses: ${statuses}`);
+    assert.deepEqual(last.result.structuredContent, { compacted: 4, deleted: true });
   });
 
   test('a task ID the server does not know is a clear -32602 error', async () => {
