@@ -3,6 +3,10 @@
 #
 #   - every example's and golden case's OpenRPC document validates against the
 #     OpenRPC meta-schema (@open-rpc/schema-utils-js), and its $refs resolve;
+#   - a document with a recursive type (golden case openrpc_types) parses
+#     and validates with @open-rpc/schema-utils-js's parseOpenRPCDocument and
+#     { dereference: false }, and runs it out of heap with the default
+#     options, as docs/generating.md says (test/recursion.test.mjs);
 #   - every example's and golden case's TypeScript client (with the
 #     TypeScript runtime it imports) compiles with tsc --strict, every other
 #     strictness flag, --isolatedDeclarations and --verbatimModuleSyntax,
@@ -160,7 +164,7 @@ ws_flag=""
 node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || ws_flag=--experimental-websocket
 CALCULATOR_URL="http://$calculator_addr" CALCULATOR_OPENRPC="$repo/examples/calculator/calculator.openrpc.json" \
 	PROBE_URL="http://$probe_addr" FEED_URL="http://$feed_addr" \
-	CJS_BUILD="$tmp/cjs" node $ws_flag --test --test-reporter=spec test/openrpc.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js" \
+	CJS_BUILD="$tmp/cjs" node $ws_flag --test --test-reporter=spec test/openrpc.test.mjs test/recursion.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js" \
 	"$tmp/build/interop/tsclient/test/probe.test.js" "$tmp/build/interop/tsclient/test/feed.test.js" \
 	"$tmp/build/interop/tsclient/test/shared_runtime.test.js" test/commonjs.test.cjs
 
