@@ -133,9 +133,9 @@ func (c *Conn) cancelled(n int64) {
 	id := Int64ID(n)
 	go func() {
 		if c.opts.CancelMethod != "" {
-			params := json.RawMessage(`{` + string(jsonenc.AppendString(nil, c.opts.cancelIDKey())) + `:` + id.raw + `}`)
+			params := json.RawMessage(`{` + string(jsonenc.AppendString(nil, c.opts.cancelIDKey())) + `:` + id.String() + `}`)
 			if err := c.Notify(context.Background(), c.opts.CancelMethod, params); err != nil {
-				c.logger.Debug("jsonrpc: send cancellation", "id", id.raw, "err", err)
+				c.logger.Debug("jsonrpc: send cancellation", "id", id.String(), "err", err)
 			}
 		}
 		if c.opts.OnCancel != nil {

@@ -8,19 +8,19 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
-// tracker keeps the in-flight incoming requests by raw id, so a cancellation can find
+// tracker keeps the in-flight incoming requests by id, so a cancellation can find
 // them. A Conn always has one; a Processor has one when its Options name a CancelMethod.
 type tracker struct {
 	mu sync.Mutex
-	// The in-flight requests by raw id: the first in one, so a connection
+	// The in-flight requests by id: the first in one, so a connection
 	// that sends one request at a time (an idle one among them) needs no
 	// map; the others in inflight, made when first needed.
 	one      *incoming
-	inflight map[string]*incoming
+	inflight map[ID]*incoming
 	method   string // the cancel notification's method; "" for none
 	key      string // the member of its params that holds the id
 	// missed, if set, cancels a request that is not in flight yet (queued in a Conn).
-	missed func(id string) bool
+	missed func(id ID) bool
 }
 
 func newTracker(opts Options) *tracker {
@@ -31,14 +31,14 @@ func newTracker(opts Options) *tracker {
 // findable by id.
 func (t *tracker) track(parent context.Context, in *incoming) {
 	in.Context, in.cancel = context.WithCancel(parent)
-	if id := in.req.ID.raw; id != "" && id != "null" {
+	if id := in.req.ID; !id.IsZero() && !id.isNull() {
 		t.mu.Lock()
 		switch {
-		case t.one == nil || t.one.req.ID.raw == id:
+		case t.one == nil || t.one.req.ID == id:
 			t.one = in
 		default:
 			if t.inflight == nil {
-				t.inflight = make(map[string]*incoming)
+				t.inflight = make(map[ID]*incoming)
 			}
 			t.inflight[id] = in
 		}
@@ -47,7 +47,7 @@ func (t *tracker) track(parent context.Context, in *incoming) {
 }
 
 func (t *tracker) untrack(in *incoming) {
-	if id := in.req.ID.raw; id != "" && id != "null" {
+	if id := in.req.ID; !id.IsZero() && !id.isNull() {
 		t.mu.Lock()
 		if t.one == in {
 			t.one = nil
@@ -59,13 +59,13 @@ func (t *tracker) untrack(in *incoming) {
 	in.cancel()
 }
 
-// cancel cancels the context of the in-flight (or queued) request whose raw id is id
+// cancel cancels the context of the in-flight (or queued) request whose id is id
 // and reports whether there was one. When the request's handler set a cancel
 // barrier, cancel returns only once it has taken and released it.
-func (t *tracker) cancel(id string) bool {
+func (t *tracker) cancel(id ID) bool {
 	t.mu.Lock()
 	in := t.inflight[id]
-	if t.one != nil && t.one.req.ID.raw == id {
+	if t.one != nil && t.one.req.ID == id {
 		in = t.one
 	}
 	t.mu.Unlock()
@@ -100,7 +100,7 @@ func (t *tracker) cancelNotification(m *message) bool {
 			break
 		}
 		if string(jsonscan.UnescapeKey(key)) == t.key {
-			t.cancel(string(val))
+			t.cancel(makeID(val))
 			break
 		}
 	}
@@ -110,4 +110,4 @@ func (t *tracker) cancelNotification(m *message) bool {
 // CancelRequest cancels the context of the in-flight incoming request with the given id
 // and reports whether there was one. A request still queued for a handler slot is
 // marked instead: its handler runs with a context that is already cancelled.
-func (c *Conn) CancelRequest(id ID) bool { return c.tr.cancel(id.raw) }
+func (c *Conn) CancelRequest(id ID) bool { return c.tr.cancel(id) }

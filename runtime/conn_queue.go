@@ -133,12 +133,12 @@ func (c *Conn) refuse(j *job) {
 
 // cancelQueued marks the queued request whose raw id is id cancelled, so that its
 // handler runs with a context already cancelled, and reports whether there was one.
-func (c *Conn) cancelQueued(id string) bool {
+func (c *Conn) cancelQueued(id ID) bool {
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
 	for i := range c.qlen {
 		j := &c.queue[(c.qhead+i)%len(c.queue)]
-		if j.kind == requestJob && !j.cancelled && string(j.m.id) == id {
+		if j.kind == requestJob && !j.cancelled && id.is(j.m.id) {
 			j.cancelled = true
 			return true
 		}

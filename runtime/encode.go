@@ -50,7 +50,7 @@ func AppendErrorResponse(buf []byte, id ID, e *Error) []byte {
 	if id.IsZero() {
 		return appendErrorResponse(buf, nullID, e)
 	}
-	return appendErrorResponse(buf, []byte(id.raw), e)
+	return appendErrorResponse(buf, id.appendText(nil), e)
 }
 
 // appendErrorResponse appends an error response.

@@ -2,6 +2,8 @@ package runtime_test
 
 import (
 	"encoding/json"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
@@ -105,6 +107,47 @@ func TestID(t *testing.T) {
 	var id runtime.ID
 	if err := json.Unmarshal([]byte(`{}`), &id); err == nil {
 		t.Error("an object id was accepted")
+	}
+}
+
+// TestIDText: an id read from JSON is written back byte for byte, and equals
+// (==) Int64ID of its number exactly when it is an int64 written as Go writes
+// one; Int64ID allocates nothing.
+func TestIDText(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		n    int64
+		isN  bool
+	}{
+		{"0", 0, true}, {"7", 7, true}, {"-7", -7, true}, {"100", 100, true}, {"123456789", 123456789, true},
+		{"9223372036854775807", math.MaxInt64, true}, {"-9223372036854775808", math.MinInt64, true},
+		{"9223372036854775808", 0, false}, {"-9223372036854775809", 0, false},
+		{"12345678901234567890", 0, false}, {"-0", 0, false}, {"1.0", 1, false}, {"1e3", 1000, false},
+		{"0.5", 0, false}, {`"7"`, 7, false}, {`"a\u0062"`, 0, false},
+	} {
+		var id runtime.ID
+		if err := json.Unmarshal([]byte(tc.text), &id); err != nil {
+			t.Errorf("%s: %v", tc.text, err)
+			continue
+		}
+		b, err := json.Marshal(id)
+		if err != nil || string(b) != tc.text || id.String() != tc.text || id.IsZero() {
+			t.Errorf("%s: marshalled %s (%v), String %q, IsZero %v", tc.text, b, err, id.String(), id.IsZero())
+		}
+		if eq := id == runtime.Int64ID(tc.n); eq != tc.isN {
+			t.Errorf("%s == Int64ID(%d): %v, want %v", tc.text, tc.n, eq, tc.isN)
+		}
+		r, err := runtime.ParseResponse([]byte(`{"jsonrpc":"2.0","id":` + tc.text + `,"result":1}`))
+		if err != nil || r.ID != id {
+			t.Errorf("%s: a response's id %v (%v), want the unmarshalled one", tc.text, r.ID, err)
+		}
+		if got := string(runtime.AppendErrorResponse(nil, id, runtime.NewError(1, "x"))); !strings.Contains(got, `"id":`+tc.text+`,`) {
+			t.Errorf("%s: error response %s", tc.text, got)
+		}
+	}
+	var id runtime.ID
+	if allocs := testing.AllocsPerRun(100, func() { id = runtime.Int64ID(123456789) }); allocs != 0 || id.String() != "123456789" {
+		t.Errorf("Int64ID: %v allocations, %s", allocs, id)
 	}
 }
 

@@ -261,7 +261,7 @@ func (s *server) serveBatch(ctx context.Context, msg, buf []byte) []byte {
 func (s *server) serve(ctx context.Context, m *message, buf []byte) []byte {
 	in := &incoming{srv: s}
 	if m.id != nil {
-		in.req.ID = ID{raw: string(m.id)}
+		in.req.ID = makeID(m.id)
 	}
 	in.req.Method = methodName(m.method)
 	if m.params != nil && string(m.params) != "null" {

@@ -28,7 +28,7 @@ func ParseResponse(data []byte) (Response, error) {
 	}
 	r := Response{Result: m.result, errObj: m.errObj}
 	if m.id != nil {
-		r.ID = ID{raw: string(m.id)}
+		r.ID = makeID(m.id)
 	}
 	return r, nil
 }

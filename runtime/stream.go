@@ -115,7 +115,7 @@ func AppendStreamItem(buf []byte, id ID, item json.RawMessage) []byte {
 	if id.IsZero() {
 		buf = append(buf, nullID...)
 	} else {
-		buf = append(buf, id.raw...)
+		buf = id.appendText(buf)
 	}
 	buf = append(buf, `,"item":`...)
 	buf = append(buf, item...)
@@ -166,7 +166,7 @@ func ServeStream[T any](ctx context.Context, seq iter.Seq2[T, error]) (json.RawM
 		case in != nil && in.req.ID.IsZero():
 			return nil, nil // a notification: nobody would see the items
 		case in != nil && in.srv.conn != nil:
-			ss := in.srv.conn.openServerStream(in.req.ID.raw)
+			ss := in.srv.conn.openServerStream(in.req.ID.String())
 			defer in.srv.conn.closeServerStream(ss)
 			sink = ss
 		default:
@@ -225,5 +225,5 @@ func ParseStreamItem(msg []byte) (id ID, item json.RawMessage, ok bool) {
 	if rawID == nil || item == nil {
 		return ID{}, nil, false
 	}
-	return ID{raw: string(rawID)}, item, true
+	return makeID(rawID), item, true
 }

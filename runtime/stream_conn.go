@@ -110,7 +110,7 @@ func (c *Conn) streamControl(m *message) bool {
 		c.credit(string(id), n)
 	case StreamCancelMethod:
 		if id, _ := streamParams(m.params, ""); id != nil {
-			c.tr.cancel(string(id))
+			c.tr.cancel(makeID(id))
 		}
 	default:
 		return false

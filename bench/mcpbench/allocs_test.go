@@ -52,8 +52,8 @@ func TestToolsCallAllocs(t *testing.T) {
 
 // The allocations of one call, both sides together.
 const (
-	addLegacyAllocs  = 15
-	addModernAllocs  = 17
-	echoLegacyAllocs = 17
-	echoModernAllocs = 19
+	addLegacyAllocs  = 14
+	addModernAllocs  = 16
+	echoLegacyAllocs = 16
+	echoModernAllocs = 18
 )
