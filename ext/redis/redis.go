@@ -21,8 +21,8 @@
 //
 // Every key starts with Options.Prefix; a session's keys share a hash tag
 // ({id}) and expire with the session's idle timeout, which every request
-// pushes back (a busy session's at most once a second: its hot path is
-// one script that reads the log level; the Touches that overlap go out
+// pushes back (a busy session's at most once a second, by a script: its
+// hot path is one HGET of the log level; the Touches that overlap go out
 // as one pipeline, one command per session). A session's events are one Redis stream, trimmed to
 // Options.MaxEvents (XADD MAXLEN ~). The session limit, the event ids and
 // the first answer to a server's request are each decided by one Lua

@@ -22,20 +22,22 @@ return 1`)
 
 // touchScript: KEYS hash, subscriptions, events, sessions zset; ARGV ttl
 // ms, id, full, slack ms, the prefix of the resource indexes. Nil when the
-// session is gone; else its log level, or with full its hash and
-// subscriptions. Without full, a session whose expiry was pushed back less
-// than slack ago (its TTL is within slack of ttl) is only read: the hot
-// path of a busy session is two commands, not six, and its keys expire at
-// most slack early. A refresh also pushes back the session's entries in
-// the indexes of the resources it is subscribed to, and those indexes'
-// TTLs (keepIndexed).
+// session is gone; else, without full, its log level and how long ago its
+// expiry was pushed back (ms, 0 when this run did), or with full its hash
+// and subscriptions. Without full, a session whose expiry was pushed back
+// less than slack ago (its TTL is within slack of ttl) is only read, and
+// its keys expire at most slack early. A refresh also pushes back the
+// session's entries in the indexes of the resources it is subscribed to,
+// and those indexes' TTLs (keepIndexed). The toucher runs it only when
+// its replica has not seen the session refreshed within slack; else it
+// reads the log level alone (HGET).
 var touchScript = goredis.NewScript(keepIndexed + `
 if ARGV[3] ~= '1' then
   local left = redis.call('PTTL', KEYS[1])
   if left == -2 then return false end
   local gap = tonumber(ARGV[1]) - left
   if left > 0 and gap >= 0 and gap < tonumber(ARGV[4]) then
-    return redis.call('HGET', KEYS[1], 'lvl')
+    return {redis.call('HGET', KEYS[1], 'lvl'), gap}
   end
 end
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
@@ -50,7 +52,7 @@ end
 if ARGV[3] == '1' then
   return {redis.call('HGETALL', KEYS[1]), subs}
 end
-return redis.call('HGET', KEYS[1], 'lvl')`)
+return {redis.call('HGET', KEYS[1], 'lvl'), 0}`)
 
 // keepIndexed is the Lua prelude that defines keepIndexed(key, id, now,
 // ttl): in the index key of a resource (a sorted set of the sessions

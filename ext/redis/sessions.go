@@ -95,10 +95,15 @@ func (st *sessionStore) Touch(ctx context.Context, id string, ttl time.Duration)
 }
 
 func (st *sessionStore) Get(ctx context.Context, id string, ttl time.Duration) (*mcphttp.StoredSession, error) {
+	sent := time.Now()
 	v, err := st.touch(ctx, id, ttl, true)
 	if err != nil {
 		return nil, err
 	}
+	// The script pushed the expiry back: the next Touches only read.
+	st.toucher.mu.Lock()
+	st.toucher.remember(id, ttl, sent)
+	st.toucher.mu.Unlock()
 	parts, ok := v.([]any)
 	if !ok || len(parts) != 2 {
 		return nil, errors.New("redis: a session's record is malformed")

@@ -21,15 +21,15 @@ import (
 // Touch, a busy session's hot path, pushes the expiry of every key of the
 // session back unless that was done less than a second (a 64th of the
 // idle timeout) ago; then it only reads the log level, and the keys
-// expire at most that much early.
+// expire at most that much early. Each Touch here is another replica's
+// (a new Shared), which has not seen the session before.
 func TestTouchSkipsARecentRefresh(t *testing.T) {
 	rs := redistest.Start(t)
 	prefix := "touch:" + rand.Text()[:8] + ":"
 	sh, c := newShared(t, rs, redis.Options{Prefix: prefix})
 	ctx := context.Background()
-	st := sh.Sessions()
 	const idle = 10 * time.Minute
-	if err := st.Create(ctx, stored("a"), 10, idle); err != nil {
+	if err := sh.Sessions().Create(ctx, stored("a"), 10, idle); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sh.Events().Append(ctx, "a", "0", nil); err != nil {
@@ -41,14 +41,16 @@ func TestTouchSkipsARecentRefresh(t *testing.T) {
 			c.PExpire(ctx, k, ttl)
 		}
 	}
-	touch := func() {
-		if _, err := st.Touch(ctx, "a", idle); err != nil {
-			t.Fatal(err)
-		}
+	touch := func() error {
+		replica, _ := newShared(t, rs, redis.Options{Prefix: prefix})
+		_, err := replica.Sessions().Touch(ctx, "a", idle)
+		return err
 	}
 	// Refreshed 300ms ago: left alone.
 	set(idle - 300*time.Millisecond)
-	touch()
+	if err := touch(); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range keys {
 		if ttl := c.PTTL(ctx, k).Val(); ttl > idle-300*time.Millisecond {
 			t.Errorf("%s: TTL %v after a Touch 300ms after the last, want it left", k, ttl)
@@ -56,7 +58,9 @@ func TestTouchSkipsARecentRefresh(t *testing.T) {
 	}
 	// Refreshed 5s ago: pushed back, every key.
 	set(idle - 5*time.Second)
-	touch()
+	if err := touch(); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range keys {
 		if ttl := c.PTTL(ctx, k).Val(); ttl <= idle-time.Second {
 			t.Errorf("%s: TTL %v after a Touch 5s after the last, want the idle timeout", k, ttl)
@@ -65,14 +69,121 @@ func TestTouchSkipsARecentRefresh(t *testing.T) {
 	// A session whose keys lost their TTL is refreshed, and a gone one is
 	// not found.
 	c.Persist(ctx, keys[0])
-	touch()
+	if err := touch(); err != nil {
+		t.Fatal(err)
+	}
 	if ttl := c.PTTL(ctx, keys[0]).Val(); ttl <= idle-time.Second {
 		t.Errorf("TTL %v after a Touch of a key without one", ttl)
 	}
 	c.Del(ctx, keys[0])
-	if _, err := st.Touch(ctx, "a", idle); err == nil {
-		t.Error("Touch of a deleted session: no error")
+	if err := touch(); !errors.Is(err, mcphttp.ErrSessionNotFound) {
+		t.Errorf("Touch of a deleted session: %v", err)
 	}
+}
+
+// A replica that pushed a session's expiry back (or saw it pushed back)
+// reads only the log level (HGET) until a slack (a 64th of the idle
+// timeout) has passed since, then pushes it back again; the level another
+// replica set, and the session's end, are seen at once.
+func TestTouchRemembersARefresh(t *testing.T) {
+	rs := redistest.Start(t)
+	prefix := "fresh:" + rand.Text()[:8] + ":"
+	sh, c := newShared(t, rs, redis.Options{Prefix: prefix})
+	other, admin := newShared(t, rs, redis.Options{Prefix: prefix})
+	ctx := context.Background()
+	const idle = time.Minute // slack: 937ms
+	if err := other.Sessions().Create(ctx, stored("a"), 10, idle); err != nil {
+		t.Fatal(err)
+	}
+	// The script loaded, and sh's connection open, before the count.
+	if _, err := other.Sessions().Get(ctx, "a", idle); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var sent cmdNames
+	c.AddHook(&sent)
+	st := sh.Sessions()
+	touch := func() (mcp.LogLevel, []string) {
+		t.Helper()
+		sent.take()
+		lvl, err := st.Touch(ctx, "a", idle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lvl, sent.take()
+	}
+	if _, cmds := touch(); len(cmds) != 1 || cmds[0] != "evalsha" {
+		t.Fatalf("first Touch sent %v, want the script", cmds)
+	}
+	// Until the slack has passed the Touches only read (at least the one
+	// right after the script), then one runs the script again.
+	reads := 0
+	var before time.Duration // the TTL before the last Touch
+	for deadline := time.Now().Add(time.Minute); ; {
+		before = admin.PTTL(ctx, prefix+"{a}:s").Val()
+		_, cmds := touch()
+		if len(cmds) == 1 && cmds[0] == "hget" {
+			if reads++; time.Now().After(deadline) {
+				t.Fatalf("%d Touches in a minute only read: the expiry is never pushed back", reads)
+			}
+			continue
+		}
+		if len(cmds) != 1 || cmds[0] != "evalsha" {
+			t.Fatalf("Touch sent %v", cmds)
+		}
+		break
+	}
+	if reads == 0 {
+		t.Error("no Touch only read the log level")
+	}
+	if ttl := admin.PTTL(ctx, prefix+"{a}:s").Val(); ttl <= before {
+		t.Errorf("TTL %v after the script ran again, %v before: not pushed back", ttl, before)
+	}
+	// The level set elsewhere is seen at once.
+	if err := other.Sessions().Update(ctx, "a", mcphttp.SessionUpdate{LogLevel: mcp.LevelNotice}); err != nil {
+		t.Fatal(err)
+	}
+	if lvl, cmds := touch(); lvl != mcp.LevelNotice {
+		t.Errorf("Touch after the level changed elsewhere = %q (sent %v), want %q", lvl, cmds, mcp.LevelNotice)
+	}
+	if ok, err := other.Sessions().Delete(ctx, "a"); !ok || err != nil {
+		t.Fatalf("Delete = %v, %v", ok, err)
+	}
+	if _, err := st.Touch(ctx, "a", idle); !errors.Is(err, mcphttp.ErrSessionNotFound) {
+		t.Errorf("Touch after the session was deleted elsewhere: %v", err)
+	}
+}
+
+// cmdNames records the names of the commands sent, a pipeline's too.
+type cmdNames struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (h *cmdNames) take() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := h.names
+	h.names = nil
+	return n
+}
+
+func (h *cmdNames) add(cmds ...goredis.Cmder) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range cmds {
+		h.names = append(h.names, c.Name())
+	}
+}
+
+func (*cmdNames) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+func (h *cmdNames) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error { h.add(cmd); return next(ctx, cmd) }
+}
+func (h *cmdNames) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error { h.add(cmds...); return next(ctx, cmds) }
 }
 
 // Touches that overlap go out together, in fewer round trips than
