@@ -40,6 +40,10 @@ type options struct {
 	// and everything else (this process, Redis, the API service) run.
 	serverCPUs, otherCPUs cpuList
 	cpuprofile            string
+	// cpuLimit, when positive, caps each server at that many CPUs'
+	// time (a cgroup's CPU quota); limit is that cgroup during a run.
+	cpuLimit float64
+	limit    *cpuLimit
 }
 
 func main() {
@@ -56,6 +60,7 @@ func main() {
 	pinned := flag.Bool("pin", true, "pin the server under test to -server-cpus and the load generator, Redis and the API service to -other-cpus (needs 2 CPUs)")
 	serverCPUs := flag.String("server-cpus", "", "CPUs of the server under test (default: the first half of this process's)")
 	otherCPUs := flag.String("other-cpus", "", "CPUs of the load generator, Redis and the API service (default: the other half)")
+	flag.Float64Var(&o.cpuLimit, "cpu-limit", 0, "cap each server at this many CPUs' time with a cgroup's CPU quota (0.5: half a CPU), as docker's --cpus; 0: no cap")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write each server's CPU profile of each round's load into this directory (IMPL-rROUND.pprof)")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds: each runs every server once, starting with the next; the report gives medians")
 	jsonOut := flag.String("json", "", "also write the raw results here")

@@ -76,6 +76,9 @@ func markdown(run *Run, svg string) string {
 	if run.Pinning != "" {
 		p(" (%s: the original gives each server its own 2 vCPUs, the load generator running elsewhere)", run.Pinning)
 	}
+	if run.CPULimit > 0 {
+		p(", each capped at %.2f CPU by a cgroup's CPU quota (as docker's --cpus) so that the server, not the load's side, is what runs out", run.CPULimit)
+	}
 	p(";\n")
 	p("%d rounds, each running every server once (each round starting with the next server), a cell\n", max(run.Rounds, 1))
 	p("the median over the rounds (requests per second with the slowest and fastest round).\n")
@@ -161,8 +164,12 @@ func chart(run *Run) string {
 }
 
 func pinningShort(run *Run) string {
-	if run.Pinning == "" {
-		return fmt.Sprintf("servers unpinned, GOMAXPROCS=%d", run.GOMAXPROCS)
+	s := fmt.Sprintf("servers unpinned, GOMAXPROCS=%d", run.GOMAXPROCS)
+	if run.Pinning != "" {
+		s = fmt.Sprintf("each server pinned to its own CPU, GOMAXPROCS=%d", run.GOMAXPROCS)
 	}
-	return fmt.Sprintf("each server pinned to its own CPU, GOMAXPROCS=%d", run.GOMAXPROCS)
+	if run.CPULimit > 0 {
+		s += fmt.Sprintf(", capped at %.2f CPU", run.CPULimit)
+	}
+	return s
 }

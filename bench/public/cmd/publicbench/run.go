@@ -39,8 +39,10 @@ type Run struct {
 	// Pinning says which CPUs the servers and the rest ran on ("" when
 	// nothing was pinned).
 	Pinning string `json:"pinning,omitempty"`
-	Rounds  int    `json:"rounds"`
-	Servers []*Row `json:"servers"`
+	// CPULimit is each server's CPU quota in CPUs (0: none).
+	CPULimit float64 `json:"cpu_limit,omitempty"`
+	Rounds   int     `json:"rounds"`
+	Servers  []*Row  `json:"servers"`
 }
 
 // Row is one server's results.
@@ -155,6 +157,13 @@ func runAll(ctx context.Context, o options, args []string) (*Run, error) {
 		}
 		run.Pinning = fmt.Sprintf("each server on CPU %s, the load generator, Redis and the API service on CPU %s", o.serverCPUs, o.otherCPUs)
 	}
+	if o.cpuLimit > 0 {
+		if o.limit, err = newCPULimit(o.cpuLimit); err != nil {
+			return nil, err
+		}
+		defer o.limit.remove()
+		run.CPULimit = o.cpuLimit
+	}
 	rs, err := redistest.Launch(dir)
 	if err != nil {
 		return nil, err
@@ -256,6 +265,11 @@ func runServer(ctx context.Context, o options, round int, bin, impl, redisURL, a
 			return nil, err
 		}
 	}
+	if o.limit != nil {
+		if err := o.limit.add(cmd.Process.Pid); err != nil {
+			return nil, err
+		}
+	}
 	url := "http://" + addr + "/mcp"
 	if resp, err := http.Get("http://" + addr + "/health"); err != nil {
 		return nil, err
@@ -294,6 +308,10 @@ func runServer(ctx context.Context, o options, round int, bin, impl, redisURL, a
 	sampler := startSampler(pid, o.warmup)
 	profiled := profile(ctx, o, "http://"+addr, impl, round)
 	others0 := cpuBusy(o.otherCPUs)
+	var throttled0 int64
+	if o.limit != nil {
+		throttled0 = o.limit.throttled()
+	}
 	loadStart := time.Now()
 	r, err := loadgen.Run(ctx, loadgen.Config{URL: url, VUs: o.vus, RampUp: o.rampUp, Hold: o.hold,
 		RampDown: o.rampDown, Warmup: o.warmup, Think: o.think})
@@ -310,9 +328,12 @@ func runServer(ctx context.Context, o options, round int, bin, impl, redisURL, a
 	if err := <-profiled; err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
 	}
-	serverCPUs := len(o.serverCPUs)
+	serverCPUs := float64(len(o.serverCPUs))
 	if serverCPUs == 0 {
-		serverCPUs = o.gomaxprocs
+		serverCPUs = float64(o.gomaxprocs)
+	}
+	if o.cpuLimit > 0 {
+		serverCPUs = min(serverCPUs, o.cpuLimit)
 	}
 	peak, err := statusKB(pid, "VmHWM")
 	if err != nil {
@@ -329,9 +350,13 @@ func runServer(ctx context.Context, o options, round int, bin, impl, redisURL, a
 		RSSAvgMB: rssAvg / 1024, RSSPeakMB: float64(peak) / 1024,
 		CPUPerReqUS: float64((cpu1 - cpu0).Microseconds()) / float64(max(r.HTTPRequests, 1)),
 		SingleCall:  call.PerSecond(), SingleList: list.PerSecond(), LoadDuringRun: load,
-		ServerBusy: 100 * (cpu1 - cpu0).Seconds() / loadWall.Seconds() / float64(serverCPUs)}
+		ServerBusy: 100 * (cpu1 - cpu0).Seconds() / loadWall.Seconds() / serverCPUs}
 	if others0.total > 0 && others1.total > others0.total {
 		row.OthersBusy = 100 * float64(others1.busy-others0.busy) / float64(others1.total-others0.total)
+	}
+	if o.limit != nil {
+		fmt.Fprintf(os.Stderr, "%s: throttled by the CPU limit for %v of the load's %v\n", impl,
+			time.Duration(o.limit.throttled()-throttled0)*time.Microsecond, loadWall.Round(time.Second))
 	}
 	fmt.Fprintf(os.Stderr, "%s: %.0f RPS, avg %.2f ms, p95 %.2f ms, %d errors, RSS avg %.1f MB peak %.1f MB, server busy %.0f%%, others %.0f%%\n",
 		impl, row.RPS, row.AvgMS, row.P95MS, row.Errors, row.RSSAvgMB, row.RSSPeakMB, row.ServerBusy, row.OthersBusy)
