@@ -72,6 +72,11 @@ func writeReport(w io.Writer, info reportInfo, pkgs []*pkgRun, coll *collection)
 		"rpcgen's in the same row and round: above 1 means X is slower than rpcgen. A table with the\n"+
 		"hand-written reference server ends with \"rpcgen / reference\", the same ratio the other way\n"+
 		"round: below 1.1 meets the \"within 1.1× of the reference\" targets.\n\n")
+	if len(info.charts) > 0 {
+		fmt.Fprintf(w, "Below each table with rpcgen and a peer, a chart draws those ratios: a bar group per row, a\n"+
+			"bar per implementation, right of the 1× line when it takes longer than rpcgen, on a log scale\n"+
+			"(2× slower and 2× faster are bars of one length).\n\n")
+	}
 
 	fmt.Fprintf(w, "## Packages\n\n| package | status |\n|---|---|\n")
 	for _, p := range pkgs {
