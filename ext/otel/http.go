@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
 // HTTPHandler wraps the handler of rpchttp or mcphttp: it takes the trace
@@ -71,6 +72,19 @@ func (in *Instrumentation) headers(ctx context.Context) context.Context {
 	}
 	return runtime.WithCallHeaderFunc(ctx, in.headerFunc)
 }
+
+// mcpHeaders is headers for an MCP client's request to ep: only HTTP
+// (mcphttp, whose Endpoint says so) carries headers, so over any other
+// transport ctx is left as it is.
+func (in *Instrumentation) mcpHeaders(ctx context.Context, ep *mcpclient.Endpoint) context.Context {
+	if !overHTTP(ep) {
+		return ctx
+	}
+	return in.headers(ctx)
+}
+
+// overHTTP reports whether an MCP client's requests to ep go over HTTP.
+func overHTTP(ep *mcpclient.Endpoint) bool { return ep.Protocol == "http" }
 
 // hasTraceContext reports whether ctx has something to propagate: a valid
 // span context or baggage.

@@ -35,11 +35,14 @@ func (in *Instrumentation) Server() runtime.Middleware {
 			start := time.Now()
 			ctx, span := in.tracer.Start(ctx, req.Method, in.starts.startOpts(attrKey{a: "s", b: req.Method}, serverKind, rpcStartAttrs)...)
 			if span.IsRecording() {
-				attrs := make([]attribute.KeyValue, 0, 5)
+				ab := getAttrs()
+				attrs := *ab
 				if !req.IsNotification() {
 					attrs = append(attrs, keyJSONRPCRequestID.String(idString(req.ID)))
 				}
-				span.SetAttributes(transportAttrs(ctx, runtime.TransportFromContext(ctx), attrs)...)
+				attrs = transportAttrs(ctx, runtime.TransportFromContext(ctx), attrs)
+				span.SetAttributes(attrs...)
+				putAttrs(ab, attrs)
 			}
 			in.serverActive.Add(ctx, 1, activeJSONRPC...)
 			res, err := next.ServeRPC(ctx, req)

@@ -47,8 +47,7 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 			var link []trace.SpanStartOption
 			if p.carrier.found {
 				ambient := trace.SpanContextFromContext(ctx)
-				carrier := p.carrier // on the heap only when there is one
-				parent = in.prop.Extract(ctx, &carrier)
+				parent = extract(ctx, in.prop, &p.carrier)
 				if remote := trace.SpanContextFromContext(parent); ambient.IsValid() && (ambient.TraceID() != remote.TraceID() || ambient.SpanID() != remote.SpanID()) {
 					link = []trace.SpanStartOption{trace.WithLinks(trace.Link{SpanContext: ambient})}
 				}
@@ -65,11 +64,14 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 			ctx, span := in.tracer.Start(parent, name, opts...)
 			transport := runtime.TransportFromContext(ctx)
 			if span.IsRecording() {
-				attrs := mcpAttrs(req.ID, req.Method, p.target, version, 9)
+				ab := getAttrs()
+				attrs := mcpAttrs(*ab, req.ID, req.Method, p.target, version)
 				if ss != nil && ss.ID() != "" {
 					attrs = append(attrs, keyMCPSessionID.String(ss.ID()))
 				}
-				span.SetAttributes(transportAttrs(ctx, transport, attrs)...)
+				attrs = transportAttrs(ctx, transport, attrs)
+				span.SetAttributes(attrs...)
+				putAttrs(ab, attrs)
 				ctx = mcpserver.ObserveNotifications(ctx, func(method string, params json.RawMessage) {
 					span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
 				})
@@ -207,10 +209,9 @@ func spanName(method, target string) string {
 	return method
 }
 
-// mcpAttrs are the span attributes of a request known before it runs, but
-// for mcp.method.name, which the span starts with.
-func mcpAttrs(id runtime.ID, method, target, version string, n int) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, n)
+// mcpAttrs appends to attrs the span attributes of a request known before it
+// runs, but for mcp.method.name, which the span starts with.
+func mcpAttrs(attrs []attribute.KeyValue, id runtime.ID, method, target, version string) []attribute.KeyValue {
 	if !id.IsZero() {
 		attrs = append(attrs, keyJSONRPCRequestID.String(idString(id)))
 	}
@@ -309,7 +310,7 @@ func (p *params) scan(raw json.RawMessage) {
 		}
 		switch string(key) {
 		case "name", "uri":
-			p.target, _ = unquote(val)
+			p.target = targets.unquote(val)
 		case "_meta":
 			p.carrier.scanMeta(val, &p.version)
 		}

@@ -35,26 +35,27 @@ func (in *Instrumentation) MCPClient() mcpclient.Middleware {
 			name, cached := in.spanName(req.Method, target)
 			ctx, span := in.tracer.Start(ctx, name, in.starts.startOpts(attrKey{a: "c", b: req.Method}, clientKind, mcpStartAttrs)...)
 			if span.IsRecording() {
-				n := 6
-				if req.Server != (mcpclient.Endpoint{}) {
-					n += 4
-				}
-				attrs := mcpAttrs(req.ID, req.Method, target, req.ProtocolVersion, n)
+				ab := getAttrs()
+				attrs := mcpAttrs(*ab, req.ID, req.Method, target, req.ProtocolVersion)
 				if req.SessionID != "" {
 					attrs = append(attrs, keyMCPSessionID.String(req.SessionID))
 				}
-				span.SetAttributes(appendEndpoint(attrs, &req.Server)...)
-				prev := req.OnNotification
-				req.OnNotification = func(method string, params json.RawMessage) {
-					span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
-					if prev != nil {
-						prev(method, params)
+				attrs = appendEndpoint(attrs, &req.Server)
+				span.SetAttributes(attrs...)
+				putAttrs(ab, attrs)
+				if req.WantsProgress() {
+					prev := req.OnNotification
+					req.OnNotification = func(method string, params json.RawMessage) {
+						span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
+						if prev != nil {
+							prev(method, params)
+						}
 					}
 				}
 			}
 			in.prop.Inject(ctx, metaCarrier{req})
 			in.clientActive.Add(ctx, 1, activeMCP...)
-			res, err := next(in.headers(ctx), req)
+			res, err := next(in.mcpHeaders(ctx, &req.Server), req)
 			in.clientActive.Add(ctx, -1, activeMCP...)
 			et, sc := outcome(span, req.Method, res, err, errorCode)
 			if !cached && err == nil {

@@ -66,8 +66,7 @@ func (in *Instrumentation) offClient(next runtime.Invoker) runtime.Invoker {
 func (in *Instrumentation) offMCPServer(next runtime.Handler) runtime.Handler {
 	return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
 		if c, ok := scanTraceMeta(req.Params); ok {
-			carrier := c // on the heap only when there is one
-			ctx = in.prop.Extract(ctx, &carrier)
+			ctx = extract(ctx, in.prop, &c)
 		}
 		return next.ServeRPC(ctx, req)
 	})
@@ -80,7 +79,9 @@ func (in *Instrumentation) offMCPClient(next mcpclient.Handler) mcpclient.Handle
 	return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 		if hasTraceContext(ctx) {
 			in.prop.Inject(ctx, metaCarrier{req})
-			ctx = runtime.WithCallHeaderFunc(ctx, in.headerFunc)
+			if overHTTP(&req.Server) {
+				ctx = runtime.WithCallHeaderFunc(ctx, in.headerFunc)
+			}
 		}
 		return next(ctx, req)
 	}

@@ -77,6 +77,11 @@ func (r *Request) Target() string {
 	return ""
 }
 
+// WantsProgress reports whether the call asked for progress notifications
+// (CallToolRaw with OnProgress, say): only then does the server send any
+// for it, and OnNotification hear them.
+func (r *Request) WantsProgress() bool { return r.onProgress != nil }
+
 // Arguments returns the raw arguments of a tools/call (or prompts/get), or nil.
 func (r *Request) Arguments() json.RawMessage { return member(r.Params, "arguments") }
 
