@@ -136,3 +136,34 @@ func TestUnknownToolsMakeNoSeries(t *testing.T) {
 		t.Errorf("series:\n%s\nwant:\n%s", strings.Join(series, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestInternedNames: the names the server reads are the same strings the
+// second time (no copy), escaped names are unquoted and not kept, and the
+// cache stops at maxAttrSets names, after which names still come back right.
+func TestInternedNames(t *testing.T) {
+	var c internCache
+	a := c.unquote([]byte(`"add"`))
+	b := c.unquote([]byte(`"add"`))
+	if a != "add" || b != "add" || len(c.m) != 1 {
+		t.Fatalf("add twice: %q, %q, %d names kept", a, b, len(c.m))
+	}
+	raw := []byte(`"add"`)
+	if allocs := testing.AllocsPerRun(100, func() { c.unquote(raw) }); allocs != 0 {
+		t.Errorf("a name seen before: %v allocations, want 0", allocs)
+	}
+	if s := c.unquote([]byte(`"a\u0064d"`)); s != "add" || len(c.m) != 1 {
+		t.Errorf("an escaped name: %q, %d names kept", s, len(c.m))
+	}
+	if s := c.unquote([]byte(`12`)); s != "" {
+		t.Errorf("a number: %q", s)
+	}
+	for i := range maxAttrSets + 10 {
+		name := fmt.Sprintf("tool%d", i)
+		if s := c.unquote([]byte(`"` + name + `"`)); s != name {
+			t.Fatalf("%s: %q", name, s)
+		}
+	}
+	if len(c.m) != maxAttrSets {
+		t.Errorf("%d names kept, want the bound %d", len(c.m), maxAttrSets)
+	}
+}

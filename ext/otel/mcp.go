@@ -309,8 +309,10 @@ func (p *params) scan(raw json.RawMessage) {
 			break
 		}
 		switch string(key) {
-		case "name", "uri":
-			p.target = targets.unquote(val)
+		case "name":
+			p.target = targets.unquote(val) // a tool's or prompt's: few
+		case "uri":
+			p.target, _ = unquote(val) // a resource's: any number of them
 		case "_meta":
 			p.carrier.scanMeta(val, &p.version)
 		}

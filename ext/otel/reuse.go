@@ -11,7 +11,7 @@ import (
 // What a traced call would otherwise allocate each time, reused: the slice
 // of a span's per-call attributes (Span.SetAttributes copies them), the
 // carrier a propagator extracts from (it reads it during Extract), and the
-// strings of the tool, prompt and resource names requests name.
+// strings of the tool and prompt names requests name.
 
 // attrPool holds slices for the attributes of one SetAttributes call.
 var attrPool = sync.Pool{New: func() any {
@@ -50,9 +50,9 @@ type internCache struct {
 	m  map[string]string
 }
 
-// targets interns the targets of the requests MCPServer reads (a server
-// has few tools, prompts and resources; a peer making names up fills it
-// to its bound, after which names are copied as before).
+// targets interns the tool and prompt names of the requests MCPServer
+// reads (a server has few; a peer making names up fills it to its bound,
+// after which names are copied as before).
 var targets internCache
 
 // unquote is unquote(v) through the cache; "" when v is no JSON string.
