@@ -841,3 +841,614 @@ function isObject(v: unknown): v is Record<string, any> {
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+// MCP tools and the Tasks extension. MCPClient calls a server's tools over
+// MCP 2026-07-28 (Streamable HTTP, or any Transport that carries headers and
+// a request's messages): no handshake, each request carries the protocol
+// revision and the client's capabilities in its _meta. A tool the server runs
+// as a task (the Tasks extension, SEP-2663) is answered at once with a task,
+// which the client follows: through its status notifications (a
+// subscriptions/listen stream naming it) when the server agrees to send them,
+// else by polling tasks/get as often as the server asks; it answers the
+// task's input requests (a confirmation asked midway) with the client's
+// handlers (tasks/update) and cancels it (tasks/cancel) when the caller gives
+// up. The generated <Service>MCPClient classes call through one.
+
+/** The MCP revision MCPClient speaks: 2026-07-28, which has no handshake. */
+export const MCPProtocolVersion = "2026-07-28";
+
+/** The identifier of MCP's Tasks extension (SEP-2663). */
+export const MCPTasksExtensionID = "io.modelcontextprotocol/tasks";
+
+/** The state of a task: working or input_required until it ends completed, failed or cancelled. */
+export type MCPTaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/**
+ * A request the server makes of the client inside a task (or a call
+ * answered input_required): elicitation/create, sampling/createMessage or
+ * roots/list, and its params.
+ */
+export interface MCPInputRequest {
+  method: string;
+  params?: unknown;
+}
+
+/** The result of a tools/call: content blocks, the structured result, and whether the tool failed. */
+export interface MCPCallToolResult {
+  content?: unknown[] | undefined;
+  structuredContent?: unknown;
+  isError?: boolean | undefined;
+  _meta?: Record<string, unknown> | undefined;
+}
+
+/**
+ * A task as tasks/get answers it: its status, progress (statusMessage), the
+ * input requests it waits on (input_required), the tool's result
+ * (completed) or the error it failed with (failed). Timestamps are ISO 8601.
+ */
+export interface MCPTask {
+  taskId: string;
+  status: MCPTaskStatus;
+  statusMessage?: string | undefined;
+  createdAt: string;
+  lastUpdatedAt: string;
+  /** How long after createdAt the server keeps the task, in ms; null: unlimited. */
+  ttlMs: number | null;
+  /** How often to poll, in ms, when the server says. */
+  pollIntervalMs?: number | undefined;
+  inputRequests?: Record<string, MCPInputRequest> | undefined;
+  result?: MCPCallToolResult | undefined;
+  error?: JSONRPCErrorObject | undefined;
+}
+
+/** The params of elicitation/create: what to ask the user, and the form's schema (form mode). */
+export interface MCPElicitParams {
+  mode?: string | undefined;
+  message: string;
+  requestedSchema?: unknown;
+  url?: string | undefined;
+}
+
+/** The user's answer to an elicitation: accepted with the form's content, declined or cancelled. */
+export interface MCPElicitResult {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown> | undefined;
+}
+
+/** MCPClientOptions configure an MCPClient. */
+export interface MCPClientOptions extends ClientOptions {
+  /** The client's name and version, sent with every request (io.modelcontextprotocol/clientInfo). */
+  clientInfo?: { name: string; version: string } | undefined;
+  /**
+   * Answers the server's elicitation/create requests (a confirmation a
+   * task asks for midway); the client declares elicitation (form mode)
+   * when it is set.
+   */
+  onElicit?: ((params: MCPElicitParams, signal: AbortSignalLike | undefined) => MCPElicitResult | Promise<MCPElicitResult>) | undefined;
+  /**
+   * Answers the other input requests (sampling/createMessage, roots/list),
+   * returning their result; declare what it answers in capabilities.
+   */
+  onInput?: ((request: MCPInputRequest, signal: AbortSignalLike | undefined) => unknown) | undefined;
+  /** Client capabilities declared on top of those the handlers imply, e.g. { sampling: {} }. */
+  capabilities?: Record<string, unknown> | undefined;
+  /** Declare the Tasks extension, so that the server may answer a call with a task (default true). */
+  tasks?: boolean | undefined;
+}
+
+/**
+ * An MCP tool as a generated client calls it: its name, how to decode its
+ * structured result, whether the method has none, and the classes of its
+ * declared errors.
+ */
+export interface MCPTool<R> {
+  readonly name: string;
+  readonly result: (structured: unknown) => R;
+  readonly noResult?: boolean | undefined;
+  readonly errors?: ErrorClasses | undefined;
+}
+
+/**
+ * MCPToolError is a tool's error result (isError) that carries no JSON-RPC
+ * error: its text blocks, and the whole result. A tool of rpcgen's that
+ * returns an error is thrown as that error instead (its declared class, or
+ * an RPCError), as over JSON-RPC.
+ */
+export class MCPToolError extends Error {
+  /** The tool's name. */
+  readonly tool: string;
+  /** The tool's result, isError set. */
+  readonly result: MCPCallToolResult;
+
+  constructor(tool: string, result: MCPCallToolResult) {
+    const texts = (result.content ?? []).flatMap((b) => (isObject(b) && b["type"] === "text" && typeof b["text"] === "string" ? [b["text"] as string] : []));
+    super(texts.join("\n") || `tool ${tool} failed`);
+    this.name = "MCPToolError";
+    this.tool = tool;
+    this.result = result;
+  }
+}
+
+/** MCPTaskCancelledError is a task that ended cancelled (by tasks/cancel, from this client or another). */
+export class MCPTaskCancelledError extends CancelledError {
+  /** The task's ID. */
+  readonly taskId: string;
+
+  constructor(tool: string, taskId: string) {
+    super(`${tool}: the task ${taskId} was cancelled`);
+    this.name = "MCPTaskCancelledError";
+    this.taskId = taskId;
+  }
+}
+
+// The _meta keys rpcgen's servers mark a tool's error result with: the
+// JSON-RPC error it returned, and a result that is null.
+const metaError = "io.github.rpcgen/error";
+const metaNull = "io.github.rpcgen/null";
+
+// How often a task is polled when its server does not say, and how many
+// input_required rounds one call answers.
+const defaultPollMs = 500;
+const maxInputRounds = 10;
+
+/**
+ * MCPClient calls MCP tools over MCP 2026-07-28 and follows the tasks the
+ * server answers them with; see the generated <Service>MCPClient classes
+ * for typed calls. Several generated clients may share one.
+ */
+export class MCPClient {
+  /** The JSON-RPC client the requests go through. */
+  readonly rpc: JSONRPCClient;
+  readonly #opts: MCPClientOptions;
+  #nextID = 1;
+
+  constructor(target: string | Transport, options: MCPClientOptions = {}) {
+    this.rpc = new JSONRPCClient(target, options);
+    this.#opts = options;
+  }
+
+  /** The capabilities the client declares on every request. */
+  capabilities(): Record<string, unknown> {
+    const caps: Record<string, unknown> = { ...this.#opts.capabilities };
+    if (this.#opts.onElicit) {
+      caps["elicitation"] = { form: {} };
+    }
+    if (this.#opts.tasks !== false) {
+      const declared = caps["extensions"];
+      caps["extensions"] = { ...(isObject(declared) ? declared : {}), [MCPTasksExtensionID]: {} };
+    }
+    return caps;
+  }
+
+  /**
+   * request sends an MCP request and returns its result, answering the
+   * input_required rounds of a call with the client's handlers. name is the
+   * value of the Mcp-Name header (a tool's name, a task's ID). An error
+   * response is thrown as call throws it.
+   */
+  async request<R = Record<string, unknown>>(method: string, params: Record<string, unknown>, options: CallOptions = {}, name?: string, errors?: ErrorClasses): Promise<R> {
+    const headers: Record<string, string> = { ...options.headers, "MCP-Protocol-Version": MCPProtocolVersion, "Mcp-Method": method };
+    if (name !== undefined) {
+      headers["Mcp-Name"] = name;
+    }
+    const meta: Record<string, unknown> = {
+      "io.modelcontextprotocol/protocolVersion": MCPProtocolVersion,
+      "io.modelcontextprotocol/clientCapabilities": this.capabilities(),
+    };
+    if (this.#opts.clientInfo) {
+      meta["io.modelcontextprotocol/clientInfo"] = this.#opts.clientInfo;
+    }
+    let sent: Record<string, unknown> = { ...params, _meta: meta };
+    for (let round = 0; ; round++) {
+      const id = this.#nextID++;
+      const message: JSONRPCRequest = { jsonrpc: "2.0", id, method, params: sent };
+      // onMessage: the answer may come as an event stream, after
+      // notifications of the call's own (progress), which are dropped.
+      const response = await this.rpc.exchange(message, { ...options, headers, onMessage: () => {} }, method);
+      const result = resultOf<Record<string, unknown>>(response, id, method, errors);
+      if (!isObject(result) || result["resultType"] !== "input_required") {
+        return result as R;
+      }
+      if (round >= maxInputRounds) {
+        throw new TransportError(`${method}: the server asked for input ${maxInputRounds} times`);
+      }
+      const requests = result["inputRequests"];
+      const answers = isObject(requests) ? await this.answerInputs(requests, options.signal) : {};
+      sent = { ...params, _meta: meta, inputResponses: answers };
+      if (result["requestState"] !== undefined) {
+        sent["requestState"] = result["requestState"];
+      }
+    }
+  }
+
+  /**
+   * answerInputs answers input requests, by key, with the client's
+   * handlers: onElicit for elicitation/create, onInput for the others. A
+   * request no handler answers throws an RPCError (method not found).
+   */
+  async answerInputs(requests: Record<string, unknown>, signal?: AbortSignalLike): Promise<Record<string, unknown>> {
+    const answers: Record<string, unknown> = {};
+    for (const key of Object.keys(requests).sort()) {
+      const req = requests[key];
+      if (!isObject(req) || typeof req["method"] !== "string") {
+        throw new TransportError(`the server's input request ${key} is malformed`);
+      }
+      const request: MCPInputRequest = { method: req["method"], params: req["params"] };
+      if (request.method === "elicitation/create" && this.#opts.onElicit) {
+        answers[key] = await this.#opts.onElicit(request.params as MCPElicitParams, signal);
+      } else if (this.#opts.onInput) {
+        answers[key] = await this.#opts.onInput(request, signal);
+      } else {
+        throw new RPCError(ErrorCode.MethodNotFound, `the server asked for ${request.method} (input request ${key}), which this client has no handler for`);
+      }
+    }
+    return answers;
+  }
+
+  /**
+   * callTool calls a tool and returns its decoded result. A task the
+   * server creates for the call is followed until it ends; aborting
+   * options.signal cancels it. A tool's error is thrown as its declared
+   * class (an RPCError), or an MCPToolError; a failed task as the error it
+   * failed with; a cancelled one as an MCPTaskCancelledError. options.timeout
+   * bounds each request, not the whole call.
+   */
+  async callTool<R>(tool: MCPTool<R>, args: unknown, options: CallOptions = {}): Promise<R> {
+    const handle = await this.startTool(tool, args, options);
+    return handle.result(options);
+  }
+
+  /**
+   * startTool calls a tool and returns the handle of the task the server
+   * created for it, without following it. A call answered at once gives a
+   * handle with no id whose result returns that answer.
+   */
+  async startTool<R>(tool: MCPTool<R>, args: unknown, options: CallOptions = {}): Promise<MCPToolTask<R>> {
+    const result = await this.request("tools/call", { name: tool.name, arguments: args ?? {} }, options, tool.name, tool.errors);
+    if (result["resultType"] === "task") {
+      return new MCPToolTask(this, tool, checkTask(tool.name, result, undefined));
+    }
+    return new MCPToolTask(this, tool, undefined, result as MCPCallToolResult);
+  }
+
+  /**
+   * task picks up a task of tool by its ID (created earlier, by this client
+   * or another one: after a restart, say), as tasks/get now answers it.
+   */
+  async task<R>(tool: MCPTool<R>, taskId: string, options: CallOptions = {}): Promise<MCPToolTask<R>> {
+    const handle = new MCPToolTask(this, tool, { taskId, status: "working", createdAt: "", lastUpdatedAt: "", ttlMs: null });
+    await handle.refresh(options);
+    return handle;
+  }
+
+  /** close closes the transport. */
+  async close(): Promise<void> {
+    await this.rpc.close();
+  }
+}
+
+// checkTask returns result as an MCPTask when it is one (of the task id, when
+// given), or throws a TransportError.
+function checkTask(tool: string, result: unknown, id: string | undefined): MCPTask {
+  const statuses = ["working", "input_required", "completed", "failed", "cancelled"];
+  if (!isObject(result) || typeof result["taskId"] !== "string" || result["taskId"] === "" || !statuses.includes(result["status"] as string) || (id !== undefined && result["taskId"] !== id)) {
+    throw new TransportError(`${tool}: the server sent a malformed task: ${JSON.stringify(result).slice(0, 200)}`);
+  }
+  return result as MCPTask;
+}
+
+/**
+ * MCPToolTask is a tool call the server runs as a task: its ID, its state as
+ * last seen, and the requests that read and steer it. result follows it to
+ * its end. One caller at a time.
+ */
+export class MCPToolTask<R> {
+  readonly #client: MCPClient;
+  readonly #tool: MCPTool<R>;
+  #task: MCPTask;
+  readonly #atOnce: MCPCallToolResult | undefined;
+  readonly #answered = new Set<string>();
+
+  /** Made by MCPClient.startTool and MCPClient.task. */
+  constructor(client: MCPClient, tool: MCPTool<R>, task: MCPTask | undefined, atOnce?: MCPCallToolResult) {
+    this.#client = client;
+    this.#tool = tool;
+    this.#atOnce = atOnce;
+    this.#task = task ?? { taskId: "", status: "completed", createdAt: "", lastUpdatedAt: "", ttlMs: null, result: atOnce };
+  }
+
+  /** The task's ID, "" when the server answered the call at once. Keep it to pick the task up later (MCPClient.task). */
+  get id(): string {
+    return this.#task.taskId;
+  }
+
+  /** The task's status as last seen. */
+  get status(): MCPTaskStatus {
+    return this.#task.status;
+  }
+
+  /** The task as last seen: status, statusMessage (progress), input requests. */
+  get task(): MCPTask {
+    return this.#task;
+  }
+
+  /** refresh asks the server for the task's state (tasks/get) and returns it. */
+  async refresh(options: CallOptions = {}): Promise<MCPTask> {
+    if (this.#atOnce !== undefined) {
+      return this.#task;
+    }
+    const id = this.#task.taskId;
+    const t = await this.#client.request("tasks/get", { taskId: id }, options, id);
+    this.#task = checkTask(this.#tool.name, t, id);
+    return this.#task;
+  }
+
+  /**
+   * answer sends answers to the task's input requests, by key (tasks/update):
+   * each the result of its request, as elicitation/create answers.
+   */
+  async answer(responses: Record<string, unknown>, options: CallOptions = {}): Promise<void> {
+    if (this.#atOnce !== undefined) {
+      throw new Error(`${this.#tool.name}: the call was answered at once: no task to answer`);
+    }
+    const id = this.#task.taskId;
+    await this.#client.request("tasks/update", { taskId: id, inputResponses: responses }, options, id);
+    for (const k of Object.keys(responses)) this.#answered.add(k);
+  }
+
+  /**
+   * cancel asks the server to cancel the task (tasks/cancel), then reads its
+   * state. Cancellation is cooperative: the task may still end otherwise.
+   */
+  async cancel(options: CallOptions = {}): Promise<void> {
+    if (this.#atOnce !== undefined) {
+      return;
+    }
+    const id = this.#task.taskId;
+    await this.#client.request("tasks/cancel", { taskId: id }, options, id);
+    await this.refresh(options).catch(() => {});
+  }
+
+  /**
+   * result follows the task until it ends and returns the tool's decoded
+   * result, answering its input requests with the client's handlers. It
+   * listens for the task's status notifications when the server agrees,
+   * else (or once that stream is lost) polls tasks/get every
+   * pollIntervalMs. Aborting options.signal cancels the task and throws a
+   * CancelledError. Errors: as MCPClient.callTool says.
+   */
+  async result(options: CallOptions = {}): Promise<R> {
+    const signal = options.signal;
+    let watch: TaskWatch | undefined;
+    let watched = this.#atOnce !== undefined;
+    try {
+      for (;;) {
+        const t = this.#task;
+        switch (t.status) {
+          case "completed":
+            return toolResult(this.#tool, t.result);
+          case "failed": {
+            const e = t.error;
+            if (!isObject(e) || typeof e.code !== "number") {
+              throw new RPCError(ErrorCode.InternalError, `${this.#tool.name}: the task failed: ${t.statusMessage ?? "no error given"}`);
+            }
+            const cls = this.#tool.errors?.[e.code];
+            throw cls ? new cls(String(e.message), e.data) : new RPCError(e.code, String(e.message), e.data);
+          }
+          case "cancelled":
+            throw new MCPTaskCancelledError(this.#tool.name, t.taskId);
+          case "input_required":
+            try {
+              await this.#answerAll(options);
+            } catch (err) {
+              // A question the client cannot answer: the task would wait
+              // on it until its TTL, so it is cancelled.
+              if (!signal?.aborted) await this.cancel({ headers: options.headers }).catch(() => {});
+              throw err;
+            }
+        }
+        if (signal?.aborted) {
+          throw new CancelledError(`${this.#tool.name}: cancelled`, signal.reason);
+        }
+        if (!watched) {
+          watched = true;
+          watch = await TaskWatch.open(this.#client, t.taskId, options);
+          if (watch) {
+            await this.refresh(options); // what changed before the server agreed is not sent
+            continue;
+          }
+        }
+        if (watch) {
+          const next = await watch.next(signal);
+          if (next) {
+            this.#task = next;
+          } else {
+            watch.close();
+            watch = undefined;
+            await this.refresh(options);
+          }
+          continue;
+        }
+        await sleep(t.pollIntervalMs && t.pollIntervalMs > 0 ? t.pollIntervalMs : defaultPollMs, signal);
+        await this.refresh(options);
+      }
+    } catch (err) {
+      if (signal?.aborted && this.#atOnce === undefined && !isTerminal(this.#task.status)) {
+        // The caller gave up: the task is cancelled, on requests of their own.
+        await this.cancel({ headers: options.headers }).catch(() => {});
+        throw err instanceof CancelledError ? err : new CancelledError(`${this.#tool.name}: cancelled`, signal.reason);
+      }
+      throw err;
+    } finally {
+      watch?.close();
+    }
+  }
+
+  /** wait follows the task as result does, for a caller that needs no result. */
+  async wait(options: CallOptions = {}): Promise<void> {
+    await this.result(options);
+  }
+
+  // answerAll answers the input requests not answered yet.
+  async #answerAll(options: CallOptions): Promise<void> {
+    const pending: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.#task.inputRequests ?? {})) {
+      if (!this.#answered.has(k)) pending[k] = v;
+    }
+    if (Object.keys(pending).length > 0) {
+      await this.answer(await this.#client.answerInputs(pending, options.signal), options);
+    }
+  }
+}
+
+function isTerminal(s: MCPTaskStatus): boolean {
+  return s === "completed" || s === "failed" || s === "cancelled";
+}
+
+// toolResult decodes a tools/call result as tool's method returns it, or
+// throws the error it carries.
+function toolResult<R>(tool: MCPTool<R>, res: MCPCallToolResult | undefined): R {
+  if (!isObject(res)) {
+    throw new TransportError(`${tool.name}: the task completed without a result`);
+  }
+  const meta = isObject(res._meta) ? res._meta : {};
+  if (res.isError === true) {
+    if (meta[metaNull] === true) {
+      return tool.result(null);
+    }
+    const e = meta[metaError];
+    if (isObject(e) && typeof e["code"] === "number") {
+      const cls = tool.errors?.[e["code"]];
+      const message = String(e["message"]);
+      throw cls ? new cls(message, e["data"]) : new RPCError(e["code"], message, e["data"]);
+    }
+    throw new MCPToolError(tool.name, res);
+  }
+  if (tool.noResult) {
+    return tool.result(undefined);
+  }
+  if (res.structuredContent === undefined || res.structuredContent === null) {
+    throw new TransportError(`${tool.name}: the tool returned no structured result`);
+  }
+  return tool.result(res.structuredContent);
+}
+
+// sleep resolves after ms, or rejects with a CancelledError when signal is
+// aborted first.
+function sleep(ms: number, signal: AbortSignalLike | undefined): Promise<void> {
+  if (signal?.aborted) {
+    return Promise.reject(new CancelledError("cancelled", signal.reason));
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      globals.clearTimeout(timer);
+      reject(new CancelledError("cancelled", signal?.reason));
+    };
+    const timer = globals.setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * TaskWatch is a subscriptions/listen stream carrying one task's status
+ * notifications (2026-07-28): each the task as tasks/get answers it.
+ */
+class TaskWatch {
+  readonly #controller: { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
+  #latest: MCPTask | undefined;
+  #ended = false;
+  #acked: ((agreed: boolean) => void) | undefined;
+  #wake: (() => void) | undefined;
+
+  private constructor(controller: { readonly signal: AbortSignalLike; abort(reason?: unknown): void }) {
+    this.#controller = controller;
+  }
+
+  /**
+   * open opens the stream and resolves once the server agreed to send the
+   * task's status; undefined when it refused, did not agree or the stream
+   * failed (the caller polls then).
+   */
+  static async open(client: MCPClient, taskId: string, options: CallOptions): Promise<TaskWatch | undefined> {
+    const AC = globals.AbortController;
+    if (!AC || options.signal?.aborted) {
+      return undefined;
+    }
+    const w = new TaskWatch(new AC());
+    const agreed = new Promise<boolean>((resolve) => (w.#acked = resolve));
+    const headers: Record<string, string> = { ...options.headers, "MCP-Protocol-Version": MCPProtocolVersion, "Mcp-Method": "subscriptions/listen" };
+    const params = {
+      notifications: { taskIds: [taskId] },
+      _meta: { "io.modelcontextprotocol/protocolVersion": MCPProtocolVersion, "io.modelcontextprotocol/clientCapabilities": client.capabilities() },
+    };
+    const onMessage = (m: JSONRPCRequest): void => {
+      const p = m.params;
+      if (!isObject(p)) return;
+      if (m.method === "notifications/subscriptions/acknowledged") {
+        const n = p["notifications"];
+        w.#acked?.(isObject(n) && Array.isArray(n["taskIds"]) && n["taskIds"].includes(taskId));
+      } else if (m.method === "notifications/tasks" && p["taskId"] === taskId) {
+        try {
+          w.#latest = checkTask("subscriptions/listen", p, taskId);
+        } catch {
+          return; // a malformed notification is dropped
+        }
+        w.#wake?.();
+      }
+    };
+    const message: JSONRPCRequest = { jsonrpc: "2.0", id: `listen-${taskId}`, method: "subscriptions/listen", params };
+    const end = () => {
+      w.#ended = true;
+      w.#acked?.(false);
+      w.#wake?.();
+    };
+    client.rpc.exchange(message, { headers, signal: w.#controller.signal, onMessage }, "subscriptions/listen").then(end, end);
+    const onAbort = () => w.close();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const ok = await agreed;
+    options.signal?.removeEventListener("abort", onAbort);
+    if (!ok) {
+      w.close();
+      return undefined;
+    }
+    return w;
+  }
+
+  /**
+   * next resolves with the task's latest state not read yet, waiting for
+   * one; undefined once the stream ended. It rejects with a CancelledError
+   * when signal is aborted.
+   */
+  async next(signal: AbortSignalLike | undefined): Promise<MCPTask | undefined> {
+    for (;;) {
+      const t = this.#latest;
+      if (t !== undefined) {
+        this.#latest = undefined;
+        return t;
+      }
+      if (this.#ended) {
+        return undefined;
+      }
+      if (signal?.aborted) {
+        throw new CancelledError("cancelled", signal.reason);
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal?.removeEventListener("abort", done);
+          this.#wake = undefined;
+          resolve();
+        };
+        signal?.addEventListener("abort", done, { once: true });
+        this.#wake = done;
+      });
+    }
+  }
+
+  /** close ends the stream. */
+  close(): void {
+    this.#controller.abort(new CancelledError("the task's status is no longer followed"));
+  }
+}

@@ -4,7 +4,7 @@ import (
 	"context"
 )
 
-//go:generate go tool rpcgen Archive
+//go:generate go tool rpcgen --ts archive_client.ts Archive
 
 // Archive compacts an archive: a long job, run as a task of the Tasks
 // extension, that reports its progress, asks for a confirmation midway and

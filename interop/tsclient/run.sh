@@ -27,7 +27,11 @@
 #     directories, share one TypeScript runtime: an error through one is an
 #     instance of the other's RPCError, as ECMAScript modules
 #     (test/shared_runtime.test.ts) and compiled as CommonJS
-#     (test/commonjs.test.cjs).
+#     (test/commonjs.test.cjs);
+#   - examples/tasks, served over MCP Streamable HTTP, through its generated
+#     ArchiveMCPClient: Archive.compact runs as a task, which the client
+#     follows (status notifications, or polling), answering its confirmation,
+#     cancelling it, picking it up by its ID (test/tasks.test.ts).
 #
 # Needs go and node (20+); the first run fetches the npm packages pinned in
 # package-lock.json, later runs work offline.
@@ -136,6 +140,28 @@ for _ in $(seq 1 100); do [ -S "$tmp/quotes.sock" ] && break; sleep 0.1; done
 serve gateway "$tmp/gateway" --socket "$tmp/quotes.sock" --http 127.0.0.1:0
 feed_addr=$addr
 
+echo "== build examples/tasks: MCP over Streamable HTTP, Archive.compact running as a task"
+(cd "$repo" && go build -o "$tmp/tasks" ./examples/tasks)
+# It prints its endpoint's URL on stdout once it listens.
+"$tmp/tasks" --http 127.0.0.1:0 --step 20ms >"$tmp/tasks.out" 2>"$tmp/tasks.log" &
+server_pids+=($!)
+tasks_url=""
+for _ in $(seq 1 100); do
+	tasks_url=$(sed -n 1p "$tmp/tasks.out")
+	[ -n "$tasks_url" ] && break
+	if ! kill -0 "${server_pids[-1]}" 2>/dev/null; then
+		cat "$tmp/tasks.log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+if [ -z "$tasks_url" ]; then
+	echo "examples/tasks did not start:" >&2
+	cat "$tmp/tasks.log" >&2
+	exit 1
+fi
+echo "tasks serving on $tasks_url"
+
 echo "== @open-rpc/generator: a TypeScript client for internal/probe's document (bare method names), compiled"
 printf '{"openrpcDocument": "%s", "outDir": "%s", "components": [{"type": "client", "language": "typescript", "name": "probe-client"}]}\n' \
 	"$repo/internal/probe/probe.openrpc.json" "$tmp/openrpcgen" >"$tmp/openrpcgen.json"
@@ -163,10 +189,10 @@ echo "== node --test"
 ws_flag=""
 node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || ws_flag=--experimental-websocket
 CALCULATOR_URL="http://$calculator_addr" CALCULATOR_OPENRPC="$repo/examples/calculator/calculator.openrpc.json" \
-	PROBE_URL="http://$probe_addr" FEED_URL="http://$feed_addr" \
+	PROBE_URL="http://$probe_addr" FEED_URL="http://$feed_addr" TASKS_URL="$tasks_url" \
 	CJS_BUILD="$tmp/cjs" node $ws_flag --test --test-reporter=spec test/openrpc.test.mjs test/recursion.test.mjs "$tmp/build/interop/tsclient/test/calculator.test.js" \
 	"$tmp/build/interop/tsclient/test/probe.test.js" "$tmp/build/interop/tsclient/test/feed.test.js" \
-	"$tmp/build/interop/tsclient/test/shared_runtime.test.js" test/commonjs.test.cjs
+	"$tmp/build/interop/tsclient/test/shared_runtime.test.js" "$tmp/build/interop/tsclient/test/tasks.test.js" test/commonjs.test.cjs
 
 echo "== node --test: the @open-rpc/generator client calls internal/probe"
 PROBE_URL="http://$probe_addr" OPENRPCGEN_CLIENT="$generated/build/index.js" \

@@ -96,6 +96,13 @@ type apiMethod struct {
 	// MCP is the method's MCP descriptor where it says more than the
 	// schemas (title, icons, _meta, App view); nil otherwise.
 	MCP *apiDescriptor
+	// TaskTool is the name of the method's MCP tool when it may run as a
+	// task and its client gets a task handle (model.HasTaskHandle): the
+	// TypeScript client's <Service>MCPClient calls it. "" otherwise.
+	TaskTool string
+	// ToolWrapped says the tool's structured result is {"result": R}, R not
+	// being an object.
+	ToolWrapped bool
 }
 
 // apiParam is one member of a method's params object.
@@ -180,6 +187,11 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 	c.reserve(slices.Sorted(maps.Keys(schema.MCPTitles))...)
 	for _, s := range services {
 		c.reserve(s.Name + "Client")
+		for _, m := range s.Methods {
+			if model.HasTaskHandle(m) { // the MCP client and the tool's constant
+				c.reserve(s.Name+"MCPClient", s.Name+m.Name+"Tool")
+			}
+		}
 	}
 	for _, s := range services {
 		for _, m := range s.Methods {
@@ -236,6 +248,10 @@ func apiMethodOf(sg *schema.Builder, c *components, m *model.Method) *apiMethod 
 		StructParams: m.StructParams,
 		Notification: m.Notification,
 		MCP:          descriptorOf(m),
+	}
+	if model.HasTaskHandle(m) {
+		am.TaskTool = m.Tool.Name
+		_, am.ToolWrapped = sg.OutputSchema(m)
 	}
 	if m.StructParams {
 		am.StructArg = m.Params[0].Name

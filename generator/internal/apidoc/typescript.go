@@ -35,6 +35,7 @@ func renderTypeScript(api *apiDoc, runtime string) ([]byte, error) {
 		"runtimeImports": func() string { return tsRuntimeImports(api) },
 		"errorClass":     r.errorClass,
 		"errorList":      apiErrors,
+		"mcpClient":      r.mcpClient,
 	}
 	return render("client.ts.tmpl", funcs, api)
 }

@@ -9,7 +9,15 @@ import (
 
 // tsMethod writes the client method of m, indented for a class body.
 func (r *tsRenderer) method(m *apiMethod) string {
-	var args, members []string
+	args, params := r.methodArgs(m)
+	return r.methodText(m, args, params)
+}
+
+// methodArgs returns the TypeScript params of m's client method, but its
+// options, and the expression of the params object it sends from them ("" for
+// none).
+func (r *tsRenderer) methodArgs(m *apiMethod) (args []string, params string) {
+	var members []string
 	switch {
 	case m.StructParams:
 		name := tsName(m.StructArg)
@@ -18,7 +26,7 @@ func (r *tsRenderer) method(m *apiMethod) string {
 			t += " | null" // a nil pointer: the Go client sends null params
 		}
 		args = append(args, name+": "+t)
-		return r.methodText(m, args, name)
+		return args, name
 	default:
 		// A param may be left out ("?") only when every one after it may.
 		optionalFrom := len(m.Params)
@@ -44,11 +52,10 @@ func (r *tsRenderer) method(m *apiMethod) string {
 			}
 		}
 	}
-	params := ""
 	if len(members) > 0 {
 		params = "{ " + strings.Join(members, ", ") + " }"
 	}
-	return r.methodText(m, args, params)
+	return args, params
 }
 
 // tsMethodText writes the method of m taking args and sending params (a

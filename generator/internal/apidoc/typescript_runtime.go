@@ -108,6 +108,9 @@ func tsRuntimeImports(api *apiDoc) string {
 	if slices.ContainsFunc(apiErrors(api), func(e apiError) bool { return e.Class != "" }) {
 		names = append(names, "RPCError")
 	}
+	if slices.ContainsFunc(api.Services, hasTaskTools) {
+		names = append(names, "MCPClient", "type MCPClientOptions", "type MCPTool", "type MCPToolTask")
+	}
 	slices.SortFunc(names, func(a, b string) int {
 		return strings.Compare(strings.TrimPrefix(a, "type "), strings.TrimPrefix(b, "type "))
 	})
