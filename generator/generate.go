@@ -72,6 +72,11 @@ type Config struct {
 	// APIVersion is the API version the OpenRPC document and the reference
 	// state; "" is "0.0.0".
 	APIVersion string
+	// OpenRPCVersion is the OpenRPC version the document states: "" or
+	// "1.3.2", or "1.2.6" for tools whose meta-schema knows no later one
+	// (the document then leaves out error examples, which 1.2.6 cannot
+	// state: its example pairings require a result).
+	OpenRPCVersion string
 	// Warn, when not nil, is told of each problem that does not stop
 	// generation, such as a tool without a description; its message
 	// starts with "warning:".
@@ -118,7 +123,7 @@ type ServerMeta struct {
 
 // apiOptions are cfg's settings of the outputs that are not Go.
 func apiOptions(cfg Config) apidoc.Options {
-	return apidoc.Options{OpenRPC: cfg.OpenRPC, TypeScript: cfg.TypeScript, TSRuntime: cfg.TSRuntime, Docs: cfg.Docs, APIVersion: cfg.APIVersion,
+	return apidoc.Options{OpenRPC: cfg.OpenRPC, TypeScript: cfg.TypeScript, TSRuntime: cfg.TSRuntime, Docs: cfg.Docs, APIVersion: cfg.APIVersion, OpenRPCVersion: cfg.OpenRPCVersion,
 		NoDiscover: cfg.NoDiscover, Servers: cfg.Servers, License: cfg.License, LicenseURL: cfg.LicenseURL,
 		Contact: cfg.Contact, ContactEmail: cfg.ContactEmail, ContactURL: cfg.ContactURL}
 }
@@ -363,7 +368,7 @@ func takeWarnings(files map[string][]byte) diag.List {
 // its package directory and Go output as Generate resolved them.
 func settingsOf(cfg Config, dir, out string) cache.Settings {
 	return cache.Settings{Dir: dir, Out: out, Interfaces: cfg.Interfaces, BuildTags: cfg.BuildTags,
-		Options: append([]string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.TSRuntime, cfg.Docs, cfg.APIVersion, strconv.FormatBool(cfg.NoDiscover),
+		Options: append([]string{cfg.SchemaDir, cfg.OpenRPC, cfg.TypeScript, cfg.TSRuntime, cfg.Docs, cfg.APIVersion, cfg.OpenRPCVersion, strconv.FormatBool(cfg.NoDiscover),
 			cfg.License, cfg.LicenseURL, cfg.Contact, cfg.ContactEmail, cfg.ContactURL, strconv.Itoa(len(cfg.Servers))}, slices.Concat(cfg.Servers, serverSettings(cfg))...)}
 	// Strict and Warn are not among them: the entry keeps the warnings, and
 	// generate judges them on every run.

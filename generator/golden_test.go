@@ -202,7 +202,7 @@ func checkOrUpdate(t *testing.T, file string, ar *txtar.Archive, got map[string]
 func configOf(c goldentest.Case) Config {
 	f := c.Flags
 	return Config{Dir: c.Dir, Interfaces: c.Interfaces, Output: f.Out, BuildTags: f.Tags, SchemaDir: f.SchemaDir,
-		OpenRPC: f.OpenRPC, TypeScript: f.TypeScript, TSRuntime: f.TSRuntime, Docs: f.Docs, NoDiscover: f.NoDiscover, APIVersion: f.APIVersion,
+		OpenRPC: f.OpenRPC, TypeScript: f.TypeScript, TSRuntime: f.TSRuntime, Docs: f.Docs, NoDiscover: f.NoDiscover, APIVersion: f.APIVersion, OpenRPCVersion: f.OpenRPCVersion,
 		Servers: f.Servers, License: f.License, LicenseURL: f.LicenseURL, Contact: f.Contact, ContactEmail: f.ContactEmail, ContactURL: f.ContactURL,
 		ServerJSON: f.ServerJSON, ServerCard: f.ServerCard, Server: ServerMeta(f.ServerMeta())}
 }

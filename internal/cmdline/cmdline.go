@@ -15,17 +15,18 @@ import (
 
 // Options are the parsed flags of the rpcgen command.
 type Options struct {
-	Out        string
-	Dir        string
-	Tags       []string
-	SchemaDir  string
-	OpenRPC    string
-	TypeScript string
-	TSRuntime  string
-	Docs       string
-	NoDiscover bool
-	APIVersion string
-	Servers    []string
+	Out            string
+	Dir            string
+	Tags           []string
+	SchemaDir      string
+	OpenRPC        string
+	TypeScript     string
+	TSRuntime      string
+	Docs           string
+	NoDiscover     bool
+	APIVersion     string
+	OpenRPCVersion string
+	Servers        []string
 
 	License, LicenseURL               string
 	Contact, ContactEmail, ContactURL string
@@ -61,6 +62,7 @@ func NewFlagSet(o *Options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.Docs, "docs", "", "also write a Markdown reference of the services to this file, relative to the package directory")
 	fs.BoolVar(&o.NoDiscover, "no-discover", false, "with --openrpc, do not answer rpc.discover")
 	fs.StringVar(&o.APIVersion, "api-version", "0.0.0", "the API version the OpenRPC document and the Markdown reference state")
+	fs.StringVar(&o.OpenRPCVersion, "openrpc-version", "1.3.2", "the OpenRPC version of --openrpc's document: 1.3.2, or 1.2.6 for tools that know no later one (error examples are left out)")
 	fs.StringArrayVar(&o.Servers, "server", nil, "a URL the services are served at, for the OpenRPC document's servers and the reference (repeatable)")
 	fs.StringVar(&o.License, "license", "", "the API's license, e.g. an SPDX identifier, for the OpenRPC document's info and the reference")
 	fs.StringVar(&o.LicenseURL, "license-url", "", "the URL of the API's license")

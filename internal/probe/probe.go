@@ -19,7 +19,7 @@ import (
 	"time"
 )
 
-//go:generate go tool rpcgen --openrpc probe.openrpc.json --ts probe_client.ts --ts-runtime ../../examples/calculator/rpcgen_runtime.ts --api-version 1.0.0 Probe
+//go:generate go tool rpcgen --openrpc probe.openrpc.json --openrpc-version 1.2.6 --ts probe_client.ts --ts-runtime ../../examples/calculator/rpcgen_runtime.ts --api-version 1.0.0 Probe
 
 // Probe answers the calls of a client under test.
 //

@@ -18,8 +18,9 @@
 #     aborts or times out cancelled, and the client's headers, batches and
 #     errors work (test/probe.test.ts);
 #   - @open-rpc/generator writes a TypeScript client for internal/probe's
-#     committed document (bare method names), which compiles and calls the
-#     probe server (openrpcgen/call.test.cjs);
+#     committed document (bare method names, --openrpc-version 1.2.6), which
+#     builds unpatched (its own package.json, locked; its own build script)
+#     and calls the probe server (openrpcgen/call.test.cjs);
 #   - examples/calculator, served over HTTP, answers rpc.discover with its
 #     committed OpenRPC document, and the generated TypeScript client calls
 #     every method of it (test/calculator.test.ts, compiled with tsc);
@@ -162,7 +163,7 @@ if [ -z "$tasks_url" ]; then
 fi
 echo "tasks serving on $tasks_url"
 
-echo "== @open-rpc/generator: a TypeScript client for internal/probe's document (bare method names), compiled"
+echo "== @open-rpc/generator: a TypeScript client for internal/probe's document (bare method names, OpenRPC 1.2.6), built unpatched"
 printf '{"openrpcDocument": "%s", "outDir": "%s", "components": [{"type": "client", "language": "typescript", "name": "probe-client"}]}\n' \
 	"$repo/internal/probe/probe.openrpc.json" "$tmp/openrpcgen" >"$tmp/openrpcgen.json"
 node_modules/.bin/open-rpc-generator generate -c "$tmp/openrpcgen.json" >"$tmp/openrpcgen.log" 2>&1 || {
@@ -170,10 +171,18 @@ node_modules/.bin/open-rpc-generator generate -c "$tmp/openrpcgen.json" >"$tmp/o
 	exit 1
 }
 generated="$tmp/openrpcgen/client/typescript"
-# The generated project's dependencies, as its package.json names them, are
-# installed (pinned) in openrpcgen/; it compiles with its own tsconfig.json.
+# The generated project is built as it stands: openrpcgen/package.json is the
+# package.json the generator writes, byte for byte (checked here), and
+# openrpcgen/package-lock.json locks what npm installs for it, within its
+# ranges; the project's own build script (tsc with its tsconfig.json and
+# TypeScript 4.2, then typedoc) runs on those modules.
+if ! cmp "$generated/package.json" openrpcgen/package.json; then
+	echo "@open-rpc/generator wrote a package.json other than openrpcgen/package.json: copy it there and update the lock (npm install --package-lock-only)" >&2
+	diff "$generated/package.json" openrpcgen/package.json >&2 || true
+	exit 1
+fi
 ln -s "$PWD/openrpcgen/node_modules" "$generated/node_modules"
-(cd "$generated" && node_modules/.bin/tsc -p tsconfig.json)
+(cd "$generated" && npm run --silent build)
 
 echo "== compile the client test (tsc --strict)"
 "$tsc" -p tsconfig.json --outDir "$tmp/build"

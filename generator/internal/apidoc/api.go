@@ -29,6 +29,9 @@ type apiDoc struct {
 	Title       string // the service names, e.g. "Calculator"
 	Description string // the services' doc comments
 	Version     string // the API's version (apiOptions.APIVersion)
+	// OpenRPC is the OpenRPC version the document states (OpenRPCVersion
+	// or OpenRPCVersionLegacy).
+	OpenRPC string
 	// Servers, License, ... are Options' settings of the same names.
 	Servers                                                []string
 	License, LicenseURL, Contact, ContactEmail, ContactURL string
@@ -164,11 +167,14 @@ func Build(pkg *packages.Package, docs *schema.DocIndex, services []*model.Servi
 	if len(services) > 0 {
 		sg.TypeSchemas = services[0].TypeSchemas
 	}
-	doc := &apiDoc{Version: cfg.APIVersion, Discover: cfg.OpenRPC != "" && !cfg.NoDiscover,
+	doc := &apiDoc{Version: cfg.APIVersion, OpenRPC: cfg.OpenRPCVersion, Discover: cfg.OpenRPC != "" && !cfg.NoDiscover,
 		Servers: cfg.Servers, License: cfg.License, LicenseURL: cfg.LicenseURL,
 		Contact: cfg.Contact, ContactEmail: cfg.ContactEmail, ContactURL: cfg.ContactURL}
 	if doc.Version == "" {
 		doc.Version = "0.0.0"
+	}
+	if doc.OpenRPC == "" {
+		doc.OpenRPC = OpenRPCVersion
 	}
 	var titles, descs []string
 	for _, s := range services {

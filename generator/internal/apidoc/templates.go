@@ -24,7 +24,10 @@ type Options struct {
 	// TSRuntimeName beside the client. It needs TypeScript.
 	TSRuntime  string
 	APIVersion string
-	NoDiscover bool
+	// OpenRPCVersion is the "openrpc" the document states: "" is
+	// "1.3.2"; "1.2.6" leaves out the examples 1.2.6 cannot state.
+	OpenRPCVersion string
+	NoDiscover     bool
 	// Servers are the URLs the services are served at.
 	Servers []string
 	// License, LicenseURL, Contact, ContactEmail and ContactURL are the
@@ -37,6 +40,11 @@ type Options struct {
 // server, license or contact URL that is not an absolute URL, or an email
 // address that is not one.
 func (o Options) Check() error {
+	switch o.OpenRPCVersion {
+	case "", OpenRPCVersion, OpenRPCVersionLegacy:
+	default:
+		return fmt.Errorf("--openrpc-version %s: rpcgen writes OpenRPC %s, or %s for tools that know no later version", o.OpenRPCVersion, OpenRPCVersion, OpenRPCVersionLegacy)
+	}
 	if o.TSRuntime != "" && o.TypeScript == "" {
 		return fmt.Errorf("a TypeScript runtime path (%s) needs a TypeScript client (--ts)", o.TSRuntime)
 	}
