@@ -62,3 +62,15 @@ func runGeneratedTests(t *testing.T, from, pkg, iface string, files []string, ch
 		t.Fatalf("go test of the generated %s code failed: %v\n%s", pkg, err, out)
 	}
 }
+
+// TestResultDecodersRun generates code for testdata/resultrun/results.go in
+// a module of its own and runs result_test.go there: random values of
+// every result type, the examples' kinds among them, decoded by the
+// generated result decoders and by json.Unmarshal, which must agree.
+func TestResultDecodersRun(t *testing.T) {
+	runGeneratedTests(t, "resultrun", "results", "Results", []string{"results.go", "result_test.go"}, func(path string, src []byte) {
+		if !bytes.Contains(src, []byte("func readEverythingResult(")) {
+			t.Fatalf("%s holds no result decoder for Everything", path)
+		}
+	})
+}

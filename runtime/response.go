@@ -53,10 +53,23 @@ func (r *Response) Decode(method string, result any) error {
 	if result == nil {
 		return nil
 	}
+	if rd, ok := result.(resultDecoder); ok {
+		if err := rd.DecodeResult(r.Result); err != nil {
+			return fmt.Errorf("decode result of %s: %w", method, err)
+		}
+		return nil
+	}
 	if err := json.Unmarshal(r.Result, result); err != nil {
 		return fmt.Errorf("decode result of %s: %w", method, err)
 	}
 	return nil
+}
+
+// resultDecoder is a result that decodes itself without reflection: a
+// generated client's (rpcimpl.ResultOf), which reads the JSON as
+// json.Unmarshal would.
+type resultDecoder interface {
+	DecodeResult(data []byte) error
 }
 
 // decodeError turns a response's error member into a *Error.

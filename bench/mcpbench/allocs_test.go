@@ -52,8 +52,8 @@ func TestToolsCallAllocs(t *testing.T) {
 
 // The allocations of one call, both sides together.
 const (
-	addLegacyAllocs  = 14
-	addModernAllocs  = 16
-	echoLegacyAllocs = 16
-	echoModernAllocs = 18
+	addLegacyAllocs  = 10
+	addModernAllocs  = 12
+	echoLegacyAllocs = 12
+	echoModernAllocs = 14
 )

@@ -45,7 +45,7 @@ func NewNotesClient(c runtime.Caller) *NotesClient {
 //
 // It calls the remote method "notes.addNote".
 func (c *NotesClient) AddNote(ctx context.Context, text string) (Note, error) {
-	return runtime.Call[Note](ctx, c.caller, NotesAddNoteMethod, &notesAddNoteParams{Text: text})
+	return rpcimpl.Call(ctx, c.caller, NotesAddNoteMethod, &notesAddNoteParams{Text: text}, readNoteResult)
 }
 
 // ListNotes returns the caller's notes, oldest first.
@@ -53,7 +53,7 @@ func (c *NotesClient) AddNote(ctx context.Context, text string) (Note, error) {
 // It calls the remote method "notes.listNotes", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) ListNotes(ctx context.Context) ([]Note, error) {
-	return runtime.CallIdempotent[[]Note](ctx, c.caller, NotesListNotesMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, NotesListNotesMethod, nil, decodeNotesListNotesResult)
 }
 
 // WhoAmI says whom the access token was issued to and what it grants.
@@ -61,7 +61,7 @@ func (c *NotesClient) ListNotes(ctx context.Context) ([]Note, error) {
 // It calls the remote method "notes.whoAmI", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) WhoAmI(ctx context.Context) (Identity, error) {
-	return runtime.CallIdempotent[Identity](ctx, c.caller, NotesWhoAmIMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, NotesWhoAmIMethod, nil, readIdentityResult)
 }
 
 // NewNotesHandler returns a runtime.Handler that serves impl: it routes each
@@ -225,21 +225,21 @@ func NewNotesMCPClient(c mcp.ToolCaller) *NotesMCPClient {
 //
 // It calls the MCP tool "add_note".
 func (c *NotesMCPClient) AddNote(ctx context.Context, text string) (Note, error) {
-	return mcp.CallTool[Note](ctx, c.caller, NotesAddNoteTool, &notesAddNoteParams{Text: text})
+	return mcp.CallToolDecoded(ctx, c.caller, NotesAddNoteTool, &notesAddNoteParams{Text: text}, readNoteResult)
 }
 
 // ListNotes returns the caller's notes, oldest first.
 //
 // It calls the MCP tool "list_notes".
 func (c *NotesMCPClient) ListNotes(ctx context.Context) ([]Note, error) {
-	return mcp.CallToolWrapped[[]Note](ctx, c.caller, NotesListNotesTool, nil)
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, NotesListNotesTool, nil, decodeNotesListNotesResult)
 }
 
 // WhoAmI says whom the access token was issued to and what it grants.
 //
 // It calls the MCP tool "who_am_i".
 func (c *NotesMCPClient) WhoAmI(ctx context.Context) (Identity, error) {
-	return mcp.CallTool[Identity](ctx, c.caller, NotesWhoAmITool, nil)
+	return mcp.CallToolDecoded(ctx, c.caller, NotesWhoAmITool, nil, readIdentityResult)
 }
 
 // notesAddNoteParams is the params object of Notes.AddNote.
@@ -270,4 +270,75 @@ func decodeNotesAddNoteParams(raw []byte, p *notesAddNoteParams) error {
 		d.MissingField("text")
 	}
 	return d.Finish()
+}
+
+// decodeNotesListNotesResult reads a result of Notes.ListNotes into p, as encoding/json would.
+func decodeNotesListNotesResult(d *rpcimpl.Decoder, p *[]Note) {
+	if d.Null() {
+		*p = nil
+	} else if d.Array() {
+		*p = []Note{}
+		for d.NextElem() {
+			var elem Note
+			readNoteResult(d, &elem)
+			*p = append(*p, elem)
+		}
+	}
+}
+
+// noteResultFields lists the fields of Note.
+var noteResultFields = rpcimpl.NewFields("id", "text")
+
+// readNoteResult reads an object into p, a Note, as encoding/json would.
+func readNoteResult(d *rpcimpl.Decoder, p *Note) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "id":
+			p.ID = d.Int()
+		case "text":
+			p.Text = d.String()
+		default:
+			if d.FoldKey(&key, noteResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// identityResultFields lists the fields of Identity.
+var identityResultFields = rpcimpl.NewFields("subject", "scopes")
+
+// readIdentityResult reads an object into p, a Identity, as encoding/json would.
+func readIdentityResult(d *rpcimpl.Decoder, p *Identity) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "subject":
+			p.Subject = d.String()
+		case "scopes":
+			if d.Null() {
+				p.Scopes = nil
+			} else if d.Array() {
+				p.Scopes = []string{}
+				for d.NextElem() {
+					p.Scopes = append(p.Scopes, d.String())
+				}
+			}
+		default:
+			if d.FoldKey(&key, identityResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }

@@ -49,21 +49,21 @@ func NewCalculatorClient(c runtime.Caller) *CalculatorClient {
 //
 // It calls the remote method "calculator.add".
 func (c *CalculatorClient) Add(ctx context.Context, a int, b int) (int, error) {
-	return runtime.Call[int](ctx, c.caller, CalculatorAddMethod, &calculatorAddParams{A: a, B: b})
+	return rpcimpl.Call(ctx, c.caller, CalculatorAddMethod, &calculatorAddParams{A: a, B: b}, decodeCalculatorAddResult)
 }
 
 // Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.
 //
 // It calls the remote method "calculator.divide".
 func (c *CalculatorClient) Divide(ctx context.Context, a float64, b float64) (float64, error) {
-	return runtime.Call[float64](ctx, c.caller, CalculatorDivideMethod, &calculatorDivideParams{A: a, B: b})
+	return rpcimpl.Call(ctx, c.caller, CalculatorDivideMethod, &calculatorDivideParams{A: a, B: b}, decodeCalculatorDivideResult)
 }
 
 // Stats summarizes a list of numbers.
 //
 // It calls the remote method "calculator.stats".
 func (c *CalculatorClient) Stats(ctx context.Context, req StatsRequest) (Stats, error) {
-	return runtime.Call[Stats](ctx, c.caller, CalculatorStatsMethod, &req)
+	return rpcimpl.Call(ctx, c.caller, CalculatorStatsMethod, &req, readStatsResult)
 }
 
 // Remember stores value in memory. It is a notification: the caller
@@ -79,7 +79,7 @@ func (c *CalculatorClient) Remember(ctx context.Context, value float64) error {
 //
 // It calls the remote method "calculator.recall".
 func (c *CalculatorClient) Recall(ctx context.Context) (float64, error) {
-	return runtime.Call[float64](ctx, c.caller, CalculatorRecallMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, CalculatorRecallMethod, nil, decodeCalculatorDivideResult)
 }
 
 // NewCalculatorHandler returns a runtime.Handler that serves impl: it routes each
@@ -289,21 +289,21 @@ func NewCalculatorMCPClient(c mcp.ToolCaller) *CalculatorMCPClient {
 //
 // It calls the MCP tool "add".
 func (c *CalculatorMCPClient) Add(ctx context.Context, a int, b int) (int, error) {
-	return mcp.CallToolWrapped[int](ctx, c.caller, CalculatorAddTool, &calculatorAddParams{A: a, B: b})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, CalculatorAddTool, &calculatorAddParams{A: a, B: b}, decodeCalculatorAddResult)
 }
 
 // Divide returns a / b. Dividing by zero fails with ErrDivisionByZero.
 //
 // It calls the MCP tool "divide".
 func (c *CalculatorMCPClient) Divide(ctx context.Context, a float64, b float64) (float64, error) {
-	return mcp.CallToolWrapped[float64](ctx, c.caller, CalculatorDivideTool, &calculatorDivideParams{A: a, B: b})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, CalculatorDivideTool, &calculatorDivideParams{A: a, B: b}, decodeCalculatorDivideResult)
 }
 
 // Stats summarizes a list of numbers.
 //
 // It calls the MCP tool "stats".
 func (c *CalculatorMCPClient) Stats(ctx context.Context, req StatsRequest) (Stats, error) {
-	return mcp.CallTool[Stats](ctx, c.caller, CalculatorStatsTool, &req)
+	return mcp.CallToolDecoded(ctx, c.caller, CalculatorStatsTool, &req, readStatsResult)
 }
 
 // Remember stores value in memory. It is a notification: the caller
@@ -319,7 +319,7 @@ func (c *CalculatorMCPClient) Remember(ctx context.Context, value float64) error
 //
 // It calls the MCP tool "recall".
 func (c *CalculatorMCPClient) Recall(ctx context.Context) (float64, error) {
-	return mcp.CallToolWrapped[float64](ctx, c.caller, CalculatorRecallTool, nil)
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, CalculatorRecallTool, nil, decodeCalculatorDivideResult)
 }
 
 // CalculatorExamples are the explicit examples of the Calculator methods (//rpcgen:example),
@@ -509,6 +509,47 @@ func decodeCalculatorRememberParams(raw []byte, p *calculatorRememberParams) err
 		d.MissingField("value")
 	}
 	return d.Finish()
+}
+
+// decodeCalculatorAddResult reads a result of Calculator.Add into p, as encoding/json would.
+func decodeCalculatorAddResult(d *rpcimpl.Decoder, p *int) {
+	*p = d.Int()
+}
+
+// decodeCalculatorDivideResult reads a result of Calculator.Divide into p, as encoding/json would.
+func decodeCalculatorDivideResult(d *rpcimpl.Decoder, p *float64) {
+	*p = d.Float64()
+}
+
+// statsResultFields lists the fields of Stats.
+var statsResultFields = rpcimpl.NewFields("count", "sum", "mean", "min", "max")
+
+// readStatsResult reads an object into p, a Stats, as encoding/json would.
+func readStatsResult(d *rpcimpl.Decoder, p *Stats) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "count":
+			p.Count = d.Int()
+		case "sum":
+			p.Sum = d.Float64()
+		case "mean":
+			p.Mean = d.Float64()
+		case "min":
+			p.Min = d.Float64()
+		case "max":
+			p.Max = d.Float64()
+		default:
+			if d.FoldKey(&key, statsResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }
 
 // calculatorOpenRPC is the OpenRPC document of this file's services, compact, which

@@ -95,7 +95,7 @@ func NewConformanceClient(c runtime.Caller) *ConformanceClient {
 // It calls the remote method "conformance.simpleText", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) SimpleText(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceSimpleTextMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceSimpleTextMethod, nil, readMcpContentResult)
 }
 
 // Image returns a PNG image: one red pixel.
@@ -103,7 +103,7 @@ func (c *ConformanceClient) SimpleText(ctx context.Context) (mcp.Content, error)
 // It calls the remote method "conformance.image", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) Image(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceImageMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceImageMethod, nil, readMcpContentResult)
 }
 
 // Audio returns a short WAV sound.
@@ -111,7 +111,7 @@ func (c *ConformanceClient) Image(ctx context.Context) (mcp.Content, error) {
 // It calls the remote method "conformance.audio", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) Audio(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceAudioMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceAudioMethod, nil, readMcpContentResult)
 }
 
 // EmbeddedResource returns a text resource embedded in the result.
@@ -119,7 +119,7 @@ func (c *ConformanceClient) Audio(ctx context.Context) (mcp.Content, error) {
 // It calls the remote method "conformance.embeddedResource", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) EmbeddedResource(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceEmbeddedResourceMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceEmbeddedResourceMethod, nil, readMcpContentResult)
 }
 
 // MultipleContentTypes returns text, an image and an embedded resource.
@@ -127,7 +127,7 @@ func (c *ConformanceClient) EmbeddedResource(ctx context.Context) (mcp.Content, 
 // It calls the remote method "conformance.multipleContentTypes", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) MultipleContentTypes(ctx context.Context) ([]mcp.Content, error) {
-	return runtime.CallIdempotent[[]mcp.Content](ctx, c.caller, ConformanceMultipleContentTypesMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceMultipleContentTypesMethod, nil, decodeConformanceMultipleContentTypesResult)
 }
 
 // ErrorHandling always fails, so the client sees a tool error result.
@@ -135,7 +135,7 @@ func (c *ConformanceClient) MultipleContentTypes(ctx context.Context) ([]mcp.Con
 // It calls the remote method "conformance.errorHandling", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) ErrorHandling(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceErrorHandlingMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceErrorHandlingMethod, nil, readMcpContentResult)
 }
 
 // WithProgress reports progress 0, 50 and 100 of 100, about 50 ms
@@ -144,7 +144,7 @@ func (c *ConformanceClient) ErrorHandling(ctx context.Context) (mcp.Content, err
 // It calls the remote method "conformance.withProgress", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) WithProgress(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceWithProgressMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceWithProgressMethod, nil, readMcpContentResult)
 }
 
 // WithLogging sends three log messages at level info, about 50 ms
@@ -153,7 +153,7 @@ func (c *ConformanceClient) WithProgress(ctx context.Context) (mcp.Content, erro
 // It calls the remote method "conformance.withLogging", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) WithLogging(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceWithLoggingMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceWithLoggingMethod, nil, readMcpContentResult)
 }
 
 // JSONSchema greets a person at an address; its input schema, stated
@@ -164,7 +164,7 @@ func (c *ConformanceClient) WithLogging(ctx context.Context) (mcp.Content, error
 // It calls the remote method "conformance.jsonSchema", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) JSONSchema(ctx context.Context, p person) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceJSONSchemaMethod, &p)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceJSONSchemaMethod, &p, readMcpContentResult)
 }
 
 // Reconnection closes the HTTP stream carrying its call, then answers:
@@ -173,7 +173,7 @@ func (c *ConformanceClient) JSONSchema(ctx context.Context, p person) (mcp.Conte
 // It calls the remote method "conformance.reconnection", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) Reconnection(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceReconnectionMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceReconnectionMethod, nil, readMcpContentResult)
 }
 
 // Sampling asks the client's model to answer a prompt
@@ -182,7 +182,7 @@ func (c *ConformanceClient) Reconnection(ctx context.Context) (mcp.Content, erro
 // It calls the remote method "conformance.sampling", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) Sampling(ctx context.Context, prompt string) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceSamplingMethod, &conformanceSamplingParams{Prompt: prompt})
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceSamplingMethod, &conformanceSamplingParams{Prompt: prompt}, readMcpContentResult)
 }
 
 // SamplingWithTools asks the client's model a question, offering it the
@@ -195,7 +195,7 @@ func (c *ConformanceClient) Sampling(ctx context.Context, prompt string) (mcp.Co
 // It calls the remote method "conformance.samplingWithTools", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) SamplingWithTools(ctx context.Context, question string) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceSamplingWithToolsMethod, &conformanceSamplingWithToolsParams{Question: question})
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceSamplingWithToolsMethod, &conformanceSamplingWithToolsParams{Question: question}, readMcpContentResult)
 }
 
 // Elicitation asks the user for a username and an email address
@@ -204,7 +204,7 @@ func (c *ConformanceClient) SamplingWithTools(ctx context.Context, question stri
 // It calls the remote method "conformance.elicitation", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) Elicitation(ctx context.Context, message string) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceElicitationMethod, &conformanceElicitationParams{Message: message})
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceElicitationMethod, &conformanceElicitationParams{Message: message}, readMcpContentResult)
 }
 
 // ElicitationDefaults asks the user for a form whose fields all have
@@ -214,7 +214,7 @@ func (c *ConformanceClient) Elicitation(ctx context.Context, message string) (mc
 // It calls the remote method "conformance.elicitationDefaults", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) ElicitationDefaults(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceElicitationDefaultsMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceElicitationDefaultsMethod, nil, readMcpContentResult)
 }
 
 // ElicitationEnums asks the user for a form with the five kinds of enum
@@ -224,7 +224,7 @@ func (c *ConformanceClient) ElicitationDefaults(ctx context.Context) (mcp.Conten
 // It calls the remote method "conformance.elicitationEnums", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *ConformanceClient) ElicitationEnums(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, ConformanceElicitationEnumsMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, ConformanceElicitationEnumsMethod, nil, readMcpContentResult)
 }
 
 // TouchWatchedResource changes test://watched-resource: every client
@@ -232,28 +232,28 @@ func (c *ConformanceClient) ElicitationEnums(ctx context.Context) (mcp.Content, 
 //
 // It calls the remote method "conformance.touchWatchedResource".
 func (c *ConformanceClient) TouchWatchedResource(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, ConformanceTouchWatchedResourceMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, ConformanceTouchWatchedResourceMethod, nil, readMcpContentResult)
 }
 
 // StaticText is a fixed text resource.
 //
 // It calls the remote method "conformance.staticText".
 func (c *ConformanceClient) StaticText(ctx context.Context) (string, error) {
-	return runtime.Call[string](ctx, c.caller, ConformanceStaticTextMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, ConformanceStaticTextMethod, nil, decodeConformanceStaticTextResult)
 }
 
 // StaticBinary is a fixed binary resource: a PNG image of one red pixel.
 //
 // It calls the remote method "conformance.staticBinary".
 func (c *ConformanceClient) StaticBinary(ctx context.Context) ([]byte, error) {
-	return runtime.Call[[]byte](ctx, c.caller, ConformanceStaticBinaryMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, ConformanceStaticBinaryMethod, nil, decodeConformanceStaticBinaryResult)
 }
 
 // TemplateData is the record with the given id, as JSON.
 //
 // It calls the remote method "conformance.templateData".
 func (c *ConformanceClient) TemplateData(ctx context.Context, id string) (record, error) {
-	return runtime.Call[record](ctx, c.caller, ConformanceTemplateDataMethod, &conformanceTemplateDataParams{ID: id})
+	return rpcimpl.Call(ctx, c.caller, ConformanceTemplateDataMethod, &conformanceTemplateDataParams{ID: id}, readRecordResult)
 }
 
 // WatchedResource is a text resource that test_touch_watched_resource
@@ -261,21 +261,21 @@ func (c *ConformanceClient) TemplateData(ctx context.Context, id string) (record
 //
 // It calls the remote method "conformance.watchedResource".
 func (c *ConformanceClient) WatchedResource(ctx context.Context) (string, error) {
-	return runtime.Call[string](ctx, c.caller, ConformanceWatchedResourceMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, ConformanceWatchedResourceMethod, nil, decodeConformanceStaticTextResult)
 }
 
 // SimplePrompt is a prompt without arguments: one user message.
 //
 // It calls the remote method "conformance.simplePrompt".
 func (c *ConformanceClient) SimplePrompt(ctx context.Context) (string, error) {
-	return runtime.Call[string](ctx, c.caller, ConformanceSimplePromptMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, ConformanceSimplePromptMethod, nil, decodeConformanceStaticTextResult)
 }
 
 // PromptWithArguments is a prompt whose message holds its two arguments.
 //
 // It calls the remote method "conformance.promptWithArguments".
 func (c *ConformanceClient) PromptWithArguments(ctx context.Context, arg1 string, arg2 string) (string, error) {
-	return runtime.Call[string](ctx, c.caller, ConformancePromptWithArgumentsMethod, &conformancePromptWithArgumentsParams{Arg1: arg1, Arg2: arg2})
+	return rpcimpl.Call(ctx, c.caller, ConformancePromptWithArgumentsMethod, &conformancePromptWithArgumentsParams{Arg1: arg1, Arg2: arg2}, decodeConformanceStaticTextResult)
 }
 
 // PromptWithEmbeddedResource is a prompt that embeds the resource it is
@@ -283,7 +283,7 @@ func (c *ConformanceClient) PromptWithArguments(ctx context.Context, arg1 string
 //
 // It calls the remote method "conformance.promptWithEmbeddedResource".
 func (c *ConformanceClient) PromptWithEmbeddedResource(ctx context.Context, resourceUri string) ([]mcp.PromptMessage, error) {
-	return runtime.Call[[]mcp.PromptMessage](ctx, c.caller, ConformancePromptWithEmbeddedResourceMethod, &conformancePromptWithEmbeddedResourceParams{ResourceURI: resourceUri})
+	return rpcimpl.Call(ctx, c.caller, ConformancePromptWithEmbeddedResourceMethod, &conformancePromptWithEmbeddedResourceParams{ResourceURI: resourceUri}, decodeConformancePromptWithEmbeddedResourceResult)
 }
 
 // PromptWithImage is a prompt holding an image (one red pixel) and a
@@ -291,7 +291,7 @@ func (c *ConformanceClient) PromptWithEmbeddedResource(ctx context.Context, reso
 //
 // It calls the remote method "conformance.promptWithImage".
 func (c *ConformanceClient) PromptWithImage(ctx context.Context) ([]mcp.PromptMessage, error) {
-	return runtime.Call[[]mcp.PromptMessage](ctx, c.caller, ConformancePromptWithImageMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, ConformancePromptWithImageMethod, nil, decodeConformancePromptWithEmbeddedResourceResult)
 }
 
 // CompleteArg1 suggests values for arg1 of test_prompt_with_arguments:
@@ -299,7 +299,7 @@ func (c *ConformanceClient) PromptWithImage(ctx context.Context) ([]mcp.PromptMe
 //
 // It calls the remote method "conformance.completeArg1".
 func (c *ConformanceClient) CompleteArg1(ctx context.Context, value string) ([]string, error) {
-	return runtime.Call[[]string](ctx, c.caller, ConformanceCompleteArg1Method, &conformanceCompleteArg1Params{Value: value})
+	return rpcimpl.Call(ctx, c.caller, ConformanceCompleteArg1Method, &conformanceCompleteArg1Params{Value: value}, decodeConformanceCompleteArg1Result)
 }
 
 // CompleteRecordID suggests record ids for test://template/{id}/data:
@@ -308,7 +308,7 @@ func (c *ConformanceClient) CompleteArg1(ctx context.Context, value string) ([]s
 //
 // It calls the remote method "conformance.completeRecordID".
 func (c *ConformanceClient) CompleteRecordID(ctx context.Context, value string, resolved map[string]string) (*mcp.Completion, error) {
-	return runtime.Call[*mcp.Completion](ctx, c.caller, ConformanceCompleteRecordIDMethod, &conformanceCompleteRecordIDParams{Value: value, Resolved: resolved})
+	return rpcimpl.Call(ctx, c.caller, ConformanceCompleteRecordIDMethod, &conformanceCompleteRecordIDParams{Value: value, Resolved: resolved}, decodeConformanceCompleteRecordIDResult)
 }
 
 // NewConformanceHandler returns a runtime.Handler that serves impl: it routes each
@@ -1769,7 +1769,8 @@ func decodeConformanceCompleteRecordIDParams(raw []byte, p *conformanceCompleteR
 				p.Resolved = map[string]string{}
 				var k []byte
 				for d.NextKey(&k) {
-					p.Resolved[string(k)] = d.String()
+					ks := string(k)
+					p.Resolved[ks] = d.String()
 				}
 			}
 		default:
@@ -1783,6 +1784,252 @@ func decodeConformanceCompleteRecordIDParams(raw []byte, p *conformanceCompleteR
 		d.MissingField("resolved")
 	}
 	return d.Finish()
+}
+
+// decodeConformanceMultipleContentTypesResult reads a result of Conformance.MultipleContentTypes into p, as encoding/json would.
+func decodeConformanceMultipleContentTypesResult(d *rpcimpl.Decoder, p *[]mcp.Content) {
+	if d.Null() {
+		*p = nil
+	} else if d.Array() {
+		*p = []mcp.Content{}
+		for d.NextElem() {
+			var elem mcp.Content
+			readMcpContentResult(d, &elem)
+			*p = append(*p, elem)
+		}
+	}
+}
+
+// decodeConformanceStaticTextResult reads a result of Conformance.StaticText into p, as encoding/json would.
+func decodeConformanceStaticTextResult(d *rpcimpl.Decoder, p *string) {
+	*p = d.String()
+}
+
+// decodeConformanceStaticBinaryResult reads a result of Conformance.StaticBinary into p, as encoding/json would.
+func decodeConformanceStaticBinaryResult(d *rpcimpl.Decoder, p *[]byte) {
+	*p = d.Bytes()
+}
+
+// decodeConformancePromptWithEmbeddedResourceResult reads a result of Conformance.PromptWithEmbeddedResource into p, as encoding/json would.
+func decodeConformancePromptWithEmbeddedResourceResult(d *rpcimpl.Decoder, p *[]mcp.PromptMessage) {
+	if d.Null() {
+		*p = nil
+	} else if d.Array() {
+		*p = []mcp.PromptMessage{}
+		for d.NextElem() {
+			var elem mcp.PromptMessage
+			readMcpPromptMessageResult(d, &elem)
+			*p = append(*p, elem)
+		}
+	}
+}
+
+// decodeConformanceCompleteArg1Result reads a result of Conformance.CompleteArg1 into p, as encoding/json would.
+func decodeConformanceCompleteArg1Result(d *rpcimpl.Decoder, p *[]string) {
+	if d.Null() {
+		*p = nil
+	} else if d.Array() {
+		*p = []string{}
+		for d.NextElem() {
+			*p = append(*p, d.String())
+		}
+	}
+}
+
+// decodeConformanceCompleteRecordIDResult reads a result of Conformance.CompleteRecordID into p, as encoding/json would.
+func decodeConformanceCompleteRecordIDResult(d *rpcimpl.Decoder, p **mcp.Completion) {
+	if d.Null() {
+		*p = nil
+	} else {
+		*p = new(mcp.Completion)
+		readMcpCompletionResult(d, *p)
+	}
+}
+
+// mcpContentResultFields lists the fields of github.com/rpcgen/rpcgen/runtime/mcp.Content.
+var mcpContentResultFields = rpcimpl.NewFields("type", "text", "data", "mimeType", "uri", "name", "title", "description", "size", "resource", "annotations", "_meta", "id", "input", "toolUseId", "content", "structuredContent", "isError")
+
+// readMcpContentResult reads an object into p, a github.com/rpcgen/rpcgen/runtime/mcp.Content, as encoding/json would.
+func readMcpContentResult(d *rpcimpl.Decoder, p *mcp.Content) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "type":
+			p.Type = d.String()
+		case "text":
+			p.Text = d.String()
+		case "data":
+			p.Data = d.String()
+		case "mimeType":
+			p.MIMEType = d.String()
+		case "uri":
+			p.URI = d.String()
+		case "name":
+			p.Name = d.String()
+		case "title":
+			p.Title = d.String()
+		case "description":
+			p.Description = d.String()
+		case "size":
+			p.Size = d.Int64()
+		case "resource":
+			if d.Null() {
+				p.Resource = nil
+			} else {
+				p.Resource = new(mcp.ResourceContents)
+				readMcpResourceContentsResult(d, p.Resource)
+			}
+		case "annotations":
+			p.Annotations = d.RawMessage()
+		case "_meta":
+			p.Meta = d.RawMessage()
+		case "id":
+			p.ID = d.String()
+		case "input":
+			p.Input = d.RawMessage()
+		case "toolUseId":
+			p.ToolUseID = d.String()
+		case "content":
+			if d.Null() {
+				p.Content = nil
+			} else if d.Array() {
+				p.Content = []mcp.Content{}
+				for d.NextElem() {
+					var elem mcp.Content
+					readMcpContentResult(d, &elem)
+					p.Content = append(p.Content, elem)
+				}
+			}
+		case "structuredContent":
+			p.StructuredContent = d.RawMessage()
+		case "isError":
+			p.IsError = d.Bool()
+		default:
+			if d.FoldKey(&key, mcpContentResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// recordResultFields lists the fields of record.
+var recordResultFields = rpcimpl.NewFields("id", "name")
+
+// readRecordResult reads an object into p, a record, as encoding/json would.
+func readRecordResult(d *rpcimpl.Decoder, p *record) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "id":
+			p.ID = d.String()
+		case "name":
+			p.Name = d.String()
+		default:
+			if d.FoldKey(&key, recordResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// mcpPromptMessageResultFields lists the fields of github.com/rpcgen/rpcgen/runtime/mcp.PromptMessage.
+var mcpPromptMessageResultFields = rpcimpl.NewFields("role", "content")
+
+// readMcpPromptMessageResult reads an object into p, a github.com/rpcgen/rpcgen/runtime/mcp.PromptMessage, as encoding/json would.
+func readMcpPromptMessageResult(d *rpcimpl.Decoder, p *mcp.PromptMessage) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "role":
+			p.Role = d.String()
+		case "content":
+			readMcpContentResult(d, &p.Content)
+		default:
+			if d.FoldKey(&key, mcpPromptMessageResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// mcpCompletionResultFields lists the fields of github.com/rpcgen/rpcgen/runtime/mcp.Completion.
+var mcpCompletionResultFields = rpcimpl.NewFields("values", "total", "hasMore")
+
+// readMcpCompletionResult reads an object into p, a github.com/rpcgen/rpcgen/runtime/mcp.Completion, as encoding/json would.
+func readMcpCompletionResult(d *rpcimpl.Decoder, p *mcp.Completion) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "values":
+			if d.Null() {
+				p.Values = nil
+			} else if d.Array() {
+				p.Values = []string{}
+				for d.NextElem() {
+					p.Values = append(p.Values, d.String())
+				}
+			}
+		case "total":
+			p.Total = d.Int()
+		case "hasMore":
+			p.HasMore = d.Bool()
+		default:
+			if d.FoldKey(&key, mcpCompletionResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// mcpResourceContentsResultFields lists the fields of github.com/rpcgen/rpcgen/runtime/mcp.ResourceContents.
+var mcpResourceContentsResultFields = rpcimpl.NewFields("uri", "mimeType", "text", "blob", "_meta")
+
+// readMcpResourceContentsResult reads an object into p, a github.com/rpcgen/rpcgen/runtime/mcp.ResourceContents, as encoding/json would.
+func readMcpResourceContentsResult(d *rpcimpl.Decoder, p *mcp.ResourceContents) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "uri":
+			p.URI = d.String()
+		case "mimeType":
+			p.MIMEType = d.String()
+		case "text":
+			p.Text = d.String()
+		case "blob":
+			p.Blob = d.String()
+		case "_meta":
+			p.Meta = d.RawMessage()
+		default:
+			if d.FoldKey(&key, mcpResourceContentsResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }
 
 // conformanceOpenRPC is the OpenRPC document of this file's services, compact, which

@@ -72,7 +72,7 @@ func NewStatelessClient(c runtime.Caller) *StatelessClient {
 // It calls the remote method "stateless.inputElicitation", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputElicitation(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputElicitationMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessInputElicitationMethod, nil, readMcpContentResult2)
 }
 
 // InputSampling asks the client's model for the capital of France (key
@@ -81,7 +81,7 @@ func (c *StatelessClient) InputElicitation(ctx context.Context) (mcp.Content, er
 // It calls the remote method "stateless.inputSampling", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputSampling(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputSamplingMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessInputSamplingMethod, nil, readMcpContentResult2)
 }
 
 // InputListRoots asks the client for its roots (key "client_roots") and
@@ -90,7 +90,7 @@ func (c *StatelessClient) InputSampling(ctx context.Context) (mcp.Content, error
 // It calls the remote method "stateless.inputListRoots", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputListRoots(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputListRootsMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessInputListRootsMethod, nil, readMcpContentResult2)
 }
 
 // InputRequestState asks the user to confirm (key "confirm") and says
@@ -100,7 +100,7 @@ func (c *StatelessClient) InputListRoots(ctx context.Context) (mcp.Content, erro
 // It calls the remote method "stateless.inputRequestState", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputRequestState(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputRequestStateMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessInputRequestStateMethod, nil, readMcpContentResult2)
 }
 
 // InputMultiple asks three things in one round: the user's name
@@ -110,7 +110,7 @@ func (c *StatelessClient) InputRequestState(ctx context.Context) (mcp.Content, e
 // It calls the remote method "stateless.inputMultiple", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputMultiple(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputMultipleMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessInputMultipleMethod, nil, readMcpContentResult2)
 }
 
 // InputMultiRound asks the user's name ("step1"), and once it has it,
@@ -119,7 +119,7 @@ func (c *StatelessClient) InputMultiple(ctx context.Context) (mcp.Content, error
 // It calls the remote method "stateless.inputMultiRound", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputMultiRound(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputMultiRoundMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessInputMultiRoundMethod, nil, readMcpContentResult2)
 }
 
 // InputTamperedState asks the user to confirm ("confirm"); a retry
@@ -128,7 +128,7 @@ func (c *StatelessClient) InputMultiRound(ctx context.Context) (mcp.Content, err
 // It calls the remote method "stateless.inputTamperedState", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputTamperedState(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputTamperedStateMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessInputTamperedStateMethod, nil, readMcpContentResult2)
 }
 
 // InputCapabilities asks the user (elicitation) and the model (sampling)
@@ -137,7 +137,7 @@ func (c *StatelessClient) InputTamperedState(ctx context.Context) (mcp.Content, 
 // It calls the remote method "stateless.inputCapabilities", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) InputCapabilities(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessInputCapabilitiesMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessInputCapabilitiesMethod, nil, readMcpContentResult2)
 }
 
 // InputPrompt is a prompt that asks the user what context it should use
@@ -145,7 +145,7 @@ func (c *StatelessClient) InputCapabilities(ctx context.Context) (mcp.Content, e
 //
 // It calls the remote method "stateless.inputPrompt".
 func (c *StatelessClient) InputPrompt(ctx context.Context) (string, error) {
-	return runtime.Call[string](ctx, c.caller, StatelessInputPromptMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, StatelessInputPromptMethod, nil, decodeStatelessInputPromptResult)
 }
 
 // MissingCapability asks the client's model a question, so a client
@@ -154,7 +154,7 @@ func (c *StatelessClient) InputPrompt(ctx context.Context) (string, error) {
 // It calls the remote method "stateless.missingCapability", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) MissingCapability(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessMissingCapabilityMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessMissingCapabilityMethod, nil, readMcpContentResult2)
 }
 
 // StreamingElicitation reports progress while it works, then asks the
@@ -164,7 +164,7 @@ func (c *StatelessClient) MissingCapability(ctx context.Context) (mcp.Content, e
 // It calls the remote method "stateless.streamingElicitation", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) StreamingElicitation(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessStreamingElicitationMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessStreamingElicitationMethod, nil, readMcpContentResult2)
 }
 
 // Logging logs two messages at level info; they reach only a client
@@ -174,7 +174,7 @@ func (c *StatelessClient) StreamingElicitation(ctx context.Context) (mcp.Content
 // It calls the remote method "stateless.logging", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) Logging(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessLoggingMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessLoggingMethod, nil, readMcpContentResult2)
 }
 
 // Forecast gives the weather of a region. Its region and days arguments
@@ -186,7 +186,7 @@ func (c *StatelessClient) Logging(ctx context.Context) (mcp.Content, error) {
 // It calls the remote method "stateless.forecast", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *StatelessClient) Forecast(ctx context.Context, q forecastQuery) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, StatelessForecastMethod, &q)
+	return rpcimpl.CallIdempotent(ctx, c.caller, StatelessForecastMethod, &q, readMcpContentResult2)
 }
 
 // TriggerToolChange adds a tool, so the client hears
@@ -194,7 +194,7 @@ func (c *StatelessClient) Forecast(ctx context.Context, q forecastQuery) (mcp.Co
 //
 // It calls the remote method "stateless.triggerToolChange".
 func (c *StatelessClient) TriggerToolChange(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessTriggerToolChangeMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, StatelessTriggerToolChangeMethod, nil, readMcpContentResult2)
 }
 
 // TriggerPromptChange adds a prompt, so the client hears
@@ -202,7 +202,7 @@ func (c *StatelessClient) TriggerToolChange(ctx context.Context) (mcp.Content, e
 //
 // It calls the remote method "stateless.triggerPromptChange".
 func (c *StatelessClient) TriggerPromptChange(ctx context.Context) (mcp.Content, error) {
-	return runtime.Call[mcp.Content](ctx, c.caller, StatelessTriggerPromptChangeMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, StatelessTriggerPromptChangeMethod, nil, readMcpContentResult2)
 }
 
 // NewStatelessHandler returns a runtime.Handler that serves impl: it routes each
@@ -870,5 +870,112 @@ func readForecastQuery(d *rpcimpl.Decoder, p *forecastQuery) {
 	}
 	if !hasRegion {
 		d.MissingField("region")
+	}
+}
+
+// decodeStatelessInputPromptResult reads a result of Stateless.InputPrompt into p, as encoding/json would.
+func decodeStatelessInputPromptResult(d *rpcimpl.Decoder, p *string) {
+	*p = d.String()
+}
+
+// mcpContentResultFields2 lists the fields of github.com/rpcgen/rpcgen/runtime/mcp.Content.
+var mcpContentResultFields2 = rpcimpl.NewFields("type", "text", "data", "mimeType", "uri", "name", "title", "description", "size", "resource", "annotations", "_meta", "id", "input", "toolUseId", "content", "structuredContent", "isError")
+
+// readMcpContentResult2 reads an object into p, a github.com/rpcgen/rpcgen/runtime/mcp.Content, as encoding/json would.
+func readMcpContentResult2(d *rpcimpl.Decoder, p *mcp.Content) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "type":
+			p.Type = d.String()
+		case "text":
+			p.Text = d.String()
+		case "data":
+			p.Data = d.String()
+		case "mimeType":
+			p.MIMEType = d.String()
+		case "uri":
+			p.URI = d.String()
+		case "name":
+			p.Name = d.String()
+		case "title":
+			p.Title = d.String()
+		case "description":
+			p.Description = d.String()
+		case "size":
+			p.Size = d.Int64()
+		case "resource":
+			if d.Null() {
+				p.Resource = nil
+			} else {
+				p.Resource = new(mcp.ResourceContents)
+				readMcpResourceContentsResult2(d, p.Resource)
+			}
+		case "annotations":
+			p.Annotations = d.RawMessage()
+		case "_meta":
+			p.Meta = d.RawMessage()
+		case "id":
+			p.ID = d.String()
+		case "input":
+			p.Input = d.RawMessage()
+		case "toolUseId":
+			p.ToolUseID = d.String()
+		case "content":
+			if d.Null() {
+				p.Content = nil
+			} else if d.Array() {
+				p.Content = []mcp.Content{}
+				for d.NextElem() {
+					var elem mcp.Content
+					readMcpContentResult2(d, &elem)
+					p.Content = append(p.Content, elem)
+				}
+			}
+		case "structuredContent":
+			p.StructuredContent = d.RawMessage()
+		case "isError":
+			p.IsError = d.Bool()
+		default:
+			if d.FoldKey(&key, mcpContentResultFields2) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// mcpResourceContentsResultFields2 lists the fields of github.com/rpcgen/rpcgen/runtime/mcp.ResourceContents.
+var mcpResourceContentsResultFields2 = rpcimpl.NewFields("uri", "mimeType", "text", "blob", "_meta")
+
+// readMcpResourceContentsResult2 reads an object into p, a github.com/rpcgen/rpcgen/runtime/mcp.ResourceContents, as encoding/json would.
+func readMcpResourceContentsResult2(d *rpcimpl.Decoder, p *mcp.ResourceContents) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "uri":
+			p.URI = d.String()
+		case "mimeType":
+			p.MIMEType = d.String()
+		case "text":
+			p.Text = d.String()
+		case "blob":
+			p.Blob = d.String()
+		case "_meta":
+			p.Meta = d.RawMessage()
+		default:
+			if d.FoldKey(&key, mcpResourceContentsResultFields2) {
+				goto match
+			}
+			d.Skip()
+		}
 	}
 }

@@ -54,7 +54,7 @@ func NewTasksClient(c runtime.Caller) *TasksClient {
 // It calls the remote method "tasks.greet", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *TasksClient) Greet(ctx context.Context, name string) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, TasksGreetMethod, &tasksGreetParams{Name: name})
+	return rpcimpl.CallIdempotent(ctx, c.caller, TasksGreetMethod, &tasksGreetParams{Name: name}, readMcpContentResult3)
 }
 
 // SlowCompute works for seconds seconds, reporting its progress each
@@ -65,7 +65,7 @@ func (c *TasksClient) Greet(ctx context.Context, name string) (mcp.Content, erro
 // It calls the remote method "tasks.slowCompute", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *TasksClient) SlowCompute(ctx context.Context, seconds int, label string) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, TasksSlowComputeMethod, &tasksSlowComputeParams{Seconds: seconds, Label: label})
+	return rpcimpl.CallIdempotent(ctx, c.caller, TasksSlowComputeMethod, &tasksSlowComputeParams{Seconds: seconds, Label: label}, readMcpContentResult3)
 }
 
 // FailingJob works for a moment, then fails with a tool error: its task
@@ -74,7 +74,7 @@ func (c *TasksClient) SlowCompute(ctx context.Context, seconds int, label string
 // It calls the remote method "tasks.failingJob", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *TasksClient) FailingJob(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, TasksFailingJobMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, TasksFailingJobMethod, nil, readMcpContentResult3)
 }
 
 // ProtocolErrorJob fails with a protocol error (-32603): its task
@@ -83,7 +83,7 @@ func (c *TasksClient) FailingJob(ctx context.Context) (mcp.Content, error) {
 // It calls the remote method "tasks.protocolErrorJob", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *TasksClient) ProtocolErrorJob(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, TasksProtocolErrorJobMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, TasksProtocolErrorJobMethod, nil, readMcpContentResult3)
 }
 
 // ConfirmDelete asks the user to confirm the deletion of filename
@@ -93,7 +93,7 @@ func (c *TasksClient) ProtocolErrorJob(ctx context.Context) (mcp.Content, error)
 // It calls the remote method "tasks.confirmDelete", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *TasksClient) ConfirmDelete(ctx context.Context, filename string) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, TasksConfirmDeleteMethod, &tasksConfirmDeleteParams{Filename: filename})
+	return rpcimpl.CallIdempotent(ctx, c.caller, TasksConfirmDeleteMethod, &tasksConfirmDeleteParams{Filename: filename}, readMcpContentResult3)
 }
 
 // MultiInput asks the user two questions at once (keys "first" and
@@ -102,7 +102,7 @@ func (c *TasksClient) ConfirmDelete(ctx context.Context, filename string) (mcp.C
 // It calls the remote method "tasks.multiInput", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *TasksClient) MultiInput(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, TasksMultiInputMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, TasksMultiInputMethod, nil, readMcpContentResult3)
 }
 
 // ToolWithTask asks the user's name on the call itself (key
@@ -112,7 +112,7 @@ func (c *TasksClient) MultiInput(ctx context.Context) (mcp.Content, error) {
 // It calls the remote method "tasks.toolWithTask", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *TasksClient) ToolWithTask(ctx context.Context) (mcp.Content, error) {
-	return runtime.CallIdempotent[mcp.Content](ctx, c.caller, TasksToolWithTaskMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, TasksToolWithTaskMethod, nil, readMcpContentResult3)
 }
 
 // NewTasksHandler returns a runtime.Handler that serves impl: it routes each
@@ -536,4 +536,106 @@ func decodeTasksConfirmDeleteParams(raw []byte, p *tasksConfirmDeleteParams) err
 		d.MissingField("filename")
 	}
 	return d.Finish()
+}
+
+// mcpContentResultFields3 lists the fields of github.com/rpcgen/rpcgen/runtime/mcp.Content.
+var mcpContentResultFields3 = rpcimpl.NewFields("type", "text", "data", "mimeType", "uri", "name", "title", "description", "size", "resource", "annotations", "_meta", "id", "input", "toolUseId", "content", "structuredContent", "isError")
+
+// readMcpContentResult3 reads an object into p, a github.com/rpcgen/rpcgen/runtime/mcp.Content, as encoding/json would.
+func readMcpContentResult3(d *rpcimpl.Decoder, p *mcp.Content) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "type":
+			p.Type = d.String()
+		case "text":
+			p.Text = d.String()
+		case "data":
+			p.Data = d.String()
+		case "mimeType":
+			p.MIMEType = d.String()
+		case "uri":
+			p.URI = d.String()
+		case "name":
+			p.Name = d.String()
+		case "title":
+			p.Title = d.String()
+		case "description":
+			p.Description = d.String()
+		case "size":
+			p.Size = d.Int64()
+		case "resource":
+			if d.Null() {
+				p.Resource = nil
+			} else {
+				p.Resource = new(mcp.ResourceContents)
+				readMcpResourceContentsResult3(d, p.Resource)
+			}
+		case "annotations":
+			p.Annotations = d.RawMessage()
+		case "_meta":
+			p.Meta = d.RawMessage()
+		case "id":
+			p.ID = d.String()
+		case "input":
+			p.Input = d.RawMessage()
+		case "toolUseId":
+			p.ToolUseID = d.String()
+		case "content":
+			if d.Null() {
+				p.Content = nil
+			} else if d.Array() {
+				p.Content = []mcp.Content{}
+				for d.NextElem() {
+					var elem mcp.Content
+					readMcpContentResult3(d, &elem)
+					p.Content = append(p.Content, elem)
+				}
+			}
+		case "structuredContent":
+			p.StructuredContent = d.RawMessage()
+		case "isError":
+			p.IsError = d.Bool()
+		default:
+			if d.FoldKey(&key, mcpContentResultFields3) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// mcpResourceContentsResultFields3 lists the fields of github.com/rpcgen/rpcgen/runtime/mcp.ResourceContents.
+var mcpResourceContentsResultFields3 = rpcimpl.NewFields("uri", "mimeType", "text", "blob", "_meta")
+
+// readMcpResourceContentsResult3 reads an object into p, a github.com/rpcgen/rpcgen/runtime/mcp.ResourceContents, as encoding/json would.
+func readMcpResourceContentsResult3(d *rpcimpl.Decoder, p *mcp.ResourceContents) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "uri":
+			p.URI = d.String()
+		case "mimeType":
+			p.MIMEType = d.String()
+		case "text":
+			p.Text = d.String()
+		case "blob":
+			p.Blob = d.String()
+		case "_meta":
+			p.Meta = d.RawMessage()
+		default:
+			if d.FoldKey(&key, mcpResourceContentsResultFields3) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }

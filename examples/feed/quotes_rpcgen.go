@@ -45,7 +45,7 @@ func NewQuotesClient(c runtime.Caller) *QuotesClient {
 // It calls the remote method "quotes.price", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *QuotesClient) Price(ctx context.Context, symbol string) (Quote, error) {
-	return runtime.CallIdempotent[Quote](ctx, c.caller, QuotesPriceMethod, &quotesPriceParams{Symbol: symbol})
+	return rpcimpl.CallIdempotent(ctx, c.caller, QuotesPriceMethod, &quotesPriceParams{Symbol: symbol}, readQuoteResult)
 }
 
 // Watch streams the quotes of symbol, one per tick: count of them, or
@@ -190,7 +190,7 @@ func NewQuotesMCPClient(c mcp.ToolCaller) *QuotesMCPClient {
 //
 // It calls the MCP tool "price".
 func (c *QuotesMCPClient) Price(ctx context.Context, symbol string) (Quote, error) {
-	return mcp.CallTool[Quote](ctx, c.caller, QuotesPriceTool, &quotesPriceParams{Symbol: symbol})
+	return mcp.CallToolDecoded(ctx, c.caller, QuotesPriceTool, &quotesPriceParams{Symbol: symbol}, readQuoteResult)
 }
 
 // Watch streams the quotes of symbol, one per tick: count of them, or
@@ -266,6 +266,33 @@ func decodeQuotesWatchParams(raw []byte, p *quotesWatchParams) error {
 		d.MissingField("count")
 	}
 	return d.Finish()
+}
+
+// quoteResultFields lists the fields of Quote.
+var quoteResultFields = rpcimpl.NewFields("symbol", "seq", "price")
+
+// readQuoteResult reads an object into p, a Quote, as encoding/json would.
+func readQuoteResult(d *rpcimpl.Decoder, p *Quote) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "symbol":
+			p.Symbol = d.String()
+		case "seq":
+			p.Seq = d.Int()
+		case "price":
+			p.Price = d.Float64()
+		default:
+			if d.FoldKey(&key, quoteResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }
 
 // quotesOpenRPC is the OpenRPC document of this file's services, compact, which

@@ -59,7 +59,7 @@ func NewNotesClient(c runtime.Caller) *NotesClient {
 //
 // It calls the remote method "notes.addNote".
 func (c *NotesClient) AddNote(ctx context.Context, note NewNote) (Note, error) {
-	return runtime.Call[Note](ctx, c.caller, NotesAddNoteMethod, &note)
+	return rpcimpl.Call(ctx, c.caller, NotesAddNoteMethod, &note, readNoteResult)
 }
 
 // SearchNotes returns the notes whose text contains query, newest first.
@@ -67,7 +67,7 @@ func (c *NotesClient) AddNote(ctx context.Context, note NewNote) (Note, error) {
 // It calls the remote method "notes.searchNotes", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) SearchNotes(ctx context.Context, query string, limit *int) ([]Note, error) {
-	return runtime.CallIdempotent[[]Note](ctx, c.caller, NotesSearchNotesMethod, &notesSearchNotesParams{Query: query, Limit: limit})
+	return rpcimpl.CallIdempotent(ctx, c.caller, NotesSearchNotesMethod, &notesSearchNotesParams{Query: query, Limit: limit}, decodeNotesSearchNotesResult)
 }
 
 // GetNote returns the note with the given id.
@@ -75,7 +75,7 @@ func (c *NotesClient) SearchNotes(ctx context.Context, query string, limit *int)
 // It calls the remote method "notes.getNote", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
-	return runtime.CallIdempotent[Note](ctx, c.caller, NotesGetNoteMethod, &notesIDParams{ID: id})
+	return rpcimpl.CallIdempotent(ctx, c.caller, NotesGetNoteMethod, &notesIDParams{ID: id}, readNoteResult)
 }
 
 // DeleteNote removes a note. Deleting a note that does not exist is an
@@ -94,7 +94,7 @@ func (c *NotesClient) DeleteNote(ctx context.Context, id NoteID) error {
 // It calls the remote method "notes.reindex", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) Reindex(ctx context.Context) (ReindexReport, error) {
-	return runtime.CallIdempotent[ReindexReport](ctx, c.caller, NotesReindexMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, NotesReindexMethod, nil, readReindexReportResult)
 }
 
 // Note is one note as an MCP resource, notes://<id>, that a client can
@@ -102,7 +102,7 @@ func (c *NotesClient) Reindex(ctx context.Context) (ReindexReport, error) {
 //
 // It calls the remote method "notes.note".
 func (c *NotesClient) Note(ctx context.Context, id NoteID) (Note, error) {
-	return runtime.Call[Note](ctx, c.caller, NotesNoteMethod, &notesIDParams{ID: id})
+	return rpcimpl.Call(ctx, c.caller, NotesNoteMethod, &notesIDParams{ID: id}, readNoteResult)
 }
 
 // CompleteNoteID suggests the ids of stored notes that start with what
@@ -110,7 +110,7 @@ func (c *NotesClient) Note(ctx context.Context, id NoteID) (Note, error) {
 //
 // It calls the remote method "notes.completeNoteID".
 func (c *NotesClient) CompleteNoteID(ctx context.Context, value string) ([]string, error) {
-	return runtime.Call[[]string](ctx, c.caller, NotesCompleteNoteIDMethod, &notesCompleteNoteIDParams{Value: value})
+	return rpcimpl.Call(ctx, c.caller, NotesCompleteNoteIDMethod, &notesCompleteNoteIDParams{Value: value}, decodeNotesCompleteNoteIDResult)
 }
 
 // ReviewNotes asks the model to review the notes of one priority and to
@@ -118,7 +118,7 @@ func (c *NotesClient) CompleteNoteID(ctx context.Context, value string) ([]strin
 //
 // It calls the remote method "notes.reviewNotes".
 func (c *NotesClient) ReviewNotes(ctx context.Context, priority Priority) (string, error) {
-	return runtime.Call[string](ctx, c.caller, NotesReviewNotesMethod, &notesReviewNotesParams{Priority: priority})
+	return rpcimpl.Call(ctx, c.caller, NotesReviewNotesMethod, &notesReviewNotesParams{Priority: priority}, decodeNotesReviewNotesResult)
 }
 
 // NewNotesHandler returns a runtime.Handler that serves impl: it routes each
@@ -524,21 +524,21 @@ func NewNotesMCPClient(c mcp.FeatureCaller) *NotesMCPClient {
 //
 // It calls the MCP tool "add_note".
 func (c *NotesMCPClient) AddNote(ctx context.Context, note NewNote) (Note, error) {
-	return mcp.CallTool[Note](ctx, c.caller, NotesAddNoteTool, &note)
+	return mcp.CallToolDecoded(ctx, c.caller, NotesAddNoteTool, &note, readNoteResult)
 }
 
 // SearchNotes returns the notes whose text contains query, newest first.
 //
 // It calls the MCP tool "search_notes".
 func (c *NotesMCPClient) SearchNotes(ctx context.Context, query string, limit *int) ([]Note, error) {
-	return mcp.CallToolWrapped[[]Note](ctx, c.caller, NotesSearchNotesTool, &notesSearchNotesParams{Query: query, Limit: limit})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, NotesSearchNotesTool, &notesSearchNotesParams{Query: query, Limit: limit}, decodeNotesSearchNotesResult)
 }
 
 // GetNote returns the note with the given id.
 //
 // It calls the MCP tool "get_note".
 func (c *NotesMCPClient) GetNote(ctx context.Context, id NoteID) (Note, error) {
-	return mcp.CallTool[Note](ctx, c.caller, NotesGetNoteTool, &notesIDParams{ID: id})
+	return mcp.CallToolDecoded(ctx, c.caller, NotesGetNoteTool, &notesIDParams{ID: id}, readNoteResult)
 }
 
 // DeleteNote removes a note. Deleting a note that does not exist is an
@@ -554,7 +554,7 @@ func (c *NotesMCPClient) DeleteNote(ctx context.Context, id NoteID) error {
 //
 // It calls the MCP tool "reindex".
 func (c *NotesMCPClient) Reindex(ctx context.Context) (ReindexReport, error) {
-	return mcp.CallTool[ReindexReport](ctx, c.caller, NotesReindexTool, nil)
+	return mcp.CallToolDecoded(ctx, c.caller, NotesReindexTool, nil, readReindexReportResult)
 }
 
 // Note is one note as an MCP resource, notes://<id>, that a client can
@@ -828,6 +828,100 @@ func decodeNotesReviewNotesParams(raw []byte, p *notesReviewNotesParams) error {
 	return d.Finish()
 }
 
+// decodeNotesSearchNotesResult reads a result of Notes.SearchNotes into p, as encoding/json would.
+func decodeNotesSearchNotesResult(d *rpcimpl.Decoder, p *[]Note) {
+	if d.Null() {
+		*p = nil
+	} else if d.Array() {
+		*p = []Note{}
+		for d.NextElem() {
+			var elem Note
+			readNoteResult(d, &elem)
+			*p = append(*p, elem)
+		}
+	}
+}
+
+// decodeNotesCompleteNoteIDResult reads a result of Notes.CompleteNoteID into p, as encoding/json would.
+func decodeNotesCompleteNoteIDResult(d *rpcimpl.Decoder, p *[]string) {
+	if d.Null() {
+		*p = nil
+	} else if d.Array() {
+		*p = []string{}
+		for d.NextElem() {
+			*p = append(*p, d.String())
+		}
+	}
+}
+
+// decodeNotesReviewNotesResult reads a result of Notes.ReviewNotes into p, as encoding/json would.
+func decodeNotesReviewNotesResult(d *rpcimpl.Decoder, p *string) {
+	*p = d.String()
+}
+
+// noteResultFields lists the fields of Note.
+var noteResultFields = rpcimpl.NewFields("id", "text", "tags", "priority", "created")
+
+// readNoteResult reads an object into p, a Note, as encoding/json would.
+func readNoteResult(d *rpcimpl.Decoder, p *Note) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "id":
+			p.ID = NoteID(d.String())
+		case "text":
+			p.Text = d.String()
+		case "tags":
+			if d.Null() {
+				p.Tags = nil
+			} else if d.Array() {
+				p.Tags = []string{}
+				for d.NextElem() {
+					p.Tags = append(p.Tags, d.String())
+				}
+			}
+		case "priority":
+			p.Priority = Priority(d.String())
+		case "created":
+			p.Created = d.Time()
+		default:
+			if d.FoldKey(&key, noteResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// reindexReportResultFields lists the fields of ReindexReport.
+var reindexReportResultFields = rpcimpl.NewFields("notes", "terms")
+
+// readReindexReportResult reads an object into p, a ReindexReport, as encoding/json would.
+func readReindexReportResult(d *rpcimpl.Decoder, p *ReindexReport) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "notes":
+			p.Notes = d.Int()
+		case "terms":
+			p.Terms = d.Int()
+		default:
+			if d.FoldKey(&key, reindexReportResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
 // Method names of the Tags service, as they appear on the wire.
 const (
 	// TagsCountMethod is the JSON-RPC method name of Tags.Count.
@@ -854,7 +948,7 @@ func NewTagsClient(c runtime.Caller) *TagsClient {
 // It calls the remote method "notes-tags/count", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *TagsClient) Count(ctx context.Context) (TagCounts, error) {
-	return runtime.CallIdempotent[TagCounts](ctx, c.caller, TagsCountMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, TagsCountMethod, nil, readTagCountsResult)
 }
 
 // NewTagsHandler returns a runtime.Handler that serves impl: it routes each
@@ -937,6 +1031,40 @@ func TagsExtension(impl Tags) mcpserver.ServerExtension {
 // TagsExtensionID; the server must declare it too.
 func NewTagsExtensionClient(c mcp.ExtensionCaller) *TagsClient {
 	return NewTagsClient(mcp.ExtensionConn(c))
+}
+
+// tagCountsResultFields lists the fields of TagCounts.
+var tagCountsResultFields = rpcimpl.NewFields("tags", "untagged")
+
+// readTagCountsResult reads an object into p, a TagCounts, as encoding/json would.
+func readTagCountsResult(d *rpcimpl.Decoder, p *TagCounts) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "tags":
+			if d.Null() {
+				p.Tags = nil
+			} else if d.Object() {
+				p.Tags = map[string]int{}
+				var k []byte
+				for d.NextKey(&k) {
+					ks := string(k)
+					p.Tags[ks] = d.Int()
+				}
+			}
+		case "untagged":
+			p.Untagged = d.Int()
+		default:
+			if d.FoldKey(&key, tagCountsResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }
 
 // notesOpenRPC is the OpenRPC document of this file's services, compact, which

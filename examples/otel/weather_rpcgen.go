@@ -42,7 +42,7 @@ func NewWeatherClient(c runtime.Caller) *WeatherClient {
 // It calls the remote method "weather.forecast", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *WeatherClient) Forecast(ctx context.Context, city string) (Forecast, error) {
-	return runtime.CallIdempotent[Forecast](ctx, c.caller, WeatherForecastMethod, &weatherForecastParams{City: city})
+	return rpcimpl.CallIdempotent(ctx, c.caller, WeatherForecastMethod, &weatherForecastParams{City: city}, readForecastResult)
 }
 
 // NewWeatherHandler returns a runtime.Handler that serves impl: it routes each
@@ -145,7 +145,7 @@ func NewWeatherMCPClient(c mcp.ToolCaller) *WeatherMCPClient {
 //
 // It calls the MCP tool "forecast".
 func (c *WeatherMCPClient) Forecast(ctx context.Context, city string) (Forecast, error) {
-	return mcp.CallTool[Forecast](ctx, c.caller, WeatherForecastTool, &weatherForecastParams{City: city})
+	return mcp.CallToolDecoded(ctx, c.caller, WeatherForecastTool, &weatherForecastParams{City: city}, readForecastResult)
 }
 
 // weatherForecastParams is the params object of Weather.Forecast.
@@ -176,4 +176,31 @@ func decodeWeatherForecastParams(raw []byte, p *weatherForecastParams) error {
 		d.MissingField("city")
 	}
 	return d.Finish()
+}
+
+// forecastResultFields lists the fields of Forecast.
+var forecastResultFields = rpcimpl.NewFields("city", "conditions", "highC")
+
+// readForecastResult reads an object into p, a Forecast, as encoding/json would.
+func readForecastResult(d *rpcimpl.Decoder, p *Forecast) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "city":
+			p.City = d.String()
+		case "conditions":
+			p.Conditions = d.String()
+		case "highC":
+			p.HighC = d.Int()
+		default:
+			if d.FoldKey(&key, forecastResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }

@@ -48,7 +48,7 @@ func NewNotesClient(c runtime.Caller) *NotesClient {
 //
 // It calls the remote method "notes.addNote".
 func (c *NotesClient) AddNote(ctx context.Context, text string) (Note, error) {
-	return runtime.Call[Note](ctx, c.caller, NotesAddNoteMethod, &notesAddNoteParams{Text: text})
+	return rpcimpl.Call(ctx, c.caller, NotesAddNoteMethod, &notesAddNoteParams{Text: text}, readNoteResult)
 }
 
 // GetNote returns the note with the given id.
@@ -56,7 +56,7 @@ func (c *NotesClient) AddNote(ctx context.Context, text string) (Note, error) {
 // It calls the remote method "notes.getNote", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) GetNote(ctx context.Context, id string) (Note, error) {
-	return runtime.CallIdempotent[Note](ctx, c.caller, NotesGetNoteMethod, &notesIDParams{ID: id})
+	return rpcimpl.CallIdempotent(ctx, c.caller, NotesGetNoteMethod, &notesIDParams{ID: id}, readNoteResult)
 }
 
 // ListNotes returns every note, oldest first.
@@ -64,7 +64,7 @@ func (c *NotesClient) GetNote(ctx context.Context, id string) (Note, error) {
 // It calls the remote method "notes.listNotes", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) ListNotes(ctx context.Context) ([]Note, error) {
-	return runtime.CallIdempotent[[]Note](ctx, c.caller, NotesListNotesMethod, nil)
+	return rpcimpl.CallIdempotent(ctx, c.caller, NotesListNotesMethod, nil, decodeNotesListNotesResult)
 }
 
 // DeleteNote deletes the note with the given id once the user has
@@ -77,7 +77,7 @@ func (c *NotesClient) ListNotes(ctx context.Context) ([]Note, error) {
 // It calls the remote method "notes.deleteNote", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *NotesClient) DeleteNote(ctx context.Context, id string) (Note, error) {
-	return runtime.CallIdempotent[Note](ctx, c.caller, NotesDeleteNoteMethod, &notesIDParams{ID: id})
+	return rpcimpl.CallIdempotent(ctx, c.caller, NotesDeleteNoteMethod, &notesIDParams{ID: id}, readNoteResult)
 }
 
 // NewNotesHandler returns a runtime.Handler that serves impl: it routes each
@@ -277,21 +277,21 @@ func NewNotesMCPClient(c mcp.ToolCaller) *NotesMCPClient {
 //
 // It calls the MCP tool "add_note".
 func (c *NotesMCPClient) AddNote(ctx context.Context, text string) (Note, error) {
-	return mcp.CallTool[Note](ctx, c.caller, NotesAddNoteTool, &notesAddNoteParams{Text: text})
+	return mcp.CallToolDecoded(ctx, c.caller, NotesAddNoteTool, &notesAddNoteParams{Text: text}, readNoteResult)
 }
 
 // GetNote returns the note with the given id.
 //
 // It calls the MCP tool "get_note".
 func (c *NotesMCPClient) GetNote(ctx context.Context, id string) (Note, error) {
-	return mcp.CallTool[Note](ctx, c.caller, NotesGetNoteTool, &notesIDParams{ID: id})
+	return mcp.CallToolDecoded(ctx, c.caller, NotesGetNoteTool, &notesIDParams{ID: id}, readNoteResult)
 }
 
 // ListNotes returns every note, oldest first.
 //
 // It calls the MCP tool "list_notes".
 func (c *NotesMCPClient) ListNotes(ctx context.Context) ([]Note, error) {
-	return mcp.CallToolWrapped[[]Note](ctx, c.caller, NotesListNotesTool, nil)
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, NotesListNotesTool, nil, decodeNotesListNotesResult)
 }
 
 // DeleteNote deletes the note with the given id once the user has
@@ -303,7 +303,7 @@ func (c *NotesMCPClient) ListNotes(ctx context.Context) ([]Note, error) {
 //
 // It calls the MCP tool "delete_note".
 func (c *NotesMCPClient) DeleteNote(ctx context.Context, id string) (Note, error) {
-	return mcp.CallTool[Note](ctx, c.caller, NotesDeleteNoteTool, &notesIDParams{ID: id})
+	return mcp.CallToolDecoded(ctx, c.caller, NotesDeleteNoteTool, &notesIDParams{ID: id}, readNoteResult)
 }
 
 // notesAddNoteParams is the params object of Notes.AddNote.
@@ -366,4 +366,45 @@ func decodeNotesIDParams(raw []byte, p *notesIDParams) error {
 		d.MissingField("id")
 	}
 	return d.Finish()
+}
+
+// decodeNotesListNotesResult reads a result of Notes.ListNotes into p, as encoding/json would.
+func decodeNotesListNotesResult(d *rpcimpl.Decoder, p *[]Note) {
+	if d.Null() {
+		*p = nil
+	} else if d.Array() {
+		*p = []Note{}
+		for d.NextElem() {
+			var elem Note
+			readNoteResult(d, &elem)
+			*p = append(*p, elem)
+		}
+	}
+}
+
+// noteResultFields lists the fields of Note.
+var noteResultFields = rpcimpl.NewFields("id", "text", "replica")
+
+// readNoteResult reads an object into p, a Note, as encoding/json would.
+func readNoteResult(d *rpcimpl.Decoder, p *Note) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "id":
+			p.ID = d.String()
+		case "text":
+			p.Text = d.String()
+		case "replica":
+			p.Replica = d.String()
+		default:
+			if d.FoldKey(&key, noteResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }

@@ -44,7 +44,7 @@ func NewArchiveClient(c runtime.Caller) *ArchiveClient {
 //
 // It calls the remote method "archive.compact".
 func (c *ArchiveClient) Compact(ctx context.Context, batches int) (Report, error) {
-	return runtime.Call[Report](ctx, c.caller, ArchiveCompactMethod, &archiveCompactParams{Batches: batches})
+	return rpcimpl.Call(ctx, c.caller, ArchiveCompactMethod, &archiveCompactParams{Batches: batches}, readReportResult)
 }
 
 // NewArchiveHandler returns a runtime.Handler that serves impl: it routes each
@@ -142,7 +142,7 @@ func NewArchiveMCPClient(c mcp.ToolCaller) *ArchiveMCPClient {
 //
 // It calls the MCP tool "compact".
 func (c *ArchiveMCPClient) Compact(ctx context.Context, batches int) (Report, error) {
-	return mcp.CallTool[Report](ctx, c.caller, ArchiveCompactTool, &archiveCompactParams{Batches: batches})
+	return mcp.CallToolDecoded(ctx, c.caller, ArchiveCompactTool, &archiveCompactParams{Batches: batches}, readReportResult)
 }
 
 // ArchiveCompactTask is a call of Archive.Compact running as a task (the MCP Tasks
@@ -187,4 +187,29 @@ func decodeArchiveCompactParams(raw []byte, p *archiveCompactParams) error {
 		d.MissingField("batches")
 	}
 	return d.Finish()
+}
+
+// reportResultFields lists the fields of Report.
+var reportResultFields = rpcimpl.NewFields("compacted", "deleted")
+
+// readReportResult reads an object into p, a Report, as encoding/json would.
+func readReportResult(d *rpcimpl.Decoder, p *Report) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "compacted":
+			p.Compacted = d.Int()
+		case "deleted":
+			p.Deleted = d.Bool()
+		default:
+			if d.FoldKey(&key, reportResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }

@@ -47,21 +47,21 @@ func NewGreeterClient(c runtime.Caller) *GreeterClient {
 // It calls the remote method "greeter.greet", which is idempotent: a
 // caller that reconnects (runtime.Redialer) may retry it.
 func (c *GreeterClient) Greet(ctx context.Context, name string) (Greeting, error) {
-	return runtime.CallIdempotent[Greeting](ctx, c.caller, GreeterGreetMethod, &greeterNameParams{Name: name})
+	return rpcimpl.CallIdempotent(ctx, c.caller, GreeterGreetMethod, &greeterNameParams{Name: name}, readGreetingResult)
 }
 
 // Motto is the greeter's motto.
 //
 // It calls the remote method "greeter.motto".
 func (c *GreeterClient) Motto(ctx context.Context) (string, error) {
-	return runtime.Call[string](ctx, c.caller, GreeterMottoMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, GreeterMottoMethod, nil, decodeGreeterMottoResult)
 }
 
 // Welcome asks the model to welcome a newcomer.
 //
 // It calls the remote method "greeter.welcome".
 func (c *GreeterClient) Welcome(ctx context.Context, name string) (string, error) {
-	return runtime.Call[string](ctx, c.caller, GreeterWelcomeMethod, &greeterNameParams{Name: name})
+	return rpcimpl.Call(ctx, c.caller, GreeterWelcomeMethod, &greeterNameParams{Name: name}, decodeGreeterMottoResult)
 }
 
 // NewGreeterHandler returns a runtime.Handler that serves impl: it routes each
@@ -244,7 +244,7 @@ func NewGreeterMCPClient(c mcp.FeatureCaller) *GreeterMCPClient {
 //
 // It calls the MCP tool "greet".
 func (c *GreeterMCPClient) Greet(ctx context.Context, name string) (Greeting, error) {
-	return mcp.CallTool[Greeting](ctx, c.caller, GreeterGreetTool, &greeterNameParams{Name: name})
+	return mcp.CallToolDecoded(ctx, c.caller, GreeterGreetTool, &greeterNameParams{Name: name}, readGreetingResult)
 }
 
 // Motto is the greeter's motto.
@@ -306,4 +306,32 @@ func decodeGreeterNameParams(raw []byte, p *greeterNameParams) error {
 		d.MissingField("name")
 	}
 	return d.Finish()
+}
+
+// decodeGreeterMottoResult reads a result of Greeter.Motto into p, as encoding/json would.
+func decodeGreeterMottoResult(d *rpcimpl.Decoder, p *string) {
+	*p = d.String()
+}
+
+// greetingResultFields lists the fields of Greeting.
+var greetingResultFields = rpcimpl.NewFields("text")
+
+// readGreetingResult reads an object into p, a Greeting, as encoding/json would.
+func readGreetingResult(d *rpcimpl.Decoder, p *Greeting) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "text":
+			p.Text = d.String()
+		default:
+			if d.FoldKey(&key, greetingResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }

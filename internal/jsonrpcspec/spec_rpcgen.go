@@ -51,14 +51,14 @@ func NewSpecClient(c runtime.Caller) *SpecClient {
 //
 // It calls the remote method "subtract".
 func (c *SpecClient) Subtract(ctx context.Context, minuend int, subtrahend int) (int, error) {
-	return runtime.Call[int](ctx, c.caller, SpecSubtractMethod, &specSubtractParams{Minuend: minuend, Subtrahend: subtrahend})
+	return rpcimpl.Call(ctx, c.caller, SpecSubtractMethod, &specSubtractParams{Minuend: minuend, Subtrahend: subtrahend}, decodeSpecSubtractResult)
 }
 
 // Sum adds three numbers.
 //
 // It calls the remote method "sum".
 func (c *SpecClient) Sum(ctx context.Context, a int, b int, c2 int) (int, error) {
-	return runtime.Call[int](ctx, c.caller, SpecSumMethod, &specABCParams{A: a, B: b, C: c2})
+	return rpcimpl.Call(ctx, c.caller, SpecSumMethod, &specABCParams{A: a, B: b, C: c2}, decodeSpecSubtractResult)
 }
 
 // NotifyHello is sent as a notification.
@@ -89,7 +89,7 @@ func (c *SpecClient) Update(ctx context.Context, a int, b int, c2 int, d int, e 
 //
 // It calls the remote method "get_data".
 func (c *SpecClient) GetData(ctx context.Context) ([]any, error) {
-	return runtime.Call[[]any](ctx, c.caller, SpecGetDataMethod, nil)
+	return rpcimpl.Call(ctx, c.caller, SpecGetDataMethod, nil, decodeSpecGetDataResult)
 }
 
 // NewSpecHandler returns a runtime.Handler that serves impl: it routes each
@@ -305,14 +305,14 @@ func NewSpecMCPClient(c mcp.ToolCaller) *SpecMCPClient {
 //
 // It calls the MCP tool "subtract".
 func (c *SpecMCPClient) Subtract(ctx context.Context, minuend int, subtrahend int) (int, error) {
-	return mcp.CallToolWrapped[int](ctx, c.caller, SpecSubtractTool, &specSubtractParams{Minuend: minuend, Subtrahend: subtrahend})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, SpecSubtractTool, &specSubtractParams{Minuend: minuend, Subtrahend: subtrahend}, decodeSpecSubtractResult)
 }
 
 // Sum adds three numbers.
 //
 // It calls the MCP tool "sum".
 func (c *SpecMCPClient) Sum(ctx context.Context, a int, b int, c2 int) (int, error) {
-	return mcp.CallToolWrapped[int](ctx, c.caller, SpecSumTool, &specABCParams{A: a, B: b, C: c2})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, SpecSumTool, &specABCParams{A: a, B: b, C: c2}, decodeSpecSubtractResult)
 }
 
 // NotifyHello is sent as a notification.
@@ -343,7 +343,7 @@ func (c *SpecMCPClient) Update(ctx context.Context, a int, b int, c2 int, d int,
 //
 // It calls the MCP tool "get_data".
 func (c *SpecMCPClient) GetData(ctx context.Context) ([]any, error) {
-	return mcp.CallToolWrapped[[]any](ctx, c.caller, SpecGetDataTool, nil)
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, SpecGetDataTool, nil, decodeSpecGetDataResult)
 }
 
 // specSubtractParams is the params object of Spec.Subtract.
@@ -514,4 +514,23 @@ func decodeSpecUpdateParams(raw []byte, p *specUpdateParams) error {
 		d.MissingField("e")
 	}
 	return d.Finish()
+}
+
+// decodeSpecSubtractResult reads a result of Spec.Subtract into p, as encoding/json would.
+func decodeSpecSubtractResult(d *rpcimpl.Decoder, p *int) {
+	*p = d.Int()
+}
+
+// decodeSpecGetDataResult reads a result of Spec.GetData into p, as encoding/json would.
+func decodeSpecGetDataResult(d *rpcimpl.Decoder, p *[]any) {
+	if d.Null() {
+		*p = nil
+	} else if d.Array() {
+		*p = []any{}
+		for d.NextElem() {
+			var elem any
+			elem = d.Any()
+			*p = append(*p, elem)
+		}
+	}
 }

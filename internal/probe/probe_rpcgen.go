@@ -53,14 +53,14 @@ func NewProbeClient(c runtime.Caller) *ProbeClient {
 //
 // It calls the remote method "echo".
 func (c *ProbeClient) Echo(ctx context.Context, text string) (string, error) {
-	return runtime.Call[string](ctx, c.caller, ProbeEchoMethod, &probeEchoParams{Text: text})
+	return rpcimpl.Call(ctx, c.caller, ProbeEchoMethod, &probeEchoParams{Text: text}, decodeProbeEchoResult)
 }
 
 // Add returns a + b.
 //
 // It calls the remote method "add".
 func (c *ProbeClient) Add(ctx context.Context, a int, b int) (int, error) {
-	return runtime.Call[int](ctx, c.caller, ProbeAddMethod, &probeAddParams{A: a, B: b})
+	return rpcimpl.Call(ctx, c.caller, ProbeAddMethod, &probeAddParams{A: a, B: b}, decodeProbeAddResult)
 }
 
 // Increment returns n plus one. Its value travels as a string, so it
@@ -68,7 +68,7 @@ func (c *ProbeClient) Add(ctx context.Context, a int, b int) (int, error) {
 //
 // It calls the remote method "increment".
 func (c *ProbeClient) Increment(ctx context.Context, n Big) (Big, error) {
-	return runtime.Call[Big](ctx, c.caller, ProbeIncrementMethod, &n)
+	return rpcimpl.Call(ctx, c.caller, ProbeIncrementMethod, &n, readBigResult)
 }
 
 // Header returns the value of the HTTP header name of this call, "" when
@@ -76,7 +76,7 @@ func (c *ProbeClient) Increment(ctx context.Context, n Big) (Big, error) {
 //
 // It calls the remote method "header".
 func (c *ProbeClient) Header(ctx context.Context, name string) (string, error) {
-	return runtime.Call[string](ctx, c.caller, ProbeHeaderMethod, &probeHeaderParams{Name: name})
+	return rpcimpl.Call(ctx, c.caller, ProbeHeaderMethod, &probeHeaderParams{Name: name}, decodeProbeEchoResult)
 }
 
 // Hold runs until the call is cancelled, and fails after a minute.
@@ -98,7 +98,7 @@ func (c *ProbeClient) Held(ctx context.Context, tag string) error {
 //
 // It calls the remote method "released".
 func (c *ProbeClient) Released(ctx context.Context, tag string) (string, error) {
-	return runtime.Call[string](ctx, c.caller, ProbeReleasedMethod, &probeTagParams{Tag: tag})
+	return rpcimpl.Call(ctx, c.caller, ProbeReleasedMethod, &probeTagParams{Tag: tag}, decodeProbeEchoResult)
 }
 
 // NewProbeHandler returns a runtime.Handler that serves impl: it routes each
@@ -358,14 +358,14 @@ func NewProbeMCPClient(c mcp.ToolCaller) *ProbeMCPClient {
 //
 // It calls the MCP tool "echo".
 func (c *ProbeMCPClient) Echo(ctx context.Context, text string) (string, error) {
-	return mcp.CallToolWrapped[string](ctx, c.caller, ProbeEchoTool, &probeEchoParams{Text: text})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, ProbeEchoTool, &probeEchoParams{Text: text}, decodeProbeEchoResult)
 }
 
 // Add returns a + b.
 //
 // It calls the MCP tool "add".
 func (c *ProbeMCPClient) Add(ctx context.Context, a int, b int) (int, error) {
-	return mcp.CallToolWrapped[int](ctx, c.caller, ProbeAddTool, &probeAddParams{A: a, B: b})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, ProbeAddTool, &probeAddParams{A: a, B: b}, decodeProbeAddResult)
 }
 
 // Increment returns n plus one. Its value travels as a string, so it
@@ -373,7 +373,7 @@ func (c *ProbeMCPClient) Add(ctx context.Context, a int, b int) (int, error) {
 //
 // It calls the MCP tool "increment".
 func (c *ProbeMCPClient) Increment(ctx context.Context, n Big) (Big, error) {
-	return mcp.CallTool[Big](ctx, c.caller, ProbeIncrementTool, &n)
+	return mcp.CallToolDecoded(ctx, c.caller, ProbeIncrementTool, &n, readBigResult)
 }
 
 // Header returns the value of the HTTP header name of this call, "" when
@@ -381,7 +381,7 @@ func (c *ProbeMCPClient) Increment(ctx context.Context, n Big) (Big, error) {
 //
 // It calls the MCP tool "header".
 func (c *ProbeMCPClient) Header(ctx context.Context, name string) (string, error) {
-	return mcp.CallToolWrapped[string](ctx, c.caller, ProbeHeaderTool, &probeHeaderParams{Name: name})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, ProbeHeaderTool, &probeHeaderParams{Name: name}, decodeProbeEchoResult)
 }
 
 // Hold runs until the call is cancelled, and fails after a minute.
@@ -403,7 +403,7 @@ func (c *ProbeMCPClient) Held(ctx context.Context, tag string) error {
 //
 // It calls the MCP tool "released".
 func (c *ProbeMCPClient) Released(ctx context.Context, tag string) (string, error) {
-	return mcp.CallToolWrapped[string](ctx, c.caller, ProbeReleasedTool, &probeTagParams{Tag: tag})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, ProbeReleasedTool, &probeTagParams{Tag: tag}, decodeProbeEchoResult)
 }
 
 // probeEchoParams is the params object of Probe.Echo.
@@ -570,6 +570,42 @@ func decodeProbeTagParams(raw []byte, p *probeTagParams) error {
 		d.MissingField("tag")
 	}
 	return d.Finish()
+}
+
+// decodeProbeEchoResult reads a result of Probe.Echo into p, as encoding/json would.
+func decodeProbeEchoResult(d *rpcimpl.Decoder, p *string) {
+	*p = d.String()
+}
+
+// decodeProbeAddResult reads a result of Probe.Add into p, as encoding/json would.
+func decodeProbeAddResult(d *rpcimpl.Decoder, p *int) {
+	*p = d.Int()
+}
+
+// bigResultFields lists the fields of Big.
+var bigResultFields = rpcimpl.NewFields("value")
+
+// readBigResult reads an object into p, a Big, as encoding/json would.
+func readBigResult(d *rpcimpl.Decoder, p *Big) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "value":
+			if d.OpenQuoted() {
+				p.Value = d.Int64()
+				d.CloseQuoted()
+			}
+		default:
+			if d.FoldKey(&key, bigResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }
 
 // probeOpenRPC is the OpenRPC document of this file's services, compact, which

@@ -1,6 +1,10 @@
 package mcp
 
-import "context"
+import (
+	"context"
+
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
+)
 
 // The functions below are the bodies of a generated typed MCP client's
 // methods. A tool's error result becomes the *runtime.Error the server sent
@@ -31,6 +35,27 @@ func CallToolWrapped[R any](ctx context.Context, c ToolCaller, name string, args
 		return zero, typedError(err)
 	}
 	return wrapped.Result, nil
+}
+
+// CallToolDecoded is CallTool decoding the structured result with decode,
+// a function rpcgen generated for R, which reads it as json.Unmarshal
+// would and without reflection.
+func CallToolDecoded[R any](ctx context.Context, c ToolCaller, name string, args any, decode func(*rpcimpl.Decoder, *R)) (R, error) {
+	return callToolInto(ctx, c, name, args, rpcimpl.NewResultOf(decode))
+}
+
+// CallToolWrappedDecoded is CallToolWrapped decoding what is under
+// "result" with decode, a function rpcgen generated for R.
+func CallToolWrappedDecoded[R any](ctx context.Context, c ToolCaller, name string, args any, decode func(*rpcimpl.Decoder, *R)) (R, error) {
+	return callToolInto(ctx, c, name, args, rpcimpl.NewWrappedResultOf(decode))
+}
+
+func callToolInto[R any](ctx context.Context, c ToolCaller, name string, args any, r *rpcimpl.ResultOf[R]) (R, error) {
+	if err := c.CallTool(ctx, name, args, r); err != nil {
+		var zero R
+		return zero, typedError(err)
+	}
+	return r.Value, nil
 }
 
 // CallToolNoResult calls a tool whose method returns only an error.

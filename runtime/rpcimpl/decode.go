@@ -10,8 +10,12 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
-// maxDecodeDepth bounds how deeply a Decoder lets objects and arrays nest.
-const maxDecodeDepth = 128
+// maxDecodeDepth bounds how deeply a Decoder lets objects and arrays nest;
+// maxResultDepth bounds a result decoder's, as encoding/json bounds its own.
+const (
+	maxDecodeDepth = 128
+	maxResultDepth = 10000
+)
 
 // Decoder reads and validates JSON params in one pass, for generated code: the
 // generated decode function of each method walks the input with it, storing
@@ -74,6 +78,8 @@ type Decoder struct {
 	problems []Problem // what was wrong, in the order met
 	stopped  bool      // a problem stopped decoding (malformed JSON...)
 	failedAt int       // d.start of the value the last problem is about, -1 for none
+
+	lenient bool // a result decoder (NewResultDecoder): null reads as the zero value
 }
 
 // Problem is one thing wrong with params: the path of the value it is about
@@ -211,6 +217,9 @@ func (d *Decoder) Finish() error {
 	if len(d.problems) == 0 {
 		return nil
 	}
+	if d.lenient {
+		return resultError(d.problems)
+	}
 	return problemsError(d.problems)
 }
 
@@ -292,6 +301,12 @@ func (d *Decoder) MissingField(key string) {
 
 // typeError records that the value at d.pos is not of the wanted type.
 func (d *Decoder) typeError(want string) {
+	if d.lenient && d.buf[d.pos] == 'n' {
+		// null where Go has no nil: encoding/json leaves the value as it
+		// is, which for a result being decoded is its zero value.
+		d.literal("null")
+		return
+	}
 	start, at := d.start, d.pos
 	d.Skip()
 	if d.stopped {

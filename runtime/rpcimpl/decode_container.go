@@ -250,8 +250,8 @@ func (d *Decoder) begin() byte {
 
 // open enters the object or array whose opening bracket is at d.pos.
 func (d *Decoder) open() bool {
-	if d.depth >= maxDecodeDepth {
-		d.stop("nested deeper than " + strconv.Itoa(maxDecodeDepth) + " levels")
+	if limit := d.maxDepth(); d.depth >= limit {
+		d.stop("nested deeper than " + strconv.Itoa(limit) + " levels")
 		return false
 	}
 	d.depth++
@@ -280,4 +280,12 @@ func endsValue(b []byte, i int) bool {
 		return true
 	}
 	return false
+}
+
+// maxDepth is how deeply objects and arrays may nest in d's input.
+func (d *Decoder) maxDepth() int {
+	if d.lenient {
+		return maxResultDepth
+	}
+	return maxDecodeDepth
 }

@@ -21,6 +21,9 @@ func FuzzDecoder(f *testing.F) {
 		`["go",3,["t"],null]`, `{"a":[1,2.5e3,-0,true,false,null,"\u00e9\ud83d\ude00"]}`,
 		`"\ud800"`, "\"\xff\"", `{"a":1,}`, `[1,]`, `01`, `1e999`, ` {"a" : { } } `, `[[[[]]]]`,
 		`{"query":"","limit":0}`, `{"\u0061":1}`, `nul`, `"\/\b"`,
+		// An escaped key, then an object with one: the first must be
+		// kept before the value is read (it once took the second's text).
+		`{"a\"b":{"c\"d":1},"e":2}`,
 	} {
 		f.Add([]byte(seed))
 	}

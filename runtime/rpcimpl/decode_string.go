@@ -186,6 +186,10 @@ func (d *Decoder) Bytes() []byte {
 // Time reads an RFC 3339 date-time string, as encoding/json reads a
 // time.Time.
 func (d *Decoder) Time() time.Time {
+	if d.lenient && d.begin() == 'n' {
+		d.literal("null") // encoding/json leaves the time as it is
+		return time.Time{}
+	}
 	start := d.pos
 	s := d.String()
 	if d.stopped {

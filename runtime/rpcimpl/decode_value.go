@@ -286,7 +286,11 @@ func (d *Decoder) Any() any {
 		}
 		var key []byte
 		for d.NextKey(&key) {
-			m[string(key)] = d.Any()
+			// The key first: reading the value may reuse key's storage (an
+			// escaped key of a nested object), and Go does not order a
+			// conversion against the call on the right.
+			k := string(key)
+			m[k] = d.Any()
 		}
 		return m
 	case '[':

@@ -4,7 +4,9 @@
 //
 // It holds what generated methods are made of: the Decoder that reads and
 // validates a method's params in one pass, with no reflection (NewDecoder,
-// NewFields, NoParams and the checks MultipleOf and HasDuplicates), Result,
+// NewFields, NoParams and the checks MultipleOf and HasDuplicates), the same
+// Decoder reading a result as encoding/json would (NewResultDecoder, with
+// ResultOf, Call and CallIdempotent, which a generated client calls), Result,
 // which a generated dispatcher returns, StreamError, which a generated client
 // returns for a stream it could not call, and the version guards
 // (IsAtLeastVersion0_1_0 and its successors, in version.go).

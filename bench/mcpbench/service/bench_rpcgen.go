@@ -45,21 +45,21 @@ func NewBenchClient(c runtime.Caller) *BenchClient {
 //
 // It calls the remote method "bench.add".
 func (c *BenchClient) Add(ctx context.Context, a int, b int) (Sum, error) {
-	return runtime.Call[Sum](ctx, c.caller, BenchAddMethod, &benchAddParams{A: a, B: b})
+	return rpcimpl.Call(ctx, c.caller, BenchAddMethod, &benchAddParams{A: a, B: b}, readSumResult)
 }
 
 // Echo returns text unchanged.
 //
 // It calls the remote method "bench.echo".
 func (c *BenchClient) Echo(ctx context.Context, text string) (Echoed, error) {
-	return runtime.Call[Echoed](ctx, c.caller, BenchEchoMethod, &benchEchoParams{Text: text})
+	return rpcimpl.Call(ctx, c.caller, BenchEchoMethod, &benchEchoParams{Text: text}, readEchoedResult)
 }
 
 // Large returns the first n records of a fixed list.
 //
 // It calls the remote method "bench.large".
 func (c *BenchClient) Large(ctx context.Context, n int) (Records, error) {
-	return runtime.Call[Records](ctx, c.caller, BenchLargeMethod, &benchLargeParams{N: n})
+	return rpcimpl.Call(ctx, c.caller, BenchLargeMethod, &benchLargeParams{N: n}, readRecordsResult)
 }
 
 // NewBenchHandler returns a runtime.Handler that serves impl: it routes each
@@ -228,21 +228,21 @@ func NewBenchMCPClient(c mcp.ToolCaller) *BenchMCPClient {
 //
 // It calls the MCP tool "add".
 func (c *BenchMCPClient) Add(ctx context.Context, a int, b int) (Sum, error) {
-	return mcp.CallTool[Sum](ctx, c.caller, BenchAddTool, &benchAddParams{A: a, B: b})
+	return mcp.CallToolDecoded(ctx, c.caller, BenchAddTool, &benchAddParams{A: a, B: b}, readSumResult)
 }
 
 // Echo returns text unchanged.
 //
 // It calls the MCP tool "echo".
 func (c *BenchMCPClient) Echo(ctx context.Context, text string) (Echoed, error) {
-	return mcp.CallTool[Echoed](ctx, c.caller, BenchEchoTool, &benchEchoParams{Text: text})
+	return mcp.CallToolDecoded(ctx, c.caller, BenchEchoTool, &benchEchoParams{Text: text}, readEchoedResult)
 }
 
 // Large returns the first n records of a fixed list.
 //
 // It calls the MCP tool "large".
 func (c *BenchMCPClient) Large(ctx context.Context, n int) (Records, error) {
-	return mcp.CallTool[Records](ctx, c.caller, BenchLargeTool, &benchLargeParams{N: n})
+	return mcp.CallToolDecoded(ctx, c.caller, BenchLargeTool, &benchLargeParams{N: n}, readRecordsResult)
 }
 
 // benchAddParams is the params object of Bench.Add.
@@ -340,4 +340,120 @@ func decodeBenchLargeParams(raw []byte, p *benchLargeParams) error {
 		d.MissingField("n")
 	}
 	return d.Finish()
+}
+
+// sumResultFields lists the fields of Sum.
+var sumResultFields = rpcimpl.NewFields("sum")
+
+// readSumResult reads an object into p, a Sum, as encoding/json would.
+func readSumResult(d *rpcimpl.Decoder, p *Sum) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "sum":
+			p.Sum = d.Int()
+		default:
+			if d.FoldKey(&key, sumResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// echoedResultFields lists the fields of Echoed.
+var echoedResultFields = rpcimpl.NewFields("text")
+
+// readEchoedResult reads an object into p, a Echoed, as encoding/json would.
+func readEchoedResult(d *rpcimpl.Decoder, p *Echoed) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "text":
+			p.Text = d.String()
+		default:
+			if d.FoldKey(&key, echoedResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// recordsResultFields lists the fields of Records.
+var recordsResultFields = rpcimpl.NewFields("items")
+
+// readRecordsResult reads an object into p, a Records, as encoding/json would.
+func readRecordsResult(d *rpcimpl.Decoder, p *Records) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "items":
+			if d.Null() {
+				p.Items = nil
+			} else if d.Array() {
+				p.Items = []Record{}
+				for d.NextElem() {
+					var elem Record
+					readRecordResult(d, &elem)
+					p.Items = append(p.Items, elem)
+				}
+			}
+		default:
+			if d.FoldKey(&key, recordsResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// recordResultFields lists the fields of Record.
+var recordResultFields = rpcimpl.NewFields("id", "name", "tags", "score", "active")
+
+// readRecordResult reads an object into p, a Record, as encoding/json would.
+func readRecordResult(d *rpcimpl.Decoder, p *Record) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "id":
+			p.ID = d.Int()
+		case "name":
+			p.Name = d.String()
+		case "tags":
+			if d.Null() {
+				p.Tags = nil
+			} else if d.Array() {
+				p.Tags = []string{}
+				for d.NextElem() {
+					p.Tags = append(p.Tags, d.String())
+				}
+			}
+		case "score":
+			p.Score = d.Float64()
+		case "active":
+			p.Active = d.Bool()
+		default:
+			if d.FoldKey(&key, recordResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }

@@ -46,14 +46,14 @@ func NewShopClient(c runtime.Caller) *ShopClient {
 //
 // It calls the remote method "shop.searchProducts".
 func (c *ShopClient) SearchProducts(ctx context.Context, args SearchArgs) (SearchResult, error) {
-	return runtime.Call[SearchResult](ctx, c.caller, ShopSearchProductsMethod, &args)
+	return rpcimpl.Call(ctx, c.caller, ShopSearchProductsMethod, &args, readSearchResultResult)
 }
 
 // GetUserCart gets a user's cart with their recent order history.
 //
 // It calls the remote method "shop.getUserCart".
 func (c *ShopClient) GetUserCart(ctx context.Context, args CartArgs) (CartResult, error) {
-	return runtime.Call[CartResult](ctx, c.caller, ShopGetUserCartMethod, &args)
+	return rpcimpl.Call(ctx, c.caller, ShopGetUserCartMethod, &args, readCartResultResult)
 }
 
 // Checkout calculates a total, updates the rate limit and records the
@@ -61,7 +61,7 @@ func (c *ShopClient) GetUserCart(ctx context.Context, args CartArgs) (CartResult
 //
 // It calls the remote method "shop.checkout".
 func (c *ShopClient) Checkout(ctx context.Context, args CheckoutArgs) (CheckoutResult, error) {
-	return runtime.Call[CheckoutResult](ctx, c.caller, ShopCheckoutMethod, &args)
+	return rpcimpl.Call(ctx, c.caller, ShopCheckoutMethod, &args, readCheckoutResultResult)
 }
 
 // NewShopHandler returns a runtime.Handler that serves impl: it routes each
@@ -231,14 +231,14 @@ func NewShopMCPClient(c mcp.ToolCaller) *ShopMCPClient {
 //
 // It calls the MCP tool "search_products".
 func (c *ShopMCPClient) SearchProducts(ctx context.Context, args SearchArgs) (SearchResult, error) {
-	return mcp.CallTool[SearchResult](ctx, c.caller, ShopSearchProductsTool, &args)
+	return mcp.CallToolDecoded(ctx, c.caller, ShopSearchProductsTool, &args, readSearchResultResult)
 }
 
 // GetUserCart gets a user's cart with their recent order history.
 //
 // It calls the MCP tool "get_user_cart".
 func (c *ShopMCPClient) GetUserCart(ctx context.Context, args CartArgs) (CartResult, error) {
-	return mcp.CallTool[CartResult](ctx, c.caller, ShopGetUserCartTool, &args)
+	return mcp.CallToolDecoded(ctx, c.caller, ShopGetUserCartTool, &args, readCartResultResult)
 }
 
 // Checkout calculates a total, updates the rate limit and records the
@@ -246,7 +246,7 @@ func (c *ShopMCPClient) GetUserCart(ctx context.Context, args CartArgs) (CartRes
 //
 // It calls the MCP tool "checkout".
 func (c *ShopMCPClient) Checkout(ctx context.Context, args CheckoutArgs) (CheckoutResult, error) {
-	return mcp.CallTool[CheckoutResult](ctx, c.caller, ShopCheckoutTool, &args)
+	return mcp.CallToolDecoded(ctx, c.caller, ShopCheckoutTool, &args, readCheckoutResultResult)
 }
 
 // decodeShopSearchProductsParams decodes the params of Shop.SearchProducts into p, by name or by
@@ -377,5 +377,230 @@ func readCheckoutItem(d *rpcimpl.Decoder, p *CheckoutItem) {
 	}
 	if !hasQuantity {
 		d.MissingField("quantity")
+	}
+}
+
+// searchResultResultFields lists the fields of SearchResult.
+var searchResultResultFields = rpcimpl.NewFields("category", "total_found", "products", "top10_popular_ids", "server_type")
+
+// readSearchResultResult reads an object into p, a SearchResult, as encoding/json would.
+func readSearchResultResult(d *rpcimpl.Decoder, p *SearchResult) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "category":
+			p.Category = d.String()
+		case "total_found":
+			p.TotalFound = d.Int()
+		case "products":
+			if d.Null() {
+				p.Products = nil
+			} else if d.Array() {
+				p.Products = []ProductHit{}
+				for d.NextElem() {
+					var elem ProductHit
+					readProductHitResult(d, &elem)
+					p.Products = append(p.Products, elem)
+				}
+			}
+		case "top10_popular_ids":
+			if d.Null() {
+				p.Top10PopularIDs = nil
+			} else if d.Array() {
+				p.Top10PopularIDs = []int{}
+				for d.NextElem() {
+					p.Top10PopularIDs = append(p.Top10PopularIDs, d.Int())
+				}
+			}
+		case "server_type":
+			p.ServerType = d.String()
+		default:
+			if d.FoldKey(&key, searchResultResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// cartResultResultFields lists the fields of CartResult.
+var cartResultResultFields = rpcimpl.NewFields("user_id", "cart", "recent_history", "server_type")
+
+// readCartResultResult reads an object into p, a CartResult, as encoding/json would.
+func readCartResultResult(d *rpcimpl.Decoder, p *CartResult) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "user_id":
+			p.UserID = d.String()
+		case "cart":
+			readCartResult(d, &p.Cart)
+		case "recent_history":
+			if d.Null() {
+				p.RecentHistory = nil
+			} else if d.Array() {
+				p.RecentHistory = []map[string]any{}
+				for d.NextElem() {
+					var elem map[string]any
+					if d.Null() {
+						elem = nil
+					} else if d.Object() {
+						elem = map[string]any{}
+						var k2 []byte
+						for d.NextKey(&k2) {
+							ks2 := string(k2)
+							var elem2 any
+							elem2 = d.Any()
+							elem[ks2] = elem2
+						}
+					}
+					p.RecentHistory = append(p.RecentHistory, elem)
+				}
+			}
+		case "server_type":
+			p.ServerType = d.String()
+		default:
+			if d.FoldKey(&key, cartResultResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// checkoutResultResultFields lists the fields of CheckoutResult.
+var checkoutResultResultFields = rpcimpl.NewFields("order_id", "user_id", "total", "items_count", "rate_limit_count", "status", "server_type")
+
+// readCheckoutResultResult reads an object into p, a CheckoutResult, as encoding/json would.
+func readCheckoutResultResult(d *rpcimpl.Decoder, p *CheckoutResult) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "order_id":
+			p.OrderID = d.String()
+		case "user_id":
+			p.UserID = d.String()
+		case "total":
+			p.Total = d.Float64()
+		case "items_count":
+			p.ItemsCount = d.Int()
+		case "rate_limit_count":
+			p.RateLimitCount = d.Int64()
+		case "status":
+			p.Status = d.String()
+		case "server_type":
+			p.ServerType = d.String()
+		default:
+			if d.FoldKey(&key, checkoutResultResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// productHitResultFields lists the fields of ProductHit.
+var productHitResultFields = rpcimpl.NewFields("id", "sku", "name", "price", "rating", "popularity_rank")
+
+// readProductHitResult reads an object into p, a ProductHit, as encoding/json would.
+func readProductHitResult(d *rpcimpl.Decoder, p *ProductHit) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "id":
+			p.ID = d.Int()
+		case "sku":
+			p.SKU = d.String()
+		case "name":
+			p.Name = d.String()
+		case "price":
+			p.Price = d.Float64()
+		case "rating":
+			p.Rating = d.Float64()
+		case "popularity_rank":
+			p.PopularityRank = d.Int()
+		default:
+			if d.FoldKey(&key, productHitResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// cartResultFields lists the fields of Cart.
+var cartResultFields = rpcimpl.NewFields("items", "item_count", "estimated_total")
+
+// readCartResult reads an object into p, a Cart, as encoding/json would.
+func readCartResult(d *rpcimpl.Decoder, p *Cart) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "items":
+			if d.Null() {
+				p.Items = nil
+			} else if d.Array() {
+				p.Items = []CartItem{}
+				for d.NextElem() {
+					var elem CartItem
+					readCartItemResult(d, &elem)
+					p.Items = append(p.Items, elem)
+				}
+			}
+		case "item_count":
+			p.ItemCount = d.Int()
+		case "estimated_total":
+			p.EstimatedTotal = d.Float64()
+		default:
+			if d.FoldKey(&key, cartResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
+}
+
+// cartItemResultFields lists the fields of CartItem.
+var cartItemResultFields = rpcimpl.NewFields("product_id", "qty")
+
+// readCartItemResult reads an object into p, a CartItem, as encoding/json would.
+func readCartItemResult(d *rpcimpl.Decoder, p *CartItem) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "product_id":
+			p.ProductID = d.Int()
+		case "qty":
+			p.Qty = d.Int()
+		default:
+			if d.FoldKey(&key, cartItemResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
 	}
 }

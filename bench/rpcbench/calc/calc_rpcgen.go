@@ -41,7 +41,7 @@ func NewCalcClient(c runtime.Caller) *CalcClient {
 //
 // It calls the remote method "add".
 func (c *CalcClient) Add(ctx context.Context, a int, b int) (int, error) {
-	return runtime.Call[int](ctx, c.caller, CalcAddMethod, &calcAddParams{A: a, B: b})
+	return rpcimpl.Call(ctx, c.caller, CalcAddMethod, &calcAddParams{A: a, B: b}, decodeCalcAddResult)
 }
 
 // NewCalcHandler returns a runtime.Handler that serves impl: it routes each
@@ -134,7 +134,7 @@ func NewCalcMCPClient(c mcp.ToolCaller) *CalcMCPClient {
 //
 // It calls the MCP tool "add".
 func (c *CalcMCPClient) Add(ctx context.Context, a int, b int) (int, error) {
-	return mcp.CallToolWrapped[int](ctx, c.caller, CalcAddTool, &calcAddParams{A: a, B: b})
+	return mcp.CallToolWrappedDecoded(ctx, c.caller, CalcAddTool, &calcAddParams{A: a, B: b}, decodeCalcAddResult)
 }
 
 // calcAddParams is the params object of Calc.Add.
@@ -172,4 +172,9 @@ func decodeCalcAddParams(raw []byte, p *calcAddParams) error {
 		d.MissingField("b")
 	}
 	return d.Finish()
+}
+
+// decodeCalcAddResult reads a result of Calc.Add into p, as encoding/json would.
+func decodeCalcAddResult(d *rpcimpl.Decoder, p *int) {
+	*p = d.Int()
 }

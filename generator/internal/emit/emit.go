@@ -53,6 +53,8 @@ type emitter struct {
 	schemaNames map[string]string
 	// decoders writes the params decoders, which validate against the schemas.
 	decoders *decodeEmitter
+	// results writes the clients' result decoders, lenient as encoding/json.
+	results *decodeEmitter
 	// share names each method's params declarations, shared between
 	// methods whose params have the same shape.
 	share *paramsShare
@@ -75,6 +77,7 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 	g.decoders = newDecodeEmitter(g.file, sg)
 	g.share = shareParams(services, g.decoders.declared)
 	g.decoders.share = g.share
+	g.results = newResultEmitter(g.decoders)
 	g.schemas = toolSchemasOf(services, sg)
 	tools, err := g.descriptors(services)
 	if err != nil {
@@ -246,6 +249,7 @@ func (g *emitter) service(s *model.Service) {
 		}
 		g.decoders.emit(s, m)
 	}
+	g.results.flush()
 }
 
 // serviceNames holds the identifiers generated for one service.

@@ -126,8 +126,16 @@ func (g *emitter) clientMethod(s *model.Service, m *model.Method, names *service
 	case m.Result == nil:
 		body = append(body, jen.Return(caller.Dot("Call").Call(sig.ctx, constant, wire, jen.Nil())))
 	case m.Idempotent:
+		if dec := g.results.resultDecoder(s, m); dec != "" {
+			body = append(body, jen.Return(jen.Qual(implPath, "CallIdempotent").Call(sig.ctx, caller, constant, wire, jen.Id(dec))))
+			break
+		}
 		body = append(body, jen.Return(jen.Qual(runtimePath, "CallIdempotent").Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, constant, wire)))
 	default:
+		if dec := g.results.resultDecoder(s, m); dec != "" {
+			body = append(body, jen.Return(jen.Qual(implPath, "Call").Call(sig.ctx, caller, constant, wire, jen.Id(dec))))
+			break
+		}
 		body = append(body, jen.Return(jen.Qual(runtimePath, "Call").Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, constant, wire)))
 	}
 

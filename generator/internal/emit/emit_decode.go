@@ -50,6 +50,12 @@ type decodeEmitter struct {
 	taken    map[string]bool // package-level names this file declares
 	pending  []helper        // helpers named but not yet written
 	share    *paramsShare    // the names of each method's params declarations
+
+	// lenient marks the result decoders' emitter (newResultEmitter): no
+	// schema checks, unknown keys skipped, keys matched case-insensitively.
+	lenient        bool
+	results        map[string]string // type key -> name of its result decode function
+	pendingResults []resultFn        // result decode functions named but not yet written
 }
 
 // helper is a read function for one struct type.
@@ -78,6 +84,7 @@ type member struct {
 type target struct {
 	val, addr func() *jen.Statement
 	deref     bool // val is *x
+	derefAddr bool // addr is *x too (a pointer behind a pointer)
 }
 
 func selectorTarget(base string, names ...string) target {
@@ -97,12 +104,15 @@ func localTarget(name string) target {
 
 // elemOf is the target *t.val, for the value a pointer points to.
 func (t target) elemOf() target {
-	return target{val: func() *jen.Statement { return jen.Op("*").Add(t.val()) }, addr: t.val, deref: true}
+	return target{val: func() *jen.Statement { return jen.Op("*").Add(t.val()) }, addr: t.val, deref: true, derefAddr: t.deref}
 }
 
 // index is t.val[i]; arrays index through a pointer.
 func (t target) index(i string) target {
 	v := func() *jen.Statement {
+		if t.derefAddr {
+			return jen.Parens(t.addr()).Index(jen.Id(i)) // (*p)[i], not *(p[i])
+		}
 		if t.deref {
 			return t.addr().Index(jen.Id(i))
 		}
@@ -176,7 +186,13 @@ func (de *decodeEmitter) method(svc *model.Service, m *model.Method) {
 
 // flush writes the helpers named so far, and those they name in turn.
 func (de *decodeEmitter) flush() {
-	for len(de.pending) > 0 {
+	for len(de.pending) > 0 || len(de.pendingResults) > 0 {
+		if len(de.pendingResults) > 0 {
+			r := de.pendingResults[0]
+			de.pendingResults = de.pendingResults[1:]
+			de.resultFunc(r)
+			continue
+		}
 		h := de.pending[0]
 		de.pending = de.pending[1:]
 		de.structHelper(h)
@@ -204,7 +220,11 @@ func (de *decodeEmitter) structHelper(h helper) {
 	f.Commentf("%s lists the fields of %s.", h.fields, h.desc)
 	f.Var().Id(h.fields).Op("=").Qual(implPath, "NewFields").Call(lits(keys)...)
 	f.Line()
-	f.Commentf("%s reads an object into p, a %s, validating it as it goes.", h.name, h.desc)
+	if de.lenient {
+		f.Commentf("%s reads an object into p, a %s, as encoding/json would.", h.name, h.desc)
+	} else {
+		f.Commentf("%s reads an object into p, a %s, validating it as it goes.", h.name, h.desc)
+	}
 	f.Func().Id(h.name).Params(
 		jen.Id("d").Op("*").Qual(implPath, "Decoder"),
 		jen.Id("p").Op("*").Add(typ),
@@ -215,7 +235,10 @@ func (de *decodeEmitter) structHelper(h helper) {
 func (de *decodeEmitter) fieldMember(st *types.Struct, fl schema.Field) member {
 	mb := member{
 		key: fl.Key, goName: fl.Names[len(fl.Names)-1], typ: fl.Type,
-		schema: de.sg.FieldSchema(st, fl), required: fl.Required, quoted: fl.String, pos: fl.Pos,
+		required: fl.Required && !de.lenient, quoted: fl.String, pos: fl.Pos,
+	}
+	if !de.lenient {
+		mb.schema = de.sg.FieldSchema(st, fl)
 	}
 	// The Go path to the field: every embedded struct on the way, unless
 	// one cannot be named here (unexported, from another package); the
@@ -283,10 +306,23 @@ func (de *decodeEmitter) objectBody(sc *decodeScope, members []member, fields st
 		body = append(body, de.valueAt(sc, mb, 1)...)
 		cases = append(cases, jen.Case(jen.Lit(mb.key)).Block(body...))
 	}
-	cases = append(cases, jen.Default().Block(dcall("UnknownField", jen.Id("key"), jen.Id(fields))))
-	code = append(code, jen.For(dcall("NextKey", jen.Op("&").Id("key"))).Block(
-		jen.Switch(jen.String().Call(jen.Id("key"))).Block(cases...),
-	))
+	if de.lenient {
+		// As encoding/json: a key no field has exactly matches the first
+		// equal under case folding; a key no field has is skipped.
+		cases = append(cases, jen.Default().Block(
+			jen.If(dcall("FoldKey", jen.Op("&").Id("key"), jen.Id(fields))).Block(jen.Goto().Id("match")),
+			dcall("Skip"),
+		))
+		code = append(code, jen.For(dcall("NextKey", jen.Op("&").Id("key"))).Block(
+			jen.Id("match").Op(":"),
+			jen.Switch(jen.String().Call(jen.Id("key"))).Block(cases...),
+		))
+	} else {
+		cases = append(cases, jen.Default().Block(dcall("UnknownField", jen.Id("key"), jen.Id(fields))))
+		code = append(code, jen.For(dcall("NextKey", jen.Op("&").Id("key"))).Block(
+			jen.Switch(jen.String().Call(jen.Id("key"))).Block(cases...),
+		))
+	}
 	for i, mb := range members {
 		if flags[i] != "" {
 			code = append(code, jen.If(jen.Op("!").Id(flags[i])).Block(dcall("MissingField", jen.Lit(mb.key))))
@@ -313,6 +349,9 @@ func (de *decodeEmitter) helperFor(sc *decodeScope, t types.Type, st *types.Stru
 	base, desc := sc.owner, sc.path
 	if n, ok := types.Unalias(t).(*types.Named); ok {
 		base, desc = exportedName(n, de.sg.Pkg.Types), de.sg.TypeString(t)
+	}
+	if de.lenient {
+		base += "Result"
 	}
 	h := helper{name: de.name("read" + base), desc: desc, t: t, st: st}
 	h.fields = de.name(naming.LowerFirst(base) + "Fields")

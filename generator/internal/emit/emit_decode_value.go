@@ -26,6 +26,9 @@ var scalarReaders = map[types.BasicKind]string{
 // nested containers; pos is where to report a problem with s.
 func (de *decodeEmitter) value(sc *decodeScope, t types.Type, s *jsonschema.Schema, tg target, quoted bool, depth int, pos token.Position) []jen.Code {
 	s = schema.NonNull(s) // null is read as nil below, where Go has one
+	if de.lenient {
+		s = nil // a result: read as encoding/json reads it
+	}
 	if s != nil && s.Ref != "" {
 		s = nil // a recursive type: its helper checks its fields
 	}
@@ -152,6 +155,13 @@ func (de *decodeEmitter) array(sc *decodeScope, u *types.Array, s *jsonschema.Sc
 		jen.For(jen.Empty(), dcall("NextElem"), jen.Id(n).Op("++")).Block(body...),
 		jen.If(jen.Id(n).Op("!=").Lit(int(u.Len()))).Block(dcall("Fail", jen.Lit(count))),
 	)}
+	if de.lenient {
+		// encoding/json drops what does not fit and leaves the rest zero.
+		code = []jen.Code{jen.If(dcall("Array")).Block(
+			jen.Id(n).Op(":=").Lit(0),
+			jen.For(jen.Empty(), dcall("NextElem"), jen.Id(n).Op("++")).Block(body...),
+		)}
+	}
 	if s != nil && s.UniqueItems {
 		code = append(code, de.uniqueCheck(u.Elem(), jen.Add(tg.val()).Index(jen.Op(":")), pos)...)
 	}
@@ -174,9 +184,13 @@ func (de *decodeEmitter) mapValue(sc *decodeScope, t types.Type, u *types.Map, s
 		values = s.AdditionalProperties
 	}
 	body, v := de.element(sc, u.Elem(), values, elem, depth, pos)
-	k := de.convert(u.Key(), jen.String().Call(jen.Id(key)))
+	// The key is copied before the value is read: reading a value that
+	// holds an object with an escaped key reuses the storage key points to.
+	ks := local("ks", depth)
+	body = append([]jen.Code{jen.Id(ks).Op(":=").String().Call(jen.Id(key))}, body...)
+	k := de.convert(u.Key(), jen.Id(ks))
 	if _, ok := types.Unalias(u.Key()).(*types.Basic); !ok {
-		k = jen.Add(de.typeExpr(u.Key())).Call(jen.Id(key))
+		k = jen.Add(de.typeExpr(u.Key())).Call(jen.Id(ks))
 	}
 	if s != nil && s.PropertyNames != nil && len(s.PropertyNames.Enum) > 0 {
 		body = append(keyEnumCheck(key, s.PropertyNames.Enum), body...)

@@ -268,6 +268,10 @@ func (g *emitter) mcpClientMethod(s *model.Service, m *model.Method, names *serv
 		if g.schemas[m].wrapped {
 			helper = "CallToolWrapped" // the server wraps a result that is not an object
 		}
+		if dec := g.results.resultDecoder(s, m); dec != "" {
+			body = append(body, jen.Return(jen.Qual(model.MCPPath, helper+"Decoded").Call(sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)), jen.Id(dec))))
+			break
+		}
 		body = append(body, jen.Return(jen.Qual(model.MCPPath, helper).Types(g.typeExpr(m.Result)).Call(sig.ctx, caller, jen.Id(names.tool(m)), sig.wire(names.params(m)))))
 	}
 	f.Func().Params(recv).Id(m.Name).Params(sig.params...).Add(sig.results).Block(body...)

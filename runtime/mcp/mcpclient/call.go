@@ -102,7 +102,7 @@ func (c *Client) callOnce(ctx context.Context, method string, params, result any
 	if result == nil {
 		return nil
 	}
-	if err := json.Unmarshal(r.result, result); err != nil {
+	if err := unmarshalResult(r.result, result); err != nil {
 		return fmt.Errorf("mcp: decode result of %s: %w", method, err)
 	}
 	return nil
@@ -297,7 +297,7 @@ func (c *Client) decodeToolResult(name string, raw []byte, result any) error {
 		return nil
 	}
 	if !clientIsNull(structured) {
-		if err := json.Unmarshal(structured, result); err != nil {
+		if err := unmarshalResult(structured, result); err != nil {
 			return fmt.Errorf("mcp: decode structured result of %s: %w", name, err)
 		}
 		return nil
@@ -385,3 +385,19 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 
 // clientIsNull reports whether the raw value v is absent or JSON null.
 func clientIsNull(v []byte) bool { return len(v) == 0 || string(v) == "null" }
+
+// resultDecoder is a result that decodes itself without reflection: a
+// generated client's (rpcimpl.ResultOf), which reads the JSON as
+// json.Unmarshal would.
+type resultDecoder interface {
+	DecodeResult(data []byte) error
+}
+
+// unmarshalResult decodes raw into result with its own decoder, when it has
+// one, else with json.Unmarshal.
+func unmarshalResult(raw []byte, result any) error {
+	if rd, ok := result.(resultDecoder); ok {
+		return rd.DecodeResult(raw)
+	}
+	return json.Unmarshal(raw, result)
+}

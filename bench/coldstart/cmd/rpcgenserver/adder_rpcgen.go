@@ -41,7 +41,7 @@ func NewAdderClient(c runtime.Caller) *AdderClient {
 //
 // It calls the remote method "adder.add".
 func (c *AdderClient) Add(ctx context.Context, a int, b int) (Sum, error) {
-	return runtime.Call[Sum](ctx, c.caller, AdderAddMethod, &adderAddParams{A: a, B: b})
+	return rpcimpl.Call(ctx, c.caller, AdderAddMethod, &adderAddParams{A: a, B: b}, readSumResult)
 }
 
 // NewAdderHandler returns a runtime.Handler that serves impl: it routes each
@@ -142,7 +142,7 @@ func NewAdderMCPClient(c mcp.ToolCaller) *AdderMCPClient {
 //
 // It calls the MCP tool "add".
 func (c *AdderMCPClient) Add(ctx context.Context, a int, b int) (Sum, error) {
-	return mcp.CallTool[Sum](ctx, c.caller, AdderAddTool, &adderAddParams{A: a, B: b})
+	return mcp.CallToolDecoded(ctx, c.caller, AdderAddTool, &adderAddParams{A: a, B: b}, readSumResult)
 }
 
 // adderAddParams is the params object of Adder.Add.
@@ -180,4 +180,27 @@ func decodeAdderAddParams(raw []byte, p *adderAddParams) error {
 		d.MissingField("b")
 	}
 	return d.Finish()
+}
+
+// sumResultFields lists the fields of Sum.
+var sumResultFields = rpcimpl.NewFields("sum")
+
+// readSumResult reads an object into p, a Sum, as encoding/json would.
+func readSumResult(d *rpcimpl.Decoder, p *Sum) {
+	if !d.Object() {
+		return
+	}
+	var key []byte
+	for d.NextKey(&key) {
+	match:
+		switch string(key) {
+		case "sum":
+			p.Sum = d.Int()
+		default:
+			if d.FoldKey(&key, sumResultFields) {
+				goto match
+			}
+			d.Skip()
+		}
+	}
 }
