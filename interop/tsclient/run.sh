@@ -20,7 +20,9 @@
 #   - @open-rpc/generator writes a TypeScript client for internal/probe's
 #     committed document (bare method names, --openrpc-version 1.2.6), which
 #     builds unpatched (its own package.json, locked; its own build script)
-#     and calls the probe server (openrpcgen/call.test.cjs);
+#     and calls the probe server (openrpcgen/call.test.cjs); every document
+#     stating OpenRPC 1.2.6 is valid against that client's meta-schema
+#     (openrpcgen/legacy.test.cjs);
 #   - examples/calculator, served over HTTP, answers rpc.discover with its
 #     committed OpenRPC document, and the generated TypeScript client calls
 #     every method of it (test/calculator.test.ts, compiled with tsc);
@@ -205,4 +207,4 @@ CALCULATOR_URL="http://$calculator_addr" CALCULATOR_OPENRPC="$repo/examples/calc
 
 echo "== node --test: the @open-rpc/generator client calls internal/probe"
 PROBE_URL="http://$probe_addr" OPENRPCGEN_CLIENT="$generated/build/index.js" \
-	node --test --test-reporter=spec openrpcgen/call.test.cjs
+	node --test --test-reporter=spec openrpcgen/call.test.cjs openrpcgen/legacy.test.cjs
