@@ -281,7 +281,7 @@ func decodeNotesListNotesResult(d *rpcimpl.Decoder, p *[]Note) {
 		for d.NextElem() {
 			var elem Note
 			readNoteResult(d, &elem)
-			*p = append(*p, elem)
+			*p = rpcimpl.Append(*p, elem)
 		}
 	}
 }
@@ -331,7 +331,7 @@ func readIdentityResult(d *rpcimpl.Decoder, p *Identity) {
 			} else if d.Array() {
 				p.Scopes = []string{}
 				for d.NextElem() {
-					p.Scopes = append(p.Scopes, d.String())
+					p.Scopes = rpcimpl.Append(p.Scopes, d.String())
 				}
 			}
 		default:

@@ -1795,7 +1795,7 @@ func decodeConformanceMultipleContentTypesResult(d *rpcimpl.Decoder, p *[]mcp.Co
 		for d.NextElem() {
 			var elem mcp.Content
 			readMcpContentResult(d, &elem)
-			*p = append(*p, elem)
+			*p = rpcimpl.Append(*p, elem)
 		}
 	}
 }
@@ -1819,7 +1819,7 @@ func decodeConformancePromptWithEmbeddedResourceResult(d *rpcimpl.Decoder, p *[]
 		for d.NextElem() {
 			var elem mcp.PromptMessage
 			readMcpPromptMessageResult(d, &elem)
-			*p = append(*p, elem)
+			*p = rpcimpl.Append(*p, elem)
 		}
 	}
 }
@@ -1831,7 +1831,7 @@ func decodeConformanceCompleteArg1Result(d *rpcimpl.Decoder, p *[]string) {
 	} else if d.Array() {
 		*p = []string{}
 		for d.NextElem() {
-			*p = append(*p, d.String())
+			*p = rpcimpl.Append(*p, d.String())
 		}
 	}
 }
@@ -1901,7 +1901,7 @@ func readMcpContentResult(d *rpcimpl.Decoder, p *mcp.Content) {
 				for d.NextElem() {
 					var elem mcp.Content
 					readMcpContentResult(d, &elem)
-					p.Content = append(p.Content, elem)
+					p.Content = rpcimpl.Append(p.Content, elem)
 				}
 			}
 		case "structuredContent":
@@ -1985,7 +1985,7 @@ func readMcpCompletionResult(d *rpcimpl.Decoder, p *mcp.Completion) {
 			} else if d.Array() {
 				p.Values = []string{}
 				for d.NextElem() {
-					p.Values = append(p.Values, d.String())
+					p.Values = rpcimpl.Append(p.Values, d.String())
 				}
 			}
 		case "total":

@@ -933,7 +933,7 @@ func readMcpContentResult2(d *rpcimpl.Decoder, p *mcp.Content) {
 				for d.NextElem() {
 					var elem mcp.Content
 					readMcpContentResult2(d, &elem)
-					p.Content = append(p.Content, elem)
+					p.Content = rpcimpl.Append(p.Content, elem)
 				}
 			}
 		case "structuredContent":

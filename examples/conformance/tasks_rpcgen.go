@@ -593,7 +593,7 @@ func readMcpContentResult3(d *rpcimpl.Decoder, p *mcp.Content) {
 				for d.NextElem() {
 					var elem mcp.Content
 					readMcpContentResult3(d, &elem)
-					p.Content = append(p.Content, elem)
+					p.Content = rpcimpl.Append(p.Content, elem)
 				}
 			}
 		case "structuredContent":

@@ -837,7 +837,7 @@ func decodeNotesSearchNotesResult(d *rpcimpl.Decoder, p *[]Note) {
 		for d.NextElem() {
 			var elem Note
 			readNoteResult(d, &elem)
-			*p = append(*p, elem)
+			*p = rpcimpl.Append(*p, elem)
 		}
 	}
 }
@@ -849,7 +849,7 @@ func decodeNotesCompleteNoteIDResult(d *rpcimpl.Decoder, p *[]string) {
 	} else if d.Array() {
 		*p = []string{}
 		for d.NextElem() {
-			*p = append(*p, d.String())
+			*p = rpcimpl.Append(*p, d.String())
 		}
 	}
 }
@@ -881,7 +881,7 @@ func readNoteResult(d *rpcimpl.Decoder, p *Note) {
 			} else if d.Array() {
 				p.Tags = []string{}
 				for d.NextElem() {
-					p.Tags = append(p.Tags, d.String())
+					p.Tags = rpcimpl.Append(p.Tags, d.String())
 				}
 			}
 		case "priority":

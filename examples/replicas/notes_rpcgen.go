@@ -377,7 +377,7 @@ func decodeNotesListNotesResult(d *rpcimpl.Decoder, p *[]Note) {
 		for d.NextElem() {
 			var elem Note
 			readNoteResult(d, &elem)
-			*p = append(*p, elem)
+			*p = rpcimpl.Append(*p, elem)
 		}
 	}
 }

@@ -530,7 +530,7 @@ func decodeSpecGetDataResult(d *rpcimpl.Decoder, p *[]any) {
 		for d.NextElem() {
 			var elem any
 			elem = d.Any()
-			*p = append(*p, elem)
+			*p = rpcimpl.Append(*p, elem)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,16 @@ func (d *Decoder) FoldKey(key *[]byte, fields *Fields) bool {
 		}
 	}
 	return false
+}
+
+// Append is append for a result decoder's slices: a full slice doubles,
+// where append grows a long one by a quarter, which leaves about four times
+// the final array behind while a large array is read (two with doubling).
+func Append[S ~[]E, E any](s S, v E) S {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 1))
+	}
+	return append(s, v)
 }
 
 // resultError is the error of a result decoder: the first problem, and how

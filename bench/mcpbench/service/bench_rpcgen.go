@@ -408,7 +408,7 @@ func readRecordsResult(d *rpcimpl.Decoder, p *Records) {
 				for d.NextElem() {
 					var elem Record
 					readRecordResult(d, &elem)
-					p.Items = append(p.Items, elem)
+					p.Items = rpcimpl.Append(p.Items, elem)
 				}
 			}
 		default:
@@ -442,7 +442,7 @@ func readRecordResult(d *rpcimpl.Decoder, p *Record) {
 			} else if d.Array() {
 				p.Tags = []string{}
 				for d.NextElem() {
-					p.Tags = append(p.Tags, d.String())
+					p.Tags = rpcimpl.Append(p.Tags, d.String())
 				}
 			}
 		case "score":

@@ -404,7 +404,7 @@ func readSearchResultResult(d *rpcimpl.Decoder, p *SearchResult) {
 				for d.NextElem() {
 					var elem ProductHit
 					readProductHitResult(d, &elem)
-					p.Products = append(p.Products, elem)
+					p.Products = rpcimpl.Append(p.Products, elem)
 				}
 			}
 		case "top10_popular_ids":
@@ -413,7 +413,7 @@ func readSearchResultResult(d *rpcimpl.Decoder, p *SearchResult) {
 			} else if d.Array() {
 				p.Top10PopularIDs = []int{}
 				for d.NextElem() {
-					p.Top10PopularIDs = append(p.Top10PopularIDs, d.Int())
+					p.Top10PopularIDs = rpcimpl.Append(p.Top10PopularIDs, d.Int())
 				}
 			}
 		case "server_type":
@@ -462,7 +462,7 @@ func readCartResultResult(d *rpcimpl.Decoder, p *CartResult) {
 							elem[ks2] = elem2
 						}
 					}
-					p.RecentHistory = append(p.RecentHistory, elem)
+					p.RecentHistory = rpcimpl.Append(p.RecentHistory, elem)
 				}
 			}
 		case "server_type":
@@ -564,7 +564,7 @@ func readCartResult(d *rpcimpl.Decoder, p *Cart) {
 				for d.NextElem() {
 					var elem CartItem
 					readCartItemResult(d, &elem)
-					p.Items = append(p.Items, elem)
+					p.Items = rpcimpl.Append(p.Items, elem)
 				}
 			}
 		case "item_count":

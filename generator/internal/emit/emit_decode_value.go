@@ -132,7 +132,12 @@ func (de *decodeEmitter) slice(sc *decodeScope, t types.Type, u *types.Slice, s 
 		items = s.Items
 	}
 	body, v := de.element(sc, u.Elem(), items, elem, depth, pos)
-	body = append(body, tg.val().Op("=").Append(tg.val(), v))
+	if de.lenient {
+		// A result may be long: grown by doubling (see rpcimpl.Append).
+		body = append(body, tg.val().Op("=").Qual(implPath, "Append").Call(tg.val(), v))
+	} else {
+		body = append(body, tg.val().Op("=").Append(tg.val(), v))
+	}
 	code := []jen.Code{jen.If(dcall("Null")).Block(tg.val().Op("=").Nil()).Else().If(dcall("Array")).Block(
 		tg.val().Op("=").Add(de.typeExpr(t)).Values(),
 		jen.For(dcall("NextElem")).Block(body...),
