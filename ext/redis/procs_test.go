@@ -110,7 +110,7 @@ func startProcs(t *testing.T, rs *redistest.Server) *procCluster {
 	c.proxy = rrproxy.New(targets, log.New(os.Stderr, "proxy: ", 0))
 	ts := httptest.NewServer(c.proxy)
 	c.URL = ts.URL + "/mcp"
-	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close(); c.proxy.Close() })
 	return c
 }
 

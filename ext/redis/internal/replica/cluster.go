@@ -118,7 +118,13 @@ func runCluster(ctx context.Context, n int, addr string, setup clusterSetup, log
 	c.proxy = rrproxy.New(targets, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
 	hs := &http.Server{Handler: c.proxy, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close() // the clients' streams end with the replicas
+	defer func() {
+		// The clients' streams end with the replicas; the proxy's idle
+		// connections to them end first, so that each replica's graceful
+		// shutdown waits on none of them (see rrproxy.Proxy.Close).
+		hs.Close()
+		c.proxy.Close()
+	}()
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	logger.Warn("cluster: serving", "proxy", "http://"+ln.Addr().String()+"/mcp", "redis", redisURL, "replicas", fmt.Sprint(targets))
 	commands := make(chan string)

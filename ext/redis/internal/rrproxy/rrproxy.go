@@ -29,6 +29,7 @@ type Proxy struct {
 	answers  []atomic.Int64
 	next     atomic.Int64
 	resumes  atomic.Int64
+	tr       *http.Transport
 }
 
 // New returns a proxy to the MCP endpoints targets (each request's path is
@@ -40,7 +41,8 @@ func New(targets []*url.URL, errLog *log.Logger) *Proxy {
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}
 	p := &Proxy{down: make([]atomic.Bool, len(targets)), served: make([]atomic.Int64, len(targets)),
-		streams: make([]atomic.Int64, len(targets)), listens: make([]atomic.Int64, len(targets)), answers: make([]atomic.Int64, len(targets))}
+		streams: make([]atomic.Int64, len(targets)), listens: make([]atomic.Int64, len(targets)), answers: make([]atomic.Int64, len(targets)),
+		tr: tr}
 	for _, u := range targets {
 		p.backends = append(p.backends, &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
@@ -105,6 +107,14 @@ func (p *Proxy) pick() int {
 
 // Down takes replica i out: the proxy sends it nothing more.
 func (p *Proxy) Down(i int) { p.down[i].Store(true) }
+
+// Close closes the proxy's idle connections to the replicas. Call it
+// before the replicas are stopped: Go's HTTP server waits up to 5 s on a
+// connection that was dialled but never carried a request (the transport
+// dials one for a request that then found another connection free), so a
+// replica stopped gracefully with such a connection open may miss its
+// own shutdown deadline.
+func (p *Proxy) Close() { p.tr.CloseIdleConnections() }
 
 // Served is how many requests replica i got.
 func (p *Proxy) Served(i int) int64 { return p.served[i].Load() }
