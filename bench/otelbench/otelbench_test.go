@@ -212,9 +212,12 @@ func BenchmarkTracing(b *testing.B) {
 // extracted from a carrier by the same propagator, as across processes), each
 // with the attributes otel-on gives it (mcp.method.name at the start;
 // jsonrpc.request.id, mcp.protocol.version, gen_ai.tool.name and
-// gen_ai.operation.name after), ended; and on each side a histogram
-// measurement and two up-down counter changes with prebuilt attribute sets,
-// as ext/otel caches them.
+// gen_ai.operation.name after), ended; and on each side, in that side's
+// instruments (created as ext/otel creates them: the same names and bucket
+// boundaries), a duration measurement with the attributes otel-on gives it
+// (mcp.method.name, mcp.protocol.version, gen_ai.tool.name,
+// gen_ai.operation.name) and two in-flight changes, with prebuilt attribute
+// sets, as ext/otel caches them.
 func benchmarkSDKFloor(b *testing.B) {
 	w3c := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	drop := &dropSpans{}
@@ -224,12 +227,16 @@ func benchmarkSDKFloor(b *testing.B) {
 	defer mp.Shutdown(context.Background())
 	tr := tp.Tracer("floor")
 	m := mp.Meter("floor")
-	hist, _ := m.Float64Histogram("d")
-	active, _ := m.Int64UpDownCounter("a")
+	buckets := metric.WithExplicitBucketBoundaries(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
+	serverDuration, _ := m.Float64Histogram("mcp.server.operation.duration", metric.WithUnit("s"), buckets)
+	clientDuration, _ := m.Float64Histogram("mcp.client.operation.duration", metric.WithUnit("s"), buckets)
+	serverActive, _ := m.Int64UpDownCounter("rpcgen.server.active_requests", metric.WithUnit("{request}"))
+	clientActive, _ := m.Int64UpDownCounter("rpcgen.client.active_requests", metric.WithUnit("{request}"))
 	method := attribute.String("mcp.method.name", "tools/call")
 	clientStart := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(method)}
 	serverStart := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(method)}
-	record := []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(method, attribute.String("gen_ai.tool.name", "add")))}
+	record := []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(method, attribute.String("mcp.protocol.version", "2026-07-28"),
+		attribute.String("gen_ai.tool.name", "add"), attribute.String("gen_ai.operation.name", "execute_tool")))}
 	add := []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("rpcgen.protocol", "mcp")))}
 	ctx, done := tracedCtx(b, nil, &dropSpans{})
 	defer done()
@@ -237,18 +244,18 @@ func benchmarkSDKFloor(b *testing.B) {
 		cctx, client := tr.Start(ctx, "tools/call add", clientStart...)
 		client.SetAttributes(attribute.String("jsonrpc.request.id", "1"), attribute.String("mcp.protocol.version", "2026-07-28"),
 			attribute.String("gen_ai.tool.name", "add"), attribute.String("gen_ai.operation.name", "execute_tool"))
-		active.Add(cctx, 1, add...)
+		clientActive.Add(cctx, 1, add...)
 		var carrier floorCarrier
 		w3c.Inject(cctx, &carrier)
 		sctx, server := tr.Start(w3c.Extract(context.Background(), &carrier), "tools/call add", serverStart...)
 		server.SetAttributes(attribute.String("jsonrpc.request.id", "1"), attribute.String("mcp.protocol.version", "2026-07-28"),
 			attribute.String("gen_ai.tool.name", "add"), attribute.String("gen_ai.operation.name", "execute_tool"))
-		active.Add(sctx, 1, add...)
-		active.Add(sctx, -1, add...)
-		hist.Record(sctx, 0.001, record...)
+		serverActive.Add(sctx, 1, add...)
+		serverActive.Add(sctx, -1, add...)
+		serverDuration.Record(sctx, 0.001, record...)
 		server.End()
-		active.Add(cctx, -1, add...)
-		hist.Record(cctx, 0.001, record...)
+		clientActive.Add(cctx, -1, add...)
+		clientDuration.Record(cctx, 0.001, record...)
 		client.End()
 	})
 	if p, _ := drop.lastParent.Load().(trace.SpanID); !p.IsValid() {
