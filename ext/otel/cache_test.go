@@ -20,13 +20,20 @@ import (
 // entries counts the cache's entries whose key's a is kind ("" for all).
 func entries(c *attrCache, kind string) int {
 	n := 0
-	c.m.Range(func(k, _ any) bool {
-		if kind == "" || k.(attrKey).a == kind {
+	c.each(func(k attrKey, _ any) {
+		if kind == "" || k.a == kind {
 			n++
 		}
-		return true
 	})
 	return n
+}
+
+// kinds returns the names of the spans of the MCP kinds c holds.
+func kinds(c *cache[mcpKey, *mcpKind]) []string {
+	var names []string
+	c.each(func(_ mcpKey, v *mcpKind) { names = append(names, v.name) })
+	slices.Sort(names)
+	return names
 }
 
 // TestCachesStayBounded floods the middleware with names a peer makes up:
@@ -52,17 +59,18 @@ func TestCachesStayBounded(t *testing.T) {
 			t.Fatalf("made-up-%d: no error", i)
 		}
 	}
-	if n := entries(&in.starts, "name"); n != 0 {
-		t.Errorf("%d span names of unknown tools cached, want 0", n)
+	if names := kinds(&in.serverKinds); len(names) != 0 {
+		t.Errorf("%d kinds of calls of unknown tools cached (%q), want 0", len(names), names[0])
 	}
 	if err := call(tools, "tools/call", `{"name":"add"}`); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := in.starts.load(attrKey{a: "name", b: "tools/call", c: "add"}); !ok || v.(string) != "tools/call add" {
-		t.Errorf("the span name of a tool that answered: %v, %v; want it cached", v, ok)
+	if names := kinds(&in.serverKinds); !slices.Equal(names, []string{"tools/call add"}) {
+		t.Errorf("the kinds of calls cached: %q; want the tool that answered", names)
 	}
-	if name, cached := in.spanName("tools/call", "add"); name != "tools/call add" || !cached {
-		t.Errorf("spanName(tools/call, add) = %q, %v", name, cached)
+	k := mcpKey{method: "tools/call", target: "add"}
+	if kind, cached := in.mcpKind(&in.serverKinds, &k, "s", serverKind); kind.name != "tools/call add" || !cached || len(kind.record) != 1 {
+		t.Errorf("mcpKind(tools/call, add) = %+v, %v", kind, cached)
 	}
 
 	// A huge method name is served but never kept, by either cache.
@@ -75,11 +83,10 @@ func TestCachesStayBounded(t *testing.T) {
 		call(rpc, huge, `{}`)
 	}
 	for _, c := range []*attrCache{&in.starts, &in.attrSets} {
-		c.m.Range(func(k, _ any) bool {
-			if key := k.(attrKey); key.len() > maxAttrKeyLen {
+		c.each(func(key attrKey, _ any) {
+			if key.len() > maxAttrKeyLen {
 				t.Errorf("a key of %d bytes was cached", key.len())
 			}
-			return true
 		})
 	}
 	if after := entries(&in.starts, "") + entries(&in.attrSets, ""); after > before+1 {
@@ -90,8 +97,18 @@ func TestCachesStayBounded(t *testing.T) {
 	for i := range maxAttrSets + 500 {
 		call(rpc, fmt.Sprintf("m%d", i), `{}`)
 	}
-	if n := entries(&in.starts, ""); n > maxAttrSets || int(in.starts.n.Load()) != n {
-		t.Errorf("%d entries (counted %d), the cap is %d", n, in.starts.n.Load(), maxAttrSets)
+	if n := entries(&in.starts, ""); n > maxAttrSets || in.starts.len() != n {
+		t.Errorf("%d entries (counted %d), the cap is %d", n, in.starts.len(), maxAttrSets)
+	}
+	// Every entry stored is found, without a lock once promoted.
+	found := 0
+	for i := range maxAttrSets + 500 {
+		if _, ok := in.starts.load(attrKey{a: "s", b: fmt.Sprintf("m%d", i)}); ok {
+			found++
+		}
+	}
+	if found == 0 || found > maxAttrSets {
+		t.Errorf("%d of the methods' start options found", found)
 	}
 }
 

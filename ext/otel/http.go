@@ -50,7 +50,14 @@ type httpInfoKey struct{}
 // serves: over HTTP (HTTPHandler), tcp and http; else the connection's
 // transport (runtime.TransportFromContext).
 func transportAttrs(ctx context.Context, transport string, attrs []attribute.KeyValue) []attribute.KeyValue {
-	if hi, ok := ctx.Value(httpInfoKey{}).(*httpInfo); ok {
+	hi, _ := ctx.Value(httpInfoKey{}).(*httpInfo)
+	return httpAttrs(hi, transport, attrs)
+}
+
+// httpAttrs is transportAttrs for the request's httpInfo, nil when it came
+// by no HTTPHandler.
+func httpAttrs(hi *httpInfo, transport string, attrs []attribute.KeyValue) []attribute.KeyValue {
+	if hi != nil {
 		attrs = append(attrs, keyNetTransport.String("tcp"), keyNetProtoName.String("http"), keyNetProtoVersion.String(hi.version))
 		if hi.client != "" {
 			attrs = append(attrs, keyClientAddress.String(hi.client))

@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,20 +57,25 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 			if version == "" && ss != nil {
 				version = ss.ProtocolVersion()
 			}
-			opts := in.starts.startOpts(attrKey{a: "s", b: req.Method}, serverKind, mcpStartAttrs)
+			hi, _ := ctx.Value(httpInfoKey{}).(*httpInfo)
+			transport := "tcp"
+			if hi == nil {
+				transport = runtime.TransportFromContext(ctx)
+			}
+			k := mcpKey{method: req.Method, target: callTarget(req.Method, p.target), version: version, transport: transport}
+			kind, cached := in.mcpKind(&in.serverKinds, &k, "s", serverKind)
+			opts := kind.start
 			if link != nil {
 				opts = append(link, opts...)
 			}
-			name, cached := in.spanName(req.Method, p.target)
-			ctx, span := in.tracer.Start(parent, name, opts...)
-			transport := runtime.TransportFromContext(ctx)
+			ctx, span := in.tracer.Start(parent, kind.name, opts...)
 			if span.IsRecording() {
 				ab := getAttrs()
 				attrs := mcpAttrs(*ab, req.ID, req.Method, p.target, version)
 				if ss != nil && ss.ID() != "" {
 					attrs = append(attrs, keyMCPSessionID.String(ss.ID()))
 				}
-				attrs = transportAttrs(ctx, transport, attrs)
+				attrs = httpAttrs(hi, transport, attrs)
 				span.SetAttributes(attrs...)
 				putAttrs(ab, attrs)
 				ctx = mcpserver.ObserveNotifications(ctx, func(method string, params json.RawMessage) {
@@ -84,21 +90,21 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 				span.SetAttributes(keyMCPVersion.String(version))
 				in.sessionStarted(ss, version)
 			}
-			if _, ok := ctx.Value(httpInfoKey{}).(*httpInfo); ok {
-				transport = "tcp"
-			}
 			et, sc := outcome(span, req.Method, res, err, serverErrorCode)
-			if !cached && err == nil {
-				in.knownSpanName(req.Method, p.target, name)
+			var record []metric.RecordOption
+			if et == "" && version == k.version {
+				record = in.answered(&in.serverKinds, &k, kind, cached)
+			} else {
+				metricTarget := p.target
+				if err != nil {
+					// An unknown tool or prompt answers with an error: a name a
+					// peer made up must not become a series of the histogram
+					// (the SDK keeps 2000 before it overflows). The span has it.
+					metricTarget = ""
+				}
+				record = in.mcpMetricAttrs(req.Method, metricTarget, version, transport, et, sc, nil)
 			}
-			metricTarget := p.target
-			if err != nil {
-				// An unknown tool or prompt answers with an error: a name a
-				// peer made up must not become a series of the histogram
-				// (the SDK keeps 2000 before it overflows). The span has it.
-				metricTarget = ""
-			}
-			in.mcpServerDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, metricTarget, version, transport, et, sc, nil)...)
+			in.mcpServerDuration.Record(ctx, seconds(start), record...)
 			span.End()
 			return res, err
 		})
@@ -125,12 +131,21 @@ func outcome(span trace.Span, method string, res json.RawMessage, err error, cod
 		et, sc, msg := code(err)
 		fail(span, et, sc, msg)
 		return et, sc
-	case method == "tools/call" && mcpclient.ResultIsError(res):
+	case method == "tools/call" && mayBeError(res) && mcpclient.ResultIsError(res):
 		fail(span, "tool_error", "", toolErrorText(res))
 		return "tool_error", ""
 	}
 	return "", ""
 }
+
+// mayBeError reports whether a tools/call result res may have isError set:
+// false, without a scan of its members, when no isError is written in it,
+// escaped (\u...) or not.
+func mayBeError(res []byte) bool {
+	return bytes.Contains(res, isErrorName) || bytes.Contains(res, unicodeEscape)
+}
+
+var isErrorName, unicodeEscape = []byte(`"isError"`), []byte(`\u`)
 
 // mcpMetricAttrs are the options of an MCP duration's measurement: the
 // span's attributes less the high-cardinality ones (request id, session id,
@@ -181,25 +196,54 @@ func toolErrorText(res json.RawMessage) string {
 	return "tool error"
 }
 
-// spanName is "{mcp.method.name} {target}" for tools/call and prompts/get,
-// else the method; false when it is a tool's or prompt's name built afresh
-// rather than taken from the cache of the names that were answered
-// (knownSpanName), which spares a call to one of those a string.
-func (in *Instrumentation) spanName(method, target string) (string, bool) {
-	if target == "" || method != "tools/call" && method != "prompts/get" {
-		return method, true
-	}
-	if v, ok := in.starts.load(attrKey{a: "name", b: method, c: target}); ok {
-		return v.(string), true
-	}
-	return spanName(method, target), false
+// mcpKey names one kind of MCP request on one side: what its span's name
+// and start options and its answer's measurement depend on.
+type mcpKey struct {
+	method, target, version, transport string // target: callTarget's
+	addr, proto                        string // a client's server address and protocol
+	port                               int    // its server port
 }
 
-// knownSpanName caches name, the span name of a request that was answered
-// with a result: only the tools and prompts the server has, not every name a
-// peer makes up (which answer with an error), get there.
-func (in *Instrumentation) knownSpanName(method, target, name string) {
-	in.starts.store(attrKey{a: "name", b: method, c: target}, name)
+func (k *mcpKey) len() int {
+	return len(k.method) + len(k.target) + len(k.version) + len(k.transport) + len(k.addr) + len(k.proto)
+}
+
+// mcpKind is what the requests of one mcpKey share, built once.
+type mcpKind struct {
+	name   string                  // the span's
+	start  []trace.SpanStartOption // the span's start options
+	record []metric.RecordOption   // the duration's, for an answer (no error)
+}
+
+// callTarget is target when it goes into span names and the duration's
+// attributes: a tool's or a prompt's name, not a resource's URI.
+func callTarget(method, target string) string {
+	if method != "tools/call" && method != "prompts/get" {
+		return ""
+	}
+	return target
+}
+
+// mcpKind returns the kind k names from c, and whether it came from there;
+// kind is the span kind, side "s" (server) or "c" (client).
+func (in *Instrumentation) mcpKind(c *cache[mcpKey, *mcpKind], k *mcpKey, side string, kind trace.SpanStartOption) (*mcpKind, bool) {
+	if v, ok := c.load(*k); ok {
+		return v, true
+	}
+	return &mcpKind{name: spanName(k.method, k.target), start: in.starts.startOpts(attrKey{a: side, b: k.method}, kind, mcpStartAttrs)}, false
+}
+
+// answered returns the duration's options for a request of kind k answered
+// without an error; a kind that was not cached is, now: only the tools and
+// prompts a server has, not every name a peer makes up (which answer with an
+// error), get there.
+func (in *Instrumentation) answered(c *cache[mcpKey, *mcpKind], k *mcpKey, kind *mcpKind, cached bool) []metric.RecordOption {
+	if cached {
+		return kind.record
+	}
+	kind.record = in.attrSets.recordOpts(attrKey{a: k.method, b: k.target, c: k.version, d: k.transport, g: k.addr, h: k.proto, n: k.port}, mcpMetricAttrsOf)
+	c.store(*k, k.len(), kind)
+	return kind.record
 }
 
 func spanName(method, target string) string {
@@ -302,9 +346,9 @@ func (c *traceCarrier) Set(string, string) {}
 func (c *traceCarrier) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
 
 func (p *params) scan(raw json.RawMessage) {
-	o, ok := runtime.ScanObject(raw)
+	o, ok := scanObject(raw)
 	for ok {
-		key, val, more := o.Next()
+		key, val, more := o.next()
 		if !more {
 			break
 		}
@@ -322,9 +366,9 @@ func (p *params) scan(raw json.RawMessage) {
 // scanMeta reads the trace context members of _meta's value meta into c,
 // and its protocol version into version unless that is nil.
 func (c *traceCarrier) scanMeta(meta []byte, version *string) {
-	m, ok := runtime.ScanObject(meta)
+	m, ok := scanObject(meta)
 	for ok {
-		k, v, more := m.Next()
+		k, v, more := m.next()
 		if !more {
 			break
 		}

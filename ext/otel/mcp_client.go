@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcpclient"
 )
 
@@ -31,9 +32,11 @@ func (in *Instrumentation) MCPClient() mcpclient.Middleware {
 	return func(next mcpclient.Handler) mcpclient.Handler {
 		return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
 			start := time.Now()
-			target := req.Target()
-			name, cached := in.spanName(req.Method, target)
-			ctx, span := in.tracer.Start(ctx, name, in.starts.startOpts(attrKey{a: "c", b: req.Method}, clientKind, mcpStartAttrs)...)
+			target := requestTarget(req)
+			ep := &req.Server
+			k := mcpKey{method: req.Method, target: callTarget(req.Method, target), version: req.ProtocolVersion, transport: ep.Transport, addr: ep.Address, proto: ep.Protocol, port: ep.Port}
+			kind, cached := in.mcpKind(&in.clientKinds, &k, "c", clientKind)
+			ctx, span := in.tracer.Start(ctx, kind.name, kind.start...)
 			if span.IsRecording() {
 				ab := getAttrs()
 				attrs := mcpAttrs(*ab, req.ID, req.Method, target, req.ProtocolVersion)
@@ -58,10 +61,13 @@ func (in *Instrumentation) MCPClient() mcpclient.Middleware {
 			res, err := next(in.mcpHeaders(ctx, &req.Server), req)
 			in.clientActive.Add(ctx, -1, activeMCP...)
 			et, sc := outcome(span, req.Method, res, err, errorCode)
-			if !cached && err == nil {
-				in.knownSpanName(req.Method, target, name)
+			var record []metric.RecordOption
+			if et == "" {
+				record = in.answered(&in.clientKinds, &k, kind, cached)
+			} else {
+				record = in.mcpMetricAttrs(req.Method, target, req.ProtocolVersion, "", et, sc, &req.Server)
 			}
-			in.mcpClientDuration.Record(ctx, seconds(start), in.mcpMetricAttrs(req.Method, target, req.ProtocolVersion, "", et, sc, &req.Server)...)
+			in.mcpClientDuration.Record(ctx, seconds(start), record...)
 			if req.Method == "initialize" && err == nil {
 				in.clientSessionStarted(req, res)
 			}
@@ -120,4 +126,29 @@ func appendEndpoint(attrs []attribute.KeyValue, ep *mcpclient.Endpoint) []attrib
 		attrs = append(attrs, keyNetProtoName.String(ep.Protocol))
 	}
 	return attrs
+}
+
+// requestTarget is req.Target(), with a tool's or prompt's name interned
+// (no copy of a name seen before) and params walked by objectScan.
+func requestTarget(req *mcpclient.Request) string {
+	m := mcp.LookupMethod(req.Method)
+	if m == nil || m.Target == "" {
+		return ""
+	}
+	var v []byte
+	o, ok := scanObject(req.Params)
+	for ok {
+		key, val, more := o.next()
+		if !more {
+			break
+		}
+		if string(key) == m.Target {
+			v = val
+		}
+	}
+	if m.Target == "name" {
+		return targets.unquote(v)
+	}
+	s, _ := unquote(v)
+	return s
 }

@@ -185,6 +185,6 @@ func TestOnAllocations(t *testing.T) {
 // What tracing on adds to a call, the SDK's allocations included.
 const (
 	onJSONRPCAllocs = 13
-	onLegacyAllocs  = 20
-	onModernAllocs  = 21
+	onLegacyAllocs  = 19
+	onModernAllocs  = 20
 )

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	global "go.opentelemetry.io/otel"
@@ -93,6 +91,9 @@ type Instrumentation struct {
 	headerFunc runtime.CallHeaderFunc // injects trace context into a request's headers
 	attrSets   attrCache              // the metric attributes of each kind of request
 	starts     attrCache              // the span start options of each kind of request
+	// What each kind of MCP request's spans and measurements share, on the
+	// server and on the client: one lookup a call.
+	serverKinds, clientKinds cache[mcpKey, *mcpKind]
 }
 
 // New returns an Instrumentation with the providers and propagator the
@@ -167,32 +168,11 @@ type attrKey struct {
 
 // attrCache keeps what was built for each key seen (the options of a
 // measurement or of a span start), so a call builds no attribute set and no
-// option; it stops growing at maxAttrSets entries (names a peer makes up could
-// grow it without end), after which each is built again, and it keeps no key
-// longer than maxAttrKeyLen bytes (a 4 MiB method name is a peer's doing too),
-// so it holds at most a few MiB whatever the peers send.
-type attrCache struct {
-	m sync.Map // attrKey → []metric.RecordOption or []trace.SpanStartOption
-	n atomic.Int32
-}
-
-const (
-	maxAttrSets   = 4096
-	maxAttrKeyLen = 512
-)
+// option (cache's bounds apply).
+type attrCache struct{ cache[attrKey, any] }
 
 func (k *attrKey) len() int {
 	return len(k.a) + len(k.b) + len(k.c) + len(k.d) + len(k.e) + len(k.f) + len(k.g) + len(k.h)
-}
-
-func (c *attrCache) load(k attrKey) (any, bool) { return c.m.Load(k) }
-
-func (c *attrCache) store(k attrKey, v any) {
-	if c.n.Load() < maxAttrSets && k.len() <= maxAttrKeyLen {
-		if _, loaded := c.m.LoadOrStore(k, v); !loaded {
-			c.n.Add(1)
-		}
-	}
 }
 
 // recordOpts returns the cached options of a measurement with the attributes
@@ -202,7 +182,7 @@ func (c *attrCache) recordOpts(k attrKey, build func(attrKey) []attribute.KeyVal
 		return v.([]metric.RecordOption)
 	}
 	opts := []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(build(k)...))}
-	c.store(k, opts)
+	c.store(k, k.len(), opts)
 	return opts
 }
 
@@ -212,7 +192,7 @@ func (c *attrCache) startOpts(k attrKey, kind trace.SpanStartOption, attrs func(
 		return v.([]trace.SpanStartOption)
 	}
 	opts := []trace.SpanStartOption{kind, trace.WithAttributes(attrs(k)...)}
-	c.store(k, opts)
+	c.store(k, k.len(), opts)
 	return opts
 }
 
