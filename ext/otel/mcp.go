@@ -40,7 +40,6 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 	}
 	return func(next runtime.Handler) runtime.Handler {
 		return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
-			start := time.Now()
 			var p params
 			p.scan(req.Params)
 			ss := mcpserver.SessionFromContext(ctx)
@@ -69,6 +68,7 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 				opts = append(link, opts...)
 			}
 			ctx, span := in.tracer.Start(parent, kind.name, opts...)
+			start := startTime(span)
 			if span.IsRecording() {
 				ab := getAttrs()
 				attrs := mcpAttrs(*ab, req.ID, req.Method, p.target, version)
@@ -104,8 +104,7 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 				}
 				record = in.mcpMetricAttrs(req.Method, metricTarget, version, transport, et, sc, nil)
 			}
-			in.mcpServerDuration.Record(ctx, seconds(start), record...)
-			span.End()
+			in.mcpServerDuration.Record(ctx, endSpan(span, start), record...)
 			return res, err
 		})
 	}
@@ -139,13 +138,14 @@ func outcome(span trace.Span, method string, res json.RawMessage, err error, cod
 }
 
 // mayBeError reports whether a tools/call result res may have isError set:
-// false, without a scan of its members, when no isError is written in it,
-// escaped (\u...) or not.
+// false, without a scan of its members, when no isError is written in it:
+// with its E (one vectorised search; a result rarely has an E), or with the
+// E escaped (\u0045).
 func mayBeError(res []byte) bool {
-	return bytes.Contains(res, isErrorName) || bytes.Contains(res, unicodeEscape)
+	return bytes.IndexByte(res, 'E') >= 0 || bytes.Contains(res, escapedE)
 }
 
-var isErrorName, unicodeEscape = []byte(`"isError"`), []byte(`\u`)
+var escapedE = []byte(`\u0045`)
 
 // mcpMetricAttrs are the options of an MCP duration's measurement: the
 // span's attributes less the high-cardinality ones (request id, session id,

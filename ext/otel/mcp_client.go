@@ -31,12 +31,12 @@ func (in *Instrumentation) MCPClient() mcpclient.Middleware {
 	}
 	return func(next mcpclient.Handler) mcpclient.Handler {
 		return func(ctx context.Context, req *mcpclient.Request) (json.RawMessage, error) {
-			start := time.Now()
 			target := requestTarget(req)
 			ep := &req.Server
 			k := mcpKey{method: req.Method, target: callTarget(req.Method, target), version: req.ProtocolVersion, transport: ep.Transport, addr: ep.Address, proto: ep.Protocol, port: ep.Port}
 			kind, cached := in.mcpKind(&in.clientKinds, &k, "c", clientKind)
 			ctx, span := in.tracer.Start(ctx, kind.name, kind.start...)
+			start := startTime(span)
 			if span.IsRecording() {
 				ab := getAttrs()
 				attrs := mcpAttrs(*ab, req.ID, req.Method, target, req.ProtocolVersion)
@@ -67,11 +67,10 @@ func (in *Instrumentation) MCPClient() mcpclient.Middleware {
 			} else {
 				record = in.mcpMetricAttrs(req.Method, target, req.ProtocolVersion, "", et, sc, &req.Server)
 			}
-			in.mcpClientDuration.Record(ctx, seconds(start), record...)
 			if req.Method == "initialize" && err == nil {
 				in.clientSessionStarted(req, res)
 			}
-			span.End()
+			in.mcpClientDuration.Record(ctx, endSpan(span, start), record...)
 			return res, err
 		}
 	}

@@ -268,6 +268,36 @@ func unquote(v []byte) (string, bool) {
 
 func seconds(start time.Time) float64 { return time.Since(start).Seconds() }
 
+// spanTimes is what the SDK's spans tell of their start and end
+// (sdktrace.ReadOnlySpan): a call's duration is its span's, read rather
+// than timed again.
+type spanTimes interface {
+	StartTime() time.Time
+	EndTime() time.Time
+}
+
+// startTime is the time a call whose span is span starts: the zero time when
+// the span keeps its own (endSpan reads it), else now.
+func startTime(span trace.Span) time.Time {
+	if _, ok := span.(spanTimes); ok {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// endSpan ends span and returns the call's duration in seconds: the span's,
+// when it keeps its times, else the time since start.
+func endSpan(span trace.Span, start time.Time) float64 {
+	span.End()
+	if t, ok := span.(spanTimes); ok && start.IsZero() {
+		if s, e := t.StartTime(), t.EndTime(); !e.IsZero() {
+			return e.Sub(s).Seconds()
+		}
+		return 0
+	}
+	return seconds(start)
+}
+
 // idString is a request id as jsonrpc.request.id writes it: a string id
 // without its quotes.
 func idString(id runtime.ID) string {
