@@ -17,9 +17,10 @@
 //   - BenchmarkTracing/sdk-floor: the OpenTelemetry SDK alone doing what
 //     otel-on records for one MCP call, with no rpcgen code: a client span
 //     and its child server span through the same propagator, each with
-//     otel-on's attributes, a duration and two in-flight changes on each side
-//     with prebuilt attribute sets. otel-on's time less otel-off's, less this,
-//     is what ext/otel adds on top of the SDK.
+//     otel-on's attributes, and on each side a duration and two in-flight
+//     changes, into that side's instruments (otel-on's names and bucket
+//     boundaries) with otel-on's attributes in prebuilt sets. otel-on's time
+//     less otel-off's, less this, is what ext/otel adds on top of the SDK.
 //
 // Every benchmark checks the sum it gets back, and otel-on checks that the
 // server span was the child of the client span. Besides ns/op (wall time),
