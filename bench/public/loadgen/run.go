@@ -238,6 +238,9 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 type Rate struct {
 	Calls  int64
 	Window time.Duration
+	// Median is the calls' median latency: a few stalls of a loaded
+	// machine move it less than they move the rate, a mean.
+	Median time.Duration
 }
 
 // PerSecond is Calls per second.
@@ -253,8 +256,9 @@ func SingleCaller(ctx context.Context, url string, tool Tool, d time.Duration) (
 		return call, list, err
 	}
 	defer c.Close(ctx, sid)
+	var lat []time.Duration
 	start := time.Now()
-	for time.Since(start) < d {
+	for t := start; t.Sub(start) < d; t = time.Now() {
 		text, err := c.CallTool(ctx, sid, tool.Name, tool.Args)
 		if err == nil {
 			err = tool.Check(text)
@@ -263,15 +267,27 @@ func SingleCaller(ctx context.Context, url string, tool Tool, d time.Duration) (
 			return call, list, err
 		}
 		call.Calls++
+		lat = append(lat, time.Since(t))
 	}
-	call.Window = time.Since(start)
+	call.Window, call.Median = time.Since(start), medianOf(lat)
+	lat = lat[:0]
 	start = time.Now()
-	for time.Since(start) < d {
+	for t := start; t.Sub(start) < d; t = time.Now() {
 		if _, err := c.ListTools(ctx, sid); err != nil {
 			return call, list, err
 		}
 		list.Calls++
+		lat = append(lat, time.Since(t))
 	}
-	list.Window = time.Since(start)
+	list.Window, list.Median = time.Since(start), medianOf(lat)
 	return call, list, nil
+}
+
+// medianOf is the median of l (which it sorts), 0 for none.
+func medianOf(l []time.Duration) time.Duration {
+	if len(l) == 0 {
+		return 0
+	}
+	slices.Sort(l)
+	return l[len(l)/2]
 }

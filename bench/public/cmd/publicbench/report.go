@@ -88,12 +88,12 @@ func markdown(run *Run, svg string) string {
 	p("- Machine: %s, %s; load average %s before, %s after (1, 5, 15 min)\n", run.Machine, run.Go, run.LoadBefore, run.LoadAfter)
 	p("- Load: %s\n", run.Shape)
 	p("- Command, from `bench/`: `%s`\n\n", strings.TrimSpace(run.Command))
-	p("| server | requests/s | avg latency | p95 latency | errors | RSS avg | RSS peak | server CPU per request | server's CPUs busy | other CPUs busy | 1 caller: tools/call/s | 1 caller: tools/list/s | load average during each round |\n")
+	p("| server | requests/s | avg latency | p95 latency | errors | RSS avg | RSS peak | server CPU per request | server's CPUs busy | other CPUs busy | 1 caller: tools/call/s (median latency) | 1 caller: tools/list/s (median latency) | load average during each round |\n")
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range run.Servers {
-		p("| %s | %.0f (%.0f–%.0f) | %.2f ms | %.2f ms | %d (%d HTTP) | %.1f MB | %.1f MB | %.0f µs | %.0f%% | %s | %.0f | %.0f | %s |\n",
+		p("| %s | %.0f (%.0f–%.0f) | %.2f ms | %.2f ms | %d (%d HTTP) | %.1f MB | %.1f MB | %.0f µs | %.0f%% | %s | %s | %s | %s |\n",
 			name(r.Impl), r.RPS, r.RPSMin, r.RPSMax, r.AvgMS, r.P95MS, r.Errors, r.HTTPFailed, r.RSSAvgMB, r.RSSPeakMB, r.CPUPerReqUS,
-			r.ServerBusy, percent(r.OthersBusy), r.SingleCall, r.SingleList, r.LoadDuringRun)
+			r.ServerBusy, percent(r.OthersBusy), rate(r.SingleCall, r.SingleCallP50US), rate(r.SingleList, r.SingleListP50US), r.LoadDuringRun)
 	}
 	p("\nRequests per second count initialize, tools/call and tools/list (the script's `mcp_requests`),\n")
 	p("over the measured window; latencies are those of tools/call; an error is a session that failed\n")
@@ -103,15 +103,20 @@ func markdown(run *Run, svg string) string {
 	p("load's wall time as a share of its CPUs; the other CPUs' is /proc/stat's (load generator, Redis, API\n")
 	p("service and whatever else the machine ran): near 100%% there, requests per second measure the load's\n")
 	p("side, not the server. The single-caller rates are one session calling\n")
-	p("get_user_cart, then tools/list, back to back.\n\n")
+	p("get_user_cart, then tools/list, back to back; a rate is a mean, which a few stalls of a loaded\n")
+	p("machine's scheduler decide, the median latency in brackets is not.\n\n")
 	if rp := run.row("rpcgen"); rp != nil {
 		for _, peer := range run.Servers {
 			if peer.Impl == "rpcgen" {
 				continue
 			}
-			p("- rpcgen / %s: %.2f× the requests per second, %.2f× the RSS average, %.2f× the peak, %.2f× the CPU per request, %.2f× one caller's tools/call rate\n",
+			p("- rpcgen / %s: %.2f× the requests per second, %.2f× the RSS average, %.2f× the peak, %.2f× the CPU per request, %.2f× one caller's tools/call rate",
 				name(peer.Impl), rp.RPS/peer.RPS, rp.RSSAvgMB/peer.RSSAvgMB, rp.RSSPeakMB/peer.RSSPeakMB,
 				rp.CPUPerReqUS/peer.CPUPerReqUS, rp.SingleCall/peer.SingleCall)
+			if rp.SingleCallP50US > 0 && peer.SingleCallP50US > 0 {
+				p(" (%.2f× its median latency)", rp.SingleCallP50US/peer.SingleCallP50US)
+			}
+			p("\n")
 		}
 		if mg, gs := run.row("mcpgo"), run.row("gosdk"); mg != nil && gs != nil {
 			met := func(ok bool) string {
@@ -172,4 +177,13 @@ func pinningShort(run *Run) string {
 		s += fmt.Sprintf(", capped at %.2f CPU", run.CPULimit)
 	}
 	return s
+}
+
+// rate is a single caller's rate with its median latency, when measured (a
+// run reported again from an older JSON file has none).
+func rate(perSecond, p50US float64) string {
+	if p50US <= 0 {
+		return fmt.Sprintf("%.0f", perSecond)
+	}
+	return fmt.Sprintf("%.0f (%.0f µs)", perSecond, p50US)
 }

@@ -15,8 +15,8 @@ func testRun() *Run {
 	return &Run{Date: time.Date(2026, 12, 4, 1, 2, 0, 0, time.UTC), Duration: "3m", Command: "go run ./public/cmd/publicbench",
 		Machine: "m", Go: "go", Commit: "abc", LoadBefore: "1 1 1", LoadAfter: "2 2 2", GOMAXPROCS: 2,
 		Shape: "50 users; ramp-up 5s", Servers: []*Row{
-			{Impl: "rpcgen", RPS: 1500, RPSMin: 1400, RPSMax: 1600, RSSAvgMB: 10, RSSPeakMB: 12, CPUPerReqUS: 100, SingleCall: 1000},
-			{Impl: "mcpgo", RPS: 1000, RSSAvgMB: 20, RSSPeakMB: 22, CPUPerReqUS: 150, SingleCall: 800},
+			{Impl: "rpcgen", RPS: 1500, RPSMin: 1400, RPSMax: 1600, RSSAvgMB: 10, RSSPeakMB: 12, CPUPerReqUS: 100, SingleCall: 1000, SingleCallP50US: 400},
+			{Impl: "mcpgo", RPS: 1000, RSSAvgMB: 20, RSSPeakMB: 22, CPUPerReqUS: 150, SingleCall: 800, SingleCallP50US: 500},
 			{Impl: "gosdk", RPS: 1200, RSSAvgMB: 15, RSSPeakMB: 16, CPUPerReqUS: 300, SingleCall: 500},
 		}}
 }
@@ -48,6 +48,8 @@ func TestWriteReport(t *testing.T) {
 	for _, want := range []string{
 		"| rpcgen | 1600 (1400–1600) |", "| mcp-go | 1000 (0–0) |", "| Go SDK | 1200 (0–0) |",
 		"rpcgen / mcp-go: 1.60× the requests per second, 0.50× the RSS average",
+		"| 1000 (400 µs) | 0 |", "| 800 (500 µs) | 0 |", "| 500 | 0 |",
+		"1.25× one caller's tools/call rate (0.80× its median latency)\n", "0.33× the CPU per request, 2.00× one caller's tools/call rate\n",
 		"at least 1.4× mcp-go's requests per second: met (1.60×); more than the Go SDK's: met (1.33×); no more RSS than either: met",
 		"](public/chart.svg)",
 	} {

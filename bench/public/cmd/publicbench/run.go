@@ -62,6 +62,10 @@ type Row struct {
 	CPUPerReqUS float64 `json:"cpu_per_request_us"`
 	SingleCall  float64 `json:"single_call_per_s"`
 	SingleList  float64 `json:"single_list_per_s"`
+	// SingleCallP50US and SingleListP50US are the single caller's median
+	// latencies.
+	SingleCallP50US float64 `json:"single_call_p50_us,omitempty"`
+	SingleListP50US float64 `json:"single_list_p50_us,omitempty"`
 	// ServerBusy is the server's CPU time over the load's wall time, as a
 	// share of its CPUs (or of GOMAXPROCS unpinned), in percent;
 	// OthersBusy is how busy the other CPUs were (load generator, Redis,
@@ -94,12 +98,14 @@ func combine(rows []*Row) *Row {
 	c := &Row{Impl: rows[0].Impl, Rounds: rows,
 		RPS: median(rows, func(r *Row) float64 { return r.RPS }), AvgMS: median(rows, func(r *Row) float64 { return r.AvgMS }),
 		P95MS: median(rows, func(r *Row) float64 { return r.P95MS }), RSSAvgMB: median(rows, func(r *Row) float64 { return r.RSSAvgMB }),
-		CPUPerReqUS: median(rows, func(r *Row) float64 { return r.CPUPerReqUS }),
-		SingleCall:  median(rows, func(r *Row) float64 { return r.SingleCall }),
-		SingleList:  median(rows, func(r *Row) float64 { return r.SingleList }),
-		ServerBusy:  median(rows, func(r *Row) float64 { return r.ServerBusy }),
-		OthersBusy:  median(rows, func(r *Row) float64 { return r.OthersBusy }),
-		RPSMin:      rows[0].RPS, RPSMax: rows[0].RPS}
+		CPUPerReqUS:     median(rows, func(r *Row) float64 { return r.CPUPerReqUS }),
+		SingleCall:      median(rows, func(r *Row) float64 { return r.SingleCall }),
+		SingleList:      median(rows, func(r *Row) float64 { return r.SingleList }),
+		SingleCallP50US: median(rows, func(r *Row) float64 { return r.SingleCallP50US }),
+		SingleListP50US: median(rows, func(r *Row) float64 { return r.SingleListP50US }),
+		ServerBusy:      median(rows, func(r *Row) float64 { return r.ServerBusy }),
+		OthersBusy:      median(rows, func(r *Row) float64 { return r.OthersBusy }),
+		RPSMin:          rows[0].RPS, RPSMax: rows[0].RPS}
 	var loads []string
 	for _, r := range rows {
 		c.Requests += r.Requests
@@ -350,6 +356,7 @@ func runServer(ctx context.Context, o options, round int, bin, impl, redisURL, a
 		RSSAvgMB: rssAvg / 1024, RSSPeakMB: float64(peak) / 1024,
 		CPUPerReqUS: float64((cpu1 - cpu0).Microseconds()) / float64(max(r.HTTPRequests, 1)),
 		SingleCall:  call.PerSecond(), SingleList: list.PerSecond(), LoadDuringRun: load,
+		SingleCallP50US: us(call.Median), SingleListP50US: us(list.Median),
 		ServerBusy: 100 * (cpu1 - cpu0).Seconds() / loadWall.Seconds() / serverCPUs}
 	if others0.total > 0 && others1.total > others0.total {
 		row.OthersBusy = 100 * float64(others1.busy-others0.busy) / float64(others1.total-others0.total)
@@ -368,6 +375,8 @@ func (o options) shapeString() string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // statusKB reads a kB field (VmRSS, VmHWM) of /proc/pid/status.
 func statusKB(pid int, field string) (int64, error) {
