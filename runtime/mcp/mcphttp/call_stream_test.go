@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -141,4 +142,36 @@ func TestJSONCallOutlivesClient(t *testing.T) {
 	if named != 0 {
 		t.Fatalf("%d streams named for a call whose client is gone", named)
 	}
+}
+
+// With Options.SSE and keep-alives no more frequent than primeDelay, the
+// priming event of a slow call waits in the handler's queue (primer.go),
+// goes out on its own, and the keep-alive comments follow it.
+func TestPrimedStreamKeepsAlive(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	cs := newCallServer(t, &Options{SSE: true, KeepAlive: 2 * primeDelay}, false)
+	sid := cs.initialize()
+	posted := make(chan *http.Response, 1)
+	go func() { posted <- cs.call(sid, "slow") }()
+	recv(t, cs.started, "the call")
+	resp := recv(t, posted, "the response's headers")
+	br := bufio.NewReader(resp.Body)
+	var priming []string
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read the priming event: %v", err)
+		}
+		if line == "\n" {
+			break
+		}
+		priming = append(priming, line)
+	}
+	if len(priming) < 2 || !strings.HasPrefix(priming[0], "id: ") || !strings.HasPrefix(priming[1], "retry: ") {
+		t.Fatalf("priming event %q", priming)
+	}
+	readKeepAlive(t, br)
+	readKeepAlive(t, br)
+	cs.gate <- struct{}{}
+	wantData(t, readAllEvents(t, br), `"slow":true`)
 }

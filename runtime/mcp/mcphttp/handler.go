@@ -41,6 +41,7 @@ type Handler struct {
 	modern *mcpserver.Session // serves every 2026-07-28 request, statelessly
 	rep    *replica           // with a SessionStore: this handler is one replica (replica.go)
 	work   workers            // the goroutines of legacy calls not run inline (workers.go)
+	primer primer             // the priming events waiting for their flush (primer.go)
 
 	// params caches the x-mcp-header parameters of the tools, by name.
 	paramsMu sync.Mutex

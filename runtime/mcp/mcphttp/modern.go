@@ -59,7 +59,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	stop := context.AfterFunc(h.hard, cancel)
-	mw := &modernWriter{w: w, keepAlive: h.opts.KeepAlive}
+	mw := &modernWriter{w: w, keepAlive: h.opts.KeepAlive, primer: &h.primer}
 	if h.opts.SSE {
 		mw.mu.Lock()
 		mw.start(false)
@@ -73,6 +73,10 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 	mw.done = true
 	if mw.ka != nil {
 		mw.ka.Stop()
+	}
+	if mw.cn != nil && mw.cn.primeArmed {
+		mw.cn.primeArmed = false
+		mw.primer.remove(mw.cn)
 	}
 	if r.Context().Err() != nil {
 		return // the client cancelled by closing the response
@@ -117,6 +121,7 @@ func modernStatus(reply []byte, env *envelope) int {
 type modernWriter struct {
 	w         http.ResponseWriter
 	keepAlive time.Duration
+	primer    *primer // the handler's
 
 	mu     sync.Mutex
 	cn     *conn
@@ -142,6 +147,11 @@ func (mw *modernWriter) start(flush bool) {
 		mw.cn.pending = true
 	}
 	switch {
+	case mw.cn.pending && (mw.keepAlive <= 0 || mw.keepAlive >= primeDelay):
+		// The headers wait primeDelay in the handler's queue (primer.go),
+		// then the keep-alives start (see primed).
+		mw.cn.primeArmed = true
+		mw.primer.add(mw.cn, mw)
 	case mw.keepAlive > 0 && mw.cn.pending:
 		mw.ka = time.AfterFunc(min(mw.keepAlive, primeDelay), mw.tick)
 	case mw.keepAlive > 0:
@@ -162,6 +172,25 @@ func (mw *modernWriter) notify(msg []byte) {
 	}
 	if !mw.cn.writeEvent("", msg) {
 		mw.failed = true
+	}
+}
+
+// primed flushes the headers of an Options.SSE stream still waiting for
+// its first event, and starts the keep-alive comments: cn was queued by
+// start primeDelay ago (primer.go).
+func (mw *modernWriter) primed(cn *conn) {
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	cn.primeArmed = false
+	if mw.done || mw.failed {
+		return
+	}
+	if cn.pending && !cn.flush() {
+		mw.failed = true
+		return
+	}
+	if mw.keepAlive > 0 {
+		mw.ka = time.AfterFunc(mw.keepAlive, mw.tick)
 	}
 }
 

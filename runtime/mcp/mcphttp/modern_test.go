@@ -293,3 +293,22 @@ func TestInvalidIDsOnEarlyErrors(t *testing.T) {
 		wantError(t, hn.post(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, "Mcp-Session-Id", sid), 400, -32600, "null")
 	}
 }
+
+// With Options.SSE and keep-alives no more frequent than primeDelay, a slow
+// 2026-07-28 call's headers wait in the handler's queue (primer.go), go out
+// on their own, and the keep-alive comments follow them.
+func TestModernPrimedKeepAlive(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	hn := newHarness(t, &Options{SSE: true, KeepAlive: 2 * primeDelay})
+	got := hn.postAsync(modernCall(1, "slow", `{"key":"q"}`), modernHeaders("tools/call", "slow")...)
+	recv(t, hn.started, "the call")
+	r := recv(t, got, "the response headers while the call still runs")
+	br := bufio.NewReader(r.resp.Body)
+	readKeepAlive(t, br)
+	readKeepAlive(t, br)
+	hn.release <- struct{}{}
+	rest := events(t, reply{resp: &http.Response{Body: readCloser{br, r.resp.Body}}})
+	if len(rest) != 1 || !strings.Contains(rest[0].Data, `"slow":true`) {
+		t.Fatalf("events %+v", rest)
+	}
+}

@@ -63,6 +63,15 @@ type conn struct {
 	pending bool          // a priming event waits for its flush (primeLate)
 	ka      *time.Timer   // keep-alive comments
 	until   time.Time     // the write deadline set last
+	held    int           // bytes written since the last flush (see put)
+	// In the queue of the priming events waiting for their flush
+	// (primer.go): primeArmed is the owner's (under its lock), the rest the
+	// queue's.
+	primeArmed           bool
+	primeQueued          bool
+	primePrev, primeNext *conn
+	primeDue             time.Time
+	primeOwner           primeOwner
 }
 
 func newConn(w http.ResponseWriter) *conn {
@@ -113,18 +122,34 @@ func (cn *conn) write(b []byte) bool {
 // flush sends what was written.
 func (cn *conn) flush() bool {
 	cn.pending = false
+	cn.held = 0
+	cn.deadline()
 	return cn.rc.Flush() == nil
 }
 
 // put writes b without flushing it: for the last event of a response, which
 // goes out with the end of the response when its handler returns.
 func (cn *conn) put(b []byte) bool {
+	if cn.held += len(b); cn.held > heldMax {
+		cn.deadline() // the write may reach the client
+	}
+	_, err := cn.w.Write(b)
+	return err == nil
+}
+
+// heldMax is how much a response can be written without a flush and stay
+// in net/http's buffer (2 KiB on HTTP/1.x, 4 KiB on HTTP/2): such writes
+// need no deadline. The last of them go out when the handler returns, as a
+// JSON response (writeJSON) does.
+const heldMax = 2048
+
+// deadline moves the write deadline on, for a write to the client: it is
+// set anew only once half of it has passed.
+func (cn *conn) deadline() {
 	if now := time.Now(); cn.until.Sub(now) < streamWriteTimeout/2 {
 		cn.until = now.Add(streamWriteTimeout)
 		_ = cn.rc.SetWriteDeadline(cn.until) // unsupported: no deadline
 	}
-	_, err := cn.w.Write(b)
-	return err == nil
 }
 
 // writeEvent writes msg as an event, with id unless it is "".
@@ -284,6 +309,10 @@ func (st *stream) detach(why int) {
 	if cn.ka != nil {
 		cn.ka.Stop()
 	}
+	if cn.primeArmed {
+		cn.primeArmed = false
+		st.s.h.primer.remove(cn)
+	}
 	if cn.inline && st.sse && (why == releaseTaken || why == releaseEnded) {
 		cn.end()
 	}
@@ -302,6 +331,13 @@ func (st *stream) keepAlive(cn *conn) {
 			st.detach(releaseGone)
 		}
 		return // no keep-alives
+	}
+	if cn.pending && every >= primeDelay {
+		// The priming event waits primeDelay in the handler's queue, then
+		// the keep-alives start (see primed).
+		cn.primeArmed = true
+		st.s.h.primer.add(cn, st)
+		return
 	}
 	first, early := every, cn.pending
 	if early {
@@ -329,6 +365,23 @@ func (st *stream) keepAlive(cn *conn) {
 		}
 		cn.ka.Reset(every)
 	})
+}
+
+// primed flushes the priming event written by primeLate on cn, unless an
+// event took it out already, and starts the keep-alive comments: cn was
+// queued by keepAlive primeDelay ago (primer.go).
+func (st *stream) primed(cn *conn) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.conn != cn {
+		return // the connection is already gone
+	}
+	cn.primeArmed = false
+	if cn.pending && !cn.flush() {
+		st.detach(releaseGone)
+		return
+	}
+	st.keepAlive(cn) // the keep-alives, every KeepAlive from now
 }
 
 var keepAliveComment = sse.AppendComment(nil, "")

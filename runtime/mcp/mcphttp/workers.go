@@ -38,27 +38,37 @@ func (p *workers) start(c *call, ctx context.Context, body []byte) {
 	}
 }
 
-// work runs c, then every call handed to it, until it has waited
-// workerIdle for one or the handler shuts down.
+// work runs c, then every call handed to it, until it has waited about
+// workerIdle for one (between once and twice that) or the handler shuts
+// down. Its timer is not moved on at every call, which cost a runtime timer
+// update per call: when it fires, the worker goes on for another workerIdle
+// if it ran a call meanwhile.
 func (p *workers) work(c *call) {
 	var idle *time.Timer
+	ran := true // a call since the timer was set
 	for {
 		ctx, body := c.ctx, c.body
 		c.ctx, c.body = nil, nil
 		c.run(ctx, body)
 		c = nil // an idle worker holds no call
+		ran = true
 		if idle == nil {
 			idle = time.NewTimer(workerIdle)
-		} else {
-			idle.Reset(workerIdle)
+			ran = false
 		}
-		select {
-		case c = <-p.calls:
-		case <-idle.C:
-			return
-		case <-p.quit:
-			idle.Stop()
-			return
+		for c == nil {
+			select {
+			case c = <-p.calls:
+			case <-idle.C:
+				if !ran {
+					return
+				}
+				ran = false
+				idle.Reset(workerIdle)
+			case <-p.quit:
+				idle.Stop()
+				return
+			}
 		}
 	}
 }
