@@ -29,16 +29,38 @@ import (
 // body and closes the connection while the call keeps running there.
 type call struct {
 	stream
-	cancel context.CancelFunc
-	rctx   context.Context // the POST's context: done when its client is gone
-	done   bool            // Handle returned
-	reply  []byte          // what it returned, for a JSON response
-	first  conn            // the POST's own connection
-	key    []byte          // what an inline call is known by (streamKey)
+	cctx  callContext     // the call's context (see callContext)
+	rctx  context.Context // the POST's context: done when its client is gone
+	done  bool            // Handle returned
+	reply []byte          // what it returned, for a JSON response
+	first conn            // the POST's own connection
+	key   []byte          // what an inline call is known by (streamKey)
 
 	// ctx and body are the call's own, handed to a worker (workers.go).
 	ctx  context.Context
 	body []byte
+}
+
+// callContext is a call's context: the values of its POST's context, and
+// the life of its session, which cancels it when the session ends; not its
+// POST's end (a call outlives its client, see call). The session's context
+// is the one cancelable context the request's own (the runtime's, for
+// notifications/cancelled) hangs under: a cancelable context per call
+// between them cost its allocation, the runtime's registration under it
+// (a map) and a cancellation.
+type callContext struct {
+	context.Context                 // the session's life: Deadline, Done, Err
+	vals            context.Context // the POST's context: the values
+}
+
+// Value answers for the context package's own key from the session's life,
+// which holds no other value, and for every other key from the POST's
+// context.
+func (cc *callContext) Value(key any) any {
+	if v := cc.Context.Value(key); v != nil {
+		return v
+	}
+	return cc.vals.Value(key)
 }
 
 // serveCall runs a request of the session and answers the POST with its
@@ -61,16 +83,17 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 	} else {
 		c.first.wake = make(chan struct{}, 1)
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	c.cancel = cancel
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
-		cancel()
 		h.exit()
 		writeBodyError(w, http.StatusNotFound, body, env.ID, runtime.CodeInvalidRequest, "Not Found: unknown or ended session")
 		return
 	}
+	if s.life == nil {
+		s.life, s.endLife = context.WithCancel(context.Background())
+	}
+	c.cctx = callContext{Context: s.life, vals: r.Context()}
 	s.calls = append(s.calls, c)
 	s.activate()
 	s.mu.Unlock()
@@ -82,7 +105,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		c.startSSE(false)
 		c.mu.Unlock()
 	}
-	ctx = mcpserver.WithStreamCloser(ctx, c.closeStream)
+	ctx := mcpserver.WithStreamCloser(&c.cctx, c.closeStream)
 	if inline {
 		c.run(ctx, body)
 		c.answer(&c.first)
@@ -98,7 +121,6 @@ func (c *call) run(ctx context.Context, body []byte) {
 	if rep := c.s.h.rep; rep != nil {
 		rep.waitStored() // what the call changed is stored before its answer goes
 	}
-	c.cancel()
 	c.mu.Lock()
 	c.done = true
 	if c.sse {

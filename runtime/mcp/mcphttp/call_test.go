@@ -286,3 +286,28 @@ func TestCloseStreamWire(t *testing.T) {
 		})
 	}
 }
+
+type ccKey struct{}
+
+// A call's context has its POST's values, and ends with its session's life,
+// not with its POST; a context under it (the runtime's, for
+// notifications/cancelled) ends with that life too, and Cause sees it.
+func TestCallContext(t *testing.T) {
+	post, endPost := context.WithCancel(context.WithValue(context.Background(), ccKey{}, "v"))
+	life, endLife := context.WithCancel(context.Background())
+	cc := &callContext{Context: life, vals: post}
+	if cc.Value(ccKey{}) != "v" {
+		t.Fatalf("value %v", cc.Value(ccKey{}))
+	}
+	child, endChild := context.WithCancel(cc)
+	defer endChild()
+	endPost()
+	if cc.Err() != nil || child.Err() != nil {
+		t.Fatal("the call's context ended with its POST")
+	}
+	endLife()
+	<-child.Done()
+	if context.Cause(child) != context.Canceled || cc.Err() != context.Canceled {
+		t.Fatalf("cause %v, err %v", context.Cause(child), cc.Err())
+	}
+}

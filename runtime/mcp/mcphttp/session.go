@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -57,6 +56,10 @@ type session struct {
 	// standalone stream; draining tells a goroutine is putting them there.
 	outq     [][]byte
 	draining bool
+	// life is the parent of its calls' contexts (callContext), made with the
+	// first call; endLife, called when the session ends, cancels them.
+	life    context.Context
+	endLife context.CancelFunc
 }
 
 // initialize starts a session with an initialize request. The session
@@ -214,7 +217,7 @@ func (s *session) end() {
 		return
 	}
 	s.ended = true
-	calls, sa := s.calls, s.standalone
+	calls, sa, endLife := s.calls, s.standalone, s.endLife
 	s.calls, s.standalone = nil, nil
 	s.mu.Unlock()
 
@@ -235,7 +238,9 @@ func (s *session) end() {
 		c.mu.Lock()
 		c.detach(releaseEnded)
 		c.mu.Unlock()
-		c.cancel()
+	}
+	if endLife != nil {
+		endLife() // the calls are cancelled
 	}
 	// Its subscriptions end, and the requests it sent the client fail.
 	s.ss.Close()
@@ -255,14 +260,16 @@ func (s *session) end() {
 	h.noteChange()
 }
 
-// cancelCalls cancels the calls in flight.
+// cancelCalls cancels the calls in flight, for a shutdown that ends the
+// session next: any later call's context is cancelled too.
 func (s *session) cancelCalls() {
 	s.mu.Lock()
-	calls := slices.Clone(s.calls)
-	s.mu.Unlock()
-	for _, c := range calls {
-		c.cancel()
+	if s.life == nil {
+		s.life, s.endLife = context.WithCancel(context.Background())
 	}
+	endLife := s.endLife
+	s.mu.Unlock()
+	endLife()
 }
 
 // append stores msg as the next event of the stream named name and returns
