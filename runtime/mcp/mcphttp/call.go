@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/rpcgen/rpcgen/runtime"
-	"github.com/rpcgen/rpcgen/runtime/mcp/mcpserver"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/streamclose"
 )
 
 // call is a request (or batch) POSTed to a session, in flight. Its response
@@ -51,12 +51,17 @@ type call struct {
 type callContext struct {
 	context.Context                 // the session's life: Deadline, Done, Err
 	vals            context.Context // the POST's context: the values
+	c               *call
 }
 
-// Value answers for the context package's own key from the session's life,
-// which holds no other value, and for every other key from the POST's
-// context.
+// Value answers for mcpserver.CloseStream with the call (as
+// mcpserver.WithStreamCloser would, without a context more), for the
+// context package's own key from the session's life, which holds no other
+// value, and for every other key from the POST's context.
 func (cc *callContext) Value(key any) any {
+	if _, ok := key.(streamclose.Key); ok {
+		return streamclose.Closer(cc.c)
+	}
 	if v := cc.Context.Value(key); v != nil {
 		return v
 	}
@@ -93,7 +98,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 	if s.life == nil {
 		s.life, s.endLife = context.WithCancel(context.Background())
 	}
-	c.cctx = callContext{Context: s.life, vals: r.Context()}
+	c.cctx = callContext{Context: s.life, vals: r.Context(), c: c}
 	s.calls = append(s.calls, c)
 	s.activate()
 	s.mu.Unlock()
@@ -105,7 +110,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		c.startSSE(false)
 		c.mu.Unlock()
 	}
-	ctx := mcpserver.WithStreamCloser(&c.cctx, c.closeStream)
+	ctx := &c.cctx // its Value holds c's CloseStream
 	if inline {
 		c.run(ctx, body)
 		c.answer(&c.first)
@@ -187,12 +192,12 @@ func (c *call) startSSE(flush bool) {
 	c.keepAlive(c.conn)
 }
 
-// closeStream is the call's mcpserver.CloseStream: it ends the POST's response (an
+// CloseStream is the call's mcpserver.CloseStream: it ends the POST's response (an
 // event stream from now on, so the client can resume it) while the call goes
 // on. Revisions before 2025-11-25 have no polling: it does nothing there.
 // Nor does it when the response cannot end before its handler returns: an
 // inline call's connection that net/http does not let go (see call).
-func (c *call) closeStream() bool {
+func (c *call) CloseStream() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.done || !c.s.polling {

@@ -109,9 +109,15 @@ func (cn *conn) open() {
 	}
 	delete(hdr, "Content-Length")
 	cn.w.WriteHeader(http.StatusOK)
+}
+
+// ctl returns the response's controller, made when first needed (a
+// response written at once and ended by its handler needs none).
+func (cn *conn) ctl() *http.ResponseController {
 	if cn.rc == nil {
 		cn.rc = http.NewResponseController(cn.w)
 	}
+	return cn.rc
 }
 
 // write writes b and flushes it; false when the client is gone.
@@ -124,7 +130,7 @@ func (cn *conn) flush() bool {
 	cn.pending = false
 	cn.held = 0
 	cn.deadline()
-	return cn.rc.Flush() == nil
+	return cn.ctl().Flush() == nil
 }
 
 // put writes b without flushing it: for the last event of a response, which
@@ -148,7 +154,7 @@ const heldMax = 2048
 func (cn *conn) deadline() {
 	if now := time.Now(); cn.until.Sub(now) < streamWriteTimeout/2 {
 		cn.until = now.Add(streamWriteTimeout)
-		_ = cn.rc.SetWriteDeadline(cn.until) // unsupported: no deadline
+		_ = cn.ctl().SetWriteDeadline(cn.until) // unsupported: no deadline
 	}
 }
 
@@ -184,11 +190,9 @@ const endWriteTimeout = 5 * time.Second
 // not let the connection go. cn's stream's mu held: nothing else writes to
 // the response meanwhile.
 func (cn *conn) end() bool {
-	if cn.rc == nil {
-		cn.rc = http.NewResponseController(cn.w)
-	}
-	_ = cn.rc.Flush() // a client already gone: the connection is closed all the same
-	nc, _, err := cn.rc.Hijack()
+	rc := cn.ctl()
+	_ = rc.Flush() // a client already gone: the connection is closed all the same
+	nc, _, err := rc.Hijack()
 	if err != nil {
 		return false
 	}

@@ -1,16 +1,22 @@
 package mcpserver
 
-import "context"
+import (
+	"context"
 
-// streamCloserKey carries a transport's StreamCloser to the request's handler.
-type streamCloserKey struct{}
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/streamclose"
+)
+
+// closerFunc is a closeStream function as a streamclose.Closer.
+type closerFunc func() bool
+
+func (f closerFunc) CloseStream() bool { return f() }
 
 // WithStreamCloser returns a context, for (*Session).Handle, under which
 // CloseStream calls closeStream: a transport with resumable streams (package
 // mcphttp) passes a function that ends the connection carrying the current
 // request's stream while the request goes on, and reports whether it did.
 func WithStreamCloser(ctx context.Context, closeStream func() bool) context.Context {
-	return context.WithValue(ctx, streamCloserKey{}, closeStream)
+	return context.WithValue(ctx, streamclose.Key{}, streamclose.Closer(closerFunc(closeStream)))
 }
 
 // CloseStream ends the connection that carries the current request's
@@ -23,9 +29,9 @@ func WithStreamCloser(ctx context.Context, closeStream func() bool) context.Cont
 // closing the stream would cancel the request) and in sessions older than
 // 2025-11-25 (which have no polling), it does nothing and reports false.
 func CloseStream(ctx context.Context) bool {
-	f, ok := ctx.Value(streamCloserKey{}).(func() bool)
+	c, ok := ctx.Value(streamclose.Key{}).(streamclose.Closer)
 	if !ok {
 		return false
 	}
-	return f()
+	return c.CloseStream()
 }
