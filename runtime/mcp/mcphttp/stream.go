@@ -339,6 +339,9 @@ func (st *stream) keepAlive(cn *conn) {
 	if cn.pending && every >= primeDelay {
 		// The priming event waits primeDelay in the handler's queue, then
 		// the keep-alives start (see primed).
+		if cn.primeArmed {
+			return // queued already
+		}
 		cn.primeArmed = true
 		st.s.h.primer.add(cn, st)
 		return

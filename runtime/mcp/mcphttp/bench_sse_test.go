@@ -1,0 +1,48 @@
+package mcphttp
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// BenchmarkHandlerSSE measures a legacy tools/call answered with an event
+// stream (Options.SSE) through the handler alone, without sockets, which on
+// a busy machine are most of the noise: one call at a time, and from every
+// processor at once. The recorder cannot be taken from net/http, so every
+// call runs on a worker, as Options.SSE calls do.
+func BenchmarkHandlerSSE(b *testing.B) {
+	h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: true})
+	defer h.Close()
+	w := httptest.NewRecorder()
+	init := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	init.Header.Set("Content-Type", "application/json")
+	h.ServeHTTP(w, init)
+	sid := w.Header().Get("Mcp-Session-Id")
+	body := toolCall(1, "add", `{"a":1,"b":2}`)
+	call := func(b *testing.B) {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Mcp-Session-Id", sid)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"sum":3`) {
+			b.Fatal(w.Code, w.Body.String())
+		}
+	}
+	b.Run("c=1", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			call(b)
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				call(b)
+			}
+		})
+	})
+}
