@@ -4,13 +4,24 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 )
+
+// cpuTime returns the CPU time (user and system) the process has used, in
+// nanoseconds.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
 
 // BenchmarkHandlerSSE measures a legacy tools/call answered with an event
 // stream (Options.SSE) through the handler alone, without sockets, which on
 // a busy machine are most of the noise: one call at a time, and from every
-// processor at once. The recorder cannot be taken from net/http, so every
+// processor at once; cpu-ns/op is the process's CPU time per call. The recorder cannot be taken from net/http, so every
 // call runs on a worker, as Options.SSE calls do.
 func BenchmarkHandlerSSE(b *testing.B) {
 	h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: true})
@@ -33,16 +44,20 @@ func BenchmarkHandlerSSE(b *testing.B) {
 	}
 	b.Run("c=1", func(b *testing.B) {
 		b.ReportAllocs()
+		cpu0 := cpuTime()
 		for b.Loop() {
 			call(b)
 		}
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
+		cpu0 := cpuTime()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				call(b)
 			}
 		})
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
 }
