@@ -1,0 +1,40 @@
+package mcphttp
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// A legacy tools/call answered with an event stream (Options.SSE) through
+// the handler allocates exactly this much, request and recorder included:
+// no timer, no context and no ResponseController of its own per call.
+func TestSSECallAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("exact allocation counts do not hold under the race detector")
+	}
+	h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: true})
+	defer h.Close()
+	w := httptest.NewRecorder()
+	init := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	init.Header.Set("Content-Type", "application/json")
+	h.ServeHTTP(w, init)
+	sid := w.Header().Get("Mcp-Session-Id")
+	body := toolCall(1, "add", `{"a":1,"b":2}`)
+	call := func() {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Mcp-Session-Id", sid)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"sum":3`) {
+			t.Fatal(w.Code, w.Body.String())
+		}
+	}
+	call()
+	const want = 48
+	if n := testing.AllocsPerRun(200, call); n != want {
+		t.Errorf("%v allocations per call, want %d", n, want)
+	}
+}

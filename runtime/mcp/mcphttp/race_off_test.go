@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcphttp
+
+const raceEnabled = false
