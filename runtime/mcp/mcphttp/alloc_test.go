@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -36,5 +37,45 @@ func TestSSECallAllocs(t *testing.T) {
 	const want = 48
 	if n := testing.AllocsPerRun(200, call); n != want {
 		t.Errorf("%v allocations per call, want %d", n, want)
+	}
+}
+
+// TestModernCallAllocs holds a 2026-07-28 tools/call (JSON and
+// Options.SSE) through the handler at an exact allocation count, request,
+// recorder and the request's own cancelable context (as net/http gives
+// it) included.
+func TestModernCallAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("exact allocation counts do not hold under the race detector")
+	}
+	for _, tc := range []struct {
+		name string
+		sse  bool
+		want float64
+	}{{"json", false, 60}, {"sse", true, 61}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: tc.sse})
+			defer h.Close()
+			body := modernCall(1, "add", `{"a":1,"b":2}`)
+			hdr := modernHeaders("tools/call", "add")
+			call := func() {
+				ctx, cancel := context.WithCancel(context.Background())
+				r := httptest.NewRequestWithContext(ctx, "POST", "/", strings.NewReader(body))
+				r.Header.Set("Content-Type", "application/json")
+				for i := 0; i < len(hdr); i += 2 {
+					r.Header.Set(hdr[i], hdr[i+1])
+				}
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				cancel()
+				if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"sum":3`) {
+					t.Fatal(w.Code, w.Body.String())
+				}
+			}
+			call()
+			if n := testing.AllocsPerRun(200, call); n != tc.want {
+				t.Errorf("%v allocations per call, want %v", n, tc.want)
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -58,11 +57,10 @@ type Handler struct {
 	drained   chan struct{}
 	drainOnce sync.Once
 	exitFn    func() // h.exit, allocated once for track
-	// hard is cancelled when Shutdown gives up waiting: every 2026-07-28
-	// call's context derives from it (legacy calls are cancelled by their
+	// inflight holds the 2026-07-28 calls in flight, which a Shutdown that
+	// gives up waiting cancels (legacy calls are cancelled by their
 	// sessions).
-	hard       context.Context
-	hardCancel context.CancelFunc
+	inflight modernCalls
 
 	nsessions atomic.Int64 // reserved legacy sessions, both transports
 
@@ -108,7 +106,6 @@ func NewHandler(srv *mcpserver.Server, opts *Options) *Handler {
 	}
 	h.exitFn = h.exit
 	h.work.init()
-	h.hard, h.hardCancel = context.WithCancel(context.Background())
 	if !h.opts.DisableLegacySSE {
 		h.legacy = newSSELegacy(h)
 	}

@@ -57,16 +57,21 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 		// outlives any http.Server ReadTimeout, which would end its context.
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	}
+	// The call's context ends with its request (a client that closes the
+	// response) or when Shutdown gives up (h.inflight.cancelAll): one
+	// cancelable context, findable in h.inflight, not one more per call
+	// hanging under a handler-wide one (context.AfterFunc cost two
+	// allocations and a registration).
 	ctx, cancel := context.WithCancel(r.Context())
-	stop := context.AfterFunc(h.hard, cancel)
-	mw := &modernWriter{w: w, keepAlive: h.opts.KeepAlive, primer: &h.primer}
+	mw := &modernWriter{w: w, keepAlive: h.opts.KeepAlive, primer: &h.primer, cancel: cancel}
+	h.inflight.add(mw)
 	if h.opts.SSE {
 		mw.mu.Lock()
 		mw.start(false)
 		mw.mu.Unlock()
 	}
 	reply := h.modern.Handle(ctx, body, mw.notify)
-	stop()
+	h.inflight.remove(mw)
 	cancel()
 	mw.mu.Lock()
 	defer mw.mu.Unlock()
@@ -129,6 +134,49 @@ type modernWriter struct {
 	done   bool // the call returned: write nothing more from notify
 	failed bool // a write failed
 	ka     *time.Timer
+
+	cancel context.CancelFunc // cancels the call's context
+}
+
+// modernCalls holds the 2026-07-28 calls in flight, so that a Shutdown
+// that gives up can cancel them (legacy calls are cancelled by their
+// sessions).
+type modernCalls struct {
+	mu    sync.Mutex
+	calls map[*modernWriter]struct{}
+	hard  bool // cancelAll ran: a call added since is cancelled at once
+}
+
+func (mc *modernCalls) add(mw *modernWriter) {
+	mc.mu.Lock()
+	if mc.hard {
+		mc.mu.Unlock()
+		mw.cancel()
+		return
+	}
+	if mc.calls == nil {
+		mc.calls = make(map[*modernWriter]struct{})
+	}
+	mc.calls[mw] = struct{}{}
+	mc.mu.Unlock()
+}
+
+func (mc *modernCalls) remove(mw *modernWriter) {
+	mc.mu.Lock()
+	delete(mc.calls, mw)
+	mc.mu.Unlock()
+}
+
+// cancelAll cancels every call in flight, and every call added from now on.
+func (mc *modernCalls) cancelAll() {
+	mc.mu.Lock()
+	mc.hard = true
+	calls := mc.calls
+	mc.calls = nil
+	mc.mu.Unlock()
+	for mw := range calls {
+		mw.cancel()
+	}
 }
 
 // start makes the response an event stream; mw.mu held. With flush false

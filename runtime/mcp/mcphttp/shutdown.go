@@ -40,7 +40,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		case <-h.drained:
 		case <-ctx.Done():
 			err = ctx.Err()
-			h.hardCancel()
+			h.inflight.cancelAll()
 			for _, s := range h.liveSessions() {
 				s.cancelCalls()
 			}
