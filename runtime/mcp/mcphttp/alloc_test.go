@@ -52,7 +52,7 @@ func TestModernCallAllocs(t *testing.T) {
 		name string
 		sse  bool
 		want float64
-	}{{"json", false, 60}, {"sse", true, 61}} {
+	}{{"json", false, 55}, {"sse", true, 56}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: tc.sse})
 			defer h.Close()

@@ -87,8 +87,15 @@ const closingBit = 1 << 62
 // NewHandler returns a Handler serving srv with opts (nil means the zero
 // Options, which are safe defaults).
 func NewHandler(srv *mcpserver.Server, opts *Options) *Handler {
-	h := &Handler{srv: srv, modern: srv.NewSession(), drained: make(chan struct{}),
+	h := &Handler{srv: srv, drained: make(chan struct{}),
 		sessions: make(map[string]*session), sweepWake: make(chan struct{}, 1)}
+	// A 2026-07-28 call is cancelled by its client closing the response
+	// (the revision has no client notification over HTTP, and serveModern
+	// hands the session none), or by a Shutdown that gives up: its context
+	// ends, and the session adds no cancelable context of its own.
+	modern, ctl := srv.NewTransportSession()
+	ctl.IgnoreCancelNotifications()
+	h.modern = modern
 	if opts != nil {
 		h.opts = *opts
 	}

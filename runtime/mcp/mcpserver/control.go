@@ -1,6 +1,10 @@
 package mcpserver
 
-import "context"
+import (
+	"context"
+
+	"github.com/rpcgen/rpcgen/runtime"
+)
 
 // SessionControl is a transport's side of a Session: what the transport
 // that serves the session tells it (where unprompted messages go, the
@@ -52,3 +56,16 @@ func (c SessionControl) SetStateHook(hook func(ctx context.Context, ch StateChan
 // routes a client's answer to the replica whose prefix its id has. Call it
 // before serving the session.
 func (c SessionControl) SetRequestIDPrefix(prefix string) { c.ss.ext().idPrefix = prefix }
+
+// IgnoreCancelNotifications makes the session leave cancellation to its
+// transport: a request's context is the one Handle is given, which the
+// transport ends, without a cancelable context more per request for a
+// notifications/cancelled to find (one that arrives is ignored). A
+// transport serving 2026-07-28 requests over HTTP, where a client cancels
+// by closing the response and sends no notification, calls it before
+// serving the session.
+func (c SessionControl) IgnoreCancelNotifications() {
+	opts := c.ss.options()
+	opts.CancelMethod = ""
+	c.ss.proc = runtime.NewProcessor(opts)
+}
