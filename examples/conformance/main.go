@@ -94,6 +94,7 @@ func run(ctx context.Context, addr string, step time.Duration, logger *slog.Logg
 	mux.Handle("/mcp", h)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	mcphttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

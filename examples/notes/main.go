@@ -135,6 +135,7 @@ func serveHTTP(ctx context.Context, srv *mcpserver.Server, addr string, opts *mc
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	mcphttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	url := "http://" + ln.Addr().String() + "/mcp"

@@ -167,6 +167,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer, logger *slog.Logge
 		return err
 	}
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mcphttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	fmt.Fprintf(stdout, "http://%s/mcp\n", ln.Addr())

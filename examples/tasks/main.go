@@ -56,6 +56,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcphttp.NewHandler(srv, &mcphttp.Options{Logger: logger}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mcphttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	go func() {
 		<-ctx.Done()
 		hs.Close()

@@ -40,6 +40,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
 func main() {
@@ -59,6 +61,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", b)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mcphttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

@@ -11,7 +11,8 @@ import "context"
 //
 // http.Server.Shutdown does not end long-lived streams, nor wait for calls
 // that outlive their HTTP request (a legacy call whose client disconnected),
-// so call both:
+// so call both (and PromptShutdown(srv) before srv serves, so that a
+// connection a client dialled and never used does not hold srv.Shutdown):
 //
 //	go srv.Shutdown(ctx)
 //	h.Shutdown(ctx)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/examples/authnotes"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
 func main() {
@@ -45,6 +46,7 @@ func main() {
 	}
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	mcphttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	fmt.Println(endpoint)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rpcgen/rpcgen/ext/redis/internal/rrproxy"
 	"github.com/rpcgen/rpcgen/ext/redis/redistest"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
 // cluster is a redis-server, replica processes on it and the proxy.
@@ -117,6 +118,7 @@ func runCluster(ctx context.Context, n int, addr string, setup clusterSetup, log
 	}
 	c.proxy = rrproxy.New(targets, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
 	hs := &http.Server{Handler: c.proxy, ReadHeaderTimeout: 10 * time.Second}
+	mcphttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	go func() { _ = hs.Serve(ln) }()
 	defer func() {
 		// The clients' streams end with the replicas; the proxy's idle

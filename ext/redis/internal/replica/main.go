@@ -114,6 +114,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mcphttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
