@@ -60,12 +60,12 @@ type Options struct {
 
 // handler serves JSON-RPC over HTTP POST.
 type handler struct {
-	proc        *runtime.Processor
-	max         int
-	bodyTimeout time.Duration
-	policy      httpguard.Policy
-	cors        *httpguard.CORS // nil without Options.CORS
-	logger      *slog.Logger
+	proc   *runtime.Processor
+	max    int
+	bodies httpguard.BodyWatch // the bodies being read, within Options.BodyReadTimeout
+	policy httpguard.Policy
+	cors   *httpguard.CORS // nil without Options.CORS
+	logger *slog.Logger
 }
 
 // NewHandler returns an http.Handler serving JSON-RPC 2.0 over POST: the body is one
@@ -99,7 +99,7 @@ func NewHandler(h runtime.Handler, opts Options) http.Handler {
 	if cors != nil {
 		policy.AllowedOrigins = append(cors.GuardOrigins(), policy.AllowedOrigins...)
 	}
-	return &handler{
+	hd := &handler{
 		proc: runtime.NewProcessor(runtime.Options{
 			Handler:         h,
 			Middleware:      opts.Middleware,
@@ -110,12 +110,13 @@ func NewHandler(h runtime.Handler, opts Options) http.Handler {
 			RejectResponses: true,
 			Logger:          logger,
 		}),
-		max:         maxSize,
-		bodyTimeout: opts.BodyReadTimeout,
-		policy:      policy,
-		cors:        cors,
-		logger:      logger,
+		max:    maxSize,
+		policy: policy,
+		cors:   cors,
+		logger: logger,
 	}
+	hd.bodies.SetTimeout(opts.BodyReadTimeout)
+	return hd
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -140,7 +141,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
 		return
 	}
-	body, err := httpguard.ReadBody(w, r, int64(h.max), h.bodyTimeout)
+	body, err := h.bodies.ReadBody(w, r, int64(h.max))
 	if err != nil {
 		switch _, tooLarge := errors.AsType[*http.MaxBytesError](err); {
 		case tooLarge:

@@ -37,10 +37,11 @@ type Handler struct {
 	logger *slog.Logger
 	legacy *sseLegacy // the 2024-11-05 transport; nil when disabled
 	store  EventStore
-	modern *mcpserver.Session // serves every 2026-07-28 request, statelessly
-	rep    *replica           // with a SessionStore: this handler is one replica (replica.go)
-	work   workers            // the goroutines of legacy calls not run inline (workers.go)
-	primer primer             // the priming events waiting for their flush (primer.go)
+	modern *mcpserver.Session  // serves every 2026-07-28 request, statelessly
+	rep    *replica            // with a SessionStore: this handler is one replica (replica.go)
+	work   workers             // the goroutines of legacy calls not run inline (workers.go)
+	primer primer              // the priming events waiting for their flush (primer.go)
+	bodies httpguard.BodyWatch // the POST bodies being read, within Options.BodyReadTimeout
 
 	// params caches the x-mcp-header parameters of the tools, by name.
 	paramsMu sync.Mutex
@@ -100,6 +101,7 @@ func NewHandler(srv *mcpserver.Server, opts *Options) *Handler {
 		h.opts = *opts
 	}
 	h.opts = h.opts.withDefaults()
+	h.bodies.SetTimeout(h.opts.BodyReadTimeout)
 	h.cors = newCORS(h.opts.CORS)
 	h.policy = httpguard.Policy{AllowedOrigins: h.opts.AllowedOrigins, AllowedHosts: h.opts.AllowedHosts,
 		DisableHostCheck: h.opts.DisableHostCheck}

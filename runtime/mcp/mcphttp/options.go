@@ -37,10 +37,11 @@ type Options struct {
 	MaxBodyBytes int64
 	// BodyReadTimeout bounds the time a POST body may take to arrive; a body
 	// still coming after it gets 408 and the connection is closed, so a
-	// client that sends slowly cannot hold connections. It is a read
-	// deadline on the connection, never later than the http.Server's
-	// ReadTimeout would allow, cleared once the body is in (it bounds the
-	// upload, not the call). Default 30 seconds; negative: none.
+	// client that sends slowly cannot hold connections. A body still
+	// arriving when it passes gets a read deadline on its connection (no
+	// timer is set per request: one watches the bodies being read), never
+	// later than the http.Server's ReadTimeout would allow; it bounds the
+	// upload, not the call. Default 30 seconds; negative: none.
 	BodyReadTimeout time.Duration
 	// MaxSessions bounds the live legacy sessions (Streamable HTTP and
 	// HTTP+SSE together); an initialize beyond it gets 503. Default 10000.

@@ -82,7 +82,7 @@ func writeBodyError(w http.ResponseWriter, status int, body, id []byte, code int
 	writeError(w, status, id, code, message)
 }
 
-// readBody reads the JSON body of a POST (see httpguard.ReadBody for its
+// readBody reads the JSON body of a POST (see httpguard.BodyWatch for its
 // bounds). On failure it answers the request itself and returns false: 415
 // when the Content-Type is not application/json, 413 when the body is
 // larger than Options.MaxBodyBytes, 408 when it does not arrive within
@@ -95,7 +95,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		return nil, false
 	}
 	limit := h.opts.MaxBodyBytes
-	b, err := httpguard.ReadBody(w, r, limit, h.opts.BodyReadTimeout)
+	b, err := h.bodies.ReadBody(w, r, limit)
 	switch _, tooLarge := errors.AsType[*http.MaxBytesError](err); {
 	case err == nil:
 		return b, true

@@ -1,0 +1,88 @@
+package httpguard_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rpcgen/rpcgen/internal/rpctest"
+	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
+)
+
+// watchHandler answers 200 with the length of the body it read through bw,
+// or 408 (and closes the connection) when the body came too late; then it
+// sleeps for the duration the X-Sleep header gives (a call that outlives
+// the body's timeout).
+func watchHandler(bw *httpguard.BodyWatch) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := bw.ReadBody(w, r, 1<<20)
+		switch {
+		case errors.Is(err, httpguard.ErrBodyTimeout):
+			w.Header().Set("Connection", "close")
+			http.Error(w, `{"code":-32600}`, http.StatusRequestTimeout)
+			return
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if d, err := time.ParseDuration(r.Header.Get("X-Sleep")); err == nil {
+			time.Sleep(d) // the behaviour under test: a call longer than the body's timeout, in virtual time
+		}
+		fmt.Fprintf(w, "%d", len(b))
+	})
+}
+
+// TestBodyWatchCutsEachBodyAtItsTimeout: bodies that stall are each cut
+// (408, connection closed) their timeout after they started, whether they
+// started together, while the watch's timer was set for earlier bodies, or
+// after it rested; bodies that arrive in time are served, on connections
+// that stay usable, by calls longer than the timeout.
+func TestBodyWatchCutsEachBodyAtItsTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Second
+		var bw httpguard.BodyWatch
+		bw.SetTimeout(timeout)
+		ts := rpctest.NewPipeServer(t, watchHandler(&bw), nil)
+		dial := ts.Client().Transport.(*http.Transport).DialContext
+		head := "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n0123456789"
+
+		post := func(sleep time.Duration) {
+			t.Helper()
+			req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader("0123456789"))
+			req.Header.Set("X-Sleep", sleep.String())
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || string(b) != "10" {
+				t.Fatalf("a body in time: %d %s", resp.StatusCode, b)
+			}
+		}
+
+		var cuts []chan []rpctest.Stalled
+		stall := func(n int) {
+			c := make(chan []rpctest.Stalled, 1)
+			cuts = append(cuts, c)
+			go func() { c <- rpctest.StallBodies(dial, n, head) }()
+		}
+		stall(3) // at 0 s: the timer is set for 10 s
+		time.Sleep(4 * time.Second)
+		stall(2) // at 4 s, queued behind them
+		post(0)
+		post(2 * timeout) // from 4 s to 24 s, not cut; the timer rests from 14 s
+		post(0)           // at 24 s: the timer is set again, and rests from 44 s
+		time.Sleep(30 * time.Second)
+		stall(1) // at 54 s
+		for _, c := range cuts {
+			rpctest.WantCutAt(t, <-c, timeout)
+		}
+		post(0)
+	})
+}
