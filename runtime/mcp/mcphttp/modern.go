@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -58,21 +59,21 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	}
 	// The call's context ends with its request (a client that closes the
-	// response) or when Shutdown gives up (h.inflight.cancelAll): one
-	// cancelable context, findable in h.inflight, not one more per call
-	// hanging under a handler-wide one (context.AfterFunc cost two
-	// allocations and a registration).
-	ctx, cancel := context.WithCancel(r.Context())
-	mw := &modernWriter{w: w, keepAlive: h.opts.KeepAlive, primer: &h.primer, cancel: cancel}
+	// response) or when Shutdown gives up (h.inflight.cancelAll): the
+	// request's context, findable in h.inflight, which joins the two in a
+	// cancelable context only when the call asks for its Done channel (see
+	// callCtx).
+	mw := &modernWriter{w: w, keepAlive: h.opts.KeepAlive, primer: &h.primer}
+	mw.ctx.Context = r.Context()
 	h.inflight.add(mw)
 	if h.opts.SSE {
 		mw.mu.Lock()
 		mw.start(false)
 		mw.mu.Unlock()
 	}
-	reply := h.modern.Handle(ctx, body, mw.notify)
+	reply := h.modern.Handle(&mw.ctx, body, mw.notify)
 	h.inflight.remove(mw)
-	cancel()
+	mw.ctx.release()
 	mw.mu.Lock()
 	defer mw.mu.Unlock()
 	mw.done = true
@@ -135,7 +136,76 @@ type modernWriter struct {
 	failed bool // a write failed
 	ka     *time.Timer
 
-	cancel context.CancelFunc // cancels the call's context
+	ctx callCtx // the call's context
+}
+
+// callCtx is a 2026-07-28 call's context: its request's, which ends when
+// the client closes the response, ended as well by a Shutdown that gives up
+// (end). The cancelable context that joins the two is made when the call
+// first asks for a Done channel (it waits on it, or derives a context of
+// its own): a call that never does costs none, where context.WithCancel of
+// the request's context cost three allocations (the context, the request
+// context's done channel and its map of children) and a registration.
+type callCtx struct {
+	context.Context                                 // the request's
+	joined          atomic.Pointer[context.Context] // made by Done
+	cancel          atomic.Pointer[context.CancelFunc]
+	ended           atomic.Bool // end ran
+}
+
+// Done joins the request's context and end in one cancelable context, the
+// first time it is called, and returns its channel.
+func (c *callCtx) Done() <-chan struct{} {
+	if j := c.joined.Load(); j != nil {
+		return (*j).Done()
+	}
+	ctx, cancel := context.WithCancel(c.Context)
+	if !c.joined.CompareAndSwap(nil, &ctx) {
+		cancel()
+		return (*c.joined.Load()).Done()
+	}
+	c.cancel.Store(&cancel)
+	if c.ended.Load() {
+		cancel()
+	}
+	return ctx.Done()
+}
+
+// Err is the joined context's error once there is one, context.Canceled
+// after end, the request context's error otherwise.
+func (c *callCtx) Err() error {
+	if j := c.joined.Load(); j != nil {
+		return (*j).Err()
+	}
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+// Value answers from the joined context once there is one (so that a
+// context derived from the call's finds it cancelable, with no goroutine to
+// watch it), from the request's otherwise.
+func (c *callCtx) Value(key any) any {
+	if j := c.joined.Load(); j != nil {
+		return (*j).Value(key)
+	}
+	return c.Context.Value(key)
+}
+
+// end cancels the call (a Shutdown that gives up).
+func (c *callCtx) end() {
+	c.ended.Store(true)
+	if f := c.cancel.Load(); f != nil {
+		(*f)()
+	}
+}
+
+// release frees the joined context, if any, once the call returned.
+func (c *callCtx) release() {
+	if f := c.cancel.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // modernCalls holds the 2026-07-28 calls in flight, so that a Shutdown
@@ -151,7 +221,7 @@ func (mc *modernCalls) add(mw *modernWriter) {
 	mc.mu.Lock()
 	if mc.hard {
 		mc.mu.Unlock()
-		mw.cancel()
+		mw.ctx.end()
 		return
 	}
 	if mc.calls == nil {
@@ -175,7 +245,7 @@ func (mc *modernCalls) cancelAll() {
 	mc.calls = nil
 	mc.mu.Unlock()
 	for mw := range calls {
-		mw.cancel()
+		mw.ctx.end()
 	}
 }
 
