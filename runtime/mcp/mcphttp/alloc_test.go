@@ -52,7 +52,7 @@ func TestModernCallAllocs(t *testing.T) {
 		name string
 		sse  bool
 		want float64
-	}{{"json", false, 48}, {"sse", true, 49}} {
+	}{{"json", false, 47}, {"sse", true, 48}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: tc.sse})
 			defer h.Close()

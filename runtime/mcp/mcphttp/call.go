@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"slices"
@@ -33,6 +34,7 @@ type call struct {
 	rctx  context.Context // the POST's context: done when its client is gone
 	done  bool            // Handle returned
 	reply []byte          // what it returned, for a JSON response
+	rbuf  *[]byte         // the pooled buffer reply is in (replyBufs)
 	first conn            // the POST's own connection
 	key   []byte          // what an inline call is known by (streamKey)
 
@@ -122,7 +124,8 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 
 // run handles the call and finishes it.
 func (c *call) run(ctx context.Context, body []byte) {
-	reply := c.s.ss.Handle(ctx, body, c.notify)
+	bp := replyBufs.Get().(*[]byte)
+	reply := c.s.ss.HandleAppend(ctx, body, c.notify, (*bp)[:0])
 	if rep := c.s.h.rep; rep != nil {
 		rep.waitStored() // what the call changed is stored before its answer goes
 	}
@@ -130,14 +133,15 @@ func (c *call) run(ctx context.Context, body []byte) {
 	c.done = true
 	if c.sse {
 		if len(reply) > 0 {
-			c.emitLast(reply)
+			c.emitLast(bytes.Clone(reply)) // the event store may keep it
 		} else if c.s.h.rep != nil {
 			c.s.append(c.name, endMarker) // followers elsewhere: it ends here
 		}
+		putReplyBuf(bp, reply)
 		c.final = true
 		c.detach(releaseDone)
 	} else {
-		c.reply = reply
+		c.reply, c.rbuf = reply, bp // answer writes it and gives the buffer back
 		if c.conn != nil {
 			c.conn.signal()
 		}
@@ -255,8 +259,8 @@ func (c *call) answer(cn *conn) bool {
 		c.mu.Unlock()
 		return false
 	}
-	reply := c.reply
-	c.conn = nil
+	reply, rbuf := c.reply, c.rbuf
+	c.conn, c.reply, c.rbuf = nil, nil, nil
 	c.mu.Unlock()
 	switch {
 	case len(reply) > 0:
@@ -265,6 +269,9 @@ func (c *call) answer(cn *conn) bool {
 		writeError(cn.w, http.StatusServiceUnavailable, nil, runtime.CodeServerError, "Service Unavailable: the call was cancelled by a shutdown")
 	default:
 		cn.w.WriteHeader(http.StatusAccepted) // cancelled: no response
+	}
+	if rbuf != nil {
+		putReplyBuf(rbuf, reply)
 	}
 	return true
 }

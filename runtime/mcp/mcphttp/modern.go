@@ -71,7 +71,9 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, body []byt
 		mw.start(false)
 		mw.mu.Unlock()
 	}
-	reply := h.modern.Handle(&mw.ctx, body, mw.notify)
+	bp := replyBufs.Get().(*[]byte)
+	reply := h.modern.HandleAppend(&mw.ctx, body, mw.notify, (*bp)[:0])
+	defer putReplyBuf(bp, reply) // written below, or dropped
 	h.inflight.remove(mw)
 	mw.ctx.release()
 	mw.mu.Lock()

@@ -117,3 +117,17 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 // written in visible ASCII (base32, 26 characters) as the protocol requires of
 // an Mcp-Session-Id, and safe in a URL query.
 func newSessionID() string { return rand.Text() }
+
+// replyBufs holds the buffers replies are produced into when they are
+// written out before the handler returns (Session.HandleAppend), so that
+// the session makes no copy of its own.
+var replyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// putReplyBuf gives bp back to replyBufs with reply, the buffer it became
+// (it may have grown), unless that is too large to keep.
+func putReplyBuf(bp *[]byte, reply []byte) {
+	if cap(reply) <= 64<<10 {
+		*bp = reply[:0]
+		replyBufs.Put(bp)
+	}
+}

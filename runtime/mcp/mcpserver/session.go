@@ -97,18 +97,8 @@ func (ss *Session) batchesAllowed() bool {
 // message is handled, so a cancellation must come through another goroutine.
 // The returned slice belongs to the caller.
 func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byte)) []byte {
-	if ss.out.deliver(ss, msg) {
-		return nil // the client's answer to a request the session sent
-	}
-	hc := &handleCtx{Context: ctx, notify: notify}
-	if len(ss.srv.opts.Middleware) > 0 {
-		hc.ss = ss // SessionFromContext, without a context more per request
-	}
 	buf := getBuffer()
-	*buf = ss.proc.Process(hc, msg, (*buf)[:0])
-	if r := hc.result.Load(); r != nil {
-		putResultBuffer(r) // the response holds a copy of the result
-	}
+	*buf = ss.HandleAppend(ctx, msg, notify, (*buf)[:0])
 	var reply []byte
 	switch {
 	case cap(*buf) > maxPooled:
@@ -121,6 +111,25 @@ func (ss *Session) Handle(ctx context.Context, msg []byte, notify func(msg []byt
 	}
 	putBuffer(buf)
 	return reply
+}
+
+// HandleAppend is Handle appending the reply to dst, and returning the
+// extended slice (dst itself when there is no reply): a transport that
+// writes the reply out at once and reuses its buffer saves the copy Handle
+// makes of it.
+func (ss *Session) HandleAppend(ctx context.Context, msg []byte, notify func(msg []byte), dst []byte) []byte {
+	if ss.out.deliver(ss, msg) {
+		return dst // the client's answer to a request the session sent
+	}
+	hc := &handleCtx{Context: ctx, notify: notify}
+	if len(ss.srv.opts.Middleware) > 0 {
+		hc.ss = ss // SessionFromContext, without a context more per request
+	}
+	dst = ss.proc.Process(hc, msg, dst)
+	if r := hc.result.Load(); r != nil {
+		putResultBuffer(r) // the response holds a copy of the result
+	}
+	return dst
 }
 
 // handleCtx carries Handle's notify function to the request's handler, and
