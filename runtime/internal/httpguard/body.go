@@ -76,14 +76,14 @@ func read(body io.Reader, n int64) ([]byte, error) {
 		return readAll(body)
 	}
 	// The size is known (and small enough that a client announcing a body
-	// it never sends costs little): read into a slice of exactly that size,
-	// then make sure nothing follows.
-	b := make([]byte, n)
+	// it never sends costs little): read into a slice of that size,
+	// then make sure nothing follows (read into the byte past it: a byte
+	// array of its own would escape through the Read, an allocation).
+	b := make([]byte, n, n+1)
 	if _, err := io.ReadFull(body, b); err != nil {
 		return nil, err
 	}
-	var one [1]byte
-	if m, err := body.Read(one[:]); m > 0 {
+	if m, err := body.Read(b[n : n+1]); m > 0 {
 		return nil, errors.New("body longer than its Content-Length")
 	} else if err != nil && err != io.EOF {
 		return nil, err

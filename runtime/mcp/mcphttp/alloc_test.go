@@ -34,7 +34,7 @@ func TestSSECallAllocs(t *testing.T) {
 		}
 	}
 	call()
-	const want = 46
+	const want = 45
 	if n := testing.AllocsPerRun(200, call); n != want {
 		t.Errorf("%v allocations per call, want %d", n, want)
 	}
@@ -52,7 +52,7 @@ func TestModernCallAllocs(t *testing.T) {
 		name string
 		sse  bool
 		want float64
-	}{{"json", false, 47}, {"sse", true, 48}} {
+	}{{"json", false, 46}, {"sse", true, 47}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: tc.sse})
 			defer h.Close()
