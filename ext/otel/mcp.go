@@ -346,9 +346,9 @@ func (c *traceCarrier) Set(string, string) {}
 func (c *traceCarrier) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
 
 func (p *params) scan(raw json.RawMessage) {
-	o, ok := scanObject(raw)
+	o, ok := runtime.ScanObject(raw)
 	for ok {
-		key, val, more := o.next()
+		key, val, more := o.Next()
 		if !more {
 			break
 		}
@@ -366,9 +366,9 @@ func (p *params) scan(raw json.RawMessage) {
 // scanMeta reads the trace context members of _meta's value meta into c,
 // and its protocol version into version unless that is nil.
 func (c *traceCarrier) scanMeta(meta []byte, version *string) {
-	m, ok := scanObject(meta)
+	m, ok := runtime.ScanObject(meta)
 	for ok {
-		k, v, more := m.next()
+		k, v, more := m.Next()
 		if !more {
 			break
 		}

@@ -128,16 +128,16 @@ func appendEndpoint(attrs []attribute.KeyValue, ep *mcpclient.Endpoint) []attrib
 }
 
 // requestTarget is req.Target(), with a tool's or prompt's name interned
-// (no copy of a name seen before) and params walked by objectScan.
+// (no copy of a name seen before) and params walked by runtime.ScanObject.
 func requestTarget(req *mcpclient.Request) string {
 	m := mcp.LookupMethod(req.Method)
 	if m == nil || m.Target == "" {
 		return ""
 	}
 	var v []byte
-	o, ok := scanObject(req.Params)
+	o, ok := runtime.ScanObject(req.Params)
 	for ok {
-		key, val, more := o.next()
+		key, val, more := o.Next()
 		if !more {
 			break
 		}

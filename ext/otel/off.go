@@ -107,9 +107,9 @@ func scanTraceMeta(raw json.RawMessage) (traceCarrier, bool) {
 	if !bytes.Contains(raw, metaKey) {
 		return c, false // a search of the bytes is quicker than a scan
 	}
-	o, ok := scanObject(raw)
+	o, ok := runtime.ScanObject(raw)
 	for ok {
-		key, val, more := o.next()
+		key, val, more := o.Next()
 		if !more {
 			break
 		}
