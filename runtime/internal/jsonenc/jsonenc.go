@@ -3,7 +3,11 @@
 // envelope structs. It is not for users.
 package jsonenc
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -15,6 +19,9 @@ func AppendString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i = jsonscan.PlainWords(s, i); i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {

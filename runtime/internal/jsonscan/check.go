@@ -192,6 +192,9 @@ func (s *stack) inObject() bool {
 // no control characters, only JSON's escapes, UTF-8 throughout.
 func checkString(b []byte, i int) int {
 	for i++; i < len(b); {
+		if i = PlainWords(b, i); i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
