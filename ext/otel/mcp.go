@@ -78,9 +78,7 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 				attrs = httpAttrs(hi, transport, attrs)
 				span.SetAttributes(attrs...)
 				putAttrs(ab, attrs)
-				ctx = mcpserver.ObserveNotifications(ctx, func(method string, params json.RawMessage) {
-					span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
-				})
+				ctx = &observedCtx{Context: ctx, span: span}
 			}
 			in.serverActive.Add(ctx, 1, activeMCP...)
 			res, err := next.ServeRPC(ctx, req)
@@ -108,6 +106,26 @@ func (in *Instrumentation) MCPServer() runtime.Middleware {
 			return res, err
 		})
 	}
+}
+
+// observedCtx is the context a traced request's handler runs in: the span's
+// own, and the observer of the notifications sent for the request, which
+// become the span's events (mcpserver.ObserverKey): one allocation, where
+// mcpserver.ObserveNotifications with a closure over the span takes two.
+type observedCtx struct {
+	context.Context
+	span trace.Span
+}
+
+func (c *observedCtx) Value(key any) any {
+	if _, ok := key.(mcpserver.ObserverKey); ok {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+func (c *observedCtx) ObserveNotification(method string, params json.RawMessage) {
+	c.span.AddEvent(method, trace.WithAttributes(eventAttrs(method, params)...))
 }
 
 // sessionStarted counts a legacy session from its initialize to its end.

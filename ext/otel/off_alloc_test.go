@@ -185,6 +185,6 @@ func TestOnAllocations(t *testing.T) {
 // What tracing on adds to a call, the SDK's allocations included.
 const (
 	onJSONRPCAllocs = 13
-	onLegacyAllocs  = 19
-	onModernAllocs  = 20
+	onLegacyAllocs  = 18
+	onModernAllocs  = 19
 )

@@ -54,7 +54,7 @@ type callCtx struct {
 	conn   *runtime.Conn // ... or on a stream (Serve)
 	// observe sees each notification sent (ObserveNotifications); nil when
 	// no method middleware asked.
-	observe Observer
+	observe NotificationObserver
 
 	// What the call asks the client for (input.go, mrtr.go).
 	method string // the request's method
@@ -108,7 +108,7 @@ func (cc *callCtx) finish() (cancelled bool) {
 // must be neither done nor cancelled.
 func (cc *callCtx) send(method string, params []byte) {
 	if cc.observe != nil {
-		cc.observe(method, params)
+		cc.observe.ObserveNotification(method, params)
 	}
 	if cc.notify != nil {
 		msg := make([]byte, 0, len(params)+len(method)+40)

@@ -161,7 +161,22 @@ func (e *endHooks) run() {
 // request (progress, log messages), with their params.
 type Observer func(method string, params json.RawMessage)
 
-type observerKey struct{}
+// ObserveNotification calls o: an Observer is a NotificationObserver.
+func (o Observer) ObserveNotification(method string, params json.RawMessage) { o(method, params) }
+
+// NotificationObserver is an Observer as a method, for a type that observes
+// notifications with state of its own: see ObserverKey.
+type NotificationObserver interface {
+	ObserveNotification(method string, params json.RawMessage)
+}
+
+// ObserverKey is the context key under which ObserveNotifications keeps its
+// Observer. A context of method middleware's own whose Value(ObserverKey{})
+// is a NotificationObserver (the context itself, say) is observed as one
+// ObserveNotifications returned, without the context and the observer costing
+// an allocation each: ext/otel's middleware, which observes every traced
+// request, does so.
+type ObserverKey struct{}
 
 // ObserveNotifications returns a context under which the notifications the
 // server sends for the request (notifications/progress, notifications/message)
@@ -169,10 +184,13 @@ type observerKey struct{}
 // Method middleware (ServerOptions.Middleware) calls it on the context it passes
 // on, to log or trace them; it has no effect elsewhere.
 func ObserveNotifications(ctx context.Context, observe Observer) context.Context {
-	return context.WithValue(ctx, observerKey{}, observe)
+	return context.WithValue(ctx, ObserverKey{}, observe)
 }
 
-func observerFrom(ctx context.Context) Observer {
-	o, _ := ctx.Value(observerKey{}).(Observer)
+func observerFrom(ctx context.Context) NotificationObserver {
+	o, _ := ctx.Value(ObserverKey{}).(NotificationObserver)
+	if f, ok := o.(Observer); ok && f == nil {
+		return nil
+	}
 	return o
 }

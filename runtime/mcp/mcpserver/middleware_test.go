@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -308,6 +309,54 @@ func TestClientMiddlewareRequestSizes(t *testing.T) {
 		}
 		if want := `{"x":"` + x + `"}`; seen[len(seen)-1] != want {
 			t.Errorf("%d bytes: the middleware saw arguments of %d bytes", n, len(seen[len(seen)-1]))
+		}
+	}
+}
+
+// selfObserving is method middleware's context that observes the
+// request's notifications itself (mcpserver.ObserverKey).
+type selfObserving struct {
+	context.Context
+	log *mwLog
+}
+
+func (c *selfObserving) Value(key any) any {
+	if _, ok := key.(mcpserver.ObserverKey); ok {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+func (c *selfObserving) ObserveNotification(method string, params json.RawMessage) {
+	c.log.add("notify %s %s", method, params)
+}
+
+// TestContextObservesNotifications: a context whose Value(ObserverKey{}) is
+// a NotificationObserver sees the notifications sent for its request, as an
+// Observer given to ObserveNotifications does.
+func TestContextObservesNotifications(t *testing.T) {
+	var log atomic.Pointer[mwLog]
+	method := func(next runtime.Handler) runtime.Handler {
+		return runtime.HandlerFunc(func(ctx context.Context, req *runtime.Request) (json.RawMessage, error) {
+			return next.ServeRPC(&selfObserving{Context: ctx, log: log.Load()}, req)
+		})
+	}
+	srv := mcpserver.New(mcp.Implementation{Name: "mw", Version: "1"}, &mcpserver.Options{Middleware: []runtime.Middleware{method}})
+	srv.AddTools(mcpserver.Tool{Name: "work", Handler: progressTool})
+	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
+		log.Store(new(mwLog))
+		c, err := mcpclient.ConnectTransport(context.Background(), srv.InProcess(), mcpclient.Options{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.CallToolRaw(context.Background(), mcp.CallToolParams{Name: "work", Arguments: map[string]string{"x": "ok"}, OnProgress: func(mcp.ProgressNotification) {}})
+		c.Close()
+		if err != nil || res.IsError {
+			t.Fatalf("%s: work: %+v, %v", version, res, err)
+		}
+		got := slices.DeleteFunc(log.Load().all(), func(l string) bool { return !strings.HasPrefix(l, "notify ") })
+		if len(got) != 1 || !strings.HasPrefix(got[0], "notify notifications/progress ") || !strings.Contains(got[0], `"message":"half"`) {
+			t.Fatalf("%s: observed %q, want the progress notification", version, got)
 		}
 	}
 }
