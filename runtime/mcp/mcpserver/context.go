@@ -52,9 +52,6 @@ type callCtx struct {
 	hc     *handleCtx    // the Handle call the request came through, nil on a stream
 	notify func([]byte)  // where notifications go in process (Handle) ...
 	conn   *runtime.Conn // ... or on a stream (Serve)
-	// observe sees each notification sent (ObserveNotifications); nil when
-	// no method middleware asked.
-	observe NotificationObserver
 
 	// What the call asks the client for (input.go, mrtr.go).
 	method string // the request's method
@@ -65,6 +62,10 @@ type callCtx struct {
 	idName, idArgs []byte
 	in             *inputState
 	verified       bool // the retry's requestState verified
+	// observed: method middleware may observe the call's notifications
+	// (ObserveNotifications, ObserverKey), found in the context when one is
+	// sent: no field of an observer's two words in every call's allocation.
+	observed bool
 
 	// A call of a tool that may be a task (task.go): prelude while it runs
 	// in its request before BeginTask, begun once BeginTask was called;
@@ -107,8 +108,10 @@ func (cc *callCtx) finish() (cancelled bool) {
 // send writes a notification for the call; cc.mu must be held, and the call
 // must be neither done nor cancelled.
 func (cc *callCtx) send(method string, params []byte) {
-	if cc.observe != nil {
-		cc.observe.ObserveNotification(method, params)
+	if cc.observed {
+		if o := observerFrom(cc.Context); o != nil {
+			o.ObserveNotification(method, params)
+		}
 	}
 	if cc.notify != nil {
 		msg := make([]byte, 0, len(params)+len(method)+40)

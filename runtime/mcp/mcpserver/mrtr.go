@@ -80,9 +80,7 @@ func principalFrom(ctx context.Context) string {
 // or inputResponses holds an answer that is not one.
 func (ss *Session) beginCall(ctx context.Context, cc *callCtx, method string, p *reqParams) error {
 	cc.Context, cc.ss, cc.token, cc.method = ctx, ss, p.progressToken, method
-	if ss.srv.observed {
-		cc.observe = observerFrom(ctx)
-	}
+	cc.observed = ss.srv.observed
 	if hc, ok := ctx.Value(handleKey{}).(*handleCtx); ok {
 		cc.hc, cc.notify = hc, hc.notify
 		// Over HTTP, where notify only queues, a cancellation waits for a
