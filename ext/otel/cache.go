@@ -43,6 +43,17 @@ func (c *cache[K, V]) load(k K) (V, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.dirty == nil {
+		// Promoted since pending was read: read holds every entry. (A
+		// promotion of the nil dirty map here left read a nil map, which
+		// the next store cloned into a nil map and assigned to.)
+		if m := c.read.Load(); m != nil {
+			v, ok := (*m)[k]
+			return v, ok
+		}
+		var zero V
+		return zero, false
+	}
 	v, ok := c.dirty[k]
 	if c.misses++; c.misses >= len(c.dirty) {
 		c.promote()

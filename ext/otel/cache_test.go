@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
@@ -182,5 +183,37 @@ func TestInternedNames(t *testing.T) {
 	}
 	if len(c.m) != maxAttrSets {
 		t.Errorf("%d names kept, want the bound %d", len(c.m), maxAttrSets)
+	}
+}
+
+// TestCacheConcurrentMisses: lookups that miss while other goroutines store
+// and promote leave the cache usable (a lookup that found the dirty map
+// promoted since it read pending once made the read map nil, and the next
+// store panicked on it).
+func TestCacheConcurrentMisses(t *testing.T) {
+	for range 200 {
+		var c cache[int, int]
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 40 {
+					k := g*100 + i
+					c.load(k)
+					c.store(k, 0, k)
+					c.load(-1)
+				}
+			}()
+		}
+		wg.Wait()
+		if n := c.len(); n != 160 {
+			t.Fatalf("%d entries, want 160", n)
+		}
+		for k := range 40 {
+			if v, ok := c.load(k); ok && v != k {
+				t.Fatalf("load(%d) = %d", k, v)
+			}
+		}
 	}
 }
