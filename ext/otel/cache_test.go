@@ -162,15 +162,15 @@ func TestInternedNames(t *testing.T) {
 	var c internCache
 	a := c.unquote([]byte(`"add"`))
 	b := c.unquote([]byte(`"add"`))
-	if a != "add" || b != "add" || len(c.m) != 1 {
-		t.Fatalf("add twice: %q, %q, %d names kept", a, b, len(c.m))
+	if a != "add" || b != "add" || c.c.len() != 1 {
+		t.Fatalf("add twice: %q, %q, %d names kept", a, b, c.c.len())
 	}
 	raw := []byte(`"add"`)
 	if allocs := testing.AllocsPerRun(100, func() { c.unquote(raw) }); allocs != 0 {
 		t.Errorf("a name seen before: %v allocations, want 0", allocs)
 	}
-	if s := c.unquote([]byte(`"a\u0064d"`)); s != "add" || len(c.m) != 1 {
-		t.Errorf("an escaped name: %q, %d names kept", s, len(c.m))
+	if s := c.unquote([]byte(`"a\u0064d"`)); s != "add" || c.c.len() != 1 {
+		t.Errorf("an escaped name: %q, %d names kept", s, c.c.len())
 	}
 	if s := c.unquote([]byte(`12`)); s != "" {
 		t.Errorf("a number: %q", s)
@@ -181,8 +181,8 @@ func TestInternedNames(t *testing.T) {
 			t.Fatalf("%s: %q", name, s)
 		}
 	}
-	if len(c.m) != maxAttrSets {
-		t.Errorf("%d names kept, want the bound %d", len(c.m), maxAttrSets)
+	if c.c.len() != maxAttrSets {
+		t.Errorf("%d names kept, want the bound %d", c.c.len(), maxAttrSets)
 	}
 }
 

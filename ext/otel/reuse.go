@@ -43,12 +43,12 @@ func extract(ctx context.Context, prop propagation.TextMapPropagator, c *traceCa
 }
 
 // internCache keeps one string for each name seen, so that a request naming
-// a tool it named before costs no copy of the name; like attrCache it stops
-// growing at maxAttrSets names of at most maxAttrKeyLen bytes.
-type internCache struct {
-	mu sync.RWMutex
-	m  map[string]string
-}
+// a tool it named before costs no copy of the name. It is a cache (read
+// without a lock: a name seen before costs a map lookup, where a
+// sync.RWMutex's read lock was two atomic writes to a word every caller
+// shares), so it stops growing at maxAttrSets names of at most
+// maxAttrKeyLen bytes.
+type internCache struct{ c cache[string, string] }
 
 // targets interns the tool and prompt names of the requests MCPServer
 // reads (a server has few; a peer making names up fills it to its bound,
@@ -61,23 +61,18 @@ func (c *internCache) unquote(v []byte) string {
 		return ""
 	}
 	inner := v[1 : len(v)-1]
-	c.mu.RLock()
-	s, ok := c.m[string(inner)]
-	c.mu.RUnlock()
-	if ok {
-		return s
+	if m := c.c.read.Load(); m != nil {
+		if s, ok := (*m)[string(inner)]; ok {
+			return s
+		}
 	}
-	s, _ = unquote(v)
-	if s == "" || len(s) > maxAttrKeyLen || len(s) != len(inner) {
+	s, _ := unquote(v)
+	if s == "" || len(s) != len(inner) {
 		return s // escaped text is not the key it would be found by
 	}
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = make(map[string]string)
+	if kept, ok := c.c.load(s); ok {
+		return kept
 	}
-	if len(c.m) < maxAttrSets {
-		c.m[s] = s
-	}
-	c.mu.Unlock()
+	c.c.store(s, len(s), s)
 	return s
 }
