@@ -14,14 +14,17 @@ const hexDigits = "0123456789abcdef"
 func AppendString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
+	// Plain bytes are walked one by one up to next, then passed over by
+	// words, as jsonscan's checkString does.
+	next := 16
 	for i := 0; i < len(s); {
-		if i = plainWords(s, i); i >= len(s) {
-			break
-		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
+				if i++; i >= next {
+					i = plainWords(s, i)
+					next = i + 8
+				}
 				continue
 			}
 			b = append(b, s[start:i]...)

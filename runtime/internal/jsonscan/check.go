@@ -191,10 +191,12 @@ func (s *stack) inObject() bool {
 // checkString returns the index just past the valid string starting at b[i], or -1:
 // no control characters, only JSON's escapes, UTF-8 throughout.
 func checkString(b []byte, i int) int {
+	// Plain bytes are walked one by one up to next, then passed over by
+	// words (PlainWords), which stops within a word of a byte that is not
+	// plain: a short string (most are) costs no search of words, a long one
+	// a search every eight bytes walked at most.
+	next := i + 1 + shortString
 	for i++; i < len(b); {
-		if i = PlainWords(b, i); i >= len(b) {
-			break
-		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -217,7 +219,10 @@ func checkString(b []byte, i int) int {
 		case c < 0x20:
 			return -1
 		case c < utf8.RuneSelf:
-			i++
+			if i++; i >= next {
+				i = PlainWords(b, i)
+				next = i + 8
+			}
 		default:
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {

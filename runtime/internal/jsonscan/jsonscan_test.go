@@ -130,3 +130,15 @@ func FuzzPlainWords(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheckTraced is Check of a small traced tools/call request: short
+// names, a traceparent.
+func BenchmarkCheckTraced(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1234,"method":"tools/call","params":` + string(params) + `}`)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if Check(msg, 64, func(k, v []byte) {}) != Valid {
+			b.Fatal("invalid")
+		}
+	}
+}
