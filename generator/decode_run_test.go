@@ -74,3 +74,22 @@ func TestResultDecodersRun(t *testing.T) {
 		}
 	})
 }
+
+// TestResultEncodersRun generates code for testdata/encoderun/encodes.go in
+// a module of its own and runs encode_test.go there: random and edge values
+// of every result type encoded by the generated result encoders and by
+// encoding/json, which must write the same bytes; the fallback to
+// AppendResult for what encoding/json refuses, and for the types left to
+// it; the encoders' allocations.
+func TestResultEncodersRun(t *testing.T) {
+	runGeneratedTests(t, "encoderun", "encodes", "Encodes", []string{"encodes.go", "encode_test.go"}, func(path string, src []byte) {
+		if !bytes.Contains(src, []byte("func appendKindsJSON(")) {
+			t.Fatalf("%s holds no result encoder for Kinds", path)
+		}
+		for _, name := range []string{"Fallback", "Tree", "Big"} {
+			if bytes.Contains(src, []byte("func append"+name+"JSON(")) {
+				t.Errorf("%s holds a result encoder for %s, which is left to encoding/json", path, name)
+			}
+		}
+	})
+}

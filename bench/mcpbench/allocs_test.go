@@ -52,8 +52,8 @@ func TestToolsCallAllocs(t *testing.T) {
 
 // The allocations of one call, both sides together.
 const (
-	addLegacyAllocs  = 10
-	addModernAllocs  = 12
-	echoLegacyAllocs = 12
-	echoModernAllocs = 14
+	addLegacyAllocs  = 9
+	addModernAllocs  = 11
+	echoLegacyAllocs = 11
+	echoModernAllocs = 13
 )

@@ -5,6 +5,7 @@ package authnotes
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -98,13 +99,21 @@ func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) 
 
 // appendAddNote is serveAddNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p notesAddNoteParams
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.AddNote(ctx, p.Text)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendNoteJSON(dst, &result), nil
 }
 
 // serveListNotes decodes the params of Notes.ListNotes, calls it and encodes its result.
@@ -122,12 +131,20 @@ func (h notesHandler) serveWhoAmI(ctx context.Context, params json.RawMessage) (
 
 // appendWhoAmI is serveWhoAmI appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendWhoAmI(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h notesHandler) appendWhoAmI(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.WhoAmI(ctx)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendIdentityJSON(dst, &result), nil
 }
 
 // MCP tool names of the Notes service.
@@ -341,4 +358,33 @@ func readIdentityResult(d *rpcimpl.Decoder, p *Identity) {
 			d.Skip()
 		}
 	}
+}
+
+// appendNoteJSON appends *v, of type Note, to b as encoding/json writes it.
+func appendNoteJSON(b []byte, v *Note) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, int64(v.ID), 10)
+	b = append(b, `,"text":`...)
+	b = rpcimpl.AppendString(b, v.Text)
+	return append(b, '}')
+}
+
+// appendIdentityJSON appends *v, of type Identity, to b as encoding/json writes it.
+func appendIdentityJSON(b []byte, v *Identity) []byte {
+	b = append(b, `{"subject":`...)
+	b = rpcimpl.AppendString(b, v.Subject)
+	b = append(b, `,"scopes":`...)
+	if v.Scopes == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range v.Scopes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = rpcimpl.AppendString(b, v.Scopes[i])
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }

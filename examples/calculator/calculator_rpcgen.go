@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -145,13 +146,21 @@ func (h calculatorHandler) serveStats(ctx context.Context, params json.RawMessag
 
 // appendStats is serveStats appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h calculatorHandler) appendStats(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h calculatorHandler) appendStats(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p StatsRequest
 	if err := decodeCalculatorStatsParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Stats(ctx, p)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendStatsJSON(dst, &result), nil
 }
 
 // serveRemember decodes the params of Calculator.Remember and calls it.
@@ -550,6 +559,21 @@ func readStatsResult(d *rpcimpl.Decoder, p *Stats) {
 			d.Skip()
 		}
 	}
+}
+
+// appendStatsJSON appends *v, of type Stats, to b as encoding/json writes it.
+func appendStatsJSON(b []byte, v *Stats) []byte {
+	b = append(b, `{"count":`...)
+	b = strconv.AppendInt(b, int64(v.Count), 10)
+	b = append(b, `,"sum":`...)
+	b = rpcimpl.AppendFloat64(b, v.Sum)
+	b = append(b, `,"mean":`...)
+	b = rpcimpl.AppendFloat64(b, v.Mean)
+	b = append(b, `,"min":`...)
+	b = rpcimpl.AppendFloat64(b, v.Min)
+	b = append(b, `,"max":`...)
+	b = rpcimpl.AppendFloat64(b, v.Max)
+	return append(b, '}')
 }
 
 // calculatorOpenRPC is the OpenRPC document of this file's services, compact, which

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -97,13 +98,21 @@ func (h quotesHandler) servePrice(ctx context.Context, params json.RawMessage) (
 
 // appendPrice is servePrice appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h quotesHandler) appendPrice(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h quotesHandler) appendPrice(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p quotesPriceParams
 	if err := decodeQuotesPriceParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Price(ctx, p.Symbol)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendQuoteJSON(dst, &result), nil
 }
 
 // serveWatch decodes the params of Quotes.Watch, calls it and serves its stream.
@@ -293,6 +302,17 @@ func readQuoteResult(d *rpcimpl.Decoder, p *Quote) {
 			d.Skip()
 		}
 	}
+}
+
+// appendQuoteJSON appends *v, of type Quote, to b as encoding/json writes it.
+func appendQuoteJSON(b []byte, v *Quote) []byte {
+	b = append(b, `{"symbol":`...)
+	b = rpcimpl.AppendString(b, v.Symbol)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendInt(b, int64(v.Seq), 10)
+	b = append(b, `,"price":`...)
+	b = rpcimpl.AppendFloat64(b, v.Price)
+	return append(b, '}')
 }
 
 // quotesOpenRPC is the OpenRPC document of this file's services, compact, which

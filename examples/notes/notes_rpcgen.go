@@ -7,6 +7,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -172,13 +173,21 @@ func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) 
 
 // appendAddNote is serveAddNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p NewNote
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.AddNote(ctx, p)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendNoteJSON(dst, &result), nil
 }
 
 // serveSearchNotes decodes the params of Notes.SearchNotes, calls it and encodes its result.
@@ -197,13 +206,21 @@ func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) 
 
 // appendGetNote is serveGetNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p notesIDParams
 	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.GetNote(ctx, p.ID)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendNoteJSON(dst, &result), nil
 }
 
 // serveDeleteNote decodes the params of Notes.DeleteNote and calls it.
@@ -222,12 +239,20 @@ func (h notesHandler) serveReindex(ctx context.Context, params json.RawMessage) 
 
 // appendReindex is serveReindex appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendReindex(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h notesHandler) appendReindex(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Reindex(ctx)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendReindexReportJSON(dst, &result), nil
 }
 
 // serveNote decodes the params of Notes.Note, calls it and encodes its result.
@@ -920,6 +945,39 @@ func readReindexReportResult(d *rpcimpl.Decoder, p *ReindexReport) {
 			d.Skip()
 		}
 	}
+}
+
+// appendNoteJSON appends *v, of type Note, to b as encoding/json writes it.
+func appendNoteJSON(b []byte, v *Note) []byte {
+	b = append(b, `{"id":`...)
+	b = rpcimpl.AppendString(b, string(v.ID))
+	b = append(b, `,"text":`...)
+	b = rpcimpl.AppendString(b, v.Text)
+	if len(v.Tags) != 0 {
+		b = append(b, `,"tags":`...)
+		b = append(b, '[')
+		for i := range v.Tags {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = rpcimpl.AppendString(b, v.Tags[i])
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"priority":`...)
+	b = rpcimpl.AppendString(b, string(v.Priority))
+	b = append(b, `,"created":`...)
+	b = rpcimpl.AppendTime(b, v.Created)
+	return append(b, '}')
+}
+
+// appendReindexReportJSON appends *v, of type ReindexReport, to b as encoding/json writes it.
+func appendReindexReportJSON(b []byte, v *ReindexReport) []byte {
+	b = append(b, `{"notes":`...)
+	b = strconv.AppendInt(b, int64(v.Notes), 10)
+	b = append(b, `,"terms":`...)
+	b = strconv.AppendInt(b, int64(v.Terms), 10)
+	return append(b, '}')
 }
 
 // Method names of the Tags service, as they appear on the wire.

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -75,13 +76,21 @@ func (h weatherHandler) serveForecast(ctx context.Context, params json.RawMessag
 
 // appendForecast is serveForecast appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h weatherHandler) appendForecast(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h weatherHandler) appendForecast(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p weatherForecastParams
 	if err := decodeWeatherForecastParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Forecast(ctx, p.City)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendForecastJSON(dst, &result), nil
 }
 
 // MCP tool names of the Weather service.
@@ -203,4 +212,15 @@ func readForecastResult(d *rpcimpl.Decoder, p *Forecast) {
 			d.Skip()
 		}
 	}
+}
+
+// appendForecastJSON appends *v, of type Forecast, to b as encoding/json writes it.
+func appendForecastJSON(b []byte, v *Forecast) []byte {
+	b = append(b, `{"city":`...)
+	b = rpcimpl.AppendString(b, v.City)
+	b = append(b, `,"conditions":`...)
+	b = rpcimpl.AppendString(b, v.Conditions)
+	b = append(b, `,"highC":`...)
+	b = strconv.AppendInt(b, int64(v.HighC), 10)
+	return append(b, '}')
 }

@@ -116,13 +116,21 @@ func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) 
 
 // appendAddNote is serveAddNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p notesAddNoteParams
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.AddNote(ctx, p.Text)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendNoteJSON(dst, &result), nil
 }
 
 // serveGetNote decodes the params of Notes.GetNote, calls it and encodes its result.
@@ -132,13 +140,21 @@ func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) 
 
 // appendGetNote is serveGetNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p notesIDParams
 	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.GetNote(ctx, p.ID)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendNoteJSON(dst, &result), nil
 }
 
 // serveListNotes decodes the params of Notes.ListNotes, calls it and encodes its result.
@@ -156,13 +172,21 @@ func (h notesHandler) serveDeleteNote(ctx context.Context, params json.RawMessag
 
 // appendDeleteNote is serveDeleteNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendDeleteNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h notesHandler) appendDeleteNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p notesIDParams
 	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.DeleteNote(ctx, p.ID)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendNoteJSON(dst, &result), nil
 }
 
 // MCP tool names of the Notes service.
@@ -407,4 +431,15 @@ func readNoteResult(d *rpcimpl.Decoder, p *Note) {
 			d.Skip()
 		}
 	}
+}
+
+// appendNoteJSON appends *v, of type Note, to b as encoding/json writes it.
+func appendNoteJSON(b []byte, v *Note) []byte {
+	b = append(b, `{"id":`...)
+	b = rpcimpl.AppendString(b, v.ID)
+	b = append(b, `,"text":`...)
+	b = rpcimpl.AppendString(b, v.Text)
+	b = append(b, `,"replica":`...)
+	b = rpcimpl.AppendString(b, v.Replica)
+	return append(b, '}')
 }

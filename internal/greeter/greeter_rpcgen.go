@@ -98,13 +98,21 @@ func (h greeterHandler) serveGreet(ctx context.Context, params json.RawMessage) 
 
 // appendGreet is serveGreet appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h greeterHandler) appendGreet(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h greeterHandler) appendGreet(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p greeterNameParams
 	if err := decodeGreeterNameParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Greet(ctx, p.Name)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendGreetingJSON(dst, &result), nil
 }
 
 // serveMotto decodes the params of Greeter.Motto, calls it and encodes its result.
@@ -334,4 +342,11 @@ func readGreetingResult(d *rpcimpl.Decoder, p *Greeting) {
 			d.Skip()
 		}
 	}
+}
+
+// appendGreetingJSON appends *v, of type Greeting, to b as encoding/json writes it.
+func appendGreetingJSON(b []byte, v *Greeting) []byte {
+	b = append(b, `{"text":`...)
+	b = rpcimpl.AppendString(b, v.Text)
+	return append(b, '}')
 }

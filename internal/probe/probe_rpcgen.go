@@ -5,6 +5,7 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -168,13 +169,21 @@ func (h probeHandler) serveIncrement(ctx context.Context, params json.RawMessage
 
 // appendIncrement is serveIncrement appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h probeHandler) appendIncrement(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h probeHandler) appendIncrement(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p Big
 	if err := decodeProbeIncrementParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Increment(ctx, p)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendBigJSON(dst, &result), nil
 }
 
 // serveHeader decodes the params of Probe.Header, calls it and encodes its result.
@@ -606,6 +615,15 @@ func readBigResult(d *rpcimpl.Decoder, p *Big) {
 			d.Skip()
 		}
 	}
+}
+
+// appendBigJSON appends *v, of type Big, to b as encoding/json writes it.
+func appendBigJSON(b []byte, v *Big) []byte {
+	b = append(b, `{"value":`...)
+	b = append(b, '"')
+	b = strconv.AppendInt(b, v.Value, 10)
+	b = append(b, '"')
+	return append(b, '}')
 }
 
 // probeOpenRPC is the OpenRPC document of this file's services, compact, which

@@ -5,6 +5,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -96,13 +97,21 @@ func (h benchHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 
 // appendAdd is serveAdd appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h benchHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h benchHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p benchAddParams
 	if err := decodeBenchAddParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Add(ctx, p.A, p.B)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendSumJSON(dst, &result), nil
 }
 
 // serveEcho decodes the params of Bench.Echo, calls it and encodes its result.
@@ -112,13 +121,21 @@ func (h benchHandler) serveEcho(ctx context.Context, params json.RawMessage) (js
 
 // appendEcho is serveEcho appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h benchHandler) appendEcho(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h benchHandler) appendEcho(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p benchEchoParams
 	if err := decodeBenchEchoParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Echo(ctx, p.Text)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendEchoedJSON(dst, &result), nil
 }
 
 // serveLarge decodes the params of Bench.Large, calls it and encodes its result.
@@ -128,13 +145,21 @@ func (h benchHandler) serveLarge(ctx context.Context, params json.RawMessage) (j
 
 // appendLarge is serveLarge appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h benchHandler) appendLarge(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h benchHandler) appendLarge(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p benchLargeParams
 	if err := decodeBenchLargeParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Large(ctx, p.N)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendRecordsJSON(dst, &result), nil
 }
 
 // MCP tool names of the Bench service.
@@ -456,4 +481,62 @@ func readRecordResult(d *rpcimpl.Decoder, p *Record) {
 			d.Skip()
 		}
 	}
+}
+
+// appendSumJSON appends *v, of type Sum, to b as encoding/json writes it.
+func appendSumJSON(b []byte, v *Sum) []byte {
+	b = append(b, `{"sum":`...)
+	b = strconv.AppendInt(b, int64(v.Sum), 10)
+	return append(b, '}')
+}
+
+// appendEchoedJSON appends *v, of type Echoed, to b as encoding/json writes it.
+func appendEchoedJSON(b []byte, v *Echoed) []byte {
+	b = append(b, `{"text":`...)
+	b = rpcimpl.AppendString(b, v.Text)
+	return append(b, '}')
+}
+
+// appendRecordsJSON appends *v, of type Records, to b as encoding/json writes it.
+func appendRecordsJSON(b []byte, v *Records) []byte {
+	b = append(b, `{"items":`...)
+	if v.Items == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range v.Items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendRecordJSON(b, &v.Items[i])
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendRecordJSON appends *v, of type Record, to b as encoding/json writes it.
+func appendRecordJSON(b []byte, v *Record) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, int64(v.ID), 10)
+	b = append(b, `,"name":`...)
+	b = rpcimpl.AppendString(b, v.Name)
+	b = append(b, `,"tags":`...)
+	if v.Tags == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range v.Tags {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = rpcimpl.AppendString(b, v.Tags[i])
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"score":`...)
+	b = rpcimpl.AppendFloat64(b, v.Score)
+	b = append(b, `,"active":`...)
+	b = strconv.AppendBool(b, v.Active)
+	return append(b, '}')
 }

@@ -5,6 +5,7 @@ package shop
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -98,13 +99,21 @@ func (h shopHandler) serveSearchProducts(ctx context.Context, params json.RawMes
 
 // appendSearchProducts is serveSearchProducts appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h shopHandler) appendSearchProducts(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h shopHandler) appendSearchProducts(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p SearchArgs
 	if err := decodeShopSearchProductsParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.SearchProducts(ctx, p)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendSearchResultJSON(dst, &result), nil
 }
 
 // serveGetUserCart decodes the params of Shop.GetUserCart, calls it and encodes its result.
@@ -130,13 +139,21 @@ func (h shopHandler) serveCheckout(ctx context.Context, params json.RawMessage) 
 
 // appendCheckout is serveCheckout appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h shopHandler) appendCheckout(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h shopHandler) appendCheckout(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p CheckoutArgs
 	if err := decodeShopCheckoutParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Checkout(ctx, p)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendCheckoutResultJSON(dst, &result), nil
 }
 
 // MCP tool names of the Shop service.
@@ -603,4 +620,77 @@ func readCartItemResult(d *rpcimpl.Decoder, p *CartItem) {
 			d.Skip()
 		}
 	}
+}
+
+// appendSearchResultJSON appends *v, of type SearchResult, to b as encoding/json writes it.
+func appendSearchResultJSON(b []byte, v *SearchResult) []byte {
+	b = append(b, `{"category":`...)
+	b = rpcimpl.AppendString(b, v.Category)
+	b = append(b, `,"total_found":`...)
+	b = strconv.AppendInt(b, int64(v.TotalFound), 10)
+	b = append(b, `,"products":`...)
+	if v.Products == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range v.Products {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendProductHitJSON(b, &v.Products[i])
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"top10_popular_ids":`...)
+	if v.Top10PopularIDs == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range v.Top10PopularIDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(v.Top10PopularIDs[i]), 10)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"server_type":`...)
+	b = rpcimpl.AppendString(b, v.ServerType)
+	return append(b, '}')
+}
+
+// appendCheckoutResultJSON appends *v, of type CheckoutResult, to b as encoding/json writes it.
+func appendCheckoutResultJSON(b []byte, v *CheckoutResult) []byte {
+	b = append(b, `{"order_id":`...)
+	b = rpcimpl.AppendString(b, v.OrderID)
+	b = append(b, `,"user_id":`...)
+	b = rpcimpl.AppendString(b, v.UserID)
+	b = append(b, `,"total":`...)
+	b = rpcimpl.AppendFloat64(b, v.Total)
+	b = append(b, `,"items_count":`...)
+	b = strconv.AppendInt(b, int64(v.ItemsCount), 10)
+	b = append(b, `,"rate_limit_count":`...)
+	b = strconv.AppendInt(b, v.RateLimitCount, 10)
+	b = append(b, `,"status":`...)
+	b = rpcimpl.AppendString(b, v.Status)
+	b = append(b, `,"server_type":`...)
+	b = rpcimpl.AppendString(b, v.ServerType)
+	return append(b, '}')
+}
+
+// appendProductHitJSON appends *v, of type ProductHit, to b as encoding/json writes it.
+func appendProductHitJSON(b []byte, v *ProductHit) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, int64(v.ID), 10)
+	b = append(b, `,"sku":`...)
+	b = rpcimpl.AppendString(b, v.SKU)
+	b = append(b, `,"name":`...)
+	b = rpcimpl.AppendString(b, v.Name)
+	b = append(b, `,"price":`...)
+	b = rpcimpl.AppendFloat64(b, v.Price)
+	b = append(b, `,"rating":`...)
+	b = rpcimpl.AppendFloat64(b, v.Rating)
+	b = append(b, `,"popularity_rank":`...)
+	b = strconv.AppendInt(b, int64(v.PopularityRank), 10)
+	return append(b, '}')
 }

@@ -55,6 +55,8 @@ type emitter struct {
 	decoders *decodeEmitter
 	// results writes the clients' result decoders, lenient as encoding/json.
 	results *decodeEmitter
+	// encoders writes the MCP tools' result encoders.
+	encoders *encodeEmitter
 	// share names each method's params declarations, shared between
 	// methods whose params have the same shape.
 	share *paramsShare
@@ -78,6 +80,7 @@ func GoFile(pkgPath, pkgName string, services []*model.Service, sg *schema.Build
 	g.share = shareParams(services, g.decoders.declared)
 	g.decoders.share = g.share
 	g.results = newResultEmitter(g.decoders)
+	g.encoders = newEncodeEmitter(g.decoders)
 	g.schemas = toolSchemasOf(services, sg)
 	tools, err := g.descriptors(services)
 	if err != nil {
@@ -250,6 +253,7 @@ func (g *emitter) service(s *model.Service) {
 		g.decoders.emit(s, m)
 	}
 	g.results.flush()
+	g.encoders.flush()
 }
 
 // serviceNames holds the identifiers generated for one service.

@@ -100,6 +100,23 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 		body = append(body, jen.Return(jen.Qual(runtimePath, "ServeStream").Call(jen.Id("ctx"), call)))
 	} else if m.Result == nil {
 		body = append(body, jen.Return(jen.Nil(), call))
+	} else if enc := g.encoder(s, m); enc != "" {
+		// The generated encoder writes into the server's buffer; a value
+		// encoding/json refuses is encoded again by AppendResult, for its
+		// error. Without a buffer (JSON-RPC), AppendResult encodes.
+		appendResult := func(err jen.Code) *jen.Statement {
+			return jen.Qual(implPath, "AppendResult").Call(jen.Id("dst"), jen.Id("result"), err)
+		}
+		body = append(body,
+			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
+			jen.If(jen.Err().Op("!=").Nil().Op("||").Id("dst").Op("==").Nil()).Block(jen.Return(appendResult(jen.Err()))),
+			jen.Defer().Func().Params().Block(
+				jen.If(jen.Qual(implPath, "EncodeFailed").Call(jen.Recover())).Block(
+					jen.List(jen.Id("res"), jen.Err()).Op("=").Add(appendResult(jen.Nil())),
+				),
+			).Call(),
+			jen.Return(jen.Id(enc).Call(jen.Id("dst"), jen.Op("&").Id("result")), jen.Nil()),
+		)
 	} else if g.appends(m) {
 		body = append(body,
 			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
@@ -135,11 +152,25 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	g.file.Line()
 	g.file.Commentf("%s is %s appending the encoded result to dst (the MCP", names.append(m), names.serve(m))
 	g.file.Comment("tool's Append: the server hands it a buffer it reuses).")
+	results := jen.Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error()))
+	if g.encoder(s, m) != "" {
+		results = jen.Parens(jen.List(jen.Id("res").Qual("encoding/json", "RawMessage"), jen.Err().Error()))
+	}
 	g.file.Func().Params(jen.Id("h").Id(names.handler)).Id(names.append(m)).Params(
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("params").Qual("encoding/json", "RawMessage"),
 		jen.Id("dst").Index().Byte(),
-	).Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error())).Block(body...)
+	).Add(results).Block(body...)
+}
+
+// encoder returns the name of the generated function encoding the result
+// of m's Append, "" when m has no Append or its result is left to
+// rpcimpl.AppendResult.
+func (g *emitter) encoder(s *model.Service, m *model.Method) string {
+	if !g.appends(m) {
+		return ""
+	}
+	return g.encoders.resultEncoder(s, m)
 }
 
 // appends reports whether m's MCP tool has an Append (mcpserver.Tool.Append):

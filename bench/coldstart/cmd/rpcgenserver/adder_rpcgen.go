@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -74,13 +75,21 @@ func (h adderHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 
 // appendAdd is serveAdd appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h adderHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h adderHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p adderAddParams
 	if err := decodeAdderAddParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.Add(ctx, p.A, p.B)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendSumJSON(dst, &result), nil
 }
 
 // MCP tool names of the Adder service.
@@ -203,4 +212,11 @@ func readSumResult(d *rpcimpl.Decoder, p *Sum) {
 			d.Skip()
 		}
 	}
+}
+
+// appendSumJSON appends *v, of type Sum, to b as encoding/json writes it.
+func appendSumJSON(b []byte, v *Sum) []byte {
+	b = append(b, `{"sum":`...)
+	b = strconv.AppendInt(b, int64(v.Sum), 10)
+	return append(b, '}')
 }

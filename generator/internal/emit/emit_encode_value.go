@@ -1,0 +1,220 @@
+package emit
+
+// The statements of the result encoders: a struct's members, and a value
+// of each kind the encoders write (see emit_encode.go).
+
+import (
+	"go/token"
+	"go/types"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/rpcgen/rpcgen/generator/internal/schema"
+)
+
+// structBody writes the members of a struct as encoding/json does: in
+// field order, each after its key, those omitempty, omitzero or behind a
+// nil embedded pointer left out. When the first member may be left out,
+// every member starts with a comma and the first one written has it
+// replaced by the opening brace.
+func (ee *encodeEmitter) structBody(fn encodeFn) []jen.Code {
+	fields, err := ee.sg.FieldsOf(fn.st)
+	if err != nil {
+		ee.sg.Errorf(token.Position{}, err.Error())
+	}
+	if len(fields) == 0 {
+		return []jen.Code{jen.Return(jen.Append(jen.Id("b"), jen.Lit("{}").Op("...")))}
+	}
+	owner := strings.TrimSuffix(strings.TrimPrefix(fn.name, "append"), "JSON")
+	var body []jen.Code
+	open := false // a member is always written: the rest start with a comma
+	start := false
+	for _, fl := range fields {
+		tg, cond := ee.fieldTarget(fn.st, fl)
+		cond = and(cond, ee.omitCond(fl, tg))
+		prefix := ","
+		if !open && !start {
+			prefix = "{"
+		}
+		if cond != nil && !open && !start {
+			// The first member may be left out.
+			body = append(body, jen.Id("start").Op(":=").Len(jen.Id("b")))
+			start, prefix = true, ","
+		}
+		code := []jen.Code{appendText(prefix + jsonKey(fl.Key))}
+		code = append(code, ee.valueOf(owner+fl.Names[len(fl.Names)-1], fl.Type, tg, fl.String, 1, omitsNil(fl))...)
+		if cond == nil {
+			open = true
+			body = append(body, code...)
+		} else {
+			body = append(body, jen.If(cond).Block(code...))
+		}
+	}
+	if !start {
+		return append(body, jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}'))))
+	}
+	if open {
+		// A member after the first is always written.
+		return append(body,
+			jen.Id("b").Index(jen.Id("start")).Op("=").LitRune('{'),
+			jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}'))),
+		)
+	}
+	return append(body,
+		jen.If(jen.Len(jen.Id("b")).Op("==").Id("start")).Block(
+			jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
+		).Else().Block(
+			jen.Id("b").Index(jen.Id("start")).Op("=").LitRune('{'),
+		),
+		jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}'))),
+	)
+}
+
+// fieldTarget returns where the field fl of st is, v's field, and the
+// condition that every embedded pointer on the way is set (nil if none).
+func (ee *encodeEmitter) fieldTarget(st *types.Struct, fl schema.Field) (target, *jen.Statement) {
+	var cond *jen.Statement
+	off := 0 // fl.Names[off:] is the Go path: unnameable embedded structs are skipped
+	cur := st
+	for i := 0; i < len(fl.Names)-1; i++ {
+		sf := cur.Field(fl.Index[i])
+		ft := types.Unalias(sf.Type())
+		if fl.EmbedPtr[i] {
+			ft = ft.(*types.Pointer).Elem()
+			cond = and(cond, selectorTarget("v", fl.Names[off:i+1]...).val().Op("!=").Nil())
+		}
+		if !ee.names.nameable(sf) {
+			off = i + 1
+		}
+		cur = ft.Underlying().(*types.Struct)
+	}
+	return selectorTarget("v", fl.Names[off:]...), cond
+}
+
+func and(a, b *jen.Statement) *jen.Statement {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	return a.Op("&&").Add(b)
+}
+
+// omitCond is the condition under which a field with omitempty or
+// omitzero is written, nil when it always is.
+func (ee *encodeEmitter) omitCond(fl schema.Field, tg target) *jen.Statement {
+	var cond *jen.Statement
+	if fl.OmitEmpty {
+		switch u := fl.Type.Underlying().(type) {
+		case *types.Array, *types.Map, *types.Slice:
+			cond = jen.Len(tg.val()).Op("!=").Lit(0)
+		case *types.Pointer, *types.Interface:
+			cond = tg.val().Op("!=").Nil()
+		case *types.Basic:
+			switch {
+			case u.Info()&types.IsString != 0:
+				cond = jen.Len(tg.val()).Op("!=").Lit(0)
+			case u.Info()&types.IsBoolean != 0:
+				cond = tg.val()
+			default:
+				cond = tg.val().Op("!=").Lit(0)
+			}
+		}
+	}
+	if fl.OmitZero {
+		switch fl.Type.Underlying().(type) {
+		case *types.Basic, *types.Pointer:
+			if fl.OmitEmpty && zeroTest(fl.Type) == zeroCompare {
+				return cond // empty is zero
+			}
+		}
+		cond = and(cond, ee.zeroCond(fl.Type, tg))
+	}
+	return cond
+}
+
+// omitsNil reports whether the field fl, when a pointer, slice or map, is
+// left out when nil.
+func omitsNil(fl schema.Field) bool {
+	if fl.OmitEmpty {
+		return true
+	}
+	z := zeroTest(fl.Type)
+	return fl.OmitZero && (z == zeroCompare || z == zeroPtr)
+}
+
+// zeroKind is how a field with omitzero is tested, as encoding/json tests
+// it: its IsZero method, or the comparison with the zero value.
+type zeroKind int
+
+const (
+	zeroNone    zeroKind = iota // no test generated code makes
+	zeroMethod                  // t's IsZero (t not a pointer)
+	zeroPtr                     // t is a pointer with IsZero: nil or IsZero
+	zeroAddr                    // *t's IsZero, on the field's address
+	zeroCompare                 // t == its zero value
+)
+
+// isZeroer is encoding/json's interface{ IsZero() bool }.
+var isZeroer = types.NewInterfaceType([]*types.Func{types.NewFunc(token.NoPos, nil, "IsZero",
+	types.NewSignatureType(nil, nil, nil, nil, types.NewTuple(types.NewVar(token.NoPos, nil, "", types.Typ[types.Bool])), false))}, nil).Complete()
+
+func zeroTest(t types.Type) zeroKind {
+	_, isPtr := t.Underlying().(*types.Pointer)
+	switch t.Underlying().(type) {
+	case *types.Interface:
+		return zeroNone
+	case *types.Struct, *types.Array:
+		if !types.Comparable(t) && !types.Implements(t, isZeroer) && !types.Implements(types.NewPointer(t), isZeroer) {
+			return zeroNone
+		}
+	}
+	switch {
+	case isPtr && types.Implements(t, isZeroer):
+		return zeroPtr
+	case types.Implements(t, isZeroer):
+		return zeroMethod
+	case !isPtr && types.Implements(types.NewPointer(t), isZeroer):
+		return zeroAddr
+	}
+	return zeroCompare
+}
+
+// zeroCond is the condition that a field with omitzero is not zero.
+func (ee *encodeEmitter) zeroCond(t types.Type, tg target) *jen.Statement {
+	switch zeroTest(t) {
+	case zeroMethod:
+		return jen.Op("!").Add(tg.val()).Dot("IsZero").Call()
+	case zeroPtr:
+		return tg.val().Op("!=").Nil().Op("&&").Op("!").Add(tg.val()).Dot("IsZero").Call()
+	case zeroAddr:
+		return jen.Op("!").Parens(tg.addr()).Dot("IsZero").Call()
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsString != 0:
+			return jen.Len(tg.val()).Op("!=").Lit(0)
+		case u.Info()&types.IsBoolean != 0:
+			return tg.val()
+		}
+		return tg.val().Op("!=").Lit(0)
+	case *types.Slice, *types.Map, *types.Pointer:
+		return tg.val().Op("!=").Nil()
+	}
+	return tg.val().Op("!=").Parens(jen.Add(ee.names.typeExpr(t)).Values())
+}
+
+// appendText is b = append(b, text...), or b = append(b, 'c') for a byte.
+func appendText(text string) jen.Code {
+	if len(text) == 1 {
+		return jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune(rune(text[0])))
+	}
+	lit := jen.Lit(text)
+	if !strings.ContainsAny(text, "`\r") {
+		lit = jen.Op("`" + text + "`")
+	}
+	return jen.Id("b").Op("=").Append(jen.Id("b"), lit.Op("..."))
+}

@@ -1,0 +1,312 @@
+package encodes
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
+)
+
+// encodeCase is one result type and its generated encoder.
+type encodeCase struct {
+	name string
+	typ  reflect.Type
+	// generated appends the value v points to after prefix.
+	generated func(prefix []byte, v any) []byte
+}
+
+func caseOf[R any](name string, fn func([]byte, *R) []byte) encodeCase {
+	return encodeCase{name: name, typ: reflect.TypeFor[R](), generated: func(prefix []byte, v any) []byte {
+		return fn(prefix, v.(*R))
+	}}
+}
+
+var cases = []encodeCase{
+	caseOf("Note", appendNoteJSON),
+	caseOf("Kinds", appendKindsJSON),
+	caseOf("Omits", appendOmitsJSON),
+	caseOf("Embeds", appendEmbedsJSON),
+	caseOf("Counts", appendCountsJSON),
+	caseOf("Maybe", appendEncodesMaybeResultJSON),
+	caseOf("Empty", appendEmptyJSON),
+}
+
+// TestEncodersAsJSON encodes random values of every result type with the
+// generated encoder, after a prefix, and with encoding/json, and requires
+// the same bytes.
+func TestEncodersAsJSON(t *testing.T) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(2, uint64(len(c.name))))
+			for range 500 {
+				v := reflect.New(c.typ)
+				v.Elem().Set(randomValue(r, c.typ, 0))
+				same(t, c, v.Interface())
+			}
+		})
+	}
+}
+
+// same requires the generated encoder of c to write what json.Marshal
+// writes for v, a pointer to a value of c's type.
+func same(t *testing.T, c encodeCase, v any) {
+	t.Helper()
+	want, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("json.Marshal: %v", err)
+	}
+	prefix := []byte("prefix")
+	got := c.generated(prefix[:len(prefix):len(prefix)], v)
+	if !bytes.HasPrefix(got, prefix) || !bytes.Equal(got[len(prefix):], want) {
+		t.Fatalf("%s:\n got %s\nwant prefix%s", c.name, got, want)
+	}
+}
+
+// TestEncodersEdges encodes the values encoding/json treats apart: empty
+// and nil containers, nil pointers, zero values with omitempty and
+// omitzero, the floats on either side of the exponent rule, strings that
+// need escapes or hold invalid UTF-8, keys to sort.
+func TestEncodersEdges(t *testing.T) {
+	rating := 0
+	empty := ""
+	tr := true
+	raw := json.RawMessage(` { "a" : [1, 2] , "<b>" : "x&y\u2028" } `)
+	when := time.Date(2026, 1, 2, 3, 4, 5, 600, time.FixedZone("x", -(23*3600+59*60)))
+	strs := []string{"", "plain", "\"quote\" \\ back", "<script>&amp;</script>", "\u2028\u2029", "\x00\x01\b\f\n\r\t\x1f\x7f",
+		"\xff\xfe invalid", "é日本😀", "a\xe2\x80", "\ufffd", "</", strings.Repeat("x", 300)}
+	floats := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e-6, 9.99999e-7, 1e-7, 1e20, 1e21, 123456789e13, math.MaxFloat64,
+		math.SmallestNonzeroFloat64, -1e-300, 3.0e-9, 1.5e-10, float64(math.MaxFloat32), 1.0 / 3}
+	var values []any
+	for _, s := range strs {
+		values = append(values,
+			&Note{ID: s, Title: s, Body: s, Tags: []string{s, s}},
+			&Kinds{S: s, Name: Name(s), QuotedS: s, HTMLKey: s, NoTag: s, Unicode: s, Map: map[string][]int{s: {1}, s + "a": nil, "b" + s: {}}},
+			&Omits{S: s, ZS: s},
+			&Counts{Name(s): 1, Name(s + s): 2, "": 3, "A": 4, "a": 5, "<": 6, "é": 7},
+		)
+	}
+	for _, f := range floats {
+		f32 := float32(f)
+		if math.Abs(f) > math.MaxFloat32 {
+			f32 = math.MaxFloat32
+		}
+		values = append(values,
+			&Kinds{F64: f, F32: f32, QuotedF: f, F64s: []float64{f, -f}, F32s: []float32{f32, -f32, f32 / 3}},
+			&Omits{F: f, ZF: f, ZPoint: Point{X: f}},
+			&Note{Score: f},
+		)
+	}
+	values = append(values,
+		&Note{}, &Note{Tags: []string{}, Due: &when, Rating: &rating, Created: when},
+		&Kinds{}, &Kinds{Names: []Name{}, Bytes: []byte{}, Blob: Blob{1, 2, 3}, Raw: raw, RawP: &raw, Number: "-12.5e+3", QuotedN: "7",
+			When: when, WhenP: &when, Map: map[string][]int{}, Nested: map[Name]map[string]*Level{"b": {"x": nil}, "a": {}},
+			Notes: map[string]Note{"z": {}, "y": {ID: "y"}}, PtrPtr: new(*string), NoteList: []*Note{nil, {}}, Values: []Note{{}},
+			QuotedP: &tr, QuotedU: 255, Uptr: 7, U64: math.MaxUint64, I64: math.MinInt64, I8: -128},
+		&Kinds{Raw: json.RawMessage(`null`), Bytes: bytes.Repeat([]byte{0xff, 0, 'a'}, 100)},
+		&Omits{}, &Omits{P: &rating, Sl: []int{}, M: map[string]int{}, A: [1]int{0}, ZSl: []int{}, ZM: map[string]string{}, ZP: &empty,
+			ZTime: time.Time{}, ZTimeP: &time.Time{}, Zer: Zeroer{N: -1}, ZerP: &Zeroer{N: -1}, PZer: PtrZeroer{N: -1}},
+		&Omits{Zer: Zeroer{N: 0}, ZerP: &Zeroer{N: 1}, PZer: PtrZeroer{N: 0}, ZArr: [2]int{0, 1}, Both: 1, QS: 2, Raw: json.RawMessage(`{}`), Num: "1", Time: when},
+		&Embeds{}, &Embeds{Ptrs: &Ptrs{First: "f"}, Extra: &Extra{Origin: "o", Weight: 1.5}, Base: Base{Kind: "k", Shadow: 9}, Shadow: "s"},
+		new(Counts), new(*Note), &Empty{},
+	)
+	for _, v := range values {
+		for _, c := range cases {
+			if reflect.TypeOf(v).Elem() == c.typ {
+				same(t, c, v)
+			}
+		}
+	}
+}
+
+// TestEncodeFallback: a value encoding/json refuses makes the tool encode
+// the result again with AppendResult, which returns its error, the same
+// as before; with no buffer (JSON-RPC) AppendResult encodes.
+func TestEncodeFallback(t *testing.T) {
+	ctx := context.Background()
+	when := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, impl := range []*Impl{
+		{KindsV: Kinds{F64: math.NaN()}},
+		{KindsV: Kinds{F32s: []float32{float32(math.Inf(1))}}},
+		{KindsV: Kinds{Raw: json.RawMessage(`{"a":`)}},
+		{KindsV: Kinds{Number: "1.2.3"}},
+		{KindsV: Kinds{When: when}},
+		{KindsV: Kinds{When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("far", 24*3600))}},
+		{KindsV: Kinds{S: "fine", F64: 1.5}},
+	} {
+		h := encodesHandler{impl}
+		dst := []byte("dst")
+		got, gotErr := h.appendKinds(ctx, nil, dst[:0])
+		want, wantErr := rpcimpl.AppendResult(dst[:0], impl.KindsV, nil)
+		if !bytes.Equal(got, want) || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Errorf("%+v:\n got %s, %v\nwant %s, %v", impl.KindsV, got, gotErr, want, wantErr)
+		}
+		got, gotErr = h.serveKinds(ctx, nil)
+		want, wantErr = rpcimpl.Result(impl.KindsV, nil)
+		if !bytes.Equal(got, want) || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Errorf("%+v without a buffer:\n got %s, %v\nwant %s, %v", impl.KindsV, got, gotErr, want, wantErr)
+		}
+	}
+}
+
+// TestEncodeAllocs pins the allocations of encoding a note into a buffer
+// large enough at none, and a map's at one (its sorted keys).
+func TestEncodeAllocs(t *testing.T) {
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	n := Note{ID: "n1", Title: "a <title>", Tags: []string{"a", "b"}, Created: when, Due: &when, Score: 2.5}
+	buf := make([]byte, 0, 1024)
+	if got := testing.AllocsPerRun(100, func() { buf = appendNoteJSON(buf[:0], &n) }); got != 0 {
+		t.Errorf("%v allocations to encode a note, want 0", got)
+	}
+	c := Counts{"a": 1, "b": 2, "c": 3}
+	if got := testing.AllocsPerRun(100, func() { buf = appendCountsJSON(buf[:0], &c) }); got != 1 {
+		t.Errorf("%v allocations to encode a map, want 1", got)
+	}
+}
+
+// FuzzNoteEncode encodes notes of any text and number.
+func FuzzNoteEncode(f *testing.F) {
+	f.Add("id", "<b>&</b>", "\xff\u2028", 1.5, int64(0))
+	f.Add("", "", "", 1e21, int64(-1))
+	f.Fuzz(func(t *testing.T, id, title, tag string, score float64, sec int64) {
+		if math.IsNaN(score) || math.IsInf(score, 0) {
+			return
+		}
+		n := &Note{ID: id, Title: title, Body: tag, Tags: []string{tag}, Score: score, Created: time.Unix(sec%1e11, 0).UTC()}
+		same(t, caseOf("Note", appendNoteJSON), n)
+	})
+}
+
+// TestFallbackTypes: the types the generator leaves to encoding/json have
+// no encoder, and their tools still encode as before.
+func TestFallbackTypes(t *testing.T) {
+	ctx := context.Background()
+	impl := &Impl{FallbackV: Fallback{Any: map[string]any{"<": 1}, Name: "n"}, TreeV: Tree{Label: "t", Children: []*Tree{{Label: "c"}}}, BigV: Big{N: big.NewInt(7)}}
+	h := encodesHandler{impl}
+	for name, call := range map[string]func() (json.RawMessage, error){
+		"Fallback": func() (json.RawMessage, error) { return h.appendFallback(ctx, nil, make([]byte, 0, 64)) },
+		"Tree":     func() (json.RawMessage, error) { return h.appendTree(ctx, nil, make([]byte, 0, 64)) },
+		"Big":      func() (json.RawMessage, error) { return h.appendBig(ctx, nil, make([]byte, 0, 64)) },
+	} {
+		got, err := call()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		switch name {
+		case "Fallback":
+			want, _ = json.Marshal(impl.FallbackV)
+		case "Tree":
+			want, _ = json.Marshal(impl.TreeV)
+		case "Big":
+			want, _ = json.Marshal(impl.BigV)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: got %s, want %s", name, got, want)
+		}
+	}
+}
+
+var (
+	timeType   = reflect.TypeFor[time.Time]()
+	rawType    = reflect.TypeFor[json.RawMessage]()
+	numberType = reflect.TypeFor[json.Number]()
+)
+
+// randomValue returns a random value of t; depth bounds recursion.
+func randomValue(r *rand.Rand, t reflect.Type, depth int) reflect.Value {
+	v := reflect.New(t).Elem()
+	switch t {
+	case timeType:
+		zones := []*time.Location{time.UTC, time.FixedZone("plus", 5*3600+30*60), time.FixedZone("minus", -8*3600)}
+		v.Set(reflect.ValueOf(time.Unix(r.Int64N(3.1e11)-6.2e10, r.Int64N(1e9)*int64(r.IntN(2))).In(zones[r.IntN(len(zones))])))
+		return v
+	case rawType:
+		raws := []string{`{"a":[1,2.5,"x"]}`, `[]`, `"s"`, `12`, `true`, ` { "b" : "<&>" } `, `"\u2028"`}
+		if r.IntN(4) > 0 {
+			v.SetBytes([]byte(raws[r.IntN(len(raws))]))
+		}
+		return v
+	case numberType:
+		if r.IntN(4) > 0 {
+			v.SetString(strconv.FormatFloat(r.NormFloat64()*1e6, 'g', -1, 64))
+		}
+		return v
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 1)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if r.IntN(3) > 0 {
+			v.SetInt(int64(r.Uint64()) >> (64 - t.Bits()) >> r.IntN(t.Bits()))
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if r.IntN(3) > 0 {
+			v.SetUint(r.Uint64() >> (64 - t.Bits()) >> r.IntN(t.Bits()))
+		}
+	case reflect.Float32, reflect.Float64:
+		if r.IntN(4) > 0 {
+			f := r.NormFloat64() * math.Pow(10, float64(r.IntN(60)-30))
+			if t.Kind() == reflect.Float32 && math.Abs(f) > math.MaxFloat32 {
+				f = 0
+			}
+			v.SetFloat(f)
+		}
+	case reflect.String:
+		v.SetString(randomString(r))
+	case reflect.Slice:
+		if r.IntN(5) == 0 || depth > 3 {
+			return v
+		}
+		n := r.IntN(4)
+		s := reflect.MakeSlice(t, n, n)
+		for i := range n {
+			s.Index(i).Set(randomValue(r, t.Elem(), depth+1))
+		}
+		v.Set(s)
+	case reflect.Array:
+		for i := range t.Len() {
+			v.Index(i).Set(randomValue(r, t.Elem(), depth+1))
+		}
+	case reflect.Map:
+		if r.IntN(5) == 0 || depth > 3 {
+			return v
+		}
+		m := reflect.MakeMap(t)
+		for range r.IntN(5) {
+			m.SetMapIndex(randomValue(r, t.Key(), depth+1), randomValue(r, t.Elem(), depth+1))
+		}
+		v.Set(m)
+	case reflect.Pointer:
+		if r.IntN(3) == 0 || depth > 3 {
+			return v
+		}
+		p := reflect.New(t.Elem())
+		p.Elem().Set(randomValue(r, t.Elem(), depth+1))
+		v.Set(p)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() {
+				v.Field(i).Set(randomValue(r, f.Type, depth+1))
+			}
+		}
+	}
+	return v
+}
+
+func randomString(r *rand.Rand) string {
+	parts := []string{"a", "Zz", "é", "日本", "\"", "\\", "<&>", "\u2028", "\u2029", "\t", "\x01", "\b", "\f", "\x7f", "😀", " ", "\xff", "\xe2\x80"}
+	var b strings.Builder
+	for range r.IntN(6) {
+		b.WriteString(parts[r.IntN(len(parts))])
+	}
+	return b.String()
+}
