@@ -11,13 +11,14 @@ import (
 )
 
 // A generated MCP tool encodes its result with a generated function, which
-// appends the JSON to the server's buffer with no reflection, and writes
-// the same bytes as encoding/json (AppendResult's json.Encoder, HTML
-// escaping included). The functions here are the pieces it calls. A value
-// encoding/json refuses (NaN, an infinity, an invalid json.RawMessage or
-// json.Number, a time whose year has five digits) makes them panic with a
-// value EncodeFailed recognises: the generated code then encodes the whole
-// result again with AppendResult, which returns encoding/json's error.
+// appends the JSON to the server's buffer with no reflection (but for the
+// values it leaves to encoding/json: AppendAny) and writes the same bytes
+// as encoding/json (AppendResult's json.Encoder, HTML escaping included).
+// The functions here are the pieces it calls. A value encoding/json refuses
+// (NaN, an infinity, an invalid json.RawMessage or json.Number, a time
+// whose year has five digits) makes them panic with a value EncodeFailed
+// recognises: the generated code then encodes the whole result again with
+// AppendResult, which returns encoding/json's error.
 
 // encodeFailure is the panic value of a piece that cannot encode its value.
 type encodeFailure struct{}
@@ -240,6 +241,25 @@ func plainJSON(m []byte) bool {
 		}
 	}
 	return json.Valid(m)
+}
+
+// AppendAny appends v as encoding/json writes it (AppendResult's
+// json.Encoder, reflection and all): what a generated encoder leaves to
+// encoding/json within a result it writes, an interface's value, a type
+// with its own MarshalJSON or MarshalText (given by address, so that a
+// method on the pointer is called, as encoding/json calls it on a field),
+// a recursive type. What encoding/json refuses fails (see EncodeFailed).
+func AppendAny(b []byte, v any) []byte {
+	a := appenders.Get().(*appender)
+	a.b = b
+	err := a.enc.Encode(v)
+	out := a.b
+	a.b = nil
+	appenders.Put(a)
+	if err != nil {
+		fail()
+	}
+	return out[:len(out)-1] // Encode ends the value with a newline
 }
 
 // AppendNumber appends n as encoding/json writes a json.Number: as it is,

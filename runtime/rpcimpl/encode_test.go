@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -125,6 +126,18 @@ func TestAppendValues(t *testing.T) {
 	for _, n := range []json.Number{"", "0", "-0", "12", "-1.5e+10", "1E5", "01", "1.", ".5", "1e", "1e+", "-", "+1", "1.5.5", "0x10", "1e5x"} {
 		if got, want := encoded(t, func(b []byte) []byte { return AppendNumber(b, n) }), marshal(n); got != want {
 			t.Errorf("AppendNumber(%q) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+// TestAppendAny writes what encoding/json writes, a MarshalJSON on the
+// pointer called when given the address, and fails where it does.
+func TestAppendAny(t *testing.T) {
+	n := new(big.Int).Lsh(big.NewInt(3), 80)
+	for _, v := range []any{nil, 1.5, "<&>\u2028", map[string]any{"b": 1, "a": []any{nil, true}}, n, *n, struct{ B big.Int }{*n},
+		&struct{ B big.Int }{*n}, json.RawMessage(" [1, \"<\"] "), math.NaN(), func() {}, map[bool]int{true: 1}} {
+		if got, want := encoded(t, func(b []byte) []byte { return AppendAny(b, v) }), marshal(v); got != want {
+			t.Errorf("AppendAny(%#v) = %s, want %s", v, got, want)
 		}
 	}
 }

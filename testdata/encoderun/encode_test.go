@@ -38,6 +38,8 @@ var cases = []encodeCase{
 	caseOf("Counts", appendCountsJSON),
 	caseOf("Maybe", appendEncodesMaybeResultJSON),
 	caseOf("Empty", appendEmptyJSON),
+	caseOf("Fallback", appendFallbackJSON),
+	caseOf("Big", appendBigJSON),
 }
 
 // TestEncodersAsJSON encodes random values of every result type with the
@@ -185,37 +187,39 @@ func FuzzNoteEncode(f *testing.F) {
 	})
 }
 
-// TestFallbackTypes: the types the generator leaves to encoding/json have
-// no encoder, and their tools still encode as before.
-func TestFallbackTypes(t *testing.T) {
+// TestLeftToEncodingJSON: values the encoders leave to encoding/json
+// (rpcimpl.AppendAny) that it refuses make the tool encode the result again
+// with AppendResult, for its error; a recursive result type has no encoder
+// and its tool encodes as before.
+func TestLeftToEncodingJSON(t *testing.T) {
 	ctx := context.Background()
-	impl := &Impl{FallbackV: Fallback{Any: map[string]any{"<": 1}, Name: "n"}, TreeV: Tree{Label: "t", Children: []*Tree{{Label: "c"}}}, BigV: Big{N: big.NewInt(7)}}
-	h := encodesHandler{impl}
-	for name, call := range map[string]func() (json.RawMessage, error){
-		"Fallback": func() (json.RawMessage, error) { return h.appendFallback(ctx, nil, make([]byte, 0, 64)) },
-		"Tree":     func() (json.RawMessage, error) { return h.appendTree(ctx, nil, make([]byte, 0, 64)) },
-		"Big":      func() (json.RawMessage, error) { return h.appendBig(ctx, nil, make([]byte, 0, 64)) },
+	for _, f := range []Fallback{
+		{Any: math.Inf(1)},
+		{Anys: []any{1, func() {}}},
+		{AnyMap: map[string]any{"c": make(chan int)}},
+		{Tree: &Tree{Label: "<t>", Children: []*Tree{{Label: "c"}, nil}}},
+		{Any: json.RawMessage(`{"a":`)},
 	} {
-		got, err := call()
-		if err != nil {
-			t.Fatal(err)
+		impl := &Impl{FallbackV: f}
+		h := encodesHandler{impl}
+		got, gotErr := h.appendFallback(ctx, nil, make([]byte, 0, 64))
+		want, wantErr := rpcimpl.AppendResult(make([]byte, 0, 64), f, nil)
+		if !bytes.Equal(got, want) || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Errorf("%+v:\n got %s, %v\nwant %s, %v", f, got, gotErr, want, wantErr)
 		}
-		var want []byte
-		switch name {
-		case "Fallback":
-			want, _ = json.Marshal(impl.FallbackV)
-		case "Tree":
-			want, _ = json.Marshal(impl.TreeV)
-		case "Big":
-			want, _ = json.Marshal(impl.BigV)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: got %s, want %s", name, got, want)
-		}
+	}
+	impl := &Impl{TreeV: Tree{Label: "t", Children: []*Tree{{Label: "c"}}}}
+	got, err := encodesHandler{impl}.appendTree(ctx, nil, make([]byte, 0, 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.Marshal(impl.TreeV); !bytes.Equal(got, want) {
+		t.Errorf("tree: got %s, want %s", got, want)
 	}
 }
 
 var (
+	bigType    = reflect.TypeFor[big.Int]()
 	timeType   = reflect.TypeFor[time.Time]()
 	rawType    = reflect.TypeFor[json.RawMessage]()
 	numberType = reflect.TypeFor[json.Number]()
@@ -239,6 +243,10 @@ func randomValue(r *rand.Rand, t reflect.Type, depth int) reflect.Value {
 		if r.IntN(4) > 0 {
 			v.SetString(strconv.FormatFloat(r.NormFloat64()*1e6, 'g', -1, 64))
 		}
+		return v
+	case bigType:
+		b := new(big.Int).Lsh(big.NewInt(r.Int64()), uint(r.IntN(100)))
+		v.Set(reflect.ValueOf(b).Elem())
 		return v
 	}
 	switch t.Kind() {
@@ -292,6 +300,10 @@ func randomValue(r *rand.Rand, t reflect.Type, depth int) reflect.Value {
 		p := reflect.New(t.Elem())
 		p.Elem().Set(randomValue(r, t.Elem(), depth+1))
 		v.Set(p)
+	case reflect.Interface:
+		if a := randomAny(r, depth); a != nil {
+			v.Set(reflect.ValueOf(a))
+		}
 	case reflect.Struct:
 		for i := range t.NumField() {
 			if f := t.Field(i); f.IsExported() {
@@ -309,4 +321,38 @@ func randomString(r *rand.Rand) string {
 		b.WriteString(parts[r.IntN(len(parts))])
 	}
 	return b.String()
+}
+
+// randomAny returns a value as encoding/json decodes one into an any, or
+// of a type that marshals itself.
+func randomAny(r *rand.Rand, depth int) any {
+	k := r.IntN(8)
+	if depth > 3 {
+		k %= 4
+	}
+	switch k {
+	case 0:
+		return nil
+	case 1:
+		return r.IntN(2) == 1
+	case 2:
+		return r.NormFloat64() * 100
+	case 3:
+		return randomString(r)
+	case 4:
+		s := []any{}
+		for range r.IntN(3) {
+			s = append(s, randomAny(r, depth+1))
+		}
+		return s
+	case 5:
+		return Mode(r.IntN(5))
+	case 6:
+		return &Note{ID: randomString(r), Tags: []string{randomString(r)}}
+	}
+	m := map[string]any{}
+	for range r.IntN(3) {
+		m[randomString(r)] = randomAny(r, depth+1)
+	}
+	return m
 }

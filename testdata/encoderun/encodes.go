@@ -8,6 +8,8 @@ import (
 	"context"
 	"encoding/json"
 	"math/big"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -28,7 +30,7 @@ type Encodes interface {
 	Maybe(ctx context.Context) (*Note, error)
 	// Empty returns a struct without fields.
 	Empty(ctx context.Context) (Empty, error)
-	// Fallback returns a value with an interface: left to encoding/json.
+	// Fallback returns a value holding what the encoders leave to encoding/json.
 	Fallback(ctx context.Context) (Fallback, error)
 	// Tree returns a recursive value: left to encoding/json.
 	Tree(ctx context.Context) (Tree, error)
@@ -197,10 +199,42 @@ type Embeds struct {
 	Own    int    `json:"own"`
 }
 
-// Fallback holds an interface.
+// Mode is a mode, written as text.
+type Mode int
+
+// MarshalText writes the mode.
+func (m Mode) MarshalText() ([]byte, error) { return []byte("mode<" + strconv.Itoa(int(m)) + ">"), nil }
+
+// UnmarshalText reads a mode.
+func (m *Mode) UnmarshalText(b []byte) error {
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(string(b), "mode<"), ">"))
+	*m = Mode(n)
+	return err
+}
+
+// Weekday is a named byte.
+type Weekday byte
+
+// Fallback holds values the encoders leave to encoding/json: interfaces,
+// types that marshal themselves (by value and by pointer receiver), maps
+// keyed by integers or text, a named byte type's slice, a recursive type.
 type Fallback struct {
-	Any  any    `json:"any"`
-	Name string `json:"name"`
+	Any     any             `json:"any"`
+	Name    string          `json:"name"`
+	Anys    []any           `json:"anys"`
+	AnyMap  map[string]any  `json:"anyMap"`
+	OptAny  any             `json:"optAny,omitempty"`
+	ZeroAny any             `json:"zeroAny,omitzero"`
+	Keyed   map[int]string  `json:"keyed"`
+	Modes   map[Mode]int    `json:"modes"`
+	Mode    Mode            `json:"mode"`
+	ModeP   *Mode           `json:"modeP"`
+	BigV    big.Int         `json:"bigV"`
+	BigP    *big.Int        `json:"bigP"`
+	Bigs    []big.Int       `json:"bigs"`
+	Days    []Weekday       `json:"days"`
+	Tree    *Tree           `json:"tree"`
+	Trees   map[string]Tree `json:"trees"`
 }
 
 // Tree is recursive.

@@ -5,6 +5,7 @@ package shop
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
@@ -123,13 +124,21 @@ func (h shopHandler) serveGetUserCart(ctx context.Context, params json.RawMessag
 
 // appendGetUserCart is serveGetUserCart appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h shopHandler) appendGetUserCart(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+func (h shopHandler) appendGetUserCart(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	var p CartArgs
 	if err := decodeShopGetUserCartParams(params, &p); err != nil {
 		return nil, err
 	}
 	result, err := h.impl.GetUserCart(ctx, p)
-	return rpcimpl.AppendResult(dst, result, err)
+	if err != nil || dst == nil {
+		return rpcimpl.AppendResult(dst, result, err)
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.AppendResult(dst, result, nil)
+		}
+	}()
+	return appendCartResultJSON(dst, &result), nil
 }
 
 // serveCheckout decodes the params of Shop.Checkout, calls it and encodes its result.
@@ -659,6 +668,49 @@ func appendSearchResultJSON(b []byte, v *SearchResult) []byte {
 	return append(b, '}')
 }
 
+// appendCartResultJSON appends *v, of type CartResult, to b as encoding/json writes it.
+func appendCartResultJSON(b []byte, v *CartResult) []byte {
+	b = append(b, `{"user_id":`...)
+	b = rpcimpl.AppendString(b, v.UserID)
+	b = append(b, `,"cart":`...)
+	b = appendCartJSON(b, &v.Cart)
+	b = append(b, `,"recent_history":`...)
+	if v.RecentHistory == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range v.RecentHistory {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if v.RecentHistory[i] == nil {
+				b = append(b, `null`...)
+			} else {
+				keys2 := make([]string, 0, len(v.RecentHistory[i]))
+				for k2 := range v.RecentHistory[i] {
+					keys2 = append(keys2, k2)
+				}
+				slices.Sort(keys2)
+				b = append(b, '{')
+				for i2, k2 := range keys2 {
+					if i2 > 0 {
+						b = append(b, ',')
+					}
+					b = rpcimpl.AppendString(b, k2)
+					b = append(b, ':')
+					elem2 := v.RecentHistory[i][k2]
+					b = rpcimpl.AppendAny(b, elem2)
+				}
+				b = append(b, '}')
+			}
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"server_type":`...)
+	b = rpcimpl.AppendString(b, v.ServerType)
+	return append(b, '}')
+}
+
 // appendCheckoutResultJSON appends *v, of type CheckoutResult, to b as encoding/json writes it.
 func appendCheckoutResultJSON(b []byte, v *CheckoutResult) []byte {
 	b = append(b, `{"order_id":`...)
@@ -692,5 +744,36 @@ func appendProductHitJSON(b []byte, v *ProductHit) []byte {
 	b = rpcimpl.AppendFloat64(b, v.Rating)
 	b = append(b, `,"popularity_rank":`...)
 	b = strconv.AppendInt(b, int64(v.PopularityRank), 10)
+	return append(b, '}')
+}
+
+// appendCartJSON appends *v, of type Cart, to b as encoding/json writes it.
+func appendCartJSON(b []byte, v *Cart) []byte {
+	b = append(b, `{"items":`...)
+	if v.Items == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range v.Items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCartItemJSON(b, &v.Items[i])
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"item_count":`...)
+	b = strconv.AppendInt(b, int64(v.ItemCount), 10)
+	b = append(b, `,"estimated_total":`...)
+	b = rpcimpl.AppendFloat64(b, v.EstimatedTotal)
+	return append(b, '}')
+}
+
+// appendCartItemJSON appends *v, of type CartItem, to b as encoding/json writes it.
+func appendCartItemJSON(b []byte, v *CartItem) []byte {
+	b = append(b, `{"product_id":`...)
+	b = strconv.AppendInt(b, int64(v.ProductID), 10)
+	b = append(b, `,"qty":`...)
+	b = strconv.AppendInt(b, int64(v.Qty), 10)
 	return append(b, '}')
 }

@@ -16,14 +16,15 @@ import (
 // JSON to the server's buffer, func(b []byte, v *R) []byte, which writes
 // the bytes encoding/json writes (rpcimpl.AppendResult's, HTML escaping
 // included) with no reflection. Struct types get one function each, shared
-// by every result that holds them. A result type holding anything the
-// generator does not write itself (an interface, a type with its own
-// MarshalJSON or MarshalText, a recursive type, a map whose keys are not
-// strings, a named byte type's slice) gets no encoder: its tool encodes
-// with rpcimpl.AppendResult, as before. The rpcimpl pieces they call
-// (AppendString, AppendFloat64, ...) panic on what encoding/json refuses
-// (NaN, say), and the tool then encodes the result again with AppendResult,
-// which returns encoding/json's error (rpcimpl.EncodeFailed).
+// by every result that holds them. A value within the result that the
+// generator does not write itself (an interface's, a type's with its own
+// MarshalJSON or MarshalText, a recursive struct type's, a map's keyed by
+// other than strings) is left to encoding/json in place (rpcimpl.AppendAny);
+// a result type that is one of those gets no encoder, and its tool encodes
+// with rpcimpl.AppendResult, as before. The rpcimpl pieces the encoders
+// call panic on what encoding/json refuses (NaN, say), and the tool then
+// encodes the result again with AppendResult, which returns encoding/json's
+// error (rpcimpl.EncodeFailed).
 
 // encodeEmitter writes the result encoders of one file.
 type encodeEmitter struct {
@@ -31,6 +32,7 @@ type encodeEmitter struct {
 	sg      *schema.Builder
 	names   *decodeEmitter    // names functions, sharing the decoders' names
 	helpers map[string]string // type key -> name of its encode function
+	cycles  map[string]bool   // type key -> whether the struct type holds itself
 	pending []encodeFn        // functions named but not yet written
 }
 
@@ -43,7 +45,7 @@ type encodeFn struct {
 }
 
 func newEncodeEmitter(de *decodeEmitter) *encodeEmitter {
-	return &encodeEmitter{file: de.file, sg: de.sg, names: de, helpers: map[string]string{}}
+	return &encodeEmitter{file: de.file, sg: de.sg, names: de, helpers: map[string]string{}, cycles: map[string]bool{}}
 }
 
 // resultEncoder returns the name of the function encoding m's result,
@@ -51,7 +53,7 @@ func newEncodeEmitter(de *decodeEmitter) *encodeEmitter {
 // result of its type is met; "" when the result is left to AppendResult.
 func (ee *encodeEmitter) resultEncoder(svc *model.Service, m *model.Method) string {
 	t := m.Result
-	if t == nil || !ee.canEncode(t, map[types.Type]bool{}) {
+	if t == nil || !ee.canEncode(t) {
 		return ""
 	}
 	owner := svc.Name + m.Name + "Result"
@@ -110,17 +112,26 @@ func (ee *encodeEmitter) flush() {
 	}
 }
 
-// canEncode reports whether value writes a t as encoding/json does;
-// onStack holds the struct types on the way (a recursive type is left to
-// encoding/json, which stops at a cycle where generated code would not).
-func (ee *encodeEmitter) canEncode(t types.Type, onStack map[types.Type]bool) bool {
+// canEncode reports whether a result of type t gets an encoder: t is one
+// the encoders write themselves (direct), and every struct they write
+// within it has members they can reach and test (omitzero).
+func (ee *encodeEmitter) canEncode(t types.Type) bool {
+	return ee.direct(t) && ee.testable(t, map[types.Type]bool{})
+}
+
+// direct reports whether value writes a t itself, rather than leaving it
+// to encoding/json (rpcimpl.AppendAny): an interface, a type with its own
+// MarshalJSON or MarshalText, a struct type that holds itself (encoding/json
+// stops at a cycle, where generated code would recurse until the stack
+// overflows), a map keyed by other than strings, a slice of a named byte
+// type, a kind encoding/json refuses. A pointer, slice, array or map is
+// written directly, its elements as they are.
+func (ee *encodeEmitter) direct(t types.Type) bool {
 	if specialReader(t) != "" {
 		return true
 	}
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		// A pointer has its element's methods: encoding/json writes null
-		// for nil, else the element, whichever encodes it.
-		return ee.canEncode(p.Elem(), onStack)
+	if _, ok := t.Underlying().(*types.Pointer); ok {
+		return true // null, or the element as it is written
 	}
 	if model.Implements(t, "MarshalJSON") || model.Implements(t, "MarshalText") {
 		return false
@@ -135,38 +146,100 @@ func (ee *encodeEmitter) canEncode(t types.Type, onStack map[types.Type]bool) bo
 			eb, ok := types.Unalias(u.Elem()).(*types.Basic)
 			return ok && eb.Kind() == types.Uint8
 		}
-		return ee.canEncode(u.Elem(), onStack)
-	case *types.Array:
-		return ee.canEncode(u.Elem(), onStack)
-	case *types.Map:
-		if kb, ok := u.Key().Underlying().(*types.Basic); !ok || kb.Info()&types.IsString == 0 {
-			return false
-		}
-		return ee.canEncode(u.Elem(), onStack)
-	case *types.Struct:
-		if onStack[t] {
-			return false
-		}
-		onStack[t] = true
-		defer delete(onStack, t)
-		fields, err := ee.sg.FieldsOf(u)
-		if err != nil {
-			return false
-		}
-		for _, fl := range fields {
-			if !ee.canEncodeField(u, fl, onStack) {
-				return false
-			}
-		}
 		return true
+	case *types.Array:
+		return true
+	case *types.Map:
+		kb, ok := u.Key().Underlying().(*types.Basic)
+		return ok && kb.Info()&types.IsString != 0
+	case *types.Struct:
+		_, err := ee.sg.FieldsOf(u)
+		return err == nil && !ee.cyclic(t)
 	}
 	return false
 }
 
-// canEncodeField reports whether the struct helper writes the field fl of
-// st: a type it encodes, reached through embedded structs it can name, an
-// omitzero it can test.
-func (ee *encodeEmitter) canEncodeField(st *types.Struct, fl schema.Field, onStack map[types.Type]bool) bool {
+// cyclic reports whether the struct type t holds itself, through fields,
+// pointers and containers.
+func (ee *encodeEmitter) cyclic(t types.Type) bool {
+	key := schema.TypeKey(t)
+	if c, ok := ee.cycles[key]; ok {
+		return c
+	}
+	seen := map[types.Type]bool{}
+	var reaches func(u types.Type) bool
+	reaches = func(u types.Type) bool {
+		switch u := types.Unalias(u).(type) {
+		case *types.Pointer:
+			return reaches(u.Elem())
+		case *types.Slice:
+			return reaches(u.Elem())
+		case *types.Array:
+			return reaches(u.Elem())
+		case *types.Map:
+			return reaches(u.Key()) || reaches(u.Elem())
+		case *types.Named:
+			if types.Identical(u, t) {
+				return true
+			}
+			if seen[u] {
+				return false
+			}
+			seen[u] = true
+			return reaches(u.Underlying())
+		case *types.Struct:
+			for i := range u.NumFields() {
+				if reaches(u.Field(i).Type()) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	c := false
+	if st, ok := t.Underlying().(*types.Struct); ok {
+		for i := range st.NumFields() {
+			c = c || reaches(st.Field(i).Type())
+		}
+	}
+	ee.cycles[key] = c
+	return c
+}
+
+// testable reports whether the struct helpers for t, and those they call,
+// can be written: every member reached through embedded pointers they can
+// name, every omitzero member's zero tested as encoding/json tests it.
+func (ee *encodeEmitter) testable(t types.Type, seen map[types.Type]bool) bool {
+	if !ee.direct(t) || specialReader(t) != "" {
+		return true // encoding/json writes it
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		return ee.testable(u.Elem(), seen)
+	case *types.Slice:
+		return ee.testable(u.Elem(), seen)
+	case *types.Array:
+		return ee.testable(u.Elem(), seen)
+	case *types.Map:
+		return ee.testable(u.Elem(), seen)
+	case *types.Struct:
+		if seen[t] {
+			return true
+		}
+		seen[t] = true
+		fields, _ := ee.sg.FieldsOf(u)
+		for _, fl := range fields {
+			if !ee.reachable(u, fl) || fl.OmitZero && zeroTest(fl.Type) == zeroNone || !ee.testable(fl.Type, seen) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// reachable reports whether the struct helper of st can name every
+// embedded pointer on the way to the field fl, to test it for nil.
+func (ee *encodeEmitter) reachable(st *types.Struct, fl schema.Field) bool {
 	cur := st
 	for i := 0; i < len(fl.Names)-1; i++ {
 		sf := cur.Field(fl.Index[i])
@@ -179,10 +252,7 @@ func (ee *encodeEmitter) canEncodeField(st *types.Struct, fl schema.Field, onSta
 		}
 		cur = ft.Underlying().(*types.Struct)
 	}
-	if fl.OmitZero && zeroTest(fl.Type) == zeroNone {
-		return false
-	}
-	return ee.canEncode(fl.Type, onStack)
+	return true
 }
 
 // jsonKey is the text encoding/json writes before a member's value: the
@@ -214,6 +284,14 @@ func (ee *encodeEmitter) valueOf(owner string, t types.Type, tg target, quoted b
 	b := func() *jen.Statement { return jen.Id("b") }
 	assign := func(call jen.Code) []jen.Code { return []jen.Code{b().Op("=").Add(call)} }
 	impl := func(fn string, x jen.Code) []jen.Code { return assign(jen.Qual(implPath, fn).Call(b(), x)) }
+	if !ee.direct(t) {
+		if _, ok := t.Underlying().(*types.Interface); ok {
+			return impl("AppendAny", tg.val())
+		}
+		// By address: encoding/json calls a MarshalJSON or MarshalText
+		// with a pointer receiver on a field, which it can address.
+		return impl("AppendAny", tg.addr())
+	}
 	switch specialReader(t) {
 	case "Time":
 		return impl("AppendTime", tg.val())
@@ -265,55 +343,4 @@ func (ee *encodeEmitter) valueOf(owner string, t types.Type, tg target, quoted b
 	}
 	ee.sg.Errorf(token.Position{}, "cannot encode a value of type "+ee.sg.TypeString(t))
 	return nil
-}
-
-// quote wraps code in quotes when quoted (the ",string" option).
-func quote(quoted bool, code []jen.Code) []jen.Code {
-	if !quoted {
-		return code
-	}
-	return append(append([]jen.Code{appendText(`"`)}, code...), appendText(`"`))
-}
-
-// elements writes a slice or array as a JSON array.
-func (ee *encodeEmitter) elements(owner string, elem types.Type, tg target, depth int) []jen.Code {
-	i := local("i", depth)
-	body := []jen.Code{jen.If(jen.Id(i).Op(">").Lit(0)).Block(appendText(","))}
-	body = append(body, ee.value(owner+"Elem", elem, tg.index(i), false, depth+1)...)
-	return []jen.Code{
-		appendText("["),
-		jen.For(jen.Id(i).Op(":=").Range().Add(tg.val())).Block(body...),
-		appendText("]"),
-	}
-}
-
-// members writes a map with string keys as a JSON object, its keys sorted
-// as encoding/json sorts them.
-func (ee *encodeEmitter) members(owner string, u *types.Map, tg target, depth int) []jen.Code {
-	i, k, keys, elem := local("i", depth), local("k", depth), local("keys", depth), local("elem", depth)
-	m := tg.val()
-	if tg.deref {
-		m = jen.Parens(m) // *v[k] would index the pointer
-	}
-	key := jen.Id(k)
-	if kt, ok := types.Unalias(u.Key()).(*types.Basic); !ok || kt.Kind() != types.String {
-		key = jen.String().Call(key)
-	}
-	body := []jen.Code{
-		jen.If(jen.Id(i).Op(">").Lit(0)).Block(appendText(",")),
-		jen.Id("b").Op("=").Qual(implPath, "AppendString").Call(jen.Id("b"), key),
-		appendText(":"),
-		jen.Id(elem).Op(":=").Add(m).Index(jen.Id(k)),
-	}
-	body = append(body, ee.value(owner+"Elem", u.Elem(), localTarget(elem), false, depth+1)...)
-	return []jen.Code{
-		jen.Id(keys).Op(":=").Make(jen.Index().Add(ee.names.typeExpr(u.Key())), jen.Lit(0), jen.Len(tg.val())),
-		jen.For(jen.Id(k).Op(":=").Range().Add(tg.val())).Block(
-			jen.Id(keys).Op("=").Append(jen.Id(keys), jen.Id(k)),
-		),
-		jen.Qual("slices", "Sort").Call(jen.Id(keys)),
-		appendText("{"),
-		jen.For(jen.List(jen.Id(i), jen.Id(k)).Op(":=").Range().Id(keys)).Block(body...),
-		appendText("}"),
-	}
 }

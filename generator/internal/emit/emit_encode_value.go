@@ -165,7 +165,10 @@ func zeroTest(t types.Type) zeroKind {
 	_, isPtr := t.Underlying().(*types.Pointer)
 	switch t.Underlying().(type) {
 	case *types.Interface:
-		return zeroNone
+		if types.Implements(t, isZeroer) {
+			return zeroNone // encoding/json calls IsZero on what it holds unless nil
+		}
+		return zeroCompare
 	case *types.Struct, *types.Array:
 		if !types.Comparable(t) && !types.Implements(t, isZeroer) && !types.Implements(types.NewPointer(t), isZeroer) {
 			return zeroNone
@@ -201,7 +204,7 @@ func (ee *encodeEmitter) zeroCond(t types.Type, tg target) *jen.Statement {
 			return tg.val()
 		}
 		return tg.val().Op("!=").Lit(0)
-	case *types.Slice, *types.Map, *types.Pointer:
+	case *types.Slice, *types.Map, *types.Pointer, *types.Interface:
 		return tg.val().Op("!=").Nil()
 	}
 	return tg.val().Op("!=").Parens(jen.Add(ee.names.typeExpr(t)).Values())
@@ -217,4 +220,55 @@ func appendText(text string) jen.Code {
 		lit = jen.Op("`" + text + "`")
 	}
 	return jen.Id("b").Op("=").Append(jen.Id("b"), lit.Op("..."))
+}
+
+// quote wraps code in quotes when quoted (the ",string" option).
+func quote(quoted bool, code []jen.Code) []jen.Code {
+	if !quoted {
+		return code
+	}
+	return append(append([]jen.Code{appendText(`"`)}, code...), appendText(`"`))
+}
+
+// elements writes a slice or array as a JSON array.
+func (ee *encodeEmitter) elements(owner string, elem types.Type, tg target, depth int) []jen.Code {
+	i := local("i", depth)
+	body := []jen.Code{jen.If(jen.Id(i).Op(">").Lit(0)).Block(appendText(","))}
+	body = append(body, ee.value(owner+"Elem", elem, tg.index(i), false, depth+1)...)
+	return []jen.Code{
+		appendText("["),
+		jen.For(jen.Id(i).Op(":=").Range().Add(tg.val())).Block(body...),
+		appendText("]"),
+	}
+}
+
+// members writes a map with string keys as a JSON object, its keys sorted
+// as encoding/json sorts them.
+func (ee *encodeEmitter) members(owner string, u *types.Map, tg target, depth int) []jen.Code {
+	i, k, keys, elem := local("i", depth), local("k", depth), local("keys", depth), local("elem", depth)
+	m := tg.val()
+	if tg.deref {
+		m = jen.Parens(m) // *v[k] would index the pointer
+	}
+	key := jen.Id(k)
+	if kt, ok := types.Unalias(u.Key()).(*types.Basic); !ok || kt.Kind() != types.String {
+		key = jen.String().Call(key)
+	}
+	body := []jen.Code{
+		jen.If(jen.Id(i).Op(">").Lit(0)).Block(appendText(",")),
+		jen.Id("b").Op("=").Qual(implPath, "AppendString").Call(jen.Id("b"), key),
+		appendText(":"),
+		jen.Id(elem).Op(":=").Add(m).Index(jen.Id(k)),
+	}
+	body = append(body, ee.value(owner+"Elem", u.Elem(), localTarget(elem), false, depth+1)...)
+	return []jen.Code{
+		jen.Id(keys).Op(":=").Make(jen.Index().Add(ee.names.typeExpr(u.Key())), jen.Lit(0), jen.Len(tg.val())),
+		jen.For(jen.Id(k).Op(":=").Range().Add(tg.val())).Block(
+			jen.Id(keys).Op("=").Append(jen.Id(keys), jen.Id(k)),
+		),
+		jen.Qual("slices", "Sort").Call(jen.Id(keys)),
+		appendText("{"),
+		jen.For(jen.List(jen.Id(i), jen.Id(k)).Op(":=").Range().Id(keys)).Block(body...),
+		appendText("}"),
+	}
 }
