@@ -6,10 +6,13 @@
 // validates a method's params in one pass, with no reflection (NewDecoder,
 // NewFields, NoParams and the checks MultipleOf and HasDuplicates), the same
 // Decoder reading a result as encoding/json would (NewResultDecoder, with
-// ResultOf, Call and CallIdempotent, which a generated client calls), Result,
-// which a generated dispatcher returns, StreamError, which a generated client
-// returns for a stream it could not call, and the version guards
-// (IsAtLeastVersion0_1_0 and its successors, in version.go).
+// ResultOf, Call and CallIdempotent, which a generated client calls), Result
+// and AppendResult, which a generated dispatcher returns, the pieces a
+// generated MCP tool's result encoder appends with (AppendString,
+// AppendFloat64, AppendTime, AppendAny, ..., and EncodeFailed, which sends a
+// value encoding/json refuses back to AppendResult), StreamError, which a
+// generated client returns for a stream it could not call, and the version
+// guards (IsAtLeastVersion0_1_0 and its successors, in version.go).
 //
 // Its API follows the generator, not the compatibility promise of the
 // runtime's packages: it may change in any release, together with the code
