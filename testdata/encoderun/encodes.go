@@ -103,6 +103,9 @@ type Kinds struct {
 	None     [0]int                     `json:"none"`
 	Grid     [2][2]int                  `json:"grid"`
 	PtrPtr   **string                   `json:"ptrPtr"`
+	SliceP   *[]Name                    `json:"sliceP"`
+	ArrP     *[2]int                    `json:"arrP"`
+	MapP     *map[string]*[]int         `json:"mapP"`
 	NoteList []*Note                    `json:"noteList"`
 	Values   []Note                     `json:"values"`
 	Inline   struct{ A, B int }         `json:"inline"`

@@ -234,7 +234,7 @@ func quote(quoted bool, code []jen.Code) []jen.Code {
 func (ee *encodeEmitter) elements(owner string, elem types.Type, tg target, depth int) []jen.Code {
 	i := local("i", depth)
 	body := []jen.Code{jen.If(jen.Id(i).Op(">").Lit(0)).Block(appendText(","))}
-	body = append(body, ee.value(owner+"Elem", elem, tg.index(i), false, depth+1)...)
+	body = append(body, ee.value(owner+"Elem", elem, elementAt(tg, i), false, depth+1)...)
 	return []jen.Code{
 		appendText("["),
 		jen.For(jen.Id(i).Op(":=").Range().Add(tg.val())).Block(body...),
@@ -271,4 +271,16 @@ func (ee *encodeEmitter) members(owner string, u *types.Map, tg target, depth in
 		jen.For(jen.List(jen.Id(i), jen.Id(k)).Op(":=").Range().Id(keys)).Block(body...),
 		appendText("}"),
 	}
+}
+
+// elementAt is the target x[i] of a slice or array x at tg: (*p)[i] when
+// x is what a pointer points to (a pointer to a slice cannot be indexed).
+func elementAt(tg target, i string) target {
+	v := func() *jen.Statement {
+		if tg.deref {
+			return jen.Parens(tg.val()).Index(jen.Id(i))
+		}
+		return tg.val().Index(jen.Id(i))
+	}
+	return target{val: v, addr: func() *jen.Statement { return jen.Op("&").Add(v()) }}
 }
