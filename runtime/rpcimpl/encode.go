@@ -71,10 +71,7 @@ func appendString(b []byte, s string, html bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if html {
-			for i+8 <= len(s) && plain8(s[i:i+8]) {
-				i += 8
-			}
-			if i == len(s) {
+			if i = skipPlain(s, i); i == len(s) {
 				break
 			}
 		}
@@ -126,18 +123,24 @@ func appendString(b []byte, s string, html bool) []byte {
 	return append(b, '"')
 }
 
-// plain8 reports whether the 8 bytes of s are all ASCII that a JSON string
-// holds as it is, HTML-escaped: none below 0x20, from 0x80, nor ", \, <, >
-// or &. (The borrows of the subtractions may mark bytes above one that
+// skipPlain returns the index of the first 8 bytes of s from i that are
+// not all ASCII a JSON string holds as it is, HTML-escaped (none below
+// 0x20, from 0x80, nor ", \, <, > or &), or of the last bytes, fewer than
+// 8. (The borrows of the subtractions may mark bytes above one that
 // matches too, never a word where none does.)
-func plain8(s string) bool {
+func skipPlain(s string, i int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	zero := func(y uint64) uint64 { return (y - lo) &^ y & hi }
-	t := x&hi | (x-lo*0x20)&^x&hi |
-		zero(x^(lo*'"')) | zero(x^(lo*'\\')) | zero(x^(lo*'<')) | zero(x^(lo*'>')) | zero(x^(lo*'&'))
-	return t == 0
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		q, bs, lt, gt, amp := x^(lo*'"'), x^(lo*'\\'), x^(lo*'<'), x^(lo*'>'), x^(lo*'&')
+		m := x | (x-lo*0x20)&^x | (q-lo)&^q | (bs-lo)&^bs | (lt-lo)&^lt | (gt-lo)&^gt | (amp-lo)&^amp
+		if m&hi != 0 {
+			break
+		}
+	}
+	return i
 }
 
 // AppendFloat64 appends f as encoding/json writes a float64: the shortest
