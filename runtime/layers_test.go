@@ -10,36 +10,38 @@ import (
 )
 
 // runtimeLayers ranks the runtime's packages (directories under runtime/): a
-// package may import only packages of a lower rank. At the bottom are the
-// helpers that know no JSON-RPC; then the JSON-RPC runtime; the transports
+// package may import only packages of a lower rank. At the bottom is the
+// word-at-a-time walk over JSON text; over it the helpers that know no
+// JSON-RPC; then the JSON-RPC runtime; the transports
 // and the generated code's helpers over it; the MCP vocabulary (package
 // mcp: types, the method table); the MCP server and client, side by side;
 // their HTTP transports and tasks; and the test suites over them (replicas,
 // task stores).
 var runtimeLayers = map[string]int{
-	"internal/jsonscan":        0,
-	"internal/jsonenc":         0,
-	"internal/httpguard":       0,
-	"internal/cancelhook":      0,
-	"sse":                      0,
-	"mcp/internal/askhook":     0,
-	"mcp/internal/streamclose": 0,
-	"mcp/internal/askcrypto":   1,
-	".":                        1,
-	"rpcimpl":                  2,
-	"rpcnet":                   2,
-	"rpchttp":                  2,
-	"mcp/internal/wire":        2,
-	"mcp":                      3,
-	"mcp/ask":                  4,
-	"mcp/internal/httpwire":    4,
-	"mcp/mcpserver":            5,
-	"mcp/mcpclient":            5,
-	"mcp/mcphttp":              6,
-	"mcp/mcphttpclient":        6,
-	"mcp/tasks":                6,
-	"mcp/tasks/taskstest":      7,
-	"mcp/mcphttp/replicatest":  7,
+	"internal/jsonplain":       0,
+	"internal/jsonscan":        1,
+	"internal/jsonenc":         1,
+	"internal/httpguard":       1,
+	"internal/cancelhook":      1,
+	"sse":                      1,
+	"mcp/internal/askhook":     1,
+	"mcp/internal/streamclose": 1,
+	"mcp/internal/askcrypto":   2,
+	".":                        2,
+	"rpcimpl":                  3,
+	"rpcnet":                   3,
+	"rpchttp":                  3,
+	"mcp/internal/wire":        3,
+	"mcp":                      4,
+	"mcp/ask":                  5,
+	"mcp/internal/httpwire":    5,
+	"mcp/mcpserver":            6,
+	"mcp/mcpclient":            6,
+	"mcp/mcphttp":              7,
+	"mcp/mcphttpclient":        7,
+	"mcp/tasks":                7,
+	"mcp/tasks/taskstest":      8,
+	"mcp/mcphttp/replicatest":  8,
 }
 
 // runtimeSides says which side of MCP a package serves. A package of one

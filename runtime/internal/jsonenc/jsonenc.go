@@ -3,7 +3,11 @@
 // envelope structs. It is not for users.
 package jsonenc
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonplain"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -22,7 +26,7 @@ func AppendString[S ~string | ~[]byte](b []byte, s S) []byte {
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				if i++; i >= next {
-					i = plainWords(s, i)
+					i = jsonplain.Words(s, i)
 					next = i + 8
 				}
 				continue
@@ -67,30 +71,4 @@ func AppendString[S ~string | ~[]byte](b []byte, s S) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// plainWords is jsonscan.PlainWords, copied: the runtime's layers keep
-// jsonenc and jsonscan side by side, neither importing the other
-// (TestPlainWordsAsJsonscan holds the two together). It returns the index j
-// at or after i up to which s is printable ASCII but for '"' and '\\', in
-// whole words of eight bytes: the eight bytes at j, if there are eight, are
-// not all such bytes.
-func plainWords[S ~string | ~[]byte](s S, i int) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	for ; i+8 <= len(s); i += 8 {
-		_ = s[i+7]
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		q := x ^ ('"' * ones)
-		bs := x ^ ('\\' * ones)
-		// A byte's high bit is set below if it is below 0x20, a quote or a
-		// backslash (each test has no false negative), or not ASCII.
-		if ((x-0x20*ones)&^x|(q-ones)&^q|(bs-ones)&^bs|x)&highs != 0 {
-			break
-		}
-	}
-	return i
 }

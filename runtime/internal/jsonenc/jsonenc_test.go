@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
 )
 
 // TestAppendString checks that every string, invalid UTF-8 included, encodes
@@ -118,21 +116,5 @@ func BenchmarkAppendString(b *testing.B) {
 	buf := make([]byte, 0, 128)
 	for b.Loop() {
 		buf = AppendString(buf[:0], "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
-	}
-}
-
-// TestPlainWordsAsJsonscan: plainWords is jsonscan.PlainWords, on every
-// position of strings with each byte value in each place of a word.
-func TestPlainWordsAsJsonscan(t *testing.T) {
-	for c := range 256 {
-		for pos := range 8 {
-			b := []byte("abcdefghijklmnopqrstuvwx")
-			b[8+pos] = byte(c)
-			for i := 0; i <= len(b); i++ {
-				if got, want := plainWords(string(b), i), jsonscan.PlainWords(b, i); got != want {
-					t.Fatalf("plainWords(%q, %d) = %d, jsonscan.PlainWords %d", b, i, got, want)
-				}
-			}
-		}
 	}
 }

@@ -1,6 +1,10 @@
 package jsonscan
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonplain"
+)
 
 // Status is what Check found.
 type Status int
@@ -192,7 +196,7 @@ func (s *stack) inObject() bool {
 // no control characters, only JSON's escapes, UTF-8 throughout.
 func checkString(b []byte, i int) int {
 	// Plain bytes are walked one by one up to next, then passed over by
-	// words (PlainWords), which stops within a word of a byte that is not
+	// words (jsonplain.Words), which stops within a word of a byte that is not
 	// plain: a short string (most are) costs no search of words, a long one
 	// a search every eight bytes walked at most.
 	next := i + 1 + shortString
@@ -220,7 +224,7 @@ func checkString(b []byte, i int) int {
 			return -1
 		case c < utf8.RuneSelf:
 			if i++; i >= next {
-				i = PlainWords(b, i)
+				i = jsonplain.Words(b, i)
 				next = i + 8
 			}
 		default:
