@@ -53,7 +53,7 @@ func TestToolsCallAllocs(t *testing.T) {
 // The allocations of one call, both sides together.
 const (
 	addLegacyAllocs  = 9
-	addModernAllocs  = 11
+	addModernAllocs  = 9
 	echoLegacyAllocs = 11
-	echoModernAllocs = 13
+	echoModernAllocs = 11
 )

@@ -52,7 +52,7 @@ func TestModernCallAllocs(t *testing.T) {
 		name string
 		sse  bool
 		want float64
-	}{{"json", false, 46}, {"sse", true, 47}} {
+	}{{"json", false, 44}, {"sse", true, 45}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: tc.sse})
 			defer h.Close()

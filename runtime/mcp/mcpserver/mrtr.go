@@ -107,9 +107,16 @@ func (ss *Session) beginCall(ctx context.Context, cc *callCtx, method string, p 
 	if responses != nil && !isObject(responses) {
 		return runtime.InvalidParams(`"inputResponses" must be an object`)
 	}
+	noState := p.requestState == nil || string(p.requestState) == "null"
+	if responses == nil && noState {
+		// A first call, neither state nor answers (the common case): cc.in
+		// stays nil until the handler asks (ask makes it then), so a call
+		// that asks nothing allocates nothing for its input.
+		return nil
+	}
 	in := &inputState{fresh: bytes.Clone(responses), answers: map[string]json.RawMessage{}}
 	cc.in = in
-	if p.requestState == nil || string(p.requestState) == "null" {
+	if noState {
 		// Answers without a state are taken when the handler asks their
 		// question again (ask), checked then against what it asks.
 		return nil
