@@ -105,23 +105,37 @@ func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage,
 		return nil, err
 	}
 	result, err := h.impl.AddNote(ctx, p.Text)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
+	}
 	return appendNoteJSON(dst, &result), nil
 }
 
 // serveListNotes decodes the params of Notes.ListNotes, calls it and encodes its result.
-func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.ListNotes(ctx))
+	result, err := h.impl.ListNotes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendNotesListNotesResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveWhoAmI decodes the params of Notes.WhoAmI, calls it and encodes its result.
@@ -136,14 +150,18 @@ func (h notesHandler) appendWhoAmI(ctx context.Context, params json.RawMessage, 
 		return nil, err
 	}
 	result, err := h.impl.WhoAmI(ctx)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendIdentityJSON(buf.Bytes(), &result)), nil
+	}
 	return appendIdentityJSON(dst, &result), nil
 }
 
@@ -367,6 +385,23 @@ func appendNoteJSON(b []byte, v *Note) []byte {
 	b = append(b, `,"text":`...)
 	b = rpcimpl.AppendString(b, v.Text)
 	return append(b, '}')
+}
+
+// appendNotesListNotesResultJSON appends *v, of type []Note, to b as encoding/json writes it.
+func appendNotesListNotesResultJSON(b []byte, v *[]Note) []byte {
+	if *v == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range *v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendNoteJSON(b, &(*v)[i])
+		}
+		b = append(b, ']')
+	}
+	return b
 }
 
 // appendIdentityJSON appends *v, of type Identity, to b as encoding/json writes it.

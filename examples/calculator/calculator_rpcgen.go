@@ -122,21 +122,41 @@ func (h calculatorHandler) ServeRPC(ctx context.Context, req *runtime.Request) (
 }
 
 // serveAdd decodes the params of Calculator.Add, calls it and encodes its result.
-func (h calculatorHandler) serveAdd(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h calculatorHandler) serveAdd(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p calculatorAddParams
 	if err := decodeCalculatorAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Add(ctx, p.A, p.B))
+	result, err := h.impl.Add(ctx, p.A, p.B)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendCalculatorAddResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveDivide decodes the params of Calculator.Divide, calls it and encodes its result.
-func (h calculatorHandler) serveDivide(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h calculatorHandler) serveDivide(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p calculatorDivideParams
 	if err := decodeCalculatorDivideParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Divide(ctx, p.A, p.B))
+	result, err := h.impl.Divide(ctx, p.A, p.B)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendCalculatorDivideResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveStats decodes the params of Calculator.Stats, calls it and encodes its result.
@@ -152,14 +172,18 @@ func (h calculatorHandler) appendStats(ctx context.Context, params json.RawMessa
 		return nil, err
 	}
 	result, err := h.impl.Stats(ctx, p)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendStatsJSON(buf.Bytes(), &result)), nil
+	}
 	return appendStatsJSON(dst, &result), nil
 }
 
@@ -173,11 +197,21 @@ func (h calculatorHandler) serveRemember(ctx context.Context, params json.RawMes
 }
 
 // serveRecall decodes the params of Calculator.Recall, calls it and encodes its result.
-func (h calculatorHandler) serveRecall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h calculatorHandler) serveRecall(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Recall(ctx))
+	result, err := h.impl.Recall(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendCalculatorDivideResultJSON(buf.Bytes(), &result)), nil
 }
 
 // MCP tool names of the Calculator service.
@@ -559,6 +593,18 @@ func readStatsResult(d *rpcimpl.Decoder, p *Stats) {
 			d.Skip()
 		}
 	}
+}
+
+// appendCalculatorAddResultJSON appends *v, of type int, to b as encoding/json writes it.
+func appendCalculatorAddResultJSON(b []byte, v *int) []byte {
+	b = strconv.AppendInt(b, int64(*v), 10)
+	return b
+}
+
+// appendCalculatorDivideResultJSON appends *v, of type float64, to b as encoding/json writes it.
+func appendCalculatorDivideResultJSON(b []byte, v *float64) []byte {
+	b = rpcimpl.AppendFloat64(b, *v)
+	return b
 }
 
 // appendStatsJSON appends *v, of type Stats, to b as encoding/json writes it.

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -588,88 +589,188 @@ func (h conformanceHandler) serveTouchWatchedResource(ctx context.Context, param
 }
 
 // serveStaticText decodes the params of Conformance.StaticText, calls it and encodes its result.
-func (h conformanceHandler) serveStaticText(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) serveStaticText(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.StaticText(ctx))
+	result, err := h.impl.StaticText(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendConformanceStaticTextResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveStaticBinary decodes the params of Conformance.StaticBinary, calls it and encodes its result.
-func (h conformanceHandler) serveStaticBinary(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) serveStaticBinary(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.StaticBinary(ctx))
+	result, err := h.impl.StaticBinary(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendConformanceStaticBinaryResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveTemplateData decodes the params of Conformance.TemplateData, calls it and encodes its result.
-func (h conformanceHandler) serveTemplateData(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) serveTemplateData(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p conformanceTemplateDataParams
 	if err := decodeConformanceTemplateDataParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.TemplateData(ctx, p.ID))
+	result, err := h.impl.TemplateData(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendRecordJSON(buf.Bytes(), &result)), nil
 }
 
 // serveWatchedResource decodes the params of Conformance.WatchedResource, calls it and encodes its result.
-func (h conformanceHandler) serveWatchedResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) serveWatchedResource(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.WatchedResource(ctx))
+	result, err := h.impl.WatchedResource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendConformanceStaticTextResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveSimplePrompt decodes the params of Conformance.SimplePrompt, calls it and encodes its result.
-func (h conformanceHandler) serveSimplePrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) serveSimplePrompt(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.SimplePrompt(ctx))
+	result, err := h.impl.SimplePrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendConformanceStaticTextResultJSON(buf.Bytes(), &result)), nil
 }
 
 // servePromptWithArguments decodes the params of Conformance.PromptWithArguments, calls it and encodes its result.
-func (h conformanceHandler) servePromptWithArguments(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) servePromptWithArguments(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p conformancePromptWithArgumentsParams
 	if err := decodeConformancePromptWithArgumentsParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.PromptWithArguments(ctx, p.Arg1, p.Arg2))
+	result, err := h.impl.PromptWithArguments(ctx, p.Arg1, p.Arg2)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendConformanceStaticTextResultJSON(buf.Bytes(), &result)), nil
 }
 
 // servePromptWithEmbeddedResource decodes the params of Conformance.PromptWithEmbeddedResource, calls it and encodes its result.
-func (h conformanceHandler) servePromptWithEmbeddedResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) servePromptWithEmbeddedResource(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p conformancePromptWithEmbeddedResourceParams
 	if err := decodeConformancePromptWithEmbeddedResourceParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.PromptWithEmbeddedResource(ctx, p.ResourceURI))
+	result, err := h.impl.PromptWithEmbeddedResource(ctx, p.ResourceURI)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendConformancePromptWithEmbeddedResourceResultJSON(buf.Bytes(), &result)), nil
 }
 
 // servePromptWithImage decodes the params of Conformance.PromptWithImage, calls it and encodes its result.
-func (h conformanceHandler) servePromptWithImage(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) servePromptWithImage(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.PromptWithImage(ctx))
+	result, err := h.impl.PromptWithImage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendConformancePromptWithEmbeddedResourceResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveCompleteArg1 decodes the params of Conformance.CompleteArg1, calls it and encodes its result.
-func (h conformanceHandler) serveCompleteArg1(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) serveCompleteArg1(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p conformanceCompleteArg1Params
 	if err := decodeConformanceCompleteArg1Params(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.CompleteArg1(ctx, p.Value))
+	result, err := h.impl.CompleteArg1(ctx, p.Value)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendConformanceCompleteArg1ResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveCompleteRecordID decodes the params of Conformance.CompleteRecordID, calls it and encodes its result.
-func (h conformanceHandler) serveCompleteRecordID(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h conformanceHandler) serveCompleteRecordID(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p conformanceCompleteRecordIDParams
 	if err := decodeConformanceCompleteRecordIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.CompleteRecordID(ctx, p.Value, p.Resolved))
+	result, err := h.impl.CompleteRecordID(ctx, p.Value, p.Resolved)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendConformanceCompleteRecordIDResultJSON(buf.Bytes(), &result)), nil
 }
 
 // MCP tool names of the Conformance service.
@@ -2030,6 +2131,106 @@ func readMcpResourceContentsResult(d *rpcimpl.Decoder, p *mcp.ResourceContents) 
 			d.Skip()
 		}
 	}
+}
+
+// appendConformanceStaticTextResultJSON appends *v, of type string, to b as encoding/json writes it.
+func appendConformanceStaticTextResultJSON(b []byte, v *string) []byte {
+	b = rpcimpl.AppendString(b, *v)
+	return b
+}
+
+// appendConformanceStaticBinaryResultJSON appends *v, of type []byte, to b as encoding/json writes it.
+func appendConformanceStaticBinaryResultJSON(b []byte, v *[]byte) []byte {
+	b = rpcimpl.AppendBytes(b, *v)
+	return b
+}
+
+// appendRecordJSON appends *v, of type record, to b as encoding/json writes it.
+func appendRecordJSON(b []byte, v *record) []byte {
+	b = append(b, `{"id":`...)
+	b = rpcimpl.AppendString(b, v.ID)
+	b = append(b, `,"name":`...)
+	b = rpcimpl.AppendString(b, v.Name)
+	return append(b, '}')
+}
+
+// appendConformancePromptWithEmbeddedResourceResultJSON appends *v, of type []github.com/rpcgen/rpcgen/runtime/mcp.PromptMessage, to b as encoding/json writes it.
+func appendConformancePromptWithEmbeddedResourceResultJSON(b []byte, v *[]mcp.PromptMessage) []byte {
+	if *v == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range *v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendMcpPromptMessageJSON(b, &(*v)[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+// appendConformanceCompleteArg1ResultJSON appends *v, of type []string, to b as encoding/json writes it.
+func appendConformanceCompleteArg1ResultJSON(b []byte, v *[]string) []byte {
+	if *v == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range *v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = rpcimpl.AppendString(b, (*v)[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+// appendConformanceCompleteRecordIDResultJSON appends *v, of type *github.com/rpcgen/rpcgen/runtime/mcp.Completion, to b as encoding/json writes it.
+func appendConformanceCompleteRecordIDResultJSON(b []byte, v **mcp.Completion) []byte {
+	if *v == nil {
+		b = append(b, `null`...)
+	} else {
+		b = appendMcpCompletionJSON(b, *v)
+	}
+	return b
+}
+
+// appendMcpPromptMessageJSON appends *v, of type github.com/rpcgen/rpcgen/runtime/mcp.PromptMessage, to b as encoding/json writes it.
+func appendMcpPromptMessageJSON(b []byte, v *mcp.PromptMessage) []byte {
+	b = append(b, `{"role":`...)
+	b = rpcimpl.AppendString(b, v.Role)
+	b = append(b, `,"content":`...)
+	b = rpcimpl.AppendAny(b, &v.Content)
+	return append(b, '}')
+}
+
+// appendMcpCompletionJSON appends *v, of type github.com/rpcgen/rpcgen/runtime/mcp.Completion, to b as encoding/json writes it.
+func appendMcpCompletionJSON(b []byte, v *mcp.Completion) []byte {
+	b = append(b, `{"values":`...)
+	if v.Values == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range v.Values {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = rpcimpl.AppendString(b, v.Values[i])
+		}
+		b = append(b, ']')
+	}
+	if v.Total != 0 {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, int64(v.Total), 10)
+	}
+	if v.HasMore {
+		b = append(b, `,"hasMore":`...)
+		b = strconv.AppendBool(b, v.HasMore)
+	}
+	return append(b, '}')
 }
 
 // conformanceOpenRPC is the OpenRPC document of this file's services, compact, which

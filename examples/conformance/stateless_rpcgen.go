@@ -353,11 +353,21 @@ func (h statelessHandler) serveInputCapabilities(ctx context.Context, params jso
 }
 
 // serveInputPrompt decodes the params of Stateless.InputPrompt, calls it and encodes its result.
-func (h statelessHandler) serveInputPrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h statelessHandler) serveInputPrompt(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.InputPrompt(ctx))
+	result, err := h.impl.InputPrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendStatelessInputPromptResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveMissingCapability decodes the params of Stateless.MissingCapability, calls it and encodes its result.
@@ -978,4 +988,10 @@ func readMcpResourceContentsResult2(d *rpcimpl.Decoder, p *mcp.ResourceContents)
 			d.Skip()
 		}
 	}
+}
+
+// appendStatelessInputPromptResultJSON appends *v, of type string, to b as encoding/json writes it.
+func appendStatelessInputPromptResultJSON(b []byte, v *string) []byte {
+	b = rpcimpl.AppendString(b, *v)
+	return b
 }

@@ -104,14 +104,18 @@ func (h quotesHandler) appendPrice(ctx context.Context, params json.RawMessage, 
 		return nil, err
 	}
 	result, err := h.impl.Price(ctx, p.Symbol)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendQuoteJSON(buf.Bytes(), &result)), nil
+	}
 	return appendQuoteJSON(dst, &result), nil
 }
 

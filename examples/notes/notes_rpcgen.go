@@ -7,6 +7,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -179,24 +180,38 @@ func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage,
 		return nil, err
 	}
 	result, err := h.impl.AddNote(ctx, p)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
+	}
 	return appendNoteJSON(dst, &result), nil
 }
 
 // serveSearchNotes decodes the params of Notes.SearchNotes, calls it and encodes its result.
-func (h notesHandler) serveSearchNotes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h notesHandler) serveSearchNotes(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p notesSearchNotesParams
 	if err := decodeNotesSearchNotesParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.SearchNotes(ctx, p.Query, p.Limit))
+	result, err := h.impl.SearchNotes(ctx, p.Query, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendNotesSearchNotesResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveGetNote decodes the params of Notes.GetNote, calls it and encodes its result.
@@ -212,14 +227,18 @@ func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage,
 		return nil, err
 	}
 	result, err := h.impl.GetNote(ctx, p.ID)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
+	}
 	return appendNoteJSON(dst, &result), nil
 }
 
@@ -244,42 +263,76 @@ func (h notesHandler) appendReindex(ctx context.Context, params json.RawMessage,
 		return nil, err
 	}
 	result, err := h.impl.Reindex(ctx)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendReindexReportJSON(buf.Bytes(), &result)), nil
+	}
 	return appendReindexReportJSON(dst, &result), nil
 }
 
 // serveNote decodes the params of Notes.Note, calls it and encodes its result.
-func (h notesHandler) serveNote(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h notesHandler) serveNote(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p notesIDParams
 	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Note(ctx, p.ID))
+	result, err := h.impl.Note(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
 }
 
 // serveCompleteNoteID decodes the params of Notes.CompleteNoteID, calls it and encodes its result.
-func (h notesHandler) serveCompleteNoteID(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h notesHandler) serveCompleteNoteID(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p notesCompleteNoteIDParams
 	if err := decodeNotesCompleteNoteIDParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.CompleteNoteID(ctx, p.Value))
+	result, err := h.impl.CompleteNoteID(ctx, p.Value)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendNotesCompleteNoteIDResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveReviewNotes decodes the params of Notes.ReviewNotes, calls it and encodes its result.
-func (h notesHandler) serveReviewNotes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h notesHandler) serveReviewNotes(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p notesReviewNotesParams
 	if err := decodeNotesReviewNotesParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.ReviewNotes(ctx, p.Priority))
+	result, err := h.impl.ReviewNotes(ctx, p.Priority)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendNotesReviewNotesResultJSON(buf.Bytes(), &result)), nil
 }
 
 // MCP tool names of the Notes service.
@@ -971,6 +1024,23 @@ func appendNoteJSON(b []byte, v *Note) []byte {
 	return append(b, '}')
 }
 
+// appendNotesSearchNotesResultJSON appends *v, of type []Note, to b as encoding/json writes it.
+func appendNotesSearchNotesResultJSON(b []byte, v *[]Note) []byte {
+	if *v == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range *v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendNoteJSON(b, &(*v)[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
 // appendReindexReportJSON appends *v, of type ReindexReport, to b as encoding/json writes it.
 func appendReindexReportJSON(b []byte, v *ReindexReport) []byte {
 	b = append(b, `{"notes":`...)
@@ -978,6 +1048,29 @@ func appendReindexReportJSON(b []byte, v *ReindexReport) []byte {
 	b = append(b, `,"terms":`...)
 	b = strconv.AppendInt(b, int64(v.Terms), 10)
 	return append(b, '}')
+}
+
+// appendNotesCompleteNoteIDResultJSON appends *v, of type []string, to b as encoding/json writes it.
+func appendNotesCompleteNoteIDResultJSON(b []byte, v *[]string) []byte {
+	if *v == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range *v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = rpcimpl.AppendString(b, (*v)[i])
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
+// appendNotesReviewNotesResultJSON appends *v, of type string, to b as encoding/json writes it.
+func appendNotesReviewNotesResultJSON(b []byte, v *string) []byte {
+	b = rpcimpl.AppendString(b, *v)
+	return b
 }
 
 // Method names of the Tags service, as they appear on the wire.
@@ -1040,11 +1133,21 @@ func (h tagsHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.R
 }
 
 // serveCount decodes the params of Tags.Count, calls it and encodes its result.
-func (h tagsHandler) serveCount(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h tagsHandler) serveCount(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Count(ctx))
+	result, err := h.impl.Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendTagCountsJSON(buf.Bytes(), &result)), nil
 }
 
 // TagsExtensionID is the identifier of the MCP extension Tags implements.
@@ -1123,6 +1226,34 @@ func readTagCountsResult(d *rpcimpl.Decoder, p *TagCounts) {
 			d.Skip()
 		}
 	}
+}
+
+// appendTagCountsJSON appends *v, of type TagCounts, to b as encoding/json writes it.
+func appendTagCountsJSON(b []byte, v *TagCounts) []byte {
+	b = append(b, `{"tags":`...)
+	if v.Tags == nil {
+		b = append(b, `null`...)
+	} else {
+		keys := make([]string, 0, len(v.Tags))
+		for k := range v.Tags {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = rpcimpl.AppendString(b, k)
+			b = append(b, ':')
+			elem := v.Tags[k]
+			b = strconv.AppendInt(b, int64(elem), 10)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `,"untagged":`...)
+	b = strconv.AppendInt(b, int64(v.Untagged), 10)
+	return append(b, '}')
 }
 
 // notesOpenRPC is the OpenRPC document of this file's services, compact, which

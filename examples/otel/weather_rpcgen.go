@@ -82,14 +82,18 @@ func (h weatherHandler) appendForecast(ctx context.Context, params json.RawMessa
 		return nil, err
 	}
 	result, err := h.impl.Forecast(ctx, p.City)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendForecastJSON(buf.Bytes(), &result)), nil
+	}
 	return appendForecastJSON(dst, &result), nil
 }
 

@@ -122,14 +122,18 @@ func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage,
 		return nil, err
 	}
 	result, err := h.impl.AddNote(ctx, p.Text)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
+	}
 	return appendNoteJSON(dst, &result), nil
 }
 
@@ -146,23 +150,37 @@ func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage,
 		return nil, err
 	}
 	result, err := h.impl.GetNote(ctx, p.ID)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
+	}
 	return appendNoteJSON(dst, &result), nil
 }
 
 // serveListNotes decodes the params of Notes.ListNotes, calls it and encodes its result.
-func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.ListNotes(ctx))
+	result, err := h.impl.ListNotes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendNotesListNotesResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveDeleteNote decodes the params of Notes.DeleteNote, calls it and encodes its result.
@@ -178,14 +196,18 @@ func (h notesHandler) appendDeleteNote(ctx context.Context, params json.RawMessa
 		return nil, err
 	}
 	result, err := h.impl.DeleteNote(ctx, p.ID)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
+	}
 	return appendNoteJSON(dst, &result), nil
 }
 
@@ -442,4 +464,21 @@ func appendNoteJSON(b []byte, v *Note) []byte {
 	b = append(b, `,"replica":`...)
 	b = rpcimpl.AppendString(b, v.Replica)
 	return append(b, '}')
+}
+
+// appendNotesListNotesResultJSON appends *v, of type []Note, to b as encoding/json writes it.
+func appendNotesListNotesResultJSON(b []byte, v *[]Note) []byte {
+	if *v == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range *v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendNoteJSON(b, &(*v)[i])
+		}
+		b = append(b, ']')
+	}
+	return b
 }

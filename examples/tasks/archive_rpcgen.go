@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -71,12 +72,22 @@ func (h archiveHandler) ServeRPC(ctx context.Context, req *runtime.Request) (jso
 }
 
 // serveCompact decodes the params of Archive.Compact, calls it and encodes its result.
-func (h archiveHandler) serveCompact(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h archiveHandler) serveCompact(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p archiveCompactParams
 	if err := decodeArchiveCompactParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Compact(ctx, p.Batches))
+	result, err := h.impl.Compact(ctx, p.Batches)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendReportJSON(buf.Bytes(), &result)), nil
 }
 
 // MCP tool names of the Archive service.
@@ -212,4 +223,13 @@ func readReportResult(d *rpcimpl.Decoder, p *Report) {
 			d.Skip()
 		}
 	}
+}
+
+// appendReportJSON appends *v, of type Report, to b as encoding/json writes it.
+func appendReportJSON(b []byte, v *Report) []byte {
+	b = append(b, `{"compacted":`...)
+	b = strconv.AppendInt(b, int64(v.Compacted), 10)
+	b = append(b, `,"deleted":`...)
+	b = strconv.AppendBool(b, v.Deleted)
+	return append(b, '}')
 }

@@ -104,32 +104,56 @@ func (h greeterHandler) appendGreet(ctx context.Context, params json.RawMessage,
 		return nil, err
 	}
 	result, err := h.impl.Greet(ctx, p.Name)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendGreetingJSON(buf.Bytes(), &result)), nil
+	}
 	return appendGreetingJSON(dst, &result), nil
 }
 
 // serveMotto decodes the params of Greeter.Motto, calls it and encodes its result.
-func (h greeterHandler) serveMotto(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h greeterHandler) serveMotto(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Motto(ctx))
+	result, err := h.impl.Motto(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendGreeterMottoResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveWelcome decodes the params of Greeter.Welcome, calls it and encodes its result.
-func (h greeterHandler) serveWelcome(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h greeterHandler) serveWelcome(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p greeterNameParams
 	if err := decodeGreeterNameParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Welcome(ctx, p.Name))
+	result, err := h.impl.Welcome(ctx, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendGreeterMottoResultJSON(buf.Bytes(), &result)), nil
 }
 
 // MCP tool names of the Greeter service.
@@ -349,4 +373,10 @@ func appendGreetingJSON(b []byte, v *Greeting) []byte {
 	b = append(b, `{"text":`...)
 	b = rpcimpl.AppendString(b, v.Text)
 	return append(b, '}')
+}
+
+// appendGreeterMottoResultJSON appends *v, of type string, to b as encoding/json writes it.
+func appendGreeterMottoResultJSON(b []byte, v *string) []byte {
+	b = rpcimpl.AppendString(b, *v)
+	return b
 }

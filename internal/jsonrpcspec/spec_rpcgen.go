@@ -5,6 +5,7 @@ package jsonrpcspec
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -126,21 +127,41 @@ func (h specHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.R
 }
 
 // serveSubtract decodes the params of Spec.Subtract, calls it and encodes its result.
-func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p specSubtractParams
 	if err := decodeSpecSubtractParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Subtract(ctx, p.Minuend, p.Subtrahend))
+	result, err := h.impl.Subtract(ctx, p.Minuend, p.Subtrahend)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendSpecSubtractResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveSum decodes the params of Spec.Sum, calls it and encodes its result.
-func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p specABCParams
 	if err := decodeSpecABCParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Sum(ctx, p.A, p.B, p.C))
+	result, err := h.impl.Sum(ctx, p.A, p.B, p.C)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendSpecSubtractResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveNotifyHello decodes the params of Spec.NotifyHello and calls it.
@@ -171,11 +192,21 @@ func (h specHandler) serveUpdate(ctx context.Context, params json.RawMessage) (j
 }
 
 // serveGetData decodes the params of Spec.GetData, calls it and encodes its result.
-func (h specHandler) serveGetData(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h specHandler) serveGetData(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.GetData(ctx))
+	result, err := h.impl.GetData(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendSpecGetDataResultJSON(buf.Bytes(), &result)), nil
 }
 
 // MCP tool names of the Spec service.
@@ -533,4 +564,27 @@ func decodeSpecGetDataResult(d *rpcimpl.Decoder, p *[]any) {
 			*p = rpcimpl.Append(*p, elem)
 		}
 	}
+}
+
+// appendSpecSubtractResultJSON appends *v, of type int, to b as encoding/json writes it.
+func appendSpecSubtractResultJSON(b []byte, v *int) []byte {
+	b = strconv.AppendInt(b, int64(*v), 10)
+	return b
+}
+
+// appendSpecGetDataResultJSON appends *v, of type []any, to b as encoding/json writes it.
+func appendSpecGetDataResultJSON(b []byte, v *[]any) []byte {
+	if *v == nil {
+		b = append(b, `null`...)
+	} else {
+		b = append(b, '[')
+		for i := range *v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = rpcimpl.AppendAny(b, (*v)[i])
+		}
+		b = append(b, ']')
+	}
+	return b
 }

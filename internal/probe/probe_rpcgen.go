@@ -145,21 +145,41 @@ func (h probeHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 }
 
 // serveEcho decodes the params of Probe.Echo, calls it and encodes its result.
-func (h probeHandler) serveEcho(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h probeHandler) serveEcho(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p probeEchoParams
 	if err := decodeProbeEchoParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Echo(ctx, p.Text))
+	result, err := h.impl.Echo(ctx, p.Text)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendProbeEchoResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveAdd decodes the params of Probe.Add, calls it and encodes its result.
-func (h probeHandler) serveAdd(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h probeHandler) serveAdd(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p probeAddParams
 	if err := decodeProbeAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Add(ctx, p.A, p.B))
+	result, err := h.impl.Add(ctx, p.A, p.B)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendProbeAddResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveIncrement decodes the params of Probe.Increment, calls it and encodes its result.
@@ -175,24 +195,38 @@ func (h probeHandler) appendIncrement(ctx context.Context, params json.RawMessag
 		return nil, err
 	}
 	result, err := h.impl.Increment(ctx, p)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendBigJSON(buf.Bytes(), &result)), nil
+	}
 	return appendBigJSON(dst, &result), nil
 }
 
 // serveHeader decodes the params of Probe.Header, calls it and encodes its result.
-func (h probeHandler) serveHeader(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h probeHandler) serveHeader(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p probeHeaderParams
 	if err := decodeProbeHeaderParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Header(ctx, p.Name))
+	result, err := h.impl.Header(ctx, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendProbeEchoResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveHold decodes the params of Probe.Hold and calls it.
@@ -214,12 +248,22 @@ func (h probeHandler) serveHeld(ctx context.Context, params json.RawMessage) (js
 }
 
 // serveReleased decodes the params of Probe.Released, calls it and encodes its result.
-func (h probeHandler) serveReleased(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h probeHandler) serveReleased(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p probeTagParams
 	if err := decodeProbeTagParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Released(ctx, p.Tag))
+	result, err := h.impl.Released(ctx, p.Tag)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendProbeEchoResultJSON(buf.Bytes(), &result)), nil
 }
 
 // MCP tool names of the Probe service.
@@ -615,6 +659,18 @@ func readBigResult(d *rpcimpl.Decoder, p *Big) {
 			d.Skip()
 		}
 	}
+}
+
+// appendProbeEchoResultJSON appends *v, of type string, to b as encoding/json writes it.
+func appendProbeEchoResultJSON(b []byte, v *string) []byte {
+	b = rpcimpl.AppendString(b, *v)
+	return b
+}
+
+// appendProbeAddResultJSON appends *v, of type int, to b as encoding/json writes it.
+func appendProbeAddResultJSON(b []byte, v *int) []byte {
+	b = strconv.AppendInt(b, int64(*v), 10)
+	return b
 }
 
 // appendBigJSON appends *v, of type Big, to b as encoding/json writes it.

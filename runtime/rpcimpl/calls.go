@@ -73,3 +73,31 @@ func StreamError[T any](err error) iter.Seq2[T, error] {
 		yield(zero, err)
 	}
 }
+
+// Buffer is a pooled buffer a generated JSON-RPC handler encodes a result
+// into with its generated encoder, when no buffer is handed to it (the
+// dispatcher's serve<Method>): Detach returns a copy of the bytes the size
+// of the result, as json.Marshal does, and puts the buffer back with the
+// array it grew to, whatever its size, as encoding/json keeps its own
+// buffers (a 1 MiB result does not grow a buffer again on every call).
+type Buffer struct {
+	b []byte
+}
+
+var buffers = sync.Pool{New: func() any { return &Buffer{b: make([]byte, 0, 512)} }}
+
+// GetBuffer returns a Buffer from the pool.
+func GetBuffer() *Buffer { return buffers.Get().(*Buffer) }
+
+// Bytes returns the buffer's bytes, empty, to append a result to.
+func (b *Buffer) Bytes() []byte { return b.b[:0] }
+
+// Detach returns a copy of out, the bytes appended to b.Bytes(), and puts b
+// back to the pool with out's array. b is not used after.
+func (b *Buffer) Detach(out []byte) json.RawMessage {
+	res := make(json.RawMessage, len(out))
+	copy(res, out)
+	b.b = out[:0]
+	buffers.Put(b)
+	return res
+}

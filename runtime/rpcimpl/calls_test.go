@@ -109,3 +109,46 @@ func TestAppendResult(t *testing.T) {
 		t.Errorf("AppendResult into a buffer large enough: %v allocations, want at most 1 (the value's address)", allocs)
 	}
 }
+
+// detached keeps what TestBuffer detaches on the heap, as a result is.
+var detached []byte
+
+// TestBuffer: Detach returns a copy of what was appended, the size of it,
+// which later uses of the pooled buffer (a 70 KiB one among them) leave
+// as it is; with a warm pool, a detach allocates only its copy.
+func TestBuffer(t *testing.T) {
+	var held [][]byte
+	var want []string
+	for i, n := range []int{0, 3, 600, 10, 70 << 10, 5} {
+		buf := rpcimpl.GetBuffer()
+		b := buf.Bytes()
+		if len(b) != 0 {
+			t.Fatalf("Bytes has %d bytes, want none", len(b))
+		}
+		for range n {
+			b = append(b, byte('a'+i))
+		}
+		out := buf.Detach(b)
+		if len(out) != n || cap(out) != n {
+			t.Fatalf("Detach gave len %d cap %d, want %d", len(out), cap(out), n)
+		}
+		held = append(held, out)
+		want = append(want, string(b))
+	}
+	for i := range held {
+		if string(held[i]) != want[i] {
+			t.Fatalf("result %d changed after later detaches", i)
+		}
+	}
+	if raceEnabled {
+		return
+	}
+	rpcimpl.GetBuffer().Detach(nil)
+	got := testing.AllocsPerRun(100, func() {
+		buf := rpcimpl.GetBuffer()
+		detached = buf.Detach(append(buf.Bytes(), `{"a":1}`...))
+	})
+	if got != 1 {
+		t.Errorf("%v allocations to encode into a pooled buffer and detach, want 1", got)
+	}
+}

@@ -8,9 +8,10 @@
 // Decoder reading a result as encoding/json would (NewResultDecoder, with
 // ResultOf, Call and CallIdempotent, which a generated client calls), Result
 // and AppendResult, which a generated dispatcher returns, the pieces a
-// generated MCP tool's result encoder appends with (AppendString,
-// AppendFloat64, AppendTime, AppendAny, ..., and EncodeFailed, which sends a
-// value encoding/json refuses back to AppendResult), StreamError, which a
+// generated result encoder appends with (AppendString, AppendFloat64,
+// AppendTime, AppendAny, ..., and EncodeFailed, which sends a value
+// encoding/json refuses back to AppendResult or Result), the pooled Buffer
+// a generated dispatcher encodes a result into, StreamError, which a
 // generated client returns for a stream it could not call, and the version
 // guards (IsAtLeastVersion0_1_0 and its successors, in version.go).
 //

@@ -10,15 +10,16 @@ import (
 	"unicode/utf8"
 )
 
-// A generated MCP tool encodes its result with a generated function, which
-// appends the JSON to the server's buffer with no reflection (but for the
+// A generated MCP tool or JSON-RPC dispatcher encodes its result with a
+// generated function, which appends the JSON to the server's buffer (or a
+// pooled Buffer) with no reflection (but for the
 // values it leaves to encoding/json: AppendAny) and writes the same bytes
 // as encoding/json (AppendResult's json.Encoder, HTML escaping included).
 // The functions here are the pieces it calls. A value encoding/json refuses
 // (NaN, an infinity, an invalid json.RawMessage or json.Number, a time
 // whose year has five digits) makes them panic with a value EncodeFailed
 // recognises: the generated code then encodes the whole result again with
-// AppendResult, which returns encoding/json's error.
+// AppendResult (or Result), which returns encoding/json's error.
 
 // encodeFailure is the panic value of a piece that cannot encode its value.
 type encodeFailure struct{}

@@ -174,6 +174,82 @@ func TestEncodeAllocs(t *testing.T) {
 	}
 }
 
+// TestServeAsJSON serves random results of every method over JSON-RPC
+// (serve<Method>: no buffer handed, the generated encoder writes into a
+// pooled one) and requires encoding/json's bytes and error (rpcimpl.Result
+// encodes &result); a result served before must not change after (it is
+// a copy, not the pooled buffer).
+func TestServeAsJSON(t *testing.T) {
+	ctx := context.Background()
+	impl := &Impl{}
+	h := encodesHandler{impl}
+	fields := reflect.ValueOf(impl).Elem()
+	for _, s := range []struct {
+		field string
+		serve func(context.Context, json.RawMessage) (json.RawMessage, error)
+	}{
+		{"NoteV", h.serveNote}, {"KindsV", h.serveKinds}, {"OmitsV", h.serveOmits}, {"EmbedsV", h.serveEmbeds},
+		{"CountsV", h.serveCounts}, {"MaybeV", h.serveMaybe}, {"FallbackV", h.serveFallback}, {"BigV", h.serveBig},
+		{"TotalV", h.serveTotal}, {"ListV", h.serveList}, {"StampV", h.serveStamp}, {"RawV", h.serveRaw}, {"TableV", h.serveTable},
+	} {
+		t.Run(s.field, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, uint64(len(s.field))))
+			f := fields.FieldByName(s.field)
+			var prev, prevWant []byte
+			for range 300 {
+				f.Set(randomValue(r, f.Type(), 0))
+				want, wantErr := json.Marshal(f.Addr().Interface())
+				got, err := s.serve(ctx, nil)
+				if wantErr != nil {
+					if err == nil {
+						t.Fatalf("%#v: got %s, want an error (%v)", f.Interface(), got, wantErr)
+					}
+					continue
+				}
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("%#v:\n got %s, %v\nwant %s", f.Interface(), got, err, want)
+				}
+				if !bytes.Equal(prev, prevWant) {
+					t.Fatalf("an earlier result changed: %s, was %s", prev, prevWant)
+				}
+				prev, prevWant = got, want
+			}
+		})
+	}
+}
+
+// TestServeAllocs pins the allocations of serving a note over JSON-RPC
+// (serve<Method>) at one, the copy of the result out of the pooled buffer,
+// and a number's at one; encoding/json's rpcimpl.Result takes four for the
+// note.
+func TestServeAllocs(t *testing.T) {
+	ctx := context.Background()
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	impl := &Impl{NoteV: Note{ID: "n1", Title: "a <title>", Tags: []string{"a", "b"}, Created: when, Due: &when, Score: 2.5}, TotalV: 1.5}
+	h := encodesHandler{impl}
+	for _, c := range []struct {
+		name  string
+		serve func(context.Context, json.RawMessage) (json.RawMessage, error)
+		want  float64
+	}{
+		{"note", h.serveNote, 1},
+		{"total", h.serveTotal, 1},
+		{"note by encoding/json", func(context.Context, json.RawMessage) (json.RawMessage, error) { return rpcimpl.Result(impl.Note(ctx)) }, 4},
+	} {
+		if _, err := c.serve(ctx, nil); err != nil { // the pool's first buffer
+			t.Fatal(err)
+		}
+		got := testing.AllocsPerRun(100, func() {
+			if _, err := c.serve(ctx, nil); err != nil {
+				panic(err)
+			}
+		})
+		if got != c.want {
+			t.Errorf("%s: %v allocations to serve, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // FuzzNoteEncode encodes notes of any text and number.
 func FuzzNoteEncode(f *testing.F) {
 	f.Add("id", "<b>&</b>", "\xff\u2028", 1.5, int64(0))

@@ -36,6 +36,16 @@ type Encodes interface {
 	Tree(ctx context.Context) (Tree, error)
 	// Big returns a value with a field that marshals itself: left to encoding/json.
 	Big(ctx context.Context) (Big, error)
+	// Total returns a number, a result that is not a JSON object.
+	Total(ctx context.Context) (float64, error)
+	// List returns notes or nils.
+	List(ctx context.Context) ([]*Note, error)
+	// Stamp returns a time.
+	Stamp(ctx context.Context) (time.Time, error)
+	// Raw returns JSON as it is.
+	Raw(ctx context.Context) (json.RawMessage, error)
+	// Table returns a map of names.
+	Table(ctx context.Context) (map[string][]Name, error)
 }
 
 // Note is a note, as the notes example has one.
@@ -262,17 +272,29 @@ type Impl struct {
 	FallbackV Fallback
 	TreeV     Tree
 	BigV      Big
+	TotalV    float64
+	ListV     []*Note
+	StampV    time.Time
+	RawV      json.RawMessage
+	TableV    map[string][]Name
 }
 
 var _ Encodes = (*Impl)(nil)
 
-func (i *Impl) Note(context.Context) (Note, error)         { return i.NoteV, nil }
-func (i *Impl) Kinds(context.Context) (Kinds, error)       { return i.KindsV, nil }
-func (i *Impl) Omits(context.Context) (Omits, error)       { return i.OmitsV, nil }
-func (i *Impl) Embeds(context.Context) (Embeds, error)     { return i.EmbedsV, nil }
-func (i *Impl) Counts(context.Context) (Counts, error)     { return i.CountsV, nil }
-func (i *Impl) Maybe(context.Context) (*Note, error)       { return i.MaybeV, nil }
-func (i *Impl) Empty(context.Context) (Empty, error)       { return Empty{}, nil }
-func (i *Impl) Fallback(context.Context) (Fallback, error) { return i.FallbackV, nil }
-func (i *Impl) Tree(context.Context) (Tree, error)         { return i.TreeV, nil }
-func (i *Impl) Big(context.Context) (Big, error)           { return i.BigV, nil }
+func (i *Impl) Note(context.Context) (Note, error)           { return i.NoteV, nil }
+func (i *Impl) Kinds(context.Context) (Kinds, error)         { return i.KindsV, nil }
+func (i *Impl) Omits(context.Context) (Omits, error)         { return i.OmitsV, nil }
+func (i *Impl) Embeds(context.Context) (Embeds, error)       { return i.EmbedsV, nil }
+func (i *Impl) Counts(context.Context) (Counts, error)       { return i.CountsV, nil }
+func (i *Impl) Maybe(context.Context) (*Note, error)         { return i.MaybeV, nil }
+func (i *Impl) Empty(context.Context) (Empty, error)         { return Empty{}, nil }
+func (i *Impl) Fallback(context.Context) (Fallback, error)   { return i.FallbackV, nil }
+func (i *Impl) Tree(context.Context) (Tree, error)           { return i.TreeV, nil }
+func (i *Impl) Big(context.Context) (Big, error)             { return i.BigV, nil }
+func (i *Impl) Total(context.Context) (float64, error)       { return i.TotalV, nil }
+func (i *Impl) List(context.Context) ([]*Note, error)        { return i.ListV, nil }
+func (i *Impl) Stamp(context.Context) (time.Time, error)     { return i.StampV, nil }
+func (i *Impl) Raw(context.Context) (json.RawMessage, error) { return i.RawV, nil }
+func (i *Impl) Table(context.Context) (map[string][]Name, error) {
+	return i.TableV, nil
+}

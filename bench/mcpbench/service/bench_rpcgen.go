@@ -103,14 +103,18 @@ func (h benchHandler) appendAdd(ctx context.Context, params json.RawMessage, dst
 		return nil, err
 	}
 	result, err := h.impl.Add(ctx, p.A, p.B)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendSumJSON(buf.Bytes(), &result)), nil
+	}
 	return appendSumJSON(dst, &result), nil
 }
 
@@ -127,14 +131,18 @@ func (h benchHandler) appendEcho(ctx context.Context, params json.RawMessage, ds
 		return nil, err
 	}
 	result, err := h.impl.Echo(ctx, p.Text)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendEchoedJSON(buf.Bytes(), &result)), nil
+	}
 	return appendEchoedJSON(dst, &result), nil
 }
 
@@ -151,14 +159,18 @@ func (h benchHandler) appendLarge(ctx context.Context, params json.RawMessage, d
 		return nil, err
 	}
 	result, err := h.impl.Large(ctx, p.N)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendRecordsJSON(buf.Bytes(), &result)), nil
+	}
 	return appendRecordsJSON(dst, &result), nil
 }
 

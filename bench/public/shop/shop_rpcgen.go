@@ -106,14 +106,18 @@ func (h shopHandler) appendSearchProducts(ctx context.Context, params json.RawMe
 		return nil, err
 	}
 	result, err := h.impl.SearchProducts(ctx, p)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendSearchResultJSON(buf.Bytes(), &result)), nil
+	}
 	return appendSearchResultJSON(dst, &result), nil
 }
 
@@ -130,14 +134,18 @@ func (h shopHandler) appendGetUserCart(ctx context.Context, params json.RawMessa
 		return nil, err
 	}
 	result, err := h.impl.GetUserCart(ctx, p)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendCartResultJSON(buf.Bytes(), &result)), nil
+	}
 	return appendCartResultJSON(dst, &result), nil
 }
 
@@ -154,14 +162,18 @@ func (h shopHandler) appendCheckout(ctx context.Context, params json.RawMessage,
 		return nil, err
 	}
 	result, err := h.impl.Checkout(ctx, p)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendCheckoutResultJSON(buf.Bytes(), &result)), nil
+	}
 	return appendCheckoutResultJSON(dst, &result), nil
 }
 

@@ -5,6 +5,7 @@ package calc
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -68,12 +69,22 @@ func (h calcHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.R
 }
 
 // serveAdd decodes the params of Calc.Add, calls it and encodes its result.
-func (h calcHandler) serveAdd(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (h calcHandler) serveAdd(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
 	var p calcAddParams
 	if err := decodeCalcAddParams(params, &p); err != nil {
 		return nil, err
 	}
-	return rpcimpl.Result(h.impl.Add(ctx, p.A, p.B))
+	result, err := h.impl.Add(ctx, p.A, p.B)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rpcimpl.EncodeFailed(recover()) {
+			res, err = rpcimpl.Result(result, nil)
+		}
+	}()
+	buf := rpcimpl.GetBuffer()
+	return buf.Detach(appendCalcAddResultJSON(buf.Bytes(), &result)), nil
 }
 
 // MCP tool names of the Calc service.
@@ -177,4 +188,10 @@ func decodeCalcAddParams(raw []byte, p *calcAddParams) error {
 // decodeCalcAddResult reads a result of Calc.Add into p, as encoding/json would.
 func decodeCalcAddResult(d *rpcimpl.Decoder, p *int) {
 	*p = d.Int()
+}
+
+// appendCalcAddResultJSON appends *v, of type int, to b as encoding/json writes it.
+func appendCalcAddResultJSON(b []byte, v *int) []byte {
+	b = strconv.AppendInt(b, int64(*v), 10)
+	return b
 }

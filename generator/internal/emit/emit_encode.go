@@ -11,20 +11,22 @@ import (
 	"github.com/rpcgen/rpcgen/generator/internal/schema"
 )
 
-// The result encoders: for the result type of each MCP tool that has an
-// Append (emitter.appends), a generated function appending the result's
-// JSON to the server's buffer, func(b []byte, v *R) []byte, which writes
-// the bytes encoding/json writes (rpcimpl.AppendResult's, HTML escaping
-// included) with no reflection. Struct types get one function each, shared
-// by every result that holds them. A value within the result that the
-// generator does not write itself (an interface's, a type's with its own
-// MarshalJSON or MarshalText, a recursive struct type's, a map's keyed by
-// other than strings) is left to encoding/json in place (rpcimpl.AppendAny);
-// a result type that is one of those gets no encoder, and its tool encodes
-// with rpcimpl.AppendResult, as before. The rpcimpl pieces the encoders
-// call panic on what encoding/json refuses (NaN, say), and the tool then
-// encodes the result again with AppendResult, which returns encoding/json's
-// error (rpcimpl.EncodeFailed).
+// The result encoders: for the result type of each method with a result of
+// its own (emitter.encoder: not a stream, not MCP content), a generated
+// function appending the result's JSON to a buffer, func(b []byte, v *R)
+// []byte (the MCP server's, for a tool's Append; a pooled rpcimpl.Buffer,
+// for the JSON-RPC dispatcher's serve<Method>), which writes the bytes
+// encoding/json writes (rpcimpl.AppendResult's, HTML escaping included)
+// with no reflection. Struct types get one function each, shared by every
+// result that holds them. A value within the result that the generator does
+// not write itself (an interface's, a type's with its own MarshalJSON or
+// MarshalText, a recursive struct type's, a map's keyed by other than
+// strings) is left to encoding/json in place (rpcimpl.AppendAny); a result
+// type that is one of those gets no encoder, and its method encodes with
+// rpcimpl.AppendResult or Result, as before. The rpcimpl pieces the
+// encoders call panic on what encoding/json refuses (NaN, say), and the
+// method then encodes the result again with AppendResult or Result, which
+// returns encoding/json's error (rpcimpl.EncodeFailed).
 
 // encodeEmitter writes the result encoders of one file.
 type encodeEmitter struct {

@@ -101,22 +101,34 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	} else if m.Result == nil {
 		body = append(body, jen.Return(jen.Nil(), call))
 	} else if enc := g.encoder(s, m); enc != "" {
-		// The generated encoder writes into the server's buffer; a value
-		// encoding/json refuses is encoded again by AppendResult, for its
-		// error. Without a buffer (JSON-RPC), AppendResult encodes.
-		appendResult := func(err jen.Code) *jen.Statement {
-			return jen.Qual(implPath, "AppendResult").Call(jen.Id("dst"), jen.Id("result"), err)
+		// The generated encoder writes into the buffer: the server's (an
+		// MCP tool's Append) or, without one (the JSON-RPC dispatcher), a
+		// pooled one the result is copied out of. A value encoding/json
+		// refuses is encoded again by rpcimpl, for its error.
+		if g.appends(m) {
+			body = append(body,
+				jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Defer().Func().Params().Block(
+					jen.If(jen.Qual(implPath, "EncodeFailed").Call(jen.Recover())).Block(
+						jen.List(jen.Id("res"), jen.Err()).Op("=").Qual(implPath, "AppendResult").Call(jen.Id("dst"), jen.Id("result"), jen.Nil()),
+					),
+				).Call(),
+				jen.If(jen.Id("dst").Op("==").Nil()).Block(pooledEncode(enc)...),
+				jen.Return(jen.Id(enc).Call(jen.Id("dst"), jen.Op("&").Id("result")), jen.Nil()),
+			)
+		} else {
+			body = append(body,
+				jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Defer().Func().Params().Block(
+					jen.If(jen.Qual(implPath, "EncodeFailed").Call(jen.Recover())).Block(
+						jen.List(jen.Id("res"), jen.Err()).Op("=").Qual(implPath, "Result").Call(jen.Id("result"), jen.Nil()),
+					),
+				).Call(),
+			)
+			body = append(body, pooledEncode(enc)...)
 		}
-		body = append(body,
-			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
-			jen.If(jen.Err().Op("!=").Nil().Op("||").Id("dst").Op("==").Nil()).Block(jen.Return(appendResult(jen.Err()))),
-			jen.Defer().Func().Params().Block(
-				jen.If(jen.Qual(implPath, "EncodeFailed").Call(jen.Recover())).Block(
-					jen.List(jen.Id("res"), jen.Err()).Op("=").Add(appendResult(jen.Nil())),
-				),
-			).Call(),
-			jen.Return(jen.Id(enc).Call(jen.Id("dst"), jen.Op("&").Id("result")), jen.Nil()),
-		)
 	} else if g.appends(m) {
 		body = append(body,
 			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
@@ -140,22 +152,24 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	}
 	g.file.Line()
 	g.file.Commentf("%s "+what, names.serve(m), s.Name, m.Name)
+	results := jen.Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error()))
+	if g.encoder(s, m) != "" {
+		// Named, for the deferred fallback to set.
+		results = jen.Parens(jen.List(jen.Id("res").Qual("encoding/json", "RawMessage"), jen.Err().Error()))
+	}
 	serve := g.file.Func().Params(jen.Id("h").Id(names.handler)).Id(names.serve(m)).Params(
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("params").Qual("encoding/json", "RawMessage"),
-	).Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error()))
+	)
 	if !g.appends(m) {
-		serve.Block(body...)
+		serve.Add(results).Block(body...)
 		return
 	}
+	serve.Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error()))
 	serve.Block(jen.Return(jen.Id("h").Dot(names.append(m)).Call(jen.Id("ctx"), jen.Id("params"), jen.Nil())))
 	g.file.Line()
 	g.file.Commentf("%s is %s appending the encoded result to dst (the MCP", names.append(m), names.serve(m))
 	g.file.Comment("tool's Append: the server hands it a buffer it reuses).")
-	results := jen.Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error()))
-	if g.encoder(s, m) != "" {
-		results = jen.Parens(jen.List(jen.Id("res").Qual("encoding/json", "RawMessage"), jen.Err().Error()))
-	}
 	g.file.Func().Params(jen.Id("h").Id(names.handler)).Id(names.append(m)).Params(
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("params").Qual("encoding/json", "RawMessage"),
@@ -163,14 +177,24 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	).Add(results).Block(body...)
 }
 
-// encoder returns the name of the generated function encoding the result
-// of m's Append, "" when m has no Append or its result is left to
-// rpcimpl.AppendResult.
+// encoder returns the name of the generated function encoding m's result
+// (into an MCP tool's Append's buffer or, served over JSON-RPC, a pooled
+// one), "" when m has no result of its own to encode (none, a stream, MCP
+// content) or its result is left to encoding/json.
 func (g *emitter) encoder(s *model.Service, m *model.Method) string {
-	if !g.appends(m) {
+	if m.Result == nil || m.Stream || m.Content != model.ContentNone {
 		return ""
 	}
 	return g.encoders.resultEncoder(s, m)
+}
+
+// pooledEncode is the statement encoding result with enc into a pooled
+// buffer and returning a copy of its bytes (rpcimpl.Buffer).
+func pooledEncode(enc string) []jen.Code {
+	return []jen.Code{
+		jen.Id("buf").Op(":=").Qual(implPath, "GetBuffer").Call(),
+		jen.Return(jen.Id("buf").Dot("Detach").Call(jen.Id(enc).Call(jen.Id("buf").Dot("Bytes").Call(), jen.Op("&").Id("result"))), jen.Nil()),
+	}
 }
 
 // appends reports whether m's MCP tool has an Append (mcpserver.Tool.Append):

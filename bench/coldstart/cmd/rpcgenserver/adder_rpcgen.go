@@ -81,14 +81,18 @@ func (h adderHandler) appendAdd(ctx context.Context, params json.RawMessage, dst
 		return nil, err
 	}
 	result, err := h.impl.Add(ctx, p.A, p.B)
-	if err != nil || dst == nil {
-		return rpcimpl.AppendResult(dst, result, err)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if rpcimpl.EncodeFailed(recover()) {
 			res, err = rpcimpl.AppendResult(dst, result, nil)
 		}
 	}()
+	if dst == nil {
+		buf := rpcimpl.GetBuffer()
+		return buf.Detach(appendSumJSON(buf.Bytes(), &result)), nil
+	}
 	return appendSumJSON(dst, &result), nil
 }
 
