@@ -12,11 +12,30 @@ import (
 const (
 	beginMark = "<!-- public:begin (written by go run ./public/cmd/publicbench) -->"
 	endMark   = "<!-- public:end -->"
+	// A run with -cpu-limit has a section of its own, so that both regimes
+	// stand in RESULTS.md side by side.
+	cappedBeginMark = "<!-- public-capped:begin (written by go run ./public/cmd/publicbench -cpu-limit) -->"
+	cappedEndMark   = "<!-- public-capped:end -->"
 )
 
-// writeReport puts the run's section into md between the markers (appended
+// publishedGo is the published run's "go" row (requests per second), the
+// figure issue 32 quotes as mcp-go's: the original's go-server is built on
+// the official Go SDK (its go.mod requires github.com/modelcontextprotocol/go-sdk
+// v1.2.0, not mcp-go), so the Go SDK's row here is the one it compares with.
+const publishedGo = 3616
+
+// marks are the markers of run's section.
+func marks(run *Run) (begin, end string) {
+	if run.CPULimit > 0 {
+		return cappedBeginMark, cappedEndMark
+	}
+	return beginMark, endMark
+}
+
+// writeReport puts the run's section into md between its markers (appended
 // when they are missing) and draws the chart at svgPath.
 func writeReport(run *Run, md, svgPath string) error {
+	beginMark, endMark := marks(run)
 	if err := os.WriteFile(svgPath, []byte(chart(run)), 0o644); err != nil {
 		return err
 	}
@@ -69,7 +88,11 @@ func percent(v float64) string {
 func markdown(run *Run, svg string) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	p("## Public workload: TM Dev Lab's MCP benchmark v2, reproduced\n\n")
+	if run.CPULimit > 0 {
+		p("## Public workload, server-bound: each server capped at %.2f CPU\n\n", run.CPULimit)
+	} else {
+		p("## Public workload: TM Dev Lab's MCP benchmark v2, reproduced\n\n")
+	}
 	p("The three tools of `http4k/benchmark-mcp-servers-v2` (real Redis and HTTP I/O) served by each\n")
 	p("library, driven by its k6 script's sessions (package `public/loadgen`), one server after the\n")
 	p("other in one run, on the same redis-server and API service, each server with GOMAXPROCS=%d", run.GOMAXPROCS)
@@ -128,6 +151,8 @@ func markdown(run *Run, svg string) string {
 			p("- Targets: at least 1.4× mcp-go's requests per second: %s (%.2f×); more than the Go SDK's: %s (%.2f×); no more RSS than either: %s (average %.1f MB against %.1f and %.1f)\n",
 				met(rp.RPS >= 1.4*mg.RPS), rp.RPS/mg.RPS, met(rp.RPS > gs.RPS), rp.RPS/gs.RPS,
 				met(rp.RSSAvgMB <= mg.RSSAvgMB && rp.RSSAvgMB <= gs.RSSAvgMB), rp.RSSAvgMB, mg.RSSAvgMB, gs.RSSAvgMB)
+			p("- The published row the issue quotes as mcp-go's (\"go\", %d requests per second) is the official Go SDK's: the original's `go-server/go.mod` requires `github.com/modelcontextprotocol/go-sdk`, not mcp-go. Against that server (configured as the original's), rpcgen's rate is %.2f× (1.4×: %s); against the mcp-go library, %.2f×\n",
+				publishedGo, rp.RPS/gs.RPS, met(rp.RPS >= 1.4*gs.RPS), rp.RPS/mg.RPS)
 		}
 	}
 	p("\n![Requests per second and resident memory of each server](%s)\n\n", svg)

@@ -74,3 +74,43 @@ func TestWriteReport(t *testing.T) {
 		}
 	}
 }
+
+// TestCappedSection: a run with a CPU limit writes a section of its own
+// beside the uncapped run's, each replaced only by a run of its kind, and
+// both say how rpcgen compares with the server of the published "go" row.
+func TestCappedSection(t *testing.T) {
+	dir := t.TempDir()
+	md, svg := filepath.Join(dir, "RESULTS.md"), filepath.Join(dir, "chart.svg")
+	plain, capped := testRun(), testRun()
+	capped.CPULimit = 0.25
+	capped.Servers[0].RPS = 2000
+	for _, run := range []*Run{plain, capped, plain, capped} {
+		if err := writeReport(run, md, svg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(md)
+	text := string(b)
+	for _, m := range []string{beginMark, endMark, cappedBeginMark, cappedEndMark} {
+		if strings.Count(text, m) != 1 {
+			t.Fatalf("%q %d times in:\n%s", m, strings.Count(text, m), text)
+		}
+	}
+	if strings.Index(text, endMark) > strings.Index(text, cappedBeginMark) {
+		t.Fatalf("the capped section is not after the plain one:\n%s", text)
+	}
+	plainText := text[strings.Index(text, beginMark):strings.Index(text, endMark)]
+	cappedText := text[strings.Index(text, cappedBeginMark):strings.Index(text, cappedEndMark)]
+	for _, c := range []struct{ text, want string }{
+		{plainText, "## Public workload: TM Dev Lab's MCP benchmark v2, reproduced"},
+		{plainText, "| rpcgen | 1500 (1400–1600) |"},
+		{plainText, "Against that server (configured as the original's), rpcgen's rate is 1.25× (1.4×: missed); against the mcp-go library, 1.50×"},
+		{cappedText, "## Public workload, server-bound: each server capped at 0.25 CPU"},
+		{cappedText, "| rpcgen | 2000 (1400–1600) |"},
+		{cappedText, "rpcgen's rate is 1.67× (1.4×: met); against the mcp-go library, 2.00×"},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("section lacks %q:\n%s", c.want, c.text)
+		}
+	}
+}
