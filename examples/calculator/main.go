@@ -153,6 +153,7 @@ func serveHTTP(ctx context.Context, addr string, opts rpchttp.Options) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
+	rpchttp.PromptShutdown(srv) // a connection dialled and never used does not hold Shutdown
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -62,6 +62,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.mux.Serv
 // Serve serves the gateway on ln until ctx ends.
 func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	rpchttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	return serveUntil(ctx, func() error { return hs.Serve(ln) }, func(ctx context.Context) error {
 		return errors.Join(hs.Shutdown(ctx), g.ws.Shutdown(ctx), g.upstream.Close())
 	})

@@ -2,7 +2,8 @@
 // rpchttp and mcphttp) check of every request before they serve it: the
 // Origin and, on a loopback listener, the Host (DNS rebinding), the JSON
 // Content-Type, and a body read within a size limit and a deadline; and,
-// for a handler opened to other origins' pages, its CORS policy (cors.go).
+// for a handler opened to other origins' pages, its CORS policy (cors.go);
+// and, for the http.Server that serves them, PromptShutdown (shutdown.go).
 package httpguard
 
 import (

@@ -1,9 +1,9 @@
 package mcphttp
 
 import (
-	"net"
 	"net/http"
-	"sync"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 )
 
 // PromptShutdown makes srv.Shutdown close, as soon as it begins, the
@@ -17,45 +17,6 @@ import (
 // on a busy connection.
 //
 // Call it before srv serves. It keeps a ConnState hook srv already has and
-// calls it after its own.
-func PromptShutdown(srv *http.Server) {
-	f := &freshConns{conns: make(map[net.Conn]struct{})}
-	prev := srv.ConnState
-	srv.ConnState = func(c net.Conn, st http.ConnState) {
-		f.note(c, st)
-		if prev != nil {
-			prev(c, st)
-		}
-	}
-	srv.RegisterOnShutdown(f.closeAll)
-}
-
-// freshConns are a server's connections in http.StateNew.
-type freshConns struct {
-	mu      sync.Mutex
-	conns   map[net.Conn]struct{}
-	closing bool
-}
-
-func (f *freshConns) note(c net.Conn, st http.ConnState) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	switch {
-	case st != http.StateNew:
-		delete(f.conns, c)
-	case f.closing:
-		c.Close()
-	default:
-		f.conns[c] = struct{}{}
-	}
-}
-
-func (f *freshConns) closeAll() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closing = true
-	for c := range f.conns {
-		c.Close()
-	}
-	clear(f.conns)
-}
+// calls it after its own. It is rpchttp.PromptShutdown, for a server of this
+// package's handler.
+func PromptShutdown(srv *http.Server) { httpguard.PromptShutdown(srv) }
