@@ -25,7 +25,8 @@ func TestDecodersRun(t *testing.T) {
 // runGeneratedTests copies files from testdata/<from> into package pkg of a
 // module of its own, generates iface's code there, calls check on each
 // generated file, and runs the package's tests, which exercise the generated
-// code: the test fails with their output when they do.
+// code: the test fails with their output when they do. The module holds
+// testdata/randjson too, the random values the harnesses share.
 func runGeneratedTests(t *testing.T, from, pkg, iface string, files []string, check func(path string, src []byte)) {
 	t.Helper()
 	if testing.Short() {
@@ -38,12 +39,16 @@ func runGeneratedTests(t *testing.T, from, pkg, iface string, files []string, ch
 	root := t.TempDir()
 	goldentest.WriteModule(t, root, repo)
 	dir := filepath.Join(root, pkg)
+	copies := map[string]string{filepath.Join("randjson", "randjson.go"): filepath.Join(root, "randjson", "randjson.go")}
 	for _, name := range files {
-		src, err := os.ReadFile(filepath.Join(repo, "testdata", from, name))
+		copies[filepath.Join(from, name)] = filepath.Join(dir, name)
+	}
+	for src, dst := range copies {
+		data, err := os.ReadFile(filepath.Join(repo, "testdata", src))
 		if err != nil {
 			t.Fatal(err)
 		}
-		goldentest.MustWrite(t, filepath.Join(dir, name), src)
+		goldentest.MustWrite(t, dst, data)
 	}
 	generated, err := Generate(Config{Dir: dir, Interfaces: []string{iface}})
 	if err != nil {

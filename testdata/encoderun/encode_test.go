@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
+
+	"rpcgen.test/golden/randjson"
 )
 
 // encodeCase is one result type and its generated encoder.
@@ -51,7 +53,7 @@ func TestEncodersAsJSON(t *testing.T) {
 			r := rand.New(rand.NewPCG(2, uint64(len(c.name))))
 			for range 500 {
 				v := reflect.New(c.typ)
-				v.Elem().Set(randomValue(r, c.typ, 0))
+				v.Elem().Set(values.Value(r, c.typ))
 				same(t, c, v.Interface())
 			}
 		})
@@ -197,7 +199,7 @@ func TestServeAsJSON(t *testing.T) {
 			f := fields.FieldByName(s.field)
 			var prev, prevWant []byte
 			for range 300 {
-				f.Set(randomValue(r, f.Type(), 0))
+				f.Set(values.Value(r, f.Type()))
 				want, wantErr := json.Marshal(f.Addr().Interface())
 				got, err := s.serve(ctx, nil)
 				if wantErr != nil {
@@ -294,141 +296,33 @@ func TestLeftToEncodingJSON(t *testing.T) {
 	}
 }
 
-var (
-	bigType    = reflect.TypeFor[big.Int]()
-	timeType   = reflect.TypeFor[time.Time]()
-	rawType    = reflect.TypeFor[json.RawMessage]()
-	numberType = reflect.TypeFor[json.Number]()
-)
-
-// randomValue returns a random value of t; depth bounds recursion.
-func randomValue(r *rand.Rand, t reflect.Type, depth int) reflect.Value {
-	v := reflect.New(t).Elem()
-	switch t {
-	case timeType:
-		zones := []*time.Location{time.UTC, time.FixedZone("plus", 5*3600+30*60), time.FixedZone("minus", -8*3600)}
-		v.Set(reflect.ValueOf(time.Unix(r.Int64N(3.1e11)-6.2e10, r.Int64N(1e9)*int64(r.IntN(2))).In(zones[r.IntN(len(zones))])))
-		return v
-	case rawType:
-		raws := []string{`{"a":[1,2.5,"x"]}`, `[]`, `"s"`, `12`, `true`, ` { "b" : "<&>" } `, `"\u2028"`}
-		if r.IntN(4) > 0 {
-			v.SetBytes([]byte(raws[r.IntN(len(raws))]))
-		}
-		return v
-	case numberType:
-		if r.IntN(4) > 0 {
-			v.SetString(strconv.FormatFloat(r.NormFloat64()*1e6, 'g', -1, 64))
-		}
-		return v
-	case bigType:
-		b := new(big.Int).Lsh(big.NewInt(r.Int64()), uint(r.IntN(100)))
-		v.Set(reflect.ValueOf(b).Elem())
-		return v
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		v.SetBool(r.IntN(2) == 1)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if r.IntN(3) > 0 {
-			v.SetInt(int64(r.Uint64()) >> (64 - t.Bits()) >> r.IntN(t.Bits()))
-		}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		if r.IntN(3) > 0 {
-			v.SetUint(r.Uint64() >> (64 - t.Bits()) >> r.IntN(t.Bits()))
-		}
-	case reflect.Float32, reflect.Float64:
-		if r.IntN(4) > 0 {
-			f := r.NormFloat64() * math.Pow(10, float64(r.IntN(60)-30))
-			if t.Kind() == reflect.Float32 && math.Abs(f) > math.MaxFloat32 {
-				f = 0
+// values makes the random results: times in several zones (years up to
+// 9999 and nanoseconds), raw JSON with spaces and escapes, numbers, big
+// integers made apart; interfaces hold, besides what encoding/json decodes
+// into an any, a text marshaler and a struct.
+var values = randjson.Values{
+	Types: map[reflect.Type]func(*rand.Rand, reflect.Value){
+		reflect.TypeFor[time.Time](): func(r *rand.Rand, v reflect.Value) {
+			zones := []*time.Location{time.UTC, time.FixedZone("plus", 5*3600+30*60), time.FixedZone("minus", -8*3600)}
+			v.Set(reflect.ValueOf(time.Unix(r.Int64N(3.1e11)-6.2e10, r.Int64N(1e9)*int64(r.IntN(2))).In(zones[r.IntN(len(zones))])))
+		},
+		reflect.TypeFor[json.RawMessage](): func(r *rand.Rand, v reflect.Value) {
+			raws := []string{`{"a":[1,2.5,"x"]}`, `[]`, `"s"`, `12`, `true`, ` { "b" : "<&>" } `, `"\u2028"`}
+			if r.IntN(4) > 0 {
+				v.SetBytes([]byte(raws[r.IntN(len(raws))]))
 			}
-			v.SetFloat(f)
-		}
-	case reflect.String:
-		v.SetString(randomString(r))
-	case reflect.Slice:
-		if r.IntN(5) == 0 || depth > 3 {
-			return v
-		}
-		n := r.IntN(4)
-		s := reflect.MakeSlice(t, n, n)
-		for i := range n {
-			s.Index(i).Set(randomValue(r, t.Elem(), depth+1))
-		}
-		v.Set(s)
-	case reflect.Array:
-		for i := range t.Len() {
-			v.Index(i).Set(randomValue(r, t.Elem(), depth+1))
-		}
-	case reflect.Map:
-		if r.IntN(5) == 0 || depth > 3 {
-			return v
-		}
-		m := reflect.MakeMap(t)
-		for range r.IntN(5) {
-			m.SetMapIndex(randomValue(r, t.Key(), depth+1), randomValue(r, t.Elem(), depth+1))
-		}
-		v.Set(m)
-	case reflect.Pointer:
-		if r.IntN(3) == 0 || depth > 3 {
-			return v
-		}
-		p := reflect.New(t.Elem())
-		p.Elem().Set(randomValue(r, t.Elem(), depth+1))
-		v.Set(p)
-	case reflect.Interface:
-		if a := randomAny(r, depth); a != nil {
-			v.Set(reflect.ValueOf(a))
-		}
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if f := t.Field(i); f.IsExported() {
-				v.Field(i).Set(randomValue(r, f.Type, depth+1))
+		},
+		reflect.TypeFor[json.Number](): func(r *rand.Rand, v reflect.Value) {
+			if r.IntN(4) > 0 {
+				v.SetString(strconv.FormatFloat(r.NormFloat64()*1e6, 'g', -1, 64))
 			}
-		}
-	}
-	return v
-}
-
-func randomString(r *rand.Rand) string {
-	parts := []string{"a", "Zz", "é", "日本", "\"", "\\", "<&>", "\u2028", "\u2029", "\t", "\x01", "\b", "\f", "\x7f", "😀", " ", "\xff", "\xe2\x80"}
-	var b strings.Builder
-	for range r.IntN(6) {
-		b.WriteString(parts[r.IntN(len(parts))])
-	}
-	return b.String()
-}
-
-// randomAny returns a value as encoding/json decodes one into an any, or
-// of a type that marshals itself.
-func randomAny(r *rand.Rand, depth int) any {
-	k := r.IntN(8)
-	if depth > 3 {
-		k %= 4
-	}
-	switch k {
-	case 0:
-		return nil
-	case 1:
-		return r.IntN(2) == 1
-	case 2:
-		return r.NormFloat64() * 100
-	case 3:
-		return randomString(r)
-	case 4:
-		s := []any{}
-		for range r.IntN(3) {
-			s = append(s, randomAny(r, depth+1))
-		}
-		return s
-	case 5:
-		return Mode(r.IntN(5))
-	case 6:
-		return &Note{ID: randomString(r), Tags: []string{randomString(r)}}
-	}
-	m := map[string]any{}
-	for range r.IntN(3) {
-		m[randomString(r)] = randomAny(r, depth+1)
-	}
-	return m
+		},
+		reflect.TypeFor[big.Int](): func(r *rand.Rand, v reflect.Value) {
+			v.Set(reflect.ValueOf(new(big.Int).Lsh(big.NewInt(r.Int64()), uint(r.IntN(100)))).Elem())
+		},
+	},
+	Others: []func(*rand.Rand) any{
+		func(r *rand.Rand) any { return Mode(r.IntN(5)) },
+		func(r *rand.Rand) any { return &Note{ID: randjson.String(r), Tags: []string{randjson.String(r)}} },
+	},
 }

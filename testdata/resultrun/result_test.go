@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/runtime/rpcimpl"
+
+	"rpcgen.test/golden/randjson"
 )
 
 // decodeCase is one result type and its generated decode function.
@@ -68,7 +70,7 @@ func TestResultsAsJSON(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, uint64(len(c.name))))
 			for i := range 300 {
-				v := randomValue(r, c.typ, 0)
+				v := values.Value(r, c.typ)
 				data, err := json.Marshal(v.Interface())
 				if err != nil {
 					t.Fatal(err)
@@ -160,129 +162,34 @@ func TestResultDecodeAllocs(t *testing.T) {
 const noteAllocs = 5
 
 var (
-	timeType   = reflect.TypeFor[time.Time]()
-	bigType    = reflect.TypeFor[*big.Int]()
-	rawType    = reflect.TypeFor[json.RawMessage]()
-	numberType = reflect.TypeFor[json.Number]()
+	timeType = reflect.TypeFor[time.Time]()
+	bigType  = reflect.TypeFor[*big.Int]()
+	rawType  = reflect.TypeFor[json.RawMessage]()
 )
 
-// randomValue returns a random value of t; depth bounds recursion.
-func randomValue(r *rand.Rand, t reflect.Type, depth int) reflect.Value {
-	v := reflect.New(t).Elem()
-	switch t {
-	case timeType:
-		v.Set(reflect.ValueOf(time.Unix(r.Int64N(4e9)-1e9, r.Int64N(1e9)).UTC()))
-		return v
-	case bigType:
-		if r.IntN(3) > 0 {
-			b := new(big.Int).Lsh(big.NewInt(r.Int64()), uint(r.IntN(100)))
-			v.Set(reflect.ValueOf(b))
-		}
-		return v
-	case rawType:
-		raws := []string{`{"a":[1,2.5,"x"]}`, `[]`, `"s"`, `12`, `true`}
-		if r.IntN(4) > 0 {
-			v.SetBytes([]byte(raws[r.IntN(len(raws))]))
-		}
-		return v
-	case numberType:
-		v.SetString(strconv.FormatFloat(r.NormFloat64()*1e6, 'g', -1, 64))
-		return v
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		v.SetBool(r.IntN(2) == 1)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		bits := t.Bits()
-		v.SetInt(int64(r.Uint64()) >> (64 - bits))
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v.SetUint(r.Uint64() >> (64 - t.Bits()))
-	case reflect.Float32:
-		v.SetFloat(float64(float32(r.NormFloat64() * 1e3)))
-	case reflect.Float64:
-		v.SetFloat(r.NormFloat64() * 1e6)
-	case reflect.String:
-		v.SetString(randomString(r))
-	case reflect.Slice:
-		if r.IntN(5) == 0 || depth > 3 {
-			return v
-		}
-		n := r.IntN(4)
-		s := reflect.MakeSlice(t, n, n)
-		for i := range n {
-			s.Index(i).Set(randomValue(r, t.Elem(), depth+1))
-		}
-		v.Set(s)
-	case reflect.Array:
-		for i := range t.Len() {
-			v.Index(i).Set(randomValue(r, t.Elem(), depth+1))
-		}
-	case reflect.Map:
-		if r.IntN(5) == 0 || depth > 3 {
-			return v
-		}
-		m := reflect.MakeMap(t)
-		for range r.IntN(4) {
-			m.SetMapIndex(randomValue(r, t.Key(), depth+1), randomValue(r, t.Elem(), depth+1))
-		}
-		v.Set(m)
-	case reflect.Pointer:
-		if r.IntN(3) == 0 || depth > 3 {
-			return v
-		}
-		p := reflect.New(t.Elem())
-		p.Elem().Set(randomValue(r, t.Elem(), depth+1))
-		v.Set(p)
-	case reflect.Interface:
-		if a := randomAny(r, depth); a != nil {
-			v.Set(reflect.ValueOf(a))
-		}
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if f := t.Field(i); f.IsExported() {
-				v.Field(i).Set(randomValue(r, f.Type, depth+1))
+// values makes the random results: times in UTC (a decoded time in another
+// zone has a Location of its own, which reflect.DeepEqual tells apart),
+// big integers, raw JSON and numbers made apart.
+var values = randjson.Values{
+	Types: map[reflect.Type]func(*rand.Rand, reflect.Value){
+		timeType: func(r *rand.Rand, v reflect.Value) {
+			v.Set(reflect.ValueOf(time.Unix(r.Int64N(4e9)-1e9, r.Int64N(1e9)).UTC()))
+		},
+		bigType: func(r *rand.Rand, v reflect.Value) {
+			if r.IntN(3) > 0 {
+				v.Set(reflect.ValueOf(new(big.Int).Lsh(big.NewInt(r.Int64()), uint(r.IntN(100)))))
 			}
-		}
-	}
-	return v
-}
-
-func randomString(r *rand.Rand) string {
-	parts := []string{"a", "Zz", "é", "日本", "\"", "\\", "<&>", "\u2028", "\t", "\x01", "😀", " "}
-	var b strings.Builder
-	for range r.IntN(6) {
-		b.WriteString(parts[r.IntN(len(parts))])
-	}
-	return b.String()
-}
-
-// randomAny returns a value as encoding/json decodes one into an any.
-func randomAny(r *rand.Rand, depth int) any {
-	k := r.IntN(6)
-	if depth > 3 {
-		k %= 4
-	}
-	switch k {
-	case 0:
-		return nil
-	case 1:
-		return r.IntN(2) == 1
-	case 2:
-		return r.NormFloat64() * 100
-	case 3:
-		return randomString(r)
-	case 4:
-		s := []any{}
-		for range r.IntN(3) {
-			s = append(s, randomAny(r, depth+1))
-		}
-		return s
-	}
-	m := map[string]any{}
-	for range r.IntN(3) {
-		m[randomString(r)] = randomAny(r, depth+1)
-	}
-	return m
+		},
+		rawType: func(r *rand.Rand, v reflect.Value) {
+			raws := []string{`{"a":[1,2.5,"x"]}`, `[]`, `"s"`, `12`, `true`}
+			if r.IntN(4) > 0 {
+				v.SetBytes([]byte(raws[r.IntN(len(raws))]))
+			}
+		},
+		reflect.TypeFor[json.Number](): func(r *rand.Rand, v reflect.Value) {
+			v.SetString(strconv.FormatFloat(r.NormFloat64()*1e6, 'g', -1, 64))
+		},
+	},
 }
 
 // mutate changes JSON of a t as a server other than rpcgen's may: keys of
