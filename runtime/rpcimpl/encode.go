@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 )
 
 // A generated MCP tool or JSON-RPC dispatcher encodes its result with a
@@ -56,29 +58,15 @@ var safe = func() (s [utf8.RuneSelf]bool) {
 // default: <, > and & escaped as \u003c, \u003e and \u0026, U+2028 and
 // U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
 func AppendString(b []byte, s string) []byte {
-	return appendString(b, s, true)
-}
-
-// AppendQuotedString appends s as a string field with the ",string" option
-// writes it: s as a JSON string, that text as a JSON string again (the
-// second time without HTML escaping, as encoding/json).
-func AppendQuotedString(b []byte, s string) []byte {
-	inner := appendString(make([]byte, 0, len(s)+2), s, true)
-	return appendString(b, string(inner), false)
-}
-
-func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if html {
-			if i = skipPlain(s, i); i == len(s) {
-				break
-			}
+		if i = skipPlain(s, i); i == len(s) {
+			break
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if safe[c] || !html && (c == '<' || c == '>' || c == '&') {
+			if safe[c] {
 				i++
 				continue
 			}
@@ -122,6 +110,15 @@ func appendString(b []byte, s string, html bool) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// AppendQuotedString appends s as a string field with the ",string" option
+// writes it: s as a JSON string, that text as a JSON string again (the
+// second time without HTML escaping, as encoding/json). The text holds no
+// control character, invalid UTF-8, U+2028 nor U+2029, so the second time
+// is jsonenc.AppendString's, which escapes only quotes and backslashes then.
+func AppendQuotedString(b []byte, s string) []byte {
+	return jsonenc.AppendString(b, AppendString(make([]byte, 0, len(s)+2), s))
 }
 
 // skipPlain returns the index of the first 8 bytes of s from i that are

@@ -59,17 +59,23 @@ func TestAppendString(t *testing.T) {
 		if got, want := encoded(t, func(b []byte) []byte { return AppendString(b, s) }), marshal(s); got != want {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
-		quoted := struct {
-			S string `json:",string"`
-		}{s}
-		want := strings.TrimSuffix(strings.TrimPrefix(marshal(quoted), `{"S":`), "}")
-		if got := encoded(t, func(b []byte) []byte { return AppendQuotedString(b, s) }); got != want {
+		if got, want := encoded(t, func(b []byte) []byte { return AppendQuotedString(b, s) }), marshalQuoted(s); got != want {
 			t.Fatalf("AppendQuotedString(%q) = %s, want %s", s, got, want)
 		}
 	}
 }
 
-// FuzzAppendString compares AppendString with encoding/json.
+// marshalQuoted returns how encoding/json writes s in a field with the
+// ",string" option.
+func marshalQuoted(s string) string {
+	quoted := struct {
+		S string `json:",string"`
+	}{s}
+	return strings.TrimSuffix(strings.TrimPrefix(marshal(quoted), `{"S":`), "}")
+}
+
+// FuzzAppendString compares AppendString and AppendQuotedString with
+// encoding/json.
 func FuzzAppendString(f *testing.F) {
 	for _, s := range stringParts {
 		f.Add(s + "12345678<")
@@ -77,6 +83,9 @@ func FuzzAppendString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := encoded(t, func(b []byte) []byte { return AppendString(b, s) }), marshal(s); got != want {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+		if got, want := encoded(t, func(b []byte) []byte { return AppendQuotedString(b, s) }), marshalQuoted(s); got != want {
+			t.Fatalf("AppendQuotedString(%q) = %s, want %s", s, got, want)
 		}
 	})
 }
