@@ -161,7 +161,14 @@ func TestClientLegacyFallback(t *testing.T) {
 				}
 				legacy(p, m)
 			})
-			c := clientConnect(t, f, mcpclient.Options{ProbeTimeout: 50 * time.Millisecond})
+			// Only the silent server needs the probe to time out; a server
+			// that answers gets a minute, so that a loaded machine's late
+			// answer is never taken for silence.
+			probe := time.Minute
+			if tc.name == "timeout" {
+				probe = 50 * time.Millisecond
+			}
+			c := clientConnect(t, f, mcpclient.Options{ProbeTimeout: probe})
 			if c.Modern() || c.ProtocolVersion() != mcp.Version20251125 || c.ServerInfo().Name != "old" || c.Instructions() != "hi" {
 				t.Fatalf("got modern %v, version %q, server %+v", c.Modern(), c.ProtocolVersion(), c.ServerInfo())
 			}
