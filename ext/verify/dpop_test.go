@@ -94,6 +94,22 @@ func (c *dpopClient) proof(t *testing.T, method, htu, token string, o proofOpts)
 	return out
 }
 
+// rsaProof returns a proof whose header's jwk is an RSA key of bits bits,
+// made up, signed with random bytes of its size. The client picks a
+// proof's key, and its size sets the cost of checking the signature; the
+// 8 KiB a proof may take leave room for some 24,000 bits. go-jose refuses
+// moduli over jose.MaxRSAModulusBits (4096) when it reads the jwk, before
+// any RSA operation.
+func rsaProof(bits int) string {
+	n := randomBytes(bits / 8)
+	n[0] |= 0x80
+	n[len(n)-1] |= 1
+	b64 := base64.RawURLEncoding.EncodeToString
+	h, _ := json.Marshal(map[string]any{"alg": "RS256", "typ": "dpop+jwt", "jwk": map[string]string{"kty": "RSA", "n": b64(n), "e": "AQAB"}})
+	claims := `{"jti":"j","htm":"POST","htu":"` + resource + `","iat":0,"ath":""}`
+	return b64(h) + "." + b64([]byte(claims)) + "." + b64(randomBytes(bits/8))
+}
+
 func randomBytes(n int) []byte {
 	b := make([]byte, n)
 	rand.Read(b)
@@ -161,6 +177,7 @@ func TestDPoPProofChecks(t *testing.T) {
 			{"HS256", request("POST", "/mcp", "DPoP", token, c.proof(t, "POST", htu, token, proofOpts{hs256: true})), "invalid_dpop_proof", "unexpected signature algorithm"},
 			{"signed by another key than the jwk", request("POST", "/mcp", "DPoP", token, c.proof(t, "POST", htu, token, proofOpts{signer: other.key})), "invalid_dpop_proof", "signature"},
 			{"private key in the jwk", request("POST", "/mcp", "DPoP", token, c.proof(t, "POST", htu, token, proofOpts{private: true})), "invalid_dpop_proof", "private parameters"},
+			{"an RSA jwk of 8192 bits", request("POST", "/mcp", "DPoP", token, rsaProof(8192)), "invalid_dpop_proof", "unsupported key"},
 			{"no jti", request("POST", "/mcp", "DPoP", token, c.proof(t, "POST", htu, token, proofOpts{claims: map[string]any{"jti": nil}})), "invalid_dpop_proof", "no jti"},
 			{"no htm", request("POST", "/mcp", "DPoP", token, c.proof(t, "POST", htu, token, proofOpts{claims: map[string]any{"htm": nil}})), "invalid_dpop_proof", "no htm"},
 			{"no htu", request("POST", "/mcp", "DPoP", token, c.proof(t, "POST", htu, token, proofOpts{claims: map[string]any{"htu": nil}})), "invalid_dpop_proof", "no htu"},
