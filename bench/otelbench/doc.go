@@ -21,6 +21,17 @@
 //     changes, into that side's instruments (otel-on's names and bucket
 //     boundaries) with otel-on's attributes in prebuilt sets. otel-on's time
 //     less otel-off's, less this, is what ext/otel adds on top of the SDK.
+//     It leaves out what crossing a process makes any instrumentation do
+//     besides the SDK's calls: the tool name read from params, the trace
+//     context written into params._meta and read back from the request's
+//     bytes, the request id's text, a clock read a side.
+//   - BenchmarkTracing/mcp/inprocess/{legacy,modern}/impl=hand: the fair
+//     floor, a hand-written minimal instrumentation (hand.go) doing all of
+//     that with the SDK directly, no ext/otel code: otel-on's spans,
+//     propagation, attributes and measurements for a tools/call
+//     (TestHandRecordsWhatOtelOnRecords compares them), nothing else.
+//     hand less otel-off is what any instrumentation costs such a call;
+//     otel-on less hand is ext/otel's own share.
 //
 // Every benchmark checks the sum it gets back, and otel-on checks that the
 // server span was the child of the client span. Besides ns/op (wall time),

@@ -173,35 +173,56 @@ func BenchmarkTracing(b *testing.B) {
 	for _, era := range []struct{ name, version string }{{"legacy", mcp.Version20251125}, {"modern", mcp.Version20260728}} {
 		for _, im := range impls(b) {
 			b.Run("mcp/inprocess/"+era.name+"/impl="+im.name, func(b *testing.B) {
-				sopts := &mcpserver.Options{}
-				copts := mcpclient.Options{ProtocolVersion: era.version}
-				if im.inst != nil {
-					sopts.Middleware = []runtime.Middleware{im.inst.MCPServer()}
-					copts.Middleware = []mcpclient.Middleware{im.inst.MCPClient()}
+				if im.inst == nil {
+					benchmarkMCP(b, era.version, nil, nil, nil)
+					return
 				}
-				srv := mcpserver.New(mcp.Implementation{Name: "bench", Version: "1"}, sopts)
-				srv.AddTools(mcpserver.Tool{Name: "add", Handler: addTool})
-				c, err := mcpclient.ConnectTransport(context.Background(), srv.InProcess(), copts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer c.Close()
-				ctx, done := tracedCtx(b, im.inst, im.drop)
-				defer done()
-				i := 0
-				loop(b, func() {
-					i++
-					var out struct{ Sum int }
-					if err := c.CallTool(ctx, "add", &addParams{A: i, B: 1000}, &out); err != nil || out.Sum != i+1000 {
-						b.Fatalf("add: %d, %v", out.Sum, err)
-					}
-				})
-				if im.drop != nil {
-					if p, _ := im.drop.lastParent.Load().(trace.SpanID); !p.IsValid() {
-						b.Fatal("the server span has no parent: the trace did not join")
-					}
-				}
+				benchmarkMCP(b, era.version, im.inst.MCPClient(), im.inst.MCPServer(), im.drop)
 			})
+		}
+		b.Run("mcp/inprocess/"+era.name+"/impl=hand", func(b *testing.B) {
+			w3c := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+			drop := &dropSpans{}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSpanProcessor(drop))
+			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+			defer tp.Shutdown(context.Background())
+			defer mp.Shutdown(context.Background())
+			h := newHand(tp, mp, w3c, "add")
+			benchmarkMCP(b, era.version, h.Client(), h.Server(), drop)
+		})
+	}
+}
+
+// benchmarkMCP calls the tool add in process, through the client and server
+// middleware given (none when nil); drop is the tracer provider's processor
+// when spans are recorded.
+func benchmarkMCP(b *testing.B, version string, cmw mcpclient.Middleware, smw runtime.Middleware, drop *dropSpans) {
+	sopts := &mcpserver.Options{}
+	copts := mcpclient.Options{ProtocolVersion: version}
+	if cmw != nil {
+		sopts.Middleware = []runtime.Middleware{smw}
+		copts.Middleware = []mcpclient.Middleware{cmw}
+	}
+	srv := mcpserver.New(mcp.Implementation{Name: "bench", Version: "1"}, sopts)
+	srv.AddTools(mcpserver.Tool{Name: "add", Handler: addTool})
+	c, err := mcpclient.ConnectTransport(context.Background(), srv.InProcess(), copts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx, done := tracedCtx(b, nil, drop)
+	defer done()
+	i := 0
+	loop(b, func() {
+		i++
+		var out struct{ Sum int }
+		if err := c.CallTool(ctx, "add", &addParams{A: i, B: 1000}, &out); err != nil || out.Sum != i+1000 {
+			b.Fatalf("add: %d, %v", out.Sum, err)
+		}
+	})
+	if drop != nil {
+		if p, _ := drop.lastParent.Load().(trace.SpanID); !p.IsValid() {
+			b.Fatal("the server span has no parent: the trace did not join")
 		}
 	}
 }
