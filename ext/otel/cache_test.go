@@ -217,3 +217,26 @@ func TestCacheConcurrentMisses(t *testing.T) {
 		}
 	}
 }
+
+// TestProtocolVersion checks that _meta's protocol version is read as
+// written, whether it is a revision the runtime knows (returned without a
+// copy) or not, escaped or not.
+func TestProtocolVersion(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`"2026-07-28"`, "2026-07-28"},
+		{`"2025-11-25"`, "2025-11-25"},
+		{`"2024-11-05"`, "2024-11-05"},
+		{`"2099-01-01"`, "2099-01-01"},
+		{`"2026-07-2\u0038"`, "2026-07-28"},
+		{`2026`, ""},
+		{`""`, ""},
+	} {
+		if got := protocolVersion([]byte(tc.in)); got != tc.want {
+			t.Errorf("protocolVersion(%s) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	known := []byte(`"2026-07-28"`)
+	if n := testing.AllocsPerRun(10, func() { protocolVersion(known) }); n != 0 {
+		t.Errorf("a known revision: %v allocations, want 0", n)
+	}
+}

@@ -399,10 +399,27 @@ func (c *traceCarrier) scanMeta(meta []byte, version *string) {
 			c.bggge, c.found = unquoteOr(v, c.found)
 		case mcp.MetaProtocolVersion:
 			if version != nil {
-				*version, _ = unquote(v)
+				*version = protocolVersion(v)
 			}
 		}
 	}
+}
+
+// protocolVersion is the revision the JSON string v names: one of the
+// package mcp's constants when it is one (no copy), else v unquoted.
+func protocolVersion(v []byte) string {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		inner := v[1 : len(v)-1]
+		for _, vs := range [][]string{mcp.ModernVersions, mcp.LegacyVersions} {
+			for _, known := range vs {
+				if string(inner) == known {
+					return known
+				}
+			}
+		}
+	}
+	s, _ := unquote(v)
+	return s
 }
 
 // unquoteOr unquotes v and reports whether it or found holds.

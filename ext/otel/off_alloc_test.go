@@ -186,5 +186,5 @@ func TestOnAllocations(t *testing.T) {
 const (
 	onJSONRPCAllocs = 13
 	onLegacyAllocs  = 18
-	onModernAllocs  = 19
+	onModernAllocs  = 18
 )
