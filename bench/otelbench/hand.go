@@ -28,7 +28,8 @@ import (
 // call that crosses a process must pay: the SDK's work, the request id's
 // text, the trace context written into params._meta and read back from the
 // request's bytes (copied: a propagator may keep what it reads), the tool
-// name read from params on both sides, a clock read a side for the duration.
+// name read from params on both sides, the server's look for an ambient
+// span to link, a clock read a side for the duration.
 // otel-on's time over hand's is ext/otel's own share.
 type hand struct {
 	tracer                         trace.Tracer
@@ -157,7 +158,13 @@ func (h *hand) Server() runtime.Middleware {
 			parent := h.prop.Extract(ctx, c)
 			*c = handCarrier{}
 			handCarriers.Put(c)
-			ctx, span := h.tracer.Start(parent, t.span, t.serverStart...)
+			// The conventions' server span links the ambient context when
+			// _meta's differs (none here: one more lookup of the context).
+			opts := t.serverStart
+			if ambient, remote := trace.SpanContextFromContext(ctx), trace.SpanContextFromContext(parent); ambient.IsValid() && !ambient.Equal(remote) {
+				opts = append([]trace.SpanStartOption{trace.WithLinks(trace.Link{SpanContext: ambient})}, opts...)
+			}
+			ctx, span := h.tracer.Start(parent, t.span, opts...)
 			setAttrs(span, req.ID, version, t.name)
 			h.serverActive.Add(ctx, 1, handActive...)
 			res, err := next.ServeRPC(ctx, req)
