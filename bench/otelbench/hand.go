@@ -159,9 +159,10 @@ func (h *hand) Server() runtime.Middleware {
 			*c = handCarrier{}
 			handCarriers.Put(c)
 			// The conventions' server span links the ambient context when
-			// _meta's differs (none here: one more lookup of the context).
+			// it is not _meta's (in process, the client's span is both).
 			opts := t.serverStart
-			if ambient, remote := trace.SpanContextFromContext(ctx), trace.SpanContextFromContext(parent); ambient.IsValid() && !ambient.Equal(remote) {
+			if ambient, remote := trace.SpanContextFromContext(ctx), trace.SpanContextFromContext(parent); ambient.IsValid() &&
+				(ambient.TraceID() != remote.TraceID() || ambient.SpanID() != remote.SpanID()) {
 				opts = append([]trace.SpanStartOption{trace.WithLinks(trace.Link{SpanContext: ambient})}, opts...)
 			}
 			ctx, span := h.tracer.Start(parent, t.span, opts...)

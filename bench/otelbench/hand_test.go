@@ -23,7 +23,8 @@ import (
 
 // TestHandRecordsWhatOtelOnRecords checks that impl=hand is a fair floor:
 // for one tools/call in each era, its spans (name, kind, attributes, the
-// server's parent the client's span through _meta) and its measurements
+// server's parent the client's span through _meta, no link to the ambient
+// span, which is that span in process) and its measurements
 // (instruments and attribute sets) are otel-on's.
 func TestHandRecordsWhatOtelOnRecords(t *testing.T) {
 	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
@@ -79,7 +80,7 @@ func telemetryOf(t *testing.T, version string, mw func(*sdktrace.TracerProvider,
 				parent = p.SpanKind().String()
 			}
 		}
-		lines = append(lines, fmt.Sprintf("span %q %v parent %s remote %v: %s", s.Name(), s.SpanKind(), parent, s.Parent().IsRemote(), attrsOf(s.Attributes(), "jsonrpc.request.id")))
+		lines = append(lines, fmt.Sprintf("span %q %v parent %s remote %v links %d: %s", s.Name(), s.SpanKind(), parent, s.Parent().IsRemote(), len(s.Links()), attrsOf(s.Attributes(), "jsonrpc.request.id")))
 	}
 	if err := reader.Collect(context.Background(), &rm); err != nil {
 		t.Fatal(err)
