@@ -15,7 +15,8 @@ import (
 // Options.SSE): then the POST's response becomes an event stream, whose
 // events are stored so the client can resume it.
 //
-// On HTTP/1.x a call whose response is expected to stay JSON runs on the
+// On HTTP/1.x a call whose response is expected to stay JSON, or (with
+// Options.SSE) to be an event stream of its answer alone, runs on the
 // goroutine serving the POST (inline), so it costs no goroutine and no
 // hand-off; a call whose response may become an event stream runs on a
 // goroutine of its own, and the POST's goroutine waits for its response, so
@@ -87,6 +88,11 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		c.first.inline = true
 		c.first.chunked = r.ProtoAtLeast(1, 1)
 		c.key = streamKey(env)
+		if h.opts.SSE {
+			// Its headers wait for its answer, or for the first write
+			// that must go before it (conn.commit).
+			c.first.lazy, c.first.lazyH, c.first.lazyKey = true, h, c.key
+		}
 	} else {
 		c.first.wake = make(chan struct{}, 1)
 	}
@@ -107,7 +113,8 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 
 	if h.opts.SSE {
 		// The priming event goes out with the response when the call
-		// answers at once, or on its own primeDelay later (see primeLate).
+		// answers at once, or on its own primeDelay later (see primeLate);
+		// inline, the headers wait with it (conn.commit).
 		c.mu.Lock()
 		c.startSSE(false)
 		c.mu.Unlock()
@@ -183,11 +190,13 @@ func (c *call) notify(msg []byte) {
 // c.mu held, c.conn set.
 func (c *call) startSSE(flush bool) {
 	c.sse = true
-	if c.conn.inline {
-		c.s.h.noteStreamer(c.key) // its next calls run on their own goroutines
-	}
 	c.s.nameStream(&c.stream)
-	c.conn.open()
+	if !c.conn.lazy { // a lazy connection is opened by its first write (conn.commit)
+		if c.conn.inline {
+			c.s.h.noteStreamer(c.key) // its next calls run on their own goroutines
+		}
+		c.conn.open()
+	}
 	if flush {
 		c.prime()
 	} else {

@@ -16,11 +16,20 @@ import (
 // event stream therefore runs on a goroutine of its own, as on HTTP/2: an
 // early end returns the POST's handler and the connection stays usable.
 //
-// Which calls stream is known up front only in part: with Options.SSE, or
-// when the call asks for progress (a progressToken). For the rest, the
-// handler learns: a method or tool whose inline call turned into an event
-// stream (a log message, a request of the server, CloseStream) runs its
-// later calls on their own goroutines, in every session.
+// Which calls stream is known up front only in part: when the call asks for
+// progress (a progressToken). For the rest, the handler learns: a method or
+// tool whose inline call turned into an event stream (a log message, a
+// request of the server, CloseStream) runs its later calls on their own
+// goroutines, in every session.
+//
+// With Options.SSE every response is an event stream, but one that only
+// holds the priming event and the answer needs nothing of the above: an
+// Options.SSE call runs inline too, its headers and priming event held
+// back until it answers (conn.commit), and it ends with its handler, the
+// connection staying usable. Only when something must be written before
+// the answer (a message of the call, the priming event's flush primeDelay
+// later, an early end) do the headers go out, saying Connection: close,
+// and the method or tool is learned as above.
 
 // maxStreamers bounds the methods and tools the handler remembers.
 const maxStreamers = 1024
@@ -37,7 +46,7 @@ func streamKey(env *envelope) []byte {
 // runsInline reports whether the call env on r, answered through w, runs
 // on the POST's goroutine (see above).
 func (h *Handler) runsInline(w http.ResponseWriter, r *http.Request, env *envelope) bool {
-	if r.ProtoMajor != 1 || h.opts.SSE || env.Batch || env.ProgressToken || !canHijack(w) {
+	if r.ProtoMajor != 1 || env.Batch || env.ProgressToken || !canHijack(w) {
 		return false
 	}
 	if m := h.streamers.Load(); m != nil {

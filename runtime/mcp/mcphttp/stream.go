@@ -72,6 +72,13 @@ type conn struct {
 	primePrev, primeNext *conn
 	primeDue             time.Time
 	primeOwner           primeOwner
+	// An inline Options.SSE response (see commit): lazy while its headers
+	// and priming event (lazyID, "" for none) are not written yet; lazyH
+	// and lazyKey are its handler and its call's streamKey.
+	lazy    bool
+	lazyID  string
+	lazyH   *Handler
+	lazyKey []byte
 }
 
 func newConn(w http.ResponseWriter) *conn {
@@ -99,16 +106,45 @@ func (cn *conn) signal() {
 // closing the connection (see end): it says Connection: close from the
 // start, so that no client keeps the connection for a request of its own
 // and sees it fail.
-func (cn *conn) open() {
+func (cn *conn) open() { cn.openHeaders(cn.inline) }
+
+func (cn *conn) openHeaders(close bool) {
 	hdr := cn.w.Header()
 	hdr["Content-Type"] = httpwire.ValEventStream
 	hdr["Cache-Control"] = valNoCache
 	hdr["X-Accel-Buffering"] = valNo
-	if cn.inline {
+	if close {
 		hdr["Connection"] = valClose
 	}
 	delete(hdr, "Content-Length")
 	cn.w.WriteHeader(http.StatusOK)
+}
+
+// commit writes the headers and the priming event of a lazy connection:
+// the event stream of an Options.SSE call run inline (inline.go), whose
+// headers wait for its first write. Written with the call's last event
+// (last: the call answered, the handler returns as the response ends),
+// they are an event stream's, and the connection stays usable; written
+// before (a notification, the priming event's flush primeDelay later, an
+// early end), the response may have to end before its call, by closing
+// the connection (see end): they say Connection: close, and the call's
+// method or tool runs its later calls on their own goroutines
+// (noteStreamer). The stream's mu held.
+func (cn *conn) commit(last bool) bool {
+	cn.lazy = false
+	if !last {
+		cn.lazyH.noteStreamer(cn.lazyKey)
+	}
+	cn.openHeaders(!last)
+	if cn.lazyID == "" {
+		return true
+	}
+	bp := eventBufPool.Get().(*[]byte)
+	b := sse.AppendEvent((*bp)[:0], sse.Event{ID: cn.lazyID, HasID: true, Retry: cn.lazyH.opts.RetryInterval})
+	cn.lazyID = ""
+	ok := cn.put(b)
+	putEventBuf(bp, b)
+	return ok
 }
 
 // ctl returns the response's controller, made when first needed (a
@@ -127,6 +163,9 @@ func (cn *conn) write(b []byte) bool {
 
 // flush sends what was written.
 func (cn *conn) flush() bool {
+	if cn.lazy && !cn.commit(false) {
+		return false
+	}
 	cn.pending = false
 	cn.held = 0
 	cn.deadline()
@@ -136,6 +175,9 @@ func (cn *conn) flush() bool {
 // put writes b without flushing it: for the last event of a response, which
 // goes out with the end of the response when its handler returns.
 func (cn *conn) put(b []byte) bool {
+	if cn.lazy && !cn.commit(false) {
+		return false
+	}
 	if cn.held += len(b); cn.held > heldMax {
 		cn.deadline() // the write may reach the client
 	}
@@ -190,6 +232,9 @@ const endWriteTimeout = 5 * time.Second
 // not let the connection go. cn's stream's mu held: nothing else writes to
 // the response meanwhile.
 func (cn *conn) end() bool {
+	if cn.lazy {
+		cn.commit(false)
+	}
 	rc := cn.ctl()
 	_ = rc.Flush() // a client already gone: the connection is closed all the same
 	nc, _, err := rc.Hijack()
@@ -261,6 +306,10 @@ func (st *stream) sendPrime(flush bool) {
 	if !ok {
 		return
 	}
+	if cn := st.conn; cn.lazy {
+		cn.lazyID, cn.pending, st.sent = id, true, id // written by commit
+		return
+	}
 	bp := eventBufPool.Get().(*[]byte)
 	b := sse.AppendEvent((*bp)[:0], sse.Event{ID: id, HasID: true, Retry: st.s.h.opts.RetryInterval})
 	cn := st.conn
@@ -292,6 +341,10 @@ func (st *stream) send(msg []byte, flush bool) {
 	if !ok || st.conn == nil {
 		return
 	}
+	if !flush && st.conn.lazy && !st.conn.commit(true) {
+		st.detach(releaseGone)
+		return
+	}
 	if !st.conn.sendEvent(id, msg, flush) {
 		st.detach(releaseGone)
 		return
@@ -310,6 +363,11 @@ func (st *stream) detach(why int) {
 	}
 	st.conn = nil
 	cn.why = why
+	if cn.lazy {
+		// Done: the handler returns and the response ends with it;
+		// otherwise it may have to end first (see end).
+		cn.commit(why == releaseDone)
+	}
 	if cn.ka != nil {
 		cn.ka.Stop()
 	}
@@ -330,15 +388,17 @@ func (st *stream) keepAlive(cn *conn) {
 		return // the connection is already gone
 	}
 	every := st.s.h.opts.KeepAlive
-	if every <= 0 {
+	if every <= 0 && (!cn.lazy || !cn.pending) {
 		if cn.pending && !cn.flush() {
 			st.detach(releaseGone)
 		}
 		return // no keep-alives
 	}
-	if cn.pending && every >= primeDelay {
+	if cn.pending && (every >= primeDelay || every <= 0) {
 		// The priming event waits primeDelay in the handler's queue, then
-		// the keep-alives start (see primed).
+		// the keep-alives start (see primed). With no keep-alives, only a
+		// lazy connection's does (see commit): flushed now, it would be
+		// committed before its call answers.
 		if cn.primeArmed {
 			return // queued already
 		}

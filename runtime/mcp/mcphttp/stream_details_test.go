@@ -137,3 +137,60 @@ func TestEarlyEndKeepsConnection(t *testing.T) {
 		}
 	}
 }
+
+// An Options.SSE call on HTTP/1.1 runs on its POST's goroutine, its
+// headers waiting for its answer: one that answers at once is an event
+// stream (the priming event, then the answer) that leaves its connection
+// usable, with no Connection: close. One whose stream must go out before
+// its answer (a log message here, or CloseStream) says Connection: close,
+// the client's next request opens a new connection and sees no error, and
+// its tool's later calls run on their own goroutines, keeping theirs.
+func TestSSEInlineCallKeepsConnection(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	var conns atomic.Int32
+	hn := newHarnessOn(t, &Options{SSE: true}, false, func(s *http.Server) {
+		s.ConnState = func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				conns.Add(1)
+			}
+		}
+	})
+	hn.client = &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hn.client.CloseIdleConnections)
+	sid := hn.initialize(mcp.Version20251125)
+	start := conns.Load()
+	call := func(id int, tool string, closes bool, logs int) {
+		t.Helper()
+		r := hn.post(toolCall(id, tool, `{"a":1,"b":2}`), "Mcp-Session-Id", sid)
+		if r.resp == nil {
+			t.Fatalf("%s %d: not an event stream: %d %s", tool, id, r.status, r.body)
+		}
+		if r.resp.Close != closes {
+			t.Fatalf("%s %d: Connection: close is %v, want %v (%v)", tool, id, r.resp.Close, closes, r.header)
+		}
+		evs := events(t, r)
+		if len(evs) != 2+logs || evs[0].Data != "" || !evs[0].HasID {
+			t.Fatalf("%s %d: events %+v, want a priming event, %d log messages and the answer", tool, id, evs, logs)
+		}
+		last := evs[len(evs)-1]
+		if !last.HasID || !strings.Contains(last.Data, fmt.Sprintf(`"id":%d`, id)) || !strings.Contains(last.Data, `"result"`) {
+			t.Fatalf("%s %d: last event %+v, want the answer", tool, id, last)
+		}
+	}
+	for id := 1; id <= 3; id++ {
+		call(id, "add", false, 0)
+	}
+	if n := conns.Load(); n != start {
+		t.Fatalf("%d connections opened by calls answered at once, want none", n-start)
+	}
+	call(4, "log", true, 1)
+	call(5, "add", false, 0)
+	if n := conns.Load(); n != start+1 {
+		t.Fatalf("%d connections opened after a stream that said close, want 1", n-start)
+	}
+	call(6, "log", false, 1) // on its own goroutine now
+	call(7, "add", false, 0)
+	if n := conns.Load(); n != start+1 {
+		t.Fatalf("%d connections opened, want 1", n-start)
+	}
+}
