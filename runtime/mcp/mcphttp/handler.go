@@ -48,9 +48,10 @@ type Handler struct {
 	params   atomic.Pointer[map[string]*toolParams]
 
 	// streamers names the methods and tools whose legacy calls turned into
-	// event streams on the POST's own goroutine (inline.go).
+	// event streams on the POST's own goroutine (inline.go): for good (a
+	// nil count), or for the calls left in the count (noteSlow).
 	streamersMu sync.Mutex
-	streamers   atomic.Pointer[map[string]struct{}]
+	streamers   atomic.Pointer[map[string]*atomic.Int32]
 
 	// state counts the calls in flight, with closingBit set once Shutdown
 	// has begun; drained is closed when, after that, the count is zero.

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"net/http"
+	"sync/atomic"
 
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 )
@@ -29,7 +30,9 @@ import (
 // connection staying usable. Only when something must be written before
 // the answer (a message of the call, the priming event's flush primeDelay
 // later, an early end) do the headers go out, saying Connection: close,
-// and the method or tool is learned as above.
+// and the method or tool is learned as above: for good when the call
+// streamed (a message, CloseStream), for its next slowRuns calls when it
+// was only slow or ended early by no doing of its own (noteSlow).
 
 // maxStreamers bounds the methods and tools the handler remembers.
 const maxStreamers = 1024
@@ -50,34 +53,65 @@ func (h *Handler) runsInline(w http.ResponseWriter, r *http.Request, env *envelo
 		return false
 	}
 	if m := h.streamers.Load(); m != nil {
-		if _, ok := (*m)[string(streamKey(env))]; ok {
-			return false
+		if left, ok := (*m)[string(streamKey(env))]; ok {
+			if left == nil || left.Load() > 0 && left.Add(-1) >= 0 {
+				return false
+			}
 		}
 	}
 	return true
 }
 
+// slowRuns is how many of its next calls a method or tool whose inline
+// Options.SSE call had to write its stream before its answer for a reason
+// of that call alone runs on their own goroutines (noteSlow), before one
+// runs inline again.
+const slowRuns = 64
+
 // noteStreamer remembers that an inline call known by key (see streamKey)
 // turned into an event stream.
-func (h *Handler) noteStreamer(key []byte) {
+func (h *Handler) noteStreamer(key []byte) { h.noteStreaming(key, false) }
+
+// noteSlow remembers that the event stream of an inline Options.SSE call
+// known by key had to go out before its answer for a reason of this call
+// alone (its priming event's flush, primeDelay after it started; a resume;
+// the session's end): its next slowRuns calls run on their own goroutines.
+// A call slow once (a pause of the process, a busy machine) does not keep
+// its method or tool off the POST's goroutine for good, nor does one slow
+// every time close every connection it answers on.
+func (h *Handler) noteSlow(key []byte) { h.noteStreaming(key, true) }
+
+func (h *Handler) noteStreaming(key []byte, slow bool) {
 	if key == nil {
 		return
 	}
 	h.streamersMu.Lock()
 	defer h.streamersMu.Unlock()
-	var m map[string]struct{}
+	var m map[string]*atomic.Int32
 	if old := h.streamers.Load(); old != nil {
-		if _, ok := (*old)[string(key)]; ok || len(*old) >= maxStreamers {
+		left, ok := (*old)[string(key)]
+		switch {
+		case ok && left == nil:
+			return // for good already
+		case ok && slow:
+			left.Store(slowRuns)
+			return
+		case !ok && len(*old) >= maxStreamers:
 			return
 		}
-		m = make(map[string]struct{}, len(*old)+1)
-		for k := range *old {
-			m[k] = struct{}{}
+		m = make(map[string]*atomic.Int32, len(*old)+1)
+		for k, v := range *old {
+			m[k] = v
 		}
 	} else {
-		m = make(map[string]struct{}, 1)
+		m = make(map[string]*atomic.Int32, 1)
 	}
-	m[string(key)] = struct{}{}
+	var left *atomic.Int32
+	if slow {
+		left = new(atomic.Int32)
+		left.Store(slowRuns)
+	}
+	m[string(key)] = left
 	h.streamers.Store(&m)
 }
 

@@ -120,22 +120,32 @@ func (cn *conn) openHeaders(close bool) {
 	cn.w.WriteHeader(http.StatusOK)
 }
 
+// What makes a lazy connection write its headers (conn.commit).
+const (
+	commitLast   = iota + 1 // the call's answer: the response ends with its handler
+	commitStream            // a message of the call, or CloseStream: the call streams
+	commitEarly             // the priming event's flush, a resume, the session's end
+)
+
 // commit writes the headers and the priming event of a lazy connection:
 // the event stream of an Options.SSE call run inline (inline.go), whose
-// headers wait for its first write. Written with the call's last event
-// (last: the call answered, the handler returns as the response ends),
-// they are an event stream's, and the connection stays usable; written
-// before (a notification, the priming event's flush primeDelay later, an
-// early end), the response may have to end before its call, by closing
-// the connection (see end): they say Connection: close, and the call's
-// method or tool runs its later calls on their own goroutines
-// (noteStreamer). The stream's mu held.
-func (cn *conn) commit(last bool) bool {
+// headers wait for its first write. Written with the call's answer
+// (commitLast: the handler returns as the response ends), they are an
+// event stream's, and the connection stays usable; written before, the
+// response may have to end before its call, by closing the connection
+// (see end): they say Connection: close, and the call's method or tool
+// runs its later calls on their own goroutines, for good when the call
+// streams (noteStreamer), its next slowRuns calls otherwise (noteSlow).
+// The stream's mu held.
+func (cn *conn) commit(why int) bool {
 	cn.lazy = false
-	if !last {
+	switch why {
+	case commitStream:
 		cn.lazyH.noteStreamer(cn.lazyKey)
+	case commitEarly:
+		cn.lazyH.noteSlow(cn.lazyKey)
 	}
-	cn.openHeaders(!last)
+	cn.openHeaders(why != commitLast)
 	if cn.lazyID == "" {
 		return true
 	}
@@ -163,7 +173,7 @@ func (cn *conn) write(b []byte) bool {
 
 // flush sends what was written.
 func (cn *conn) flush() bool {
-	if cn.lazy && !cn.commit(false) {
+	if cn.lazy && !cn.commit(commitEarly) { // the priming event alone
 		return false
 	}
 	cn.pending = false
@@ -175,7 +185,7 @@ func (cn *conn) flush() bool {
 // put writes b without flushing it: for the last event of a response, which
 // goes out with the end of the response when its handler returns.
 func (cn *conn) put(b []byte) bool {
-	if cn.lazy && !cn.commit(false) {
+	if cn.lazy && !cn.commit(commitStream) {
 		return false
 	}
 	if cn.held += len(b); cn.held > heldMax {
@@ -233,7 +243,7 @@ const endWriteTimeout = 5 * time.Second
 // the response meanwhile.
 func (cn *conn) end() bool {
 	if cn.lazy {
-		cn.commit(false)
+		cn.commit(commitStream) // CloseStream (detach commits first)
 	}
 	rc := cn.ctl()
 	_ = rc.Flush() // a client already gone: the connection is closed all the same
@@ -341,7 +351,7 @@ func (st *stream) send(msg []byte, flush bool) {
 	if !ok || st.conn == nil {
 		return
 	}
-	if !flush && st.conn.lazy && !st.conn.commit(true) {
+	if !flush && st.conn.lazy && !st.conn.commit(commitLast) {
 		st.detach(releaseGone)
 		return
 	}
@@ -366,7 +376,11 @@ func (st *stream) detach(why int) {
 	if cn.lazy {
 		// Done: the handler returns and the response ends with it;
 		// otherwise it may have to end first (see end).
-		cn.commit(why == releaseDone)
+		if why == releaseDone {
+			cn.commit(commitLast)
+		} else {
+			cn.commit(commitEarly)
+		}
 	}
 	if cn.ka != nil {
 		cn.ka.Stop()

@@ -194,3 +194,71 @@ func TestSSEInlineCallKeepsConnection(t *testing.T) {
 		t.Fatalf("%d connections opened, want 1", n-start)
 	}
 }
+
+// An inline Options.SSE call that outlasts primeDelay has its priming event
+// flushed while it runs, saying Connection: close; its tool's next
+// slowRuns calls run on their own goroutines (a slow one then says no
+// close), and the one after runs inline again.
+func TestSSESlowCallRunsAsideForAWhile(t *testing.T) {
+	rpctest.CheckLeaks(t)
+	read := make(chan struct{})
+	srv := mcpserver.New(mcp.Implementation{Name: "slow", Version: "1"}, nil)
+	srv.AddTools(mcpserver.Tool{Name: "maybe", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			if !strings.Contains(string(args), "wait") {
+				return json.RawMessage(`{"quick":true}`), nil
+			}
+			select {
+			case <-read:
+				return json.RawMessage(`{"primed":true}`), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}})
+	h := NewHandler(srv, &Options{SSE: true})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { h.Close() })
+	hn := &harness{t: t, h: h, ts: ts, url: ts.URL + "/mcp"}
+	hn.client = &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hn.client.CloseIdleConnections)
+	sid := hn.initialize(mcp.Version20251125)
+	id := 0
+	slow := func(closes bool) {
+		t.Helper()
+		id++
+		var r reply
+		withinTime(t, "the headers of a slow call's event stream", func() {
+			r = hn.post(toolCall(id, "maybe", `{"wait":true}`), "Mcp-Session-Id", sid)
+		})
+		if r.resp == nil {
+			t.Fatalf("call %d: not an event stream: %d %s", id, r.status, r.body)
+		}
+		if r.resp.Close != closes {
+			t.Fatalf("call %d: Connection: close is %v, want %v", id, r.resp.Close, closes)
+		}
+		rd := sse.NewReader(r.resp.Body)
+		if ev := nextEvent(t, rd); ev.Data != "" || !ev.HasID {
+			t.Fatalf("call %d: first event %+v, want a priming event", id, ev)
+		}
+		read <- struct{}{}
+		if ev := nextEvent(t, rd); !strings.Contains(ev.Data, `"primed":true`) {
+			t.Fatalf("call %d: second event %+v, want the answer", id, ev)
+		}
+	}
+	quick := func() {
+		t.Helper()
+		id++
+		r := hn.post(toolCall(id, "maybe", `{}`), "Mcp-Session-Id", sid)
+		if evs := events(t, r); r.resp.Close || len(evs) != 2 || !strings.Contains(evs[1].Data, `"quick":true`) {
+			t.Fatalf("call %d: Connection: close %v, events %+v", id, r.resp.Close, evs)
+		}
+	}
+	quick()
+	slow(true)  // inline: its priming event goes out primeDelay on
+	slow(false) // on its own goroutine
+	for range slowRuns - 1 {
+		quick()
+	}
+	slow(true) // inline again
+}
