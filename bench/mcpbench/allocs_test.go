@@ -52,8 +52,8 @@ func TestToolsCallAllocs(t *testing.T) {
 
 // The allocations of one call, both sides together.
 const (
-	addLegacyAllocs  = 9
-	addModernAllocs  = 9
-	echoLegacyAllocs = 11
-	echoModernAllocs = 11
+	addLegacyAllocs  = 8
+	addModernAllocs  = 8
+	echoLegacyAllocs = 10
+	echoModernAllocs = 10
 )

@@ -34,7 +34,7 @@ func TestSSECallAllocs(t *testing.T) {
 		}
 	}
 	call()
-	const want = 45
+	const want = 44
 	if n := testing.AllocsPerRun(200, call); n != want {
 		t.Errorf("%v allocations per call, want %d", n, want)
 	}
@@ -52,7 +52,7 @@ func TestModernCallAllocs(t *testing.T) {
 		name string
 		sse  bool
 		want float64
-	}{{"json", false, 44}, {"sse", true, 45}} {
+	}{{"json", false, 43}, {"sse", true, 44}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: tc.sse})
 			defer h.Close()
