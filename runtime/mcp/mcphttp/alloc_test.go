@@ -1,7 +1,10 @@
 package mcphttp
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -38,6 +41,38 @@ func TestSSECallAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(200, call); n != want {
 		t.Errorf("%v allocations per call, want %d", n, want)
 	}
+	// A ResponseWriter that can be hijacked, as net/http's on HTTP/1.x:
+	// the call runs on the POST's goroutine (inline.go), its headers held
+	// until it answers, with no worker and no wake-up channel: one
+	// allocation fewer than on a worker. Both are measured here past the
+	// session's 200th stream, whose names strconv.Itoa allocates (it keeps
+	// those below 100, as most of the calls above were).
+	inline := func() {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Mcp-Session-Id", sid)
+		w := hijackableRecorder{httptest.NewRecorder()}
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || w.Header().Get("Connection") != "" || !strings.Contains(w.Body.String(), `"sum":3`) {
+			t.Fatal(w.Code, w.Header(), w.Body.String())
+		}
+	}
+	inline()
+	const wantInline = 44
+	if n := testing.AllocsPerRun(200, inline); n != wantInline {
+		t.Errorf("inline: %v allocations per call, want %d", n, wantInline)
+	}
+	if n := testing.AllocsPerRun(200, call); n != wantInline+1 {
+		t.Errorf("on a worker, past stream 400: %v allocations per call, want %d", n, wantInline+1)
+	}
+}
+
+// hijackableRecorder is a recorder that says it can be hijacked (it
+// cannot), which makes a legacy call run inline.
+type hijackableRecorder struct{ *httptest.ResponseRecorder }
+
+func (hijackableRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return nil, nil, errors.New("hijackableRecorder: no connection")
 }
 
 // TestModernCallAllocs holds a 2026-07-28 tools/call (JSON and
