@@ -27,10 +27,10 @@ func newTracker(opts Options) *tracker {
 	return &tracker{method: opts.CancelMethod, key: opts.cancelIDKey()}
 }
 
-// track gives an incoming request a cancelable context under parent and makes it
-// findable by id.
+// track makes an incoming request cancelable on its own under parent (its context
+// is made when first needed, see incoming) and findable by id.
 func (t *tracker) track(parent context.Context, in *incoming) {
-	in.Context, in.cancel = context.WithCancel(parent)
+	in.Context, in.tracked = parent, true
 	if id := in.req.ID; !id.IsZero() && !id.isNull() {
 		t.mu.Lock()
 		switch {
@@ -56,7 +56,7 @@ func (t *tracker) untrack(in *incoming) {
 		}
 		t.mu.Unlock()
 	}
-	in.cancel()
+	in.cancelSelf()
 }
 
 // cancel cancels the context of the in-flight (or queued) request whose id is id
@@ -72,7 +72,7 @@ func (t *tracker) cancel(id ID) bool {
 	if in == nil {
 		return t.missed != nil && t.missed(id)
 	}
-	in.cancel()
+	in.cancelSelf()
 	if mu := in.barrier.Load(); mu != nil {
 		// Wait out a send of the handler's that checked the context just
 		// before it was cancelled (package cancelhook).

@@ -52,8 +52,8 @@ func TestToolsCallAllocs(t *testing.T) {
 
 // The allocations of one call, both sides together.
 const (
-	addLegacyAllocs  = 8
-	addModernAllocs  = 8
-	echoLegacyAllocs = 10
-	echoModernAllocs = 10
+	addLegacyAllocs  = 6
+	addModernAllocs  = 6
+	echoLegacyAllocs = 8
+	echoModernAllocs = 8
 )

@@ -11,7 +11,7 @@ import (
 // that removes some lowers the number. The dispatcher encodes the result
 // with its generated encoder (9 when it went through encoding/json).
 func TestJSONRPCAllocs(t *testing.T) {
-	const want = 8
+	const want = 6
 	ctx := context.Background()
 	add := connectMemory(t, rpcgenImpl)
 	// Warm up: the pooled buffers grow to the messages' size once.

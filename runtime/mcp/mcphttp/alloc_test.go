@@ -37,7 +37,7 @@ func TestSSECallAllocs(t *testing.T) {
 		}
 	}
 	call()
-	const want = 44
+	const want = 42
 	if n := testing.AllocsPerRun(200, call); n != want {
 		t.Errorf("%v allocations per call, want %d", n, want)
 	}
@@ -58,7 +58,7 @@ func TestSSECallAllocs(t *testing.T) {
 		}
 	}
 	inline()
-	const wantInline = 44
+	const wantInline = 42
 	if n := testing.AllocsPerRun(200, inline); n != wantInline {
 		t.Errorf("inline: %v allocations per call, want %d", n, wantInline)
 	}

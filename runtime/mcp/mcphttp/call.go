@@ -31,16 +31,14 @@ import (
 // body and closes the connection while the call keeps running there.
 type call struct {
 	stream
-	cctx  callContext     // the call's context (see callContext)
-	rctx  context.Context // the POST's context: done when its client is gone
-	done  bool            // Handle returned
-	reply []byte          // what it returned, for a JSON response
-	rbuf  *[]byte         // the pooled buffer reply is in (replyBufs)
-	first conn            // the POST's own connection
-	key   []byte          // what an inline call is known by (streamKey)
+	cctx  callContext // the call's context (see callContext); cctx.vals is the POST's, done when its client is gone
+	done  bool        // Handle returned
+	reply []byte      // what it returned, for a JSON response
+	rbuf  *[]byte     // the pooled buffer reply is in (replyBufs)
+	first conn        // the POST's own connection
+	key   []byte      // what an inline call is known by (streamKey)
 
-	// ctx and body are the call's own, handed to a worker (workers.go).
-	ctx  context.Context
+	// body is the call's, handed to a worker (workers.go).
 	body []byte
 }
 
@@ -79,7 +77,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		writeBodyError(w, http.StatusServiceUnavailable, body, env.ID, runtime.CodeServerError, "Service Unavailable: the server is shutting down")
 		return
 	}
-	c := &call{rctx: r.Context()}
+	c := &call{}
 	c.s = s
 	c.first.w = w
 	c.conn = &c.first
@@ -91,7 +89,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		if h.opts.SSE {
 			// Its headers wait for its answer, or for the first write
 			// that must go before it (conn.commit).
-			c.first.lazy, c.first.lazyH, c.first.lazyKey = true, h, c.key
+			c.first.lazy, c.first.lazyCall = true, c
 		}
 	} else {
 		c.first.wake = make(chan struct{}, 1)
@@ -125,7 +123,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 		c.answer(&c.first)
 		return
 	}
-	h.work.start(c, ctx, body)
+	h.work.start(c, body)
 	c.wait(r, &c.first)
 }
 
@@ -170,7 +168,7 @@ func (c *call) notify(msg []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.sse {
-		if c.conn == nil || c.rctx.Err() != nil {
+		if c.conn == nil || c.cctx.vals.Err() != nil {
 			// JSON response, client gone: nobody can resume it. A request
 			// of the server, which the call waits on, goes on the standalone
 			// stream instead, where the client can still find it.
@@ -217,7 +215,7 @@ func (c *call) CloseStream() bool {
 		return false
 	}
 	if !c.sse {
-		if c.conn == nil || c.rctx.Err() != nil {
+		if c.conn == nil || c.cctx.vals.Err() != nil {
 			return false
 		}
 		c.startSSE(true)

@@ -121,7 +121,7 @@ func TestJSONCallOutlivesClient(t *testing.T) {
 	c := s.calls[0]
 	s.mu.Unlock()
 	select {
-	case <-c.rctx.Done():
+	case <-c.cctx.vals.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server did not notice the client went away")
 	}

@@ -40,12 +40,11 @@ type conn struct {
 	primeDue             time.Time
 	primeOwner           primeOwner
 	// An inline Options.SSE response (see commit): lazy while its headers
-	// and priming event (lazyID, "" for none) are not written yet; lazyH
-	// and lazyKey are its handler and its call's streamKey.
-	lazy    bool
-	lazyID  string
-	lazyH   *Handler
-	lazyKey []byte
+	// and priming event (lazyID, "" for none) are not written yet;
+	// lazyCall is its call (its handler and streamKey).
+	lazy     bool
+	lazyID   string
+	lazyCall *call
 }
 
 func newConn(w http.ResponseWriter) *conn {
@@ -108,16 +107,16 @@ func (cn *conn) commit(why int) bool {
 	cn.lazy = false
 	switch why {
 	case commitStream:
-		cn.lazyH.noteStreamer(cn.lazyKey)
+		cn.lazyCall.s.h.noteStreamer(cn.lazyCall.key)
 	case commitEarly:
-		cn.lazyH.noteSlow(cn.lazyKey)
+		cn.lazyCall.s.h.noteSlow(cn.lazyCall.key)
 	}
 	cn.openHeaders(why != commitLast)
 	if cn.lazyID == "" {
 		return true
 	}
 	bp := eventBufPool.Get().(*[]byte)
-	b := sse.AppendEvent((*bp)[:0], sse.Event{ID: cn.lazyID, HasID: true, Retry: cn.lazyH.opts.RetryInterval})
+	b := sse.AppendEvent((*bp)[:0], sse.Event{ID: cn.lazyID, HasID: true, Retry: cn.lazyCall.s.h.opts.RetryInterval})
 	cn.lazyID = ""
 	ok := cn.put(b)
 	putEventBuf(bp, b)

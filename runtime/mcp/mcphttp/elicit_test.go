@@ -231,7 +231,7 @@ func TestElicitAfterClientLeft(t *testing.T) {
 		t.Fatalf("%d calls in flight, want 1", len(calls))
 	}
 	select { // the server sees the client gone
-	case <-calls[0].rctx.Done():
+	case <-calls[0].cctx.vals.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server did not see the client go away within 10s")
 	}

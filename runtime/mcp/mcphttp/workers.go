@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"context"
 	"sync"
 	"time"
 )
@@ -28,9 +27,9 @@ func (p *workers) init() {
 	p.quit = make(chan struct{})
 }
 
-// start runs c.run(ctx, body) on an idle worker or a new one.
-func (p *workers) start(c *call, ctx context.Context, body []byte) {
-	c.ctx, c.body = ctx, body
+// start runs c.run(&c.cctx, body) on an idle worker or a new one.
+func (p *workers) start(c *call, body []byte) {
+	c.body = body
 	select {
 	case p.calls <- c:
 	default:
@@ -47,9 +46,9 @@ func (p *workers) work(c *call) {
 	var idle *time.Timer
 	ran := true // a call since the timer was set
 	for {
-		ctx, body := c.ctx, c.body
-		c.ctx, c.body = nil, nil
-		c.run(ctx, body)
+		body := c.body
+		c.body = nil
+		c.run(&c.cctx, body)
 		c = nil // an idle worker holds no call
 		ran = true
 		if idle == nil {

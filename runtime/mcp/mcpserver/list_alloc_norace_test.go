@@ -45,4 +45,4 @@ func TestToolsListAllocatesItsPageOnce(t *testing.T) {
 }
 
 // wantToolsListAllocs is the exact count: change it only with a reason.
-const wantToolsListAllocs = 8
+const wantToolsListAllocs = 6
