@@ -50,6 +50,23 @@ func BenchmarkHandlerSSE(b *testing.B) {
 		}
 		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
+	// inline: a ResponseWriter that can be hijacked, as net/http's on
+	// HTTP/1.x, so the call runs on the POST's goroutine (inline.go).
+	b.Run("inline", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Mcp-Session-Id", sid)
+			w := hijackableRecorder{httptest.NewRecorder()}
+			h.ServeHTTP(w, r)
+			if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"sum":3`) {
+				b.Fatal(w.Code, w.Body.String())
+			}
+		}
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		cpu0 := cpuTime()

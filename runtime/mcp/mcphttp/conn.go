@@ -103,7 +103,11 @@ const (
 // runs its later calls on their own goroutines, for good when the call
 // streams (noteStreamer), its next slowRuns calls otherwise (noteSlow).
 // The stream's mu held.
-func (cn *conn) commit(why int) bool {
+func (cn *conn) commit(why int) bool { return cn.commitWith(why, "", nil) }
+
+// commitWith is commit, writing the event id with msg (when not nil) after
+// the priming event, in the same write: the call's answer (commitLast).
+func (cn *conn) commitWith(why int, id string, msg []byte) bool {
 	cn.lazy = false
 	switch why {
 	case commitStream:
@@ -112,12 +116,18 @@ func (cn *conn) commit(why int) bool {
 		cn.lazyCall.s.h.noteSlow(cn.lazyCall.key)
 	}
 	cn.openHeaders(why != commitLast)
-	if cn.lazyID == "" {
+	if cn.lazyID == "" && msg == nil {
 		return true
 	}
 	bp := eventBufPool.Get().(*[]byte)
-	b := sse.AppendEvent((*bp)[:0], sse.Event{ID: cn.lazyID, HasID: true, Retry: cn.lazyCall.s.h.opts.RetryInterval})
-	cn.lazyID = ""
+	b := (*bp)[:0]
+	if cn.lazyID != "" {
+		b = sse.AppendEvent(b, sse.Event{ID: cn.lazyID, HasID: true, Retry: cn.lazyCall.s.h.opts.RetryInterval})
+		cn.lazyID = ""
+	}
+	if msg != nil {
+		b = appendEvent(b, id, msg)
+	}
 	ok := cn.put(b)
 	putEventBuf(bp, b)
 	return ok

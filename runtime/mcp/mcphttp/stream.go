@@ -111,11 +111,13 @@ func (st *stream) send(msg []byte, flush bool) {
 	if !ok || st.conn == nil {
 		return
 	}
-	if !flush && st.conn.lazy && !st.conn.commit(commitLast) {
-		st.detach(releaseGone)
-		return
-	}
-	if !st.conn.sendEvent(id, msg, flush) {
+	if !flush && st.conn.lazy {
+		// The headers, the priming event and msg in one write.
+		if !st.conn.commitWith(commitLast, id, msg) {
+			st.detach(releaseGone)
+			return
+		}
+	} else if !st.conn.sendEvent(id, msg, flush) {
 		st.detach(releaseGone)
 		return
 	}
