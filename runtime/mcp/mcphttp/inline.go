@@ -96,12 +96,14 @@ func (h *Handler) noteStreaming(key []byte, slow bool) {
 		case ok && slow:
 			left.Store(slowRuns)
 			return
-		case !ok && len(*old) >= maxStreamers:
+		case !ok && len(*old) >= maxStreamers && !anySpent(*old):
 			return
 		}
 		m = make(map[string]*atomic.Int32, len(*old)+1)
 		for k, v := range *old {
-			m[k] = v
+			if !spent(v) {
+				m[k] = v
+			}
 		}
 	} else {
 		m = make(map[string]*atomic.Int32, 1)
@@ -113,6 +115,21 @@ func (h *Handler) noteStreaming(key []byte, slow bool) {
 	}
 	m[string(key)] = left
 	h.streamers.Store(&m)
+}
+
+// spent reports whether left, a method or tool's count of calls to run
+// aside, is spent: its calls run inline again, as those of a method or
+// tool not in h.streamers, whose slot the next copy of the map frees.
+func spent(left *atomic.Int32) bool { return left != nil && left.Load() <= 0 }
+
+// anySpent reports whether a slot of m can be freed.
+func anySpent(m map[string]*atomic.Int32) bool {
+	for _, left := range m {
+		if spent(left) {
+			return true
+		}
+	}
+	return false
 }
 
 // canHijack reports whether the connection of w can be taken from net/http

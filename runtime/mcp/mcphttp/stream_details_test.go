@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -261,4 +262,31 @@ func TestSSESlowCallRunsAsideForAWhile(t *testing.T) {
 		quick()
 	}
 	slow(true) // inline again
+}
+
+// TestStreamersFreeSpentSlots fills the handler's memory of streaming
+// methods and tools with slow ones, then spends their runs aside: a
+// streaming tool noted next takes a freed slot (it was dropped while the
+// memory was full of tools whose calls run inline again).
+func TestStreamersFreeSpentSlots(t *testing.T) {
+	h := NewHandler(benchServer(`{"type":"object"}`), nil)
+	defer h.Close()
+	for i := range maxStreamers {
+		h.noteSlow([]byte(`"slow` + strconv.Itoa(i) + `"`))
+	}
+	h.noteStreamer([]byte(`"streams"`))
+	if _, ok := (*h.streamers.Load())[`"streams"`]; ok {
+		t.Fatal("noted past maxStreamers while every slot is in use")
+	}
+	for _, left := range *h.streamers.Load() {
+		left.Store(0) // its slowRuns calls ran aside
+	}
+	h.noteStreamer([]byte(`"streams"`))
+	m := *h.streamers.Load()
+	if left, ok := m[`"streams"`]; !ok || left != nil {
+		t.Fatalf("the streaming tool is not noted for good: %v %v", ok, left)
+	}
+	if len(m) != 1 {
+		t.Fatalf("%d entries kept, want the streaming tool's alone", len(m))
+	}
 }
