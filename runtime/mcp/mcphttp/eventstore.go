@@ -46,16 +46,25 @@ type MemoryEventStore struct {
 	watchers map[string]map[*func()]struct{} // Watch's, by session
 }
 
-// memSession is one session's events, oldest first.
+// memSession is one session's events, oldest first, in blocks: a block
+// is never copied or grown once made, so a session's events cost their own
+// memory as the session fills its bound (a slice grown by append allocated
+// several times it, and copied it, on the way), and the block its oldest
+// events leave is kept for the next (none is allocated once the bound is
+// reached). The first blocks are small, for the sessions that send few
+// events. Sequence numbers are consecutive: an event's is its place after
+// the oldest's, so it is not stored.
 type memSession struct {
-	events []memEvent // events[head:] are live
+	blocks [][]memEvent // blocks[0][head:], then the others, are live
 	head   int
+	n      int    // live events
+	first  uint64 // the oldest live event's sequence number
+	spare  []memEvent
 	size   int    // bytes held by the live events, counting overhead
 	seq    uint64 // the last sequence number given out
 }
 
 type memEvent struct {
-	seq    uint64
 	stream string
 	msg    []byte
 }
@@ -63,6 +72,69 @@ type memEvent struct {
 // memEventOverhead is what an event costs besides its message, so that a
 // flood of empty events is bounded too.
 const memEventOverhead = 64
+
+// The blocks' sizes in events: the first memBlockMin, each next one twice
+// its predecessor's, up to memBlockMax (8,160 bytes).
+const (
+	memBlockMin = 4
+	memBlockMax = 8160 / 40
+)
+
+// push appends e as the newest event.
+func (s *memSession) push(e memEvent) {
+	last := len(s.blocks) - 1
+	if last < 0 || len(s.blocks[last]) == cap(s.blocks[last]) {
+		var b []memEvent
+		switch {
+		case cap(s.spare) > 0:
+			b, s.spare = s.spare, nil
+		case last < 0:
+			b = make([]memEvent, 0, memBlockMin)
+		default:
+			b = make([]memEvent, 0, min(2*cap(s.blocks[last]), memBlockMax))
+		}
+		s.blocks = append(s.blocks, b)
+		last++
+	}
+	s.blocks[last] = append(s.blocks[last], e)
+	if s.n == 0 {
+		s.first = s.seq
+	}
+	s.n++
+}
+
+// pop evicts the oldest event, whose size it returns.
+func (s *memSession) pop() int {
+	b := s.blocks[0]
+	size := len(b[s.head].msg) + memEventOverhead
+	b[s.head] = memEvent{}
+	s.head++
+	s.n--
+	s.first++
+	if s.head == cap(b) && len(s.blocks) > 1 {
+		// The block is spent: the newest events' block is another.
+		if cap(b) > cap(s.spare) {
+			s.spare = b[:0]
+		}
+		copy(s.blocks, s.blocks[1:])
+		s.blocks[len(s.blocks)-1] = nil
+		s.blocks = s.blocks[:len(s.blocks)-1]
+		s.head = 0
+	}
+	return size
+}
+
+// at returns the live event of sequence number seq, if it is live.
+func (s *memSession) at(seq uint64) (blk, i int, ok bool) {
+	if seq < s.first || seq-s.first >= uint64(s.n) {
+		return 0, 0, false
+	}
+	i = int(seq-s.first) + s.head
+	for blk = 0; i >= len(s.blocks[blk]); blk++ {
+		i -= len(s.blocks[blk])
+	}
+	return blk, i, true
+}
 
 // NewMemoryEventStore returns a MemoryEventStore keeping up to
 // maxBytesPerSession bytes of events per session (0 means 1 MiB). The newest
@@ -84,18 +156,10 @@ func (m *MemoryEventStore) Append(_ context.Context, session, stream string, msg
 		m.sessions[session] = s
 	}
 	s.seq++
-	s.events = append(s.events, memEvent{seq: s.seq, stream: stream, msg: msg})
+	s.push(memEvent{stream: stream, msg: msg})
 	s.size += len(msg) + memEventOverhead
-	for s.size > m.max && len(s.events)-s.head > 1 {
-		e := &s.events[s.head]
-		s.size -= len(e.msg) + memEventOverhead
-		*e = memEvent{}
-		s.head++
-	}
-	if s.head > 32 && s.head*2 > len(s.events) {
-		n := copy(s.events, s.events[s.head:])
-		clear(s.events[n:])
-		s.events, s.head = s.events[:n], 0
+	for s.size > m.max && s.n > 1 {
+		s.size -= s.pop()
 	}
 	for w := range m.watchers[session] {
 		(*w)()
@@ -155,36 +219,34 @@ func (m *MemoryEventStore) Replay(_ context.Context, session, lastEventID string
 	if !ok {
 		return "", ErrUnknownEvent
 	}
-	var out []memEvent
+	type replayed struct {
+		seq uint64
+		msg []byte
+	}
+	var out []replayed
 	m.mu.Lock()
 	s := m.sessions[session]
 	if s == nil {
 		m.mu.Unlock()
 		return "", ErrUnknownEvent
 	}
-	live := s.events[s.head:]
-	// Sequence numbers grow along the slice: find the event by search.
-	lo, hi := 0, len(live)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if live[mid].seq < seq {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo == len(live) || live[lo].seq != seq || live[lo].stream != stream {
+	blk, i, ok := s.at(seq)
+	if !ok || s.blocks[blk][i].stream != stream {
 		m.mu.Unlock()
 		return "", ErrUnknownEvent
 	}
-	for _, e := range live[lo+1:] {
-		if e.stream == stream && len(e.msg) > 0 {
-			out = append(out, e)
+	i++
+	for ; blk < len(s.blocks); blk, i = blk+1, 0 {
+		for _, e := range s.blocks[blk][i:] {
+			seq++
+			if e.stream == stream && len(e.msg) > 0 {
+				out = append(out, replayed{seq, e.msg})
+			}
 		}
 	}
 	m.mu.Unlock()
 	for _, e := range out {
-		if err := send(eventID(e.stream, e.seq), e.msg); err != nil {
+		if err := send(eventID(stream, e.seq), e.msg); err != nil {
 			return stream, err
 		}
 	}

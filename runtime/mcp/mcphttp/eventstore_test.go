@@ -93,7 +93,7 @@ func TestMemoryEventStoreEviction(t *testing.T) {
 	if err != nil || len(got) != 9 || !strings.HasSuffix(got[8], "message999") {
 		t.Fatalf("replay: %v %v", got, err)
 	}
-	if n := len(s.sessions["s"].events) - s.sessions["s"].head; n != 10 {
+	if n := s.sessions["s"].n; n != 10 {
 		t.Fatalf("%d events kept, want 10", n)
 	}
 	// One event bigger than the bound is kept, as the newest.
@@ -103,5 +103,58 @@ func TestMemoryEventStoreEviction(t *testing.T) {
 	}
 	if _, _, err := replayAll(t, s, "s", ids[999]); !errors.Is(err, ErrUnknownEvent) {
 		t.Fatalf("a big event did not evict the others: %v", err)
+	}
+}
+
+// TestMemoryEventStoreBlocks appends events of two streams, priming events
+// among them, across many blocks, with eviction, and replays from every
+// live event and from evicted ones.
+func TestMemoryEventStoreBlocks(t *testing.T) {
+	ctx := context.Background()
+	const live = 700 // events of 6-byte messages the bound holds
+	s := NewMemoryEventStore(live * (memEventOverhead + 6))
+	type ev struct{ id, stream, msg string }
+	var all []ev
+	for i := range 5000 {
+		stream := []string{"a", "b"}[i%3%2]
+		msg := fmt.Sprintf("m%05d", i)
+		if i%7 == 0 {
+			msg = "" // a priming event
+		}
+		id, err := s.Append(ctx, "s", stream, []byte(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, ev{id, stream, msg})
+		if i%499 != 0 && i != 4999 {
+			continue
+		}
+		n := s.sessions["s"].n
+		if n < min(i+1, live) || n > i+1 || n > live+live/6 {
+			t.Fatalf("after %d events %d live, want about %d", i+1, n, live)
+		}
+		for j, from := range all {
+			name, got, err := replayAll(t, s, "s", from.id)
+			if j < len(all)-n {
+				if !errors.Is(err, ErrUnknownEvent) {
+					t.Fatalf("replay from evicted %s: %v", from.id, err)
+				}
+				continue
+			}
+			var want []string
+			for _, e := range all[j+1:] {
+				if e.stream == from.stream && e.msg != "" {
+					want = append(want, e.id+"="+e.msg)
+				}
+			}
+			if err != nil || name != from.stream || strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("replay from %s after %d events: %q %v\ngot  %q\nwant %q", from.id, i+1, name, err, got, want)
+			}
+		}
+	}
+	// Once full, an event costs its id alone: the blocks evicted are reused.
+	msg := []byte("m00000")
+	if n := testing.AllocsPerRun(1000, func() { _, _ = s.Append(ctx, "s", "a", msg) }); n != 1 {
+		t.Fatalf("Append allocates %v times once the bound is reached, want 1 (the id)", n)
 	}
 }
