@@ -37,7 +37,7 @@ func TestSSECallAllocs(t *testing.T) {
 		}
 	}
 	call()
-	const want = 42
+	const want = 41
 	if n := testing.AllocsPerRun(200, call); n != want {
 		t.Errorf("%v allocations per call, want %d", n, want)
 	}
@@ -60,7 +60,7 @@ func TestSSECallAllocs(t *testing.T) {
 		}
 	}
 	inline()
-	const wantInline = 41
+	const wantInline = 40
 	if n := testing.AllocsPerRun(200, inline); n != wantInline {
 		t.Errorf("inline: %v allocations per call, want %d", n, wantInline)
 	}

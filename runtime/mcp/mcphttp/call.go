@@ -138,7 +138,11 @@ func (c *call) run(ctx context.Context, body []byte) {
 	c.done = true
 	if c.sse {
 		if len(reply) > 0 {
-			c.emitLast(bytes.Clone(reply)) // the event store may keep it
+			msg := reply
+			if !c.s.h.copies {
+				msg = bytes.Clone(reply) // the event store may keep it
+			}
+			c.emitLast(msg)
 		} else if c.s.h.rep != nil {
 			c.s.append(c.name, endMarker) // followers elsewhere: it ends here
 		}

@@ -36,7 +36,8 @@ var ErrUnknownEvent = errors.New("mcphttp: unknown event id")
 
 // MemoryEventStore is an EventStore in memory, bounded per session: when a
 // session's events take more than its limit, the oldest are evicted, and a
-// client can no longer resume from them. Its event ids are
+// client can no longer resume from them. It keeps a copy of each message
+// (the caller may reuse msg once Append returns). Its event ids are
 // "<stream>_<sequence>", the sequence counting the session's events.
 type MemoryEventStore struct {
 	max int
@@ -46,27 +47,40 @@ type MemoryEventStore struct {
 	watchers map[string]map[*func()]struct{} // Watch's, by session
 }
 
-// memSession is one session's events, oldest first, in blocks: a block
-// is never copied or grown once made, so a session's events cost their own
-// memory as the session fills its bound (a slice grown by append allocated
-// several times it, and copied it, on the way), and the block its oldest
-// events leave is kept for the next (none is allocated once the bound is
-// reached). The first blocks are small, for the sessions that send few
-// events. Sequence numbers are consecutive: an event's is its place after
-// the oldest's, so it is not stored.
+// memSession is one session's events, oldest first. An event's stream
+// name and message are copied into the session's chunks of bytes, one
+// after the other, and the event is where they are: the events and their
+// bytes hold no pointer, so the garbage collector has nothing of them to
+// scan, however many a session keeps (a stored copy per message, and its
+// stream's name, were two objects to mark each), and the caller need not
+// copy a message it reuses (call.run). The events are in blocks: a block or
+// a chunk is never copied or grown once made, so a session's events cost
+// their own memory as the session fills its bound (a slice grown by append
+// allocated several times it, copying it on the way), and the block and the
+// chunk its oldest events leave are kept for the next (none is allocated
+// once the bound is reached). The first blocks are small, for the sessions
+// that send few events. Sequence numbers are consecutive: an event's is its
+// place after the oldest's, so it is not stored.
 type memSession struct {
 	blocks [][]memEvent // blocks[0][head:], then the others, are live
 	head   int
 	n      int    // live events
 	first  uint64 // the oldest live event's sequence number
 	spare  []memEvent
-	size   int    // bytes held by the live events, counting overhead
-	seq    uint64 // the last sequence number given out
+
+	chunks     [][]byte // the live events' bytes, oldest first
+	chunk0     uint64   // the number of chunks[0], counting from the session's first
+	spareChunk []byte
+
+	size int    // bytes held by the live events, counting overhead
+	seq  uint64 // the last sequence number given out
 }
 
+// memEvent is an event: its stream's name, then its message, at off in
+// the chunk numbered chunk.
 type memEvent struct {
-	stream string
-	msg    []byte
+	chunk          uint64
+	off, slen, len uint32
 }
 
 // memEventOverhead is what an event costs besides its message, so that a
@@ -74,40 +88,68 @@ type memEvent struct {
 const memEventOverhead = 64
 
 // The blocks' sizes in events: the first memBlockMin, each next one twice
-// its predecessor's, up to memBlockMax (8,160 bytes).
+// its predecessor's, up to memBlockMax (8,160 bytes); the chunks' sizes in
+// bytes, likewise from memChunkMin to memChunk, unless an event needs more.
 const (
 	memBlockMin = 4
-	memBlockMax = 8160 / 40
+	memBlockMax = 8160 / 24
+	memChunkMin = 256
+	memChunk    = 8 << 10
 )
 
-// push appends e as the newest event.
-func (s *memSession) push(e memEvent) {
-	last := len(s.blocks) - 1
-	if last < 0 || len(s.blocks[last]) == cap(s.blocks[last]) {
+// maxMemEvent is the largest message a MemoryEventStore keeps.
+const maxMemEvent = 1<<31 - 1<<20
+
+var errMemEventSize = errors.New("mcphttp: an event of 2 GiB or more")
+
+// push appends the event of msg on stream as the newest.
+func (s *memSession) push(stream string, msg []byte) {
+	need := len(stream) + len(msg)
+	last := len(s.chunks) - 1
+	if last < 0 || cap(s.chunks[last])-len(s.chunks[last]) < need {
+		var c []byte
+		size := memChunkMin
+		if last >= 0 {
+			size = min(2*cap(s.chunks[last]), memChunk)
+		}
+		if cap(s.spareChunk) >= need {
+			c, s.spareChunk = s.spareChunk, nil
+		} else {
+			c = make([]byte, 0, max(need, size))
+		}
+		s.chunks = append(s.chunks, c)
+		last++
+	}
+	c := s.chunks[last]
+	e := memEvent{chunk: s.chunk0 + uint64(last), off: uint32(len(c)), slen: uint32(len(stream)), len: uint32(len(msg))}
+	c = append(c, stream...)
+	s.chunks[last] = append(c, msg...)
+
+	lb := len(s.blocks) - 1
+	if lb < 0 || len(s.blocks[lb]) == cap(s.blocks[lb]) {
 		var b []memEvent
 		switch {
 		case cap(s.spare) > 0:
 			b, s.spare = s.spare, nil
-		case last < 0:
+		case lb < 0:
 			b = make([]memEvent, 0, memBlockMin)
 		default:
-			b = make([]memEvent, 0, min(2*cap(s.blocks[last]), memBlockMax))
+			b = make([]memEvent, 0, min(2*cap(s.blocks[lb]), memBlockMax))
 		}
 		s.blocks = append(s.blocks, b)
-		last++
+		lb++
 	}
-	s.blocks[last] = append(s.blocks[last], e)
+	s.blocks[lb] = append(s.blocks[lb], e)
 	if s.n == 0 {
 		s.first = s.seq
 	}
 	s.n++
 }
 
-// pop evicts the oldest event, whose size it returns.
+// pop evicts the oldest event, whose size it returns; an event stays.
 func (s *memSession) pop() int {
 	b := s.blocks[0]
-	size := len(b[s.head].msg) + memEventOverhead
-	b[s.head] = memEvent{}
+	size := int(b[s.head].len) + memEventOverhead
 	s.head++
 	s.n--
 	s.first++
@@ -120,6 +162,15 @@ func (s *memSession) pop() int {
 		s.blocks[len(s.blocks)-1] = nil
 		s.blocks = s.blocks[:len(s.blocks)-1]
 		s.head = 0
+	}
+	// The chunks before the oldest event's are spent too.
+	for oldest := s.blocks[0][s.head].chunk; s.chunk0 < oldest; s.chunk0++ {
+		if c := s.chunks[0]; cap(c) == memChunk {
+			s.spareChunk = c[:0]
+		}
+		copy(s.chunks, s.chunks[1:])
+		s.chunks[len(s.chunks)-1] = nil
+		s.chunks = s.chunks[:len(s.chunks)-1]
 	}
 	return size
 }
@@ -136,6 +187,13 @@ func (s *memSession) at(seq uint64) (blk, i int, ok bool) {
 	return blk, i, true
 }
 
+// bytes returns e's stream name and message, in s's chunks.
+func (s *memSession) bytes(e memEvent) (stream, msg []byte) {
+	c := s.chunks[e.chunk-s.chunk0]
+	stream = c[e.off : e.off+e.slen]
+	return stream, c[e.off+e.slen : e.off+e.slen+e.len]
+}
+
 // NewMemoryEventStore returns a MemoryEventStore keeping up to
 // maxBytesPerSession bytes of events per session (0 means 1 MiB). The newest
 // event is always kept, whatever its size.
@@ -148,6 +206,9 @@ func NewMemoryEventStore(maxBytesPerSession int) *MemoryEventStore {
 
 // Append stores msg as the next event of stream and returns its id.
 func (m *MemoryEventStore) Append(_ context.Context, session, stream string, msg []byte) (string, error) {
+	if len(msg) > maxMemEvent {
+		return "", errMemEventSize
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.sessions[session]
@@ -156,7 +217,7 @@ func (m *MemoryEventStore) Append(_ context.Context, session, stream string, msg
 		m.sessions[session] = s
 	}
 	s.seq++
-	s.push(memEvent{stream: stream, msg: msg})
+	s.push(stream, msg)
 	s.size += len(msg) + memEventOverhead
 	for s.size > m.max && s.n > 1 {
 		s.size -= s.pop()
@@ -220,10 +281,13 @@ func (m *MemoryEventStore) Replay(_ context.Context, session, lastEventID string
 		return "", ErrUnknownEvent
 	}
 	type replayed struct {
-		seq uint64
-		msg []byte
+		seq      uint64
+		from, to int // in buf
 	}
-	var out []replayed
+	var (
+		out []replayed
+		buf []byte
+	)
 	m.mu.Lock()
 	s := m.sessions[session]
 	if s == nil {
@@ -231,22 +295,28 @@ func (m *MemoryEventStore) Replay(_ context.Context, session, lastEventID string
 		return "", ErrUnknownEvent
 	}
 	blk, i, ok := s.at(seq)
-	if !ok || s.blocks[blk][i].stream != stream {
+	if !ok {
 		m.mu.Unlock()
 		return "", ErrUnknownEvent
 	}
+	if name, _ := s.bytes(s.blocks[blk][i]); string(name) != stream {
+		m.mu.Unlock()
+		return "", ErrUnknownEvent
+	}
+	// The messages are copied out: their chunks are reused once evicted.
 	i++
 	for ; blk < len(s.blocks); blk, i = blk+1, 0 {
 		for _, e := range s.blocks[blk][i:] {
 			seq++
-			if e.stream == stream && len(e.msg) > 0 {
-				out = append(out, replayed{seq, e.msg})
+			if name, msg := s.bytes(e); len(msg) > 0 && string(name) == stream {
+				buf = append(buf, msg...)
+				out = append(out, replayed{seq, len(buf) - len(msg), len(buf)})
 			}
 		}
 	}
 	m.mu.Unlock()
 	for _, e := range out {
-		if err := send(eventID(stream, e.seq), e.msg); err != nil {
+		if err := send(eventID(stream, e.seq), buf[e.from:e.to:e.to]); err != nil {
 			return stream, err
 		}
 	}

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -156,5 +157,43 @@ func TestMemoryEventStoreBlocks(t *testing.T) {
 	msg := []byte("m00000")
 	if n := testing.AllocsPerRun(1000, func() { _, _ = s.Append(ctx, "s", "a", msg) }); n != 1 {
 		t.Fatalf("Append allocates %v times once the bound is reached, want 1 (the id)", n)
+	}
+}
+
+// TestMemoryEventStoreCopies: the store keeps a copy of a message, so the
+// caller may reuse its buffer once Append returns (call.run hands it its
+// pooled reply buffer), and what Replay hands send stays as it was while
+// the events it came from are evicted and their chunk reused.
+func TestMemoryEventStoreCopies(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemoryEventStore(4 * (memEventOverhead + 1000))
+	buf := []byte(strings.Repeat("a", 1000))
+	p, _ := s.Append(ctx, "s", "1", nil)
+	if _, err := s.Append(ctx, "s", "1", buf); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, strings.Repeat("b", 1000))
+	if _, err := s.Append(ctx, "s", "1", buf); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, strings.Repeat("c", 1000))
+	var got []string
+	_, err := s.Replay(ctx, "s", p, func(_ string, msg []byte) error {
+		// Events appended meanwhile evict those replayed, whose chunks
+		// are reused: msg is Replay's copy.
+		for range 40 {
+			_, _ = s.Append(ctx, "s", "2", bytes.Repeat([]byte("x"), 1000))
+		}
+		got = append(got, string(msg))
+		return nil
+	})
+	if err != nil || len(got) != 2 || got[0] != strings.Repeat("a", 1000) || got[1] != strings.Repeat("b", 1000) {
+		t.Fatalf("replay: %v, %d messages, first bytes %q", err, len(got), func() []string {
+			var h []string
+			for _, g := range got {
+				h = append(h, g[:3])
+			}
+			return h
+		}())
 	}
 }
