@@ -139,7 +139,7 @@ func (c *call) run(ctx context.Context, body []byte) {
 	if c.sse {
 		if len(reply) > 0 {
 			msg := reply
-			if !c.s.h.copies {
+			if c.s.h.mem == nil {
 				msg = bytes.Clone(reply) // the event store may keep it
 			}
 			c.emitLast(msg)

@@ -40,10 +40,12 @@ type conn struct {
 	primeDue             time.Time
 	primeOwner           primeOwner
 	// An inline Options.SSE response (see commit): lazy while its headers
-	// and priming event (lazyID, "" for none) are not written yet;
+	// and priming event (lazyID, "" for none, or lazySeq, its sequence
+	// number in Handler.mem, 0 for none) are not written yet;
 	// lazyCall is its call (its handler and streamKey).
 	lazy     bool
 	lazyID   string
+	lazySeq  uint64
 	lazyCall *call
 }
 
@@ -103,11 +105,12 @@ const (
 // runs its later calls on their own goroutines, for good when the call
 // streams (noteStreamer), its next slowRuns calls otherwise (noteSlow).
 // The stream's mu held.
-func (cn *conn) commit(why int) bool { return cn.commitWith(why, "", nil) }
+func (cn *conn) commit(why int) bool { return cn.commitWith(why, "", 0, nil) }
 
-// commitWith is commit, writing the event id with msg (when not nil) after
-// the priming event, in the same write: the call's answer (commitLast).
-func (cn *conn) commitWith(why int, id string, msg []byte) bool {
+// commitWith is commit, writing msg (when not nil) after the priming
+// event, in the same write: the call's answer (commitLast), its id id, or
+// when seq is not 0 the one of its sequence number in Handler.mem.
+func (cn *conn) commitWith(why int, id string, seq uint64, msg []byte) bool {
 	cn.lazy = false
 	switch why {
 	case commitStream:
@@ -116,16 +119,26 @@ func (cn *conn) commitWith(why int, id string, msg []byte) bool {
 		cn.lazyCall.s.h.noteSlow(cn.lazyCall.key)
 	}
 	cn.openHeaders(why != commitLast)
-	if cn.lazyID == "" && msg == nil {
+	if cn.lazyID == "" && cn.lazySeq == 0 && msg == nil {
 		return true
 	}
 	bp := eventBufPool.Get().(*[]byte)
 	b := (*bp)[:0]
+	if cn.lazySeq != 0 {
+		var idb [48]byte
+		pid := string(appendEventID(idb[:0], cn.lazyCall.name, cn.lazySeq))
+		b = sse.AppendEvent(b, sse.Event{ID: pid, HasID: true, Retry: cn.lazyCall.s.h.opts.RetryInterval})
+		cn.lazySeq = 0
+	}
 	if cn.lazyID != "" {
 		b = sse.AppendEvent(b, sse.Event{ID: cn.lazyID, HasID: true, Retry: cn.lazyCall.s.h.opts.RetryInterval})
 		cn.lazyID = ""
 	}
 	if msg != nil {
+		if seq != 0 {
+			var idb [48]byte
+			id = string(appendEventID(idb[:0], cn.lazyCall.name, seq))
+		}
 		b = appendEvent(b, id, msg)
 	}
 	ok := cn.put(b)

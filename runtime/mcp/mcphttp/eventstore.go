@@ -206,8 +206,19 @@ func NewMemoryEventStore(maxBytesPerSession int) *MemoryEventStore {
 
 // Append stores msg as the next event of stream and returns its id.
 func (m *MemoryEventStore) Append(_ context.Context, session, stream string, msg []byte) (string, error) {
+	seq, err := m.appendSeq(session, stream, msg)
+	if err != nil {
+		return "", err
+	}
+	return eventID(stream, seq), nil
+}
+
+// appendSeq is Append, returning the event's sequence number: its id is
+// eventID(stream, seq), made by a caller that needs it (appendEventID
+// writes it where it goes, with no string made).
+func (m *MemoryEventStore) appendSeq(session, stream string, msg []byte) (uint64, error) {
 	if len(msg) > maxMemEvent {
-		return "", errMemEventSize
+		return 0, errMemEventSize
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -225,7 +236,7 @@ func (m *MemoryEventStore) Append(_ context.Context, session, stream string, msg
 	for w := range m.watchers[session] {
 		(*w)()
 	}
-	return eventID(stream, s.seq), nil
+	return s.seq, nil
 }
 
 // Watch calls wake after each event appended to session's streams, which
@@ -254,10 +265,14 @@ func (m *MemoryEventStore) Watch(_ context.Context, session string, wake func())
 
 // eventID is the id of the event seq of stream.
 func eventID(stream string, seq uint64) string {
-	b := make([]byte, 0, len(stream)+1+20)
+	return string(appendEventID(make([]byte, 0, len(stream)+1+20), stream, seq))
+}
+
+// appendEventID appends the id of the event seq of stream.
+func appendEventID(b []byte, stream string, seq uint64) []byte {
 	b = append(b, stream...)
 	b = append(b, '_')
-	return string(strconv.AppendUint(b, seq, 10))
+	return strconv.AppendUint(b, seq, 10)
 }
 
 // parseEventID splits an id eventID made.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -195,5 +196,47 @@ func TestMemoryEventStoreCopies(t *testing.T) {
 			}
 			return h
 		}())
+	}
+}
+
+// TestSSEInlineAnswerIDs: an inline Options.SSE call's priming event and
+// answer, whose ids the handler writes from their sequence numbers in its
+// MemoryEventStore, carry the ids the store knows them by: a resume from
+// the priming event's replays the answer under its id.
+func TestSSEInlineAnswerIDs(t *testing.T) {
+	h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: true})
+	defer h.Close()
+	w := httptest.NewRecorder()
+	init := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	init.Header.Set("Content-Type", "application/json")
+	h.ServeHTTP(w, init)
+	sid := w.Header().Get("Mcp-Session-Id")
+	for i := 1; i <= 150; i++ { // stream names past those strconv keeps
+		r := httptest.NewRequest("POST", "/", strings.NewReader(toolCall(i, "add", `{"a":1,"b":2}`)))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Mcp-Session-Id", sid)
+		w := hijackableRecorder{httptest.NewRecorder()}
+		h.ServeHTTP(w, r)
+		var ids []string
+		var data string
+		for line := range strings.SplitSeq(w.Body.String(), "\n") {
+			if id, ok := strings.CutPrefix(line, "id: "); ok {
+				ids = append(ids, id)
+			}
+			if d, ok := strings.CutPrefix(line, "data: "); ok {
+				data = d
+			}
+		}
+		if len(ids) != 2 || !strings.Contains(data, `"sum":3`) {
+			t.Fatalf("call %d: %q", i, w.Body.String())
+		}
+		stream, seq, ok := parseEventID(ids[0])
+		if stream2, seq2, ok2 := parseEventID(ids[1]); !ok || !ok2 || stream2 != stream || seq2 != seq+1 {
+			t.Fatalf("call %d: ids %q", i, ids)
+		}
+		_, got, err := replayAll(t, h.store, sid, ids[0])
+		if err != nil || len(got) != 1 || got[0] != ids[1]+"="+data {
+			t.Fatalf("call %d: replay from %s: %q %v", i, ids[0], got, err)
+		}
 	}
 }

@@ -37,7 +37,7 @@ type Handler struct {
 	logger *slog.Logger
 	legacy *sseLegacy // the 2024-11-05 transport; nil when disabled
 	store  EventStore
-	copies bool                // store is a MemoryEventStore: it copies the messages it keeps
+	mem    *MemoryEventStore   // store, when it is one: it copies the messages it keeps
 	modern *mcpserver.Session  // serves every 2026-07-28 request, statelessly
 	rep    *replica            // with a SessionStore: this handler is one replica (replica.go)
 	work   workers             // the goroutines of legacy calls not run inline (workers.go)
@@ -115,7 +115,7 @@ func NewHandler(srv *mcpserver.Server, opts *Options) *Handler {
 	if h.store == nil {
 		h.store = NewMemoryEventStore(0)
 	}
-	_, h.copies = h.store.(*MemoryEventStore)
+	h.mem, _ = h.store.(*MemoryEventStore)
 	h.exitFn = h.exit
 	h.work.init()
 	if !h.opts.DisableLegacySSE {

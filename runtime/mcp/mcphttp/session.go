@@ -289,6 +289,22 @@ func (s *session) append(name string, msg []byte) (string, bool) {
 	return id, true
 }
 
+// appendSeq is append for a handler whose store is a MemoryEventStore
+// (h.mem): the event's id is eventID(name, seq), made only where needed.
+func (s *session) appendSeq(name string, msg []byte) (uint64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return 0, false
+	}
+	seq, err := s.h.mem.appendSeq(s.id, name, msg)
+	if err != nil {
+		s.h.logger.Warn("mcphttp: store an event", "session", s.id, "err", err)
+		return 0, false
+	}
+	return seq, true
+}
+
 // nameStream names a new POST stream; st.mu held, s.mu not.
 func (s *session) nameStream(st *stream) {
 	if s.h.rep != nil {

@@ -72,6 +72,14 @@ func (st *stream) sendPrime(flush bool) {
 		}
 		return
 	}
+	if cn := st.conn; cn.lazy && st.s.h.mem != nil {
+		// Its id is written by commit, and kept by no one else (sent is
+		// the standalone stream's): no string is made for it.
+		if seq, ok := st.s.appendSeq(st.name, nil); ok {
+			cn.lazySeq, cn.pending = seq, true
+		}
+		return
+	}
 	id, ok := st.s.append(st.name, nil)
 	if !ok {
 		return
@@ -107,13 +115,22 @@ func (st *stream) emit(msg []byte) { st.send(msg, true) }
 func (st *stream) emitLast(msg []byte) { st.send(msg, false) }
 
 func (st *stream) send(msg []byte, flush bool) {
+	if cn := st.conn; !flush && cn != nil && cn.lazy && st.s.h.mem != nil {
+		// The headers, the priming event and msg in one write, the ids
+		// written there (see sendPrime).
+		seq, ok := st.s.appendSeq(st.name, msg)
+		if ok && !cn.commitWith(commitLast, "", seq, msg) {
+			st.detach(releaseGone)
+		}
+		return
+	}
 	id, ok := st.s.append(st.name, msg)
 	if !ok || st.conn == nil {
 		return
 	}
 	if !flush && st.conn.lazy {
 		// The headers, the priming event and msg in one write.
-		if !st.conn.commitWith(commitLast, id, msg) {
+		if !st.conn.commitWith(commitLast, id, 0, msg) {
 			st.detach(releaseGone)
 			return
 		}
