@@ -56,7 +56,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 			rc = nil
 		}
 	}
-	b, err := read(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
+	b, err := read(limited(w, r, limit), r.ContentLength)
 	switch {
 	case err == nil && rc != nil:
 		_ = rc.SetReadDeadline(time.Time{})
@@ -66,6 +66,17 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		err = errors.Join(ErrBodyTimeout, err)
 	}
 	return b, err
+}
+
+// limited returns r's body limited to limit bytes. A body whose announced
+// size is under the limit and small enough for read to take at once needs
+// no http.MaxBytesReader (an allocation): read takes that many bytes and
+// fails on one more, as the limit would not.
+func limited(w http.ResponseWriter, r *http.Request, limit int64) io.Reader {
+	if n := r.ContentLength; n >= 0 && n < limit && n <= maxPrealloc {
+		return r.Body
+	}
+	return http.MaxBytesReader(w, r.Body, limit)
 }
 
 // maxPrealloc is the largest announced body size allocated before reading.

@@ -73,10 +73,10 @@ func (bw *BodyWatch) ReadBody(w http.ResponseWriter, r *http.Request, limit int6
 		return ReadBody(w, r, limit, timeout)
 	}
 	if timeout < 0 {
-		return read(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
+		return read(limited(w, r, limit), r.ContentLength)
 	}
 	br := bw.add(w, timeout)
-	b, err := read(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
+	b, err := read(limited(w, r, limit), r.ContentLength)
 	expired := bw.remove(br)
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):

@@ -37,7 +37,7 @@ func TestSSECallAllocs(t *testing.T) {
 		}
 	}
 	call()
-	const want = 41
+	const want = 40
 	if n := testing.AllocsPerRun(200, call); n != want {
 		t.Errorf("%v allocations per call, want %d", n, want)
 	}
@@ -62,7 +62,7 @@ func TestSSECallAllocs(t *testing.T) {
 		}
 	}
 	inline()
-	const wantInline = 38
+	const wantInline = 37
 	if n := testing.AllocsPerRun(200, inline); n != wantInline {
 		t.Errorf("inline: %v allocations per call, want %d", n, wantInline)
 	}
@@ -91,7 +91,7 @@ func TestModernCallAllocs(t *testing.T) {
 		name string
 		sse  bool
 		want float64
-	}{{"json", false, 43}, {"sse", true, 44}} {
+	}{{"json", false, 42}, {"sse", true, 43}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: tc.sse})
 			defer h.Close()
