@@ -33,8 +33,7 @@ type call struct {
 	stream
 	cctx  callContext // the call's context (see callContext); cctx.vals is the POST's, done when its client is gone
 	done  bool        // Handle returned
-	reply []byte      // what it returned, for a JSON response
-	rbuf  *[]byte     // the pooled buffer reply is in (replyBufs)
+	reply *[]byte     // what it returned, for a JSON response: a pooled buffer (replyBufs)
 	first conn        // the POST's own connection
 	key   []byte      // what an inline call is known by (streamKey)
 
@@ -150,7 +149,8 @@ func (c *call) run(ctx context.Context, body []byte) {
 		c.final = true
 		c.detach(releaseDone)
 	} else {
-		c.reply, c.rbuf = reply, bp // answer writes it and gives the buffer back
+		*bp = reply
+		c.reply = bp // answer writes it and gives the buffer back
 		if c.conn != nil {
 			c.conn.signal()
 		}
@@ -270,8 +270,12 @@ func (c *call) answer(cn *conn) bool {
 		c.mu.Unlock()
 		return false
 	}
-	reply, rbuf := c.reply, c.rbuf
-	c.conn, c.reply, c.rbuf = nil, nil, nil
+	var reply []byte
+	rbuf := c.reply
+	if rbuf != nil {
+		reply = *rbuf
+	}
+	c.conn, c.reply = nil, nil
 	c.mu.Unlock()
 	switch {
 	case len(reply) > 0:

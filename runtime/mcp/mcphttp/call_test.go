@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
@@ -309,5 +310,13 @@ func TestCallContext(t *testing.T) {
 	<-child.Done()
 	if context.Cause(child) != context.Canceled || cc.Err() != context.Canceled {
 		t.Fatalf("cause %v, err %v", context.Cause(child), cc.Err())
+	}
+}
+
+// TestCallSizeClass: a call, allocated per POST, fits in the 352-byte size
+// class (the next, 384, costs 32 bytes a call).
+func TestCallSizeClass(t *testing.T) {
+	if n := unsafe.Sizeof(call{}); n > 352 {
+		t.Fatalf("a call is %d bytes, want at most 352", n)
 	}
 }

@@ -28,14 +28,17 @@ type conn struct {
 	inline  bool          // the goroutine serving it runs the call (HTTP/1.x)
 	chunked bool          // an inline connection's body is chunked (HTTP/1.1)
 	pending bool          // a priming event waits for its flush (primeLate)
-	ka      *time.Timer   // keep-alive comments
-	until   time.Time     // the write deadline set last
-	held    int           // bytes written since the last flush (see put)
+	// The flags below are with those above, in one word, so that a call
+	// (which holds a conn) fits in the 352-byte size class.
+	primeArmed  bool        // see primePrev
+	primeQueued bool        // see primePrev
+	lazy        bool        // see lazyID
+	ka          *time.Timer // keep-alive comments
+	until       time.Time   // the write deadline set last
+	held        int         // bytes written since the last flush (see put)
 	// In the queue of the priming events waiting for their flush
-	// (primer.go): primeArmed is the owner's (under its lock), the rest the
-	// queue's.
-	primeArmed           bool
-	primeQueued          bool
+	// (primer.go): primeArmed is the owner's (under its lock), the rest
+	// (primeQueued too) the queue's.
 	primePrev, primeNext *conn
 	primeDue             time.Time
 	primeOwner           primeOwner
@@ -43,7 +46,6 @@ type conn struct {
 	// and priming event (lazyID, "" for none, or lazySeq, its sequence
 	// number in Handler.mem, 0 for none) are not written yet;
 	// lazyCall is its call (its handler and streamKey).
-	lazy     bool
 	lazyID   string
 	lazySeq  uint64
 	lazyCall *call
