@@ -18,13 +18,7 @@ func TestSSECallAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("exact allocation counts do not hold under the race detector")
 	}
-	h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: true})
-	defer h.Close()
-	w := httptest.NewRecorder()
-	init := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
-	init.Header.Set("Content-Type", "application/json")
-	h.ServeHTTP(w, init)
-	sid := w.Header().Get("Mcp-Session-Id")
+	h, sid := recordedSession(t, &Options{SSE: true})
 	body := toolCall(1, "add", `{"a":1,"b":2}`)
 	call := func() {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(body))

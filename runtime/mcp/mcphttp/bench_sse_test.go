@@ -24,13 +24,7 @@ func cpuTime() int64 {
 // processor at once; cpu-ns/op is the process's CPU time per call. The recorder cannot be taken from net/http, so every
 // call runs on a worker, as Options.SSE calls do.
 func BenchmarkHandlerSSE(b *testing.B) {
-	h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: true})
-	defer h.Close()
-	w := httptest.NewRecorder()
-	init := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
-	init.Header.Set("Content-Type", "application/json")
-	h.ServeHTTP(w, init)
-	sid := w.Header().Get("Mcp-Session-Id")
+	h, sid := recordedSession(b, &Options{SSE: true})
 	body := toolCall(1, "add", `{"a":1,"b":2}`)
 	call := func(b *testing.B) {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(body))

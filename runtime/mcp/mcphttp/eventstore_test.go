@@ -204,13 +204,7 @@ func TestMemoryEventStoreCopies(t *testing.T) {
 // MemoryEventStore, carry the ids the store knows them by: a resume from
 // the priming event's replays the answer under its id.
 func TestSSEInlineAnswerIDs(t *testing.T) {
-	h := NewHandler(benchServer(`{"type":"object"}`), &Options{SSE: true})
-	defer h.Close()
-	w := httptest.NewRecorder()
-	init := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
-	init.Header.Set("Content-Type", "application/json")
-	h.ServeHTTP(w, init)
-	sid := w.Header().Get("Mcp-Session-Id")
+	h, sid := recordedSession(t, &Options{SSE: true})
 	for i := 1; i <= 150; i++ { // stream names past those strconv keeps
 		r := httptest.NewRequest("POST", "/", strings.NewReader(toolCall(i, "add", `{"a":1,"b":2}`)))
 		r.Header.Set("Content-Type", "application/json")

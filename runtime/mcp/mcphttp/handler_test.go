@@ -273,13 +273,7 @@ func BenchmarkHandler(b *testing.B) {
 // BenchmarkHandlerInProcess measures the handler alone, without sockets,
 // which on a busy machine are most of the noise.
 func BenchmarkHandlerInProcess(b *testing.B) {
-	h := NewHandler(benchServer(`{"type":"object"}`), nil)
-	defer h.Close()
-	w := httptest.NewRecorder()
-	init := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
-	init.Header.Set("Content-Type", "application/json")
-	h.ServeHTTP(w, init)
-	sid := w.Header().Get("Mcp-Session-Id")
+	h, sid := recordedSession(b, nil)
 	run := func(b *testing.B, hd http.Handler, body string, kv ...string) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -240,6 +240,24 @@ func (hn *harness) initialize(version string) string {
 	return sid
 }
 
+// recordedSession is a handler over benchServer with opts, closed when the
+// test ends, and a legacy session initialized on it through a recorder: the
+// handler alone, without sockets.
+func recordedSession(tb testing.TB, opts *Options) (*Handler, string) {
+	tb.Helper()
+	h := NewHandler(benchServer(`{"type":"object"}`), opts)
+	tb.Cleanup(func() { h.Close() })
+	w := httptest.NewRecorder()
+	init := httptest.NewRequest("POST", "/", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	init.Header.Set("Content-Type", "application/json")
+	h.ServeHTTP(w, init)
+	sid := w.Header().Get("Mcp-Session-Id")
+	if sid == "" {
+		tb.Fatalf("initialize: %d %s, no Mcp-Session-Id", w.Code, w.Body)
+	}
+	return h, sid
+}
+
 // toolCall is a tools/call request body.
 func toolCall(id int, name, args string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, name, args)
