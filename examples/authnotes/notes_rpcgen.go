@@ -99,7 +99,7 @@ func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) 
 
 // appendAddNote is serveAddNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p notesAddNoteParams
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
@@ -108,11 +108,6 @@ func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
@@ -121,7 +116,7 @@ func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage,
 }
 
 // serveListNotes decodes the params of Notes.ListNotes, calls it and encodes its result.
-func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -129,11 +124,6 @@ func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendNotesListNotesResultJSON(buf.Bytes(), &result)), nil
 }
@@ -145,7 +135,7 @@ func (h notesHandler) serveWhoAmI(ctx context.Context, params json.RawMessage) (
 
 // appendWhoAmI is serveWhoAmI appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendWhoAmI(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h notesHandler) appendWhoAmI(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -153,11 +143,6 @@ func (h notesHandler) appendWhoAmI(ctx context.Context, params json.RawMessage, 
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendIdentityJSON(buf.Bytes(), &result)), nil

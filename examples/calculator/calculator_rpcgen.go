@@ -122,7 +122,7 @@ func (h calculatorHandler) ServeRPC(ctx context.Context, req *runtime.Request) (
 }
 
 // serveAdd decodes the params of Calculator.Add, calls it and encodes its result.
-func (h calculatorHandler) serveAdd(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h calculatorHandler) serveAdd(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p calculatorAddParams
 	if err := decodeCalculatorAddParams(params, &p); err != nil {
 		return nil, err
@@ -131,11 +131,6 @@ func (h calculatorHandler) serveAdd(ctx context.Context, params json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendCalculatorAddResultJSON(buf.Bytes(), &result)), nil
 }

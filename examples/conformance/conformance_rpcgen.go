@@ -589,7 +589,7 @@ func (h conformanceHandler) serveTouchWatchedResource(ctx context.Context, param
 }
 
 // serveStaticText decodes the params of Conformance.StaticText, calls it and encodes its result.
-func (h conformanceHandler) serveStaticText(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h conformanceHandler) serveStaticText(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -597,17 +597,12 @@ func (h conformanceHandler) serveStaticText(ctx context.Context, params json.Raw
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendConformanceStaticTextResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveStaticBinary decodes the params of Conformance.StaticBinary, calls it and encodes its result.
-func (h conformanceHandler) serveStaticBinary(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h conformanceHandler) serveStaticBinary(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -615,17 +610,12 @@ func (h conformanceHandler) serveStaticBinary(ctx context.Context, params json.R
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendConformanceStaticBinaryResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveTemplateData decodes the params of Conformance.TemplateData, calls it and encodes its result.
-func (h conformanceHandler) serveTemplateData(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h conformanceHandler) serveTemplateData(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p conformanceTemplateDataParams
 	if err := decodeConformanceTemplateDataParams(params, &p); err != nil {
 		return nil, err
@@ -634,17 +624,12 @@ func (h conformanceHandler) serveTemplateData(ctx context.Context, params json.R
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendRecordJSON(buf.Bytes(), &result)), nil
 }
 
 // serveWatchedResource decodes the params of Conformance.WatchedResource, calls it and encodes its result.
-func (h conformanceHandler) serveWatchedResource(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h conformanceHandler) serveWatchedResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -652,17 +637,12 @@ func (h conformanceHandler) serveWatchedResource(ctx context.Context, params jso
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendConformanceStaticTextResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveSimplePrompt decodes the params of Conformance.SimplePrompt, calls it and encodes its result.
-func (h conformanceHandler) serveSimplePrompt(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h conformanceHandler) serveSimplePrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -670,17 +650,12 @@ func (h conformanceHandler) serveSimplePrompt(ctx context.Context, params json.R
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendConformanceStaticTextResultJSON(buf.Bytes(), &result)), nil
 }
 
 // servePromptWithArguments decodes the params of Conformance.PromptWithArguments, calls it and encodes its result.
-func (h conformanceHandler) servePromptWithArguments(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h conformanceHandler) servePromptWithArguments(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p conformancePromptWithArgumentsParams
 	if err := decodeConformancePromptWithArgumentsParams(params, &p); err != nil {
 		return nil, err
@@ -689,11 +664,6 @@ func (h conformanceHandler) servePromptWithArguments(ctx context.Context, params
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendConformanceStaticTextResultJSON(buf.Bytes(), &result)), nil
 }
@@ -736,7 +706,7 @@ func (h conformanceHandler) servePromptWithImage(ctx context.Context, params jso
 }
 
 // serveCompleteArg1 decodes the params of Conformance.CompleteArg1, calls it and encodes its result.
-func (h conformanceHandler) serveCompleteArg1(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h conformanceHandler) serveCompleteArg1(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p conformanceCompleteArg1Params
 	if err := decodeConformanceCompleteArg1Params(params, &p); err != nil {
 		return nil, err
@@ -745,17 +715,12 @@ func (h conformanceHandler) serveCompleteArg1(ctx context.Context, params json.R
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendConformanceCompleteArg1ResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveCompleteRecordID decodes the params of Conformance.CompleteRecordID, calls it and encodes its result.
-func (h conformanceHandler) serveCompleteRecordID(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h conformanceHandler) serveCompleteRecordID(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p conformanceCompleteRecordIDParams
 	if err := decodeConformanceCompleteRecordIDParams(params, &p); err != nil {
 		return nil, err
@@ -764,11 +729,6 @@ func (h conformanceHandler) serveCompleteRecordID(ctx context.Context, params js
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendConformanceCompleteRecordIDResultJSON(buf.Bytes(), &result)), nil
 }

@@ -353,7 +353,7 @@ func (h statelessHandler) serveInputCapabilities(ctx context.Context, params jso
 }
 
 // serveInputPrompt decodes the params of Stateless.InputPrompt, calls it and encodes its result.
-func (h statelessHandler) serveInputPrompt(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h statelessHandler) serveInputPrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -361,11 +361,6 @@ func (h statelessHandler) serveInputPrompt(ctx context.Context, params json.RawM
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendStatelessInputPromptResultJSON(buf.Bytes(), &result)), nil
 }

@@ -258,7 +258,7 @@ func (h notesHandler) serveReindex(ctx context.Context, params json.RawMessage) 
 
 // appendReindex is serveReindex appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendReindex(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h notesHandler) appendReindex(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -266,11 +266,6 @@ func (h notesHandler) appendReindex(ctx context.Context, params json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendReindexReportJSON(buf.Bytes(), &result)), nil
@@ -298,7 +293,7 @@ func (h notesHandler) serveNote(ctx context.Context, params json.RawMessage) (re
 }
 
 // serveCompleteNoteID decodes the params of Notes.CompleteNoteID, calls it and encodes its result.
-func (h notesHandler) serveCompleteNoteID(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h notesHandler) serveCompleteNoteID(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p notesCompleteNoteIDParams
 	if err := decodeNotesCompleteNoteIDParams(params, &p); err != nil {
 		return nil, err
@@ -307,17 +302,12 @@ func (h notesHandler) serveCompleteNoteID(ctx context.Context, params json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendNotesCompleteNoteIDResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveReviewNotes decodes the params of Notes.ReviewNotes, calls it and encodes its result.
-func (h notesHandler) serveReviewNotes(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h notesHandler) serveReviewNotes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p notesReviewNotesParams
 	if err := decodeNotesReviewNotesParams(params, &p); err != nil {
 		return nil, err
@@ -326,11 +316,6 @@ func (h notesHandler) serveReviewNotes(ctx context.Context, params json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendNotesReviewNotesResultJSON(buf.Bytes(), &result)), nil
 }
@@ -1133,7 +1118,7 @@ func (h tagsHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.R
 }
 
 // serveCount decodes the params of Tags.Count, calls it and encodes its result.
-func (h tagsHandler) serveCount(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h tagsHandler) serveCount(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -1141,11 +1126,6 @@ func (h tagsHandler) serveCount(ctx context.Context, params json.RawMessage) (re
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendTagCountsJSON(buf.Bytes(), &result)), nil
 }

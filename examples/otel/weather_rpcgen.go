@@ -76,7 +76,7 @@ func (h weatherHandler) serveForecast(ctx context.Context, params json.RawMessag
 
 // appendForecast is serveForecast appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h weatherHandler) appendForecast(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h weatherHandler) appendForecast(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p weatherForecastParams
 	if err := decodeWeatherForecastParams(params, &p); err != nil {
 		return nil, err
@@ -85,11 +85,6 @@ func (h weatherHandler) appendForecast(ctx context.Context, params json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendForecastJSON(buf.Bytes(), &result)), nil

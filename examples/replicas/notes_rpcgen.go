@@ -116,7 +116,7 @@ func (h notesHandler) serveAddNote(ctx context.Context, params json.RawMessage) 
 
 // appendAddNote is serveAddNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p notesAddNoteParams
 	if err := decodeNotesAddNoteParams(params, &p); err != nil {
 		return nil, err
@@ -125,11 +125,6 @@ func (h notesHandler) appendAddNote(ctx context.Context, params json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
@@ -144,7 +139,7 @@ func (h notesHandler) serveGetNote(ctx context.Context, params json.RawMessage) 
 
 // appendGetNote is serveGetNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p notesIDParams
 	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
@@ -153,11 +148,6 @@ func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil
@@ -166,7 +156,7 @@ func (h notesHandler) appendGetNote(ctx context.Context, params json.RawMessage,
 }
 
 // serveListNotes decodes the params of Notes.ListNotes, calls it and encodes its result.
-func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -174,11 +164,6 @@ func (h notesHandler) serveListNotes(ctx context.Context, params json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendNotesListNotesResultJSON(buf.Bytes(), &result)), nil
 }
@@ -190,7 +175,7 @@ func (h notesHandler) serveDeleteNote(ctx context.Context, params json.RawMessag
 
 // appendDeleteNote is serveDeleteNote appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h notesHandler) appendDeleteNote(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h notesHandler) appendDeleteNote(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p notesIDParams
 	if err := decodeNotesIDParams(params, &p); err != nil {
 		return nil, err
@@ -199,11 +184,6 @@ func (h notesHandler) appendDeleteNote(ctx context.Context, params json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendNoteJSON(buf.Bytes(), &result)), nil

@@ -72,7 +72,7 @@ func (h archiveHandler) ServeRPC(ctx context.Context, req *runtime.Request) (jso
 }
 
 // serveCompact decodes the params of Archive.Compact, calls it and encodes its result.
-func (h archiveHandler) serveCompact(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h archiveHandler) serveCompact(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p archiveCompactParams
 	if err := decodeArchiveCompactParams(params, &p); err != nil {
 		return nil, err
@@ -81,11 +81,6 @@ func (h archiveHandler) serveCompact(ctx context.Context, params json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendReportJSON(buf.Bytes(), &result)), nil
 }

@@ -98,7 +98,7 @@ func (h greeterHandler) serveGreet(ctx context.Context, params json.RawMessage) 
 
 // appendGreet is serveGreet appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h greeterHandler) appendGreet(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h greeterHandler) appendGreet(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p greeterNameParams
 	if err := decodeGreeterNameParams(params, &p); err != nil {
 		return nil, err
@@ -107,11 +107,6 @@ func (h greeterHandler) appendGreet(ctx context.Context, params json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendGreetingJSON(buf.Bytes(), &result)), nil
@@ -120,7 +115,7 @@ func (h greeterHandler) appendGreet(ctx context.Context, params json.RawMessage,
 }
 
 // serveMotto decodes the params of Greeter.Motto, calls it and encodes its result.
-func (h greeterHandler) serveMotto(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h greeterHandler) serveMotto(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	if err := rpcimpl.NoParams(params); err != nil {
 		return nil, err
 	}
@@ -128,17 +123,12 @@ func (h greeterHandler) serveMotto(ctx context.Context, params json.RawMessage) 
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendGreeterMottoResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveWelcome decodes the params of Greeter.Welcome, calls it and encodes its result.
-func (h greeterHandler) serveWelcome(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h greeterHandler) serveWelcome(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p greeterNameParams
 	if err := decodeGreeterNameParams(params, &p); err != nil {
 		return nil, err
@@ -147,11 +137,6 @@ func (h greeterHandler) serveWelcome(ctx context.Context, params json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendGreeterMottoResultJSON(buf.Bytes(), &result)), nil
 }

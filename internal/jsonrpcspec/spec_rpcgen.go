@@ -127,7 +127,7 @@ func (h specHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.R
 }
 
 // serveSubtract decodes the params of Spec.Subtract, calls it and encodes its result.
-func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p specSubtractParams
 	if err := decodeSpecSubtractParams(params, &p); err != nil {
 		return nil, err
@@ -136,17 +136,12 @@ func (h specHandler) serveSubtract(ctx context.Context, params json.RawMessage) 
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendSpecSubtractResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveSum decodes the params of Spec.Sum, calls it and encodes its result.
-func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p specABCParams
 	if err := decodeSpecABCParams(params, &p); err != nil {
 		return nil, err
@@ -155,11 +150,6 @@ func (h specHandler) serveSum(ctx context.Context, params json.RawMessage) (res 
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendSpecSubtractResultJSON(buf.Bytes(), &result)), nil
 }

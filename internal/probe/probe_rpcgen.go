@@ -145,7 +145,7 @@ func (h probeHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.
 }
 
 // serveEcho decodes the params of Probe.Echo, calls it and encodes its result.
-func (h probeHandler) serveEcho(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h probeHandler) serveEcho(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p probeEchoParams
 	if err := decodeProbeEchoParams(params, &p); err != nil {
 		return nil, err
@@ -154,17 +154,12 @@ func (h probeHandler) serveEcho(ctx context.Context, params json.RawMessage) (re
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendProbeEchoResultJSON(buf.Bytes(), &result)), nil
 }
 
 // serveAdd decodes the params of Probe.Add, calls it and encodes its result.
-func (h probeHandler) serveAdd(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h probeHandler) serveAdd(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p probeAddParams
 	if err := decodeProbeAddParams(params, &p); err != nil {
 		return nil, err
@@ -173,11 +168,6 @@ func (h probeHandler) serveAdd(ctx context.Context, params json.RawMessage) (res
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendProbeAddResultJSON(buf.Bytes(), &result)), nil
 }
@@ -189,7 +179,7 @@ func (h probeHandler) serveIncrement(ctx context.Context, params json.RawMessage
 
 // appendIncrement is serveIncrement appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h probeHandler) appendIncrement(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h probeHandler) appendIncrement(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p Big
 	if err := decodeProbeIncrementParams(params, &p); err != nil {
 		return nil, err
@@ -198,11 +188,6 @@ func (h probeHandler) appendIncrement(ctx context.Context, params json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendBigJSON(buf.Bytes(), &result)), nil
@@ -211,7 +196,7 @@ func (h probeHandler) appendIncrement(ctx context.Context, params json.RawMessag
 }
 
 // serveHeader decodes the params of Probe.Header, calls it and encodes its result.
-func (h probeHandler) serveHeader(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h probeHandler) serveHeader(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p probeHeaderParams
 	if err := decodeProbeHeaderParams(params, &p); err != nil {
 		return nil, err
@@ -220,11 +205,6 @@ func (h probeHandler) serveHeader(ctx context.Context, params json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendProbeEchoResultJSON(buf.Bytes(), &result)), nil
 }
@@ -248,7 +228,7 @@ func (h probeHandler) serveHeld(ctx context.Context, params json.RawMessage) (js
 }
 
 // serveReleased decodes the params of Probe.Released, calls it and encodes its result.
-func (h probeHandler) serveReleased(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h probeHandler) serveReleased(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p probeTagParams
 	if err := decodeProbeTagParams(params, &p); err != nil {
 		return nil, err
@@ -257,11 +237,6 @@ func (h probeHandler) serveReleased(ctx context.Context, params json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendProbeEchoResultJSON(buf.Bytes(), &result)), nil
 }

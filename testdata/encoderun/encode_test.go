@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -150,14 +151,25 @@ func TestEncodeFallback(t *testing.T) {
 		dst := []byte("dst")
 		got, gotErr := h.appendKinds(ctx, nil, dst[:0])
 		want, wantErr := rpcimpl.AppendResult(dst[:0], impl.KindsV, nil)
-		if !bytes.Equal(got, want) || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
-			t.Errorf("%+v:\n got %s, %v\nwant %s, %v", impl.KindsV, got, gotErr, want, wantErr)
-		}
+		sameResult(t, fmt.Sprintf("%+v", impl.KindsV), got, gotErr, want, wantErr)
 		got, gotErr = h.serveKinds(ctx, nil)
 		want, wantErr = rpcimpl.Result(impl.KindsV, nil)
-		if !bytes.Equal(got, want) || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
-			t.Errorf("%+v without a buffer:\n got %s, %v\nwant %s, %v", impl.KindsV, got, gotErr, want, wantErr)
-		}
+		sameResult(t, fmt.Sprintf("%+v without a buffer", impl.KindsV), got, gotErr, want, wantErr)
+	}
+	// A result that is not an object, served over JSON-RPC only.
+	for _, f := range []float64{math.NaN(), math.Inf(-1), 2.5} {
+		got, gotErr := encodesHandler{&Impl{TotalV: f}}.serveTotal(ctx, nil)
+		want, wantErr := rpcimpl.Result(f, nil)
+		sameResult(t, fmt.Sprint("total ", f), got, gotErr, want, wantErr)
+	}
+}
+
+// sameResult requires got and gotErr to be want and wantErr, errors by
+// their text.
+func sameResult(t *testing.T, what string, got []byte, gotErr error, want []byte, wantErr error) {
+	t.Helper()
+	if !bytes.Equal(got, want) || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+		t.Errorf("%s:\n got %s, %v\nwant %s, %v", what, got, gotErr, want, wantErr)
 	}
 }
 
@@ -282,9 +294,7 @@ func TestLeftToEncodingJSON(t *testing.T) {
 		h := encodesHandler{impl}
 		got, gotErr := h.appendFallback(ctx, nil, make([]byte, 0, 64))
 		want, wantErr := rpcimpl.AppendResult(make([]byte, 0, 64), f, nil)
-		if !bytes.Equal(got, want) || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
-			t.Errorf("%+v:\n got %s, %v\nwant %s, %v", f, got, gotErr, want, wantErr)
-		}
+		sameResult(t, fmt.Sprintf("%+v", f), got, gotErr, want, wantErr)
 	}
 	impl := &Impl{TreeV: Tree{Label: "t", Children: []*Tree{{Label: "c"}}}}
 	got, err := encodesHandler{impl}.appendTree(ctx, nil, make([]byte, 0, 64))

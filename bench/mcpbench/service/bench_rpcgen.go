@@ -97,7 +97,7 @@ func (h benchHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 
 // appendAdd is serveAdd appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h benchHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h benchHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p benchAddParams
 	if err := decodeBenchAddParams(params, &p); err != nil {
 		return nil, err
@@ -106,11 +106,6 @@ func (h benchHandler) appendAdd(ctx context.Context, params json.RawMessage, dst
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendSumJSON(buf.Bytes(), &result)), nil
@@ -125,7 +120,7 @@ func (h benchHandler) serveEcho(ctx context.Context, params json.RawMessage) (js
 
 // appendEcho is serveEcho appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h benchHandler) appendEcho(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h benchHandler) appendEcho(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p benchEchoParams
 	if err := decodeBenchEchoParams(params, &p); err != nil {
 		return nil, err
@@ -134,11 +129,6 @@ func (h benchHandler) appendEcho(ctx context.Context, params json.RawMessage, ds
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendEchoedJSON(buf.Bytes(), &result)), nil

@@ -69,7 +69,7 @@ func (h calcHandler) ServeRPC(ctx context.Context, req *runtime.Request) (json.R
 }
 
 // serveAdd decodes the params of Calc.Add, calls it and encodes its result.
-func (h calcHandler) serveAdd(ctx context.Context, params json.RawMessage) (res json.RawMessage, err error) {
+func (h calcHandler) serveAdd(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p calcAddParams
 	if err := decodeCalcAddParams(params, &p); err != nil {
 		return nil, err
@@ -78,11 +78,6 @@ func (h calcHandler) serveAdd(ctx context.Context, params json.RawMessage) (res 
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.Result(result, nil)
-		}
-	}()
 	buf := rpcimpl.GetBuffer()
 	return buf.Detach(appendCalcAddResultJSON(buf.Bytes(), &result)), nil
 }

@@ -26,7 +26,8 @@ import (
 // rpcimpl.AppendResult or Result, as before. The rpcimpl pieces the
 // encoders call panic on what encoding/json refuses (NaN, say), and the
 // method then encodes the result again with AppendResult or Result, which
-// returns encoding/json's error (rpcimpl.EncodeFailed).
+// returns encoding/json's error (rpcimpl.EncodeFailed); a method whose
+// result's encoder calls none of those (fails) has no deferred fallback.
 
 // encodeEmitter writes the result encoders of one file.
 type encodeEmitter struct {
@@ -35,6 +36,7 @@ type encodeEmitter struct {
 	names   *decodeEmitter    // names functions, sharing the decoders' names
 	helpers map[string]string // type key -> name of its encode function
 	cycles  map[string]bool   // type key -> whether the struct type holds itself
+	failing map[string]bool   // type key -> whether its encoder can fail (fails)
 	pending []encodeFn        // functions named but not yet written
 }
 
@@ -47,7 +49,7 @@ type encodeFn struct {
 }
 
 func newEncodeEmitter(de *decodeEmitter) *encodeEmitter {
-	return &encodeEmitter{file: de.file, sg: de.sg, names: de, helpers: map[string]string{}, cycles: map[string]bool{}}
+	return &encodeEmitter{file: de.file, sg: de.sg, names: de, helpers: map[string]string{}, cycles: map[string]bool{}, failing: map[string]bool{}}
 }
 
 // resultEncoder returns the name of the function encoding m's result,
@@ -157,6 +159,52 @@ func (ee *encodeEmitter) direct(t types.Type) bool {
 	case *types.Struct:
 		_, err := ee.sg.FieldsOf(u)
 		return err == nil && !ee.cyclic(t)
+	}
+	return false
+}
+
+// fails reports whether the encoder of a t can reach an rpcimpl piece that
+// fails on what encoding/json refuses (see rpcimpl.EncodeFailed): a float
+// (NaN, an infinity), a time, raw JSON, a json.Number, or a value left to
+// encoding/json (rpcimpl.AppendAny). Strings, booleans, integers, bytes and
+// what holds only those never fail: their method encodes the result with
+// no deferred fallback. It follows valueOf.
+func (ee *encodeEmitter) fails(t types.Type) bool {
+	key := schema.TypeKey(t)
+	if f, ok := ee.failing[key]; ok {
+		return f
+	}
+	ee.failing[key] = false // a struct type met again within itself adds nothing
+	f := ee.reachesFail(t)
+	ee.failing[key] = f
+	return f
+}
+
+func (ee *encodeEmitter) reachesFail(t types.Type) bool {
+	if !ee.direct(t) || specialReader(t) != "" {
+		return true
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		return ee.fails(u.Elem())
+	case *types.Basic:
+		return u.Info()&types.IsFloat != 0
+	case *types.Slice:
+		if _, ok := u.Elem().Underlying().(*types.Basic); ok && schema.IsByte(u.Elem()) {
+			return false // base64
+		}
+		return ee.fails(u.Elem())
+	case *types.Array:
+		return ee.fails(u.Elem())
+	case *types.Map:
+		return ee.fails(u.Elem())
+	case *types.Struct:
+		fields, _ := ee.sg.FieldsOf(u)
+		for _, fl := range fields {
+			if ee.fails(fl.Type) {
+				return true
+			}
+		}
 	}
 	return false
 }

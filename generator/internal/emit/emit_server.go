@@ -104,29 +104,29 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 		// The generated encoder writes into the buffer: the server's (an
 		// MCP tool's Append) or, without one (the JSON-RPC dispatcher), a
 		// pooled one the result is copied out of. A value encoding/json
-		// refuses is encoded again by rpcimpl, for its error.
+		// refuses is encoded again by rpcimpl, for its error, when the
+		// encoder can meet one (encodeEmitter.fails).
+		body = append(body,
+			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		)
+		fallback := jen.Qual(implPath, "Result").Call(jen.Id("result"), jen.Nil())
+		if g.appends(m) {
+			fallback = jen.Qual(implPath, "AppendResult").Call(jen.Id("dst"), jen.Id("result"), jen.Nil())
+		}
+		if g.encodeFails(m) {
+			body = append(body, jen.Defer().Func().Params().Block(
+				jen.If(jen.Qual(implPath, "EncodeFailed").Call(jen.Recover())).Block(
+					jen.List(jen.Id("res"), jen.Err()).Op("=").Add(fallback),
+				),
+			).Call())
+		}
 		if g.appends(m) {
 			body = append(body,
-				jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-				jen.Defer().Func().Params().Block(
-					jen.If(jen.Qual(implPath, "EncodeFailed").Call(jen.Recover())).Block(
-						jen.List(jen.Id("res"), jen.Err()).Op("=").Qual(implPath, "AppendResult").Call(jen.Id("dst"), jen.Id("result"), jen.Nil()),
-					),
-				).Call(),
 				jen.If(jen.Id("dst").Op("==").Nil()).Block(pooledEncode(enc)...),
 				jen.Return(jen.Id(enc).Call(jen.Id("dst"), jen.Op("&").Id("result")), jen.Nil()),
 			)
 		} else {
-			body = append(body,
-				jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(call),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-				jen.Defer().Func().Params().Block(
-					jen.If(jen.Qual(implPath, "EncodeFailed").Call(jen.Recover())).Block(
-						jen.List(jen.Id("res"), jen.Err()).Op("=").Qual(implPath, "Result").Call(jen.Id("result"), jen.Nil()),
-					),
-				).Call(),
-			)
 			body = append(body, pooledEncode(enc)...)
 		}
 	} else if g.appends(m) {
@@ -153,7 +153,7 @@ func (g *emitter) serveMethod(s *model.Service, m *model.Method, names *serviceN
 	g.file.Line()
 	g.file.Commentf("%s "+what, names.serve(m), s.Name, m.Name)
 	results := jen.Parens(jen.List(jen.Qual("encoding/json", "RawMessage"), jen.Error()))
-	if g.encoder(s, m) != "" {
+	if g.encoder(s, m) != "" && g.encodeFails(m) {
 		// Named, for the deferred fallback to set.
 		results = jen.Parens(jen.List(jen.Id("res").Qual("encoding/json", "RawMessage"), jen.Err().Error()))
 	}
@@ -186,6 +186,13 @@ func (g *emitter) encoder(s *model.Service, m *model.Method) string {
 		return ""
 	}
 	return g.encoders.resultEncoder(s, m)
+}
+
+// encodeFails reports whether the encoder of m's result can fail on a
+// value encoding/json refuses (encodeEmitter.fails): its method then defers
+// the fallback to rpcimpl.
+func (g *emitter) encodeFails(m *model.Method) bool {
+	return g.encoders.fails(m.Result)
 }
 
 // pooledEncode is the statement encoding result with enc into a pooled

@@ -75,7 +75,7 @@ func (h adderHandler) serveAdd(ctx context.Context, params json.RawMessage) (jso
 
 // appendAdd is serveAdd appending the encoded result to dst (the MCP
 // tool's Append: the server hands it a buffer it reuses).
-func (h adderHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
+func (h adderHandler) appendAdd(ctx context.Context, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	var p adderAddParams
 	if err := decodeAdderAddParams(params, &p); err != nil {
 		return nil, err
@@ -84,11 +84,6 @@ func (h adderHandler) appendAdd(ctx context.Context, params json.RawMessage, dst
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rpcimpl.EncodeFailed(recover()) {
-			res, err = rpcimpl.AppendResult(dst, result, nil)
-		}
-	}()
 	if dst == nil {
 		buf := rpcimpl.GetBuffer()
 		return buf.Detach(appendSumJSON(buf.Bytes(), &result)), nil
