@@ -86,6 +86,7 @@ func serveHTTPUntilStdinCloses(h http.Handler) error {
 		return err
 	}
 	hs := &http.Server{Handler: h}
+	rpchttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	go hs.Serve(ln)
 	fmt.Printf("http://%s/\n", ln.Addr())
 	io.Copy(io.Discard, os.Stdin)

@@ -203,6 +203,7 @@ func ExampleHandler() {
 		log.Fatal(err)
 	}
 	hs := &http.Server{Handler: mux}
+	PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	go hs.Serve(ln)
 
 	// … serve until it is time to stop, then stop both: http.Server.Shutdown

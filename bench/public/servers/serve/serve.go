@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/rpcgen/rpcgen/bench/public/shop"
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
 // Handler builds a server's MCP endpoint over impl; the function it returns
@@ -68,6 +69,7 @@ func run(name string, handler Handler, addr, redisURL, api string, profiles bool
 		return err
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mcphttp.PromptShutdown(srv) // a connection dialled and never used does not hold Shutdown
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	fmt.Printf("listening on %s\n", ln.Addr())

@@ -33,6 +33,8 @@ import (
 	"github.com/ory/fosite/compose"
 	"github.com/ory/fosite/storage"
 	"github.com/ory/fosite/token/jwt"
+
+	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
 type userList map[string]string
@@ -70,6 +72,7 @@ func main() {
 		os.Exit(1)
 	}
 	hs := &http.Server{Handler: as.routes(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second}
+	mcphttp.PromptShutdown(hs) // a connection dialled and never used does not hold Shutdown
 	fmt.Println(issuer)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
