@@ -1,11 +1,16 @@
 // Package rpctest holds the checks the runtime's tests share: goroutine
-// leaks, JSON messages compared as JSON, and JSON-RPC errors by code.
+// leaks, JSON messages compared as JSON, JSON-RPC errors by code, and that
+// rpchttp and mcphttp export httpguard.PromptShutdown.
 package rpctest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
+	"net/http"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -106,4 +111,26 @@ func Synctest(t *testing.T, f func(*testing.T)) {
 	flush()
 	defer flush()
 	synctest.Test(t, f)
+}
+
+// CheckPromptShutdown checks that promptShutdown (rpchttp's or mcphttp's
+// PromptShutdown) is httpguard.PromptShutdown, whose own test plays the
+// whole scenario: a connection new to the server is closed as Shutdown
+// begins. In a synctest bubble, so that a connection left open fails the
+// test as a deadlock rather than hanging it.
+func CheckPromptShutdown(t *testing.T, promptShutdown func(*http.Server)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		hs := &http.Server{}
+		promptShutdown(hs)
+		conn, peer := net.Pipe()
+		defer peer.Close()
+		hs.ConnState(conn, http.StateNew) // as Serve calls it for a connection it accepted
+		if err := hs.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := peer.Read(make([]byte, 1)); err != io.EOF {
+			t.Errorf("a new connection after Shutdown: read %v, want io.EOF (closed)", err)
+		}
+	})
 }

@@ -1,65 +1,11 @@
 package mcphttp_test
 
 import (
-	"context"
-	"io"
-	"net"
-	"net/http"
 	"testing"
-	"time"
 
+	"github.com/rpcgen/rpcgen/internal/rpctest"
 	"github.com/rpcgen/rpcgen/runtime/mcp/mcphttp"
 )
 
-// TestPromptShutdown: a connection a client dialled and never used does not
-// hold http.Server.Shutdown. Without PromptShutdown, Go's server waits until
-// such a connection is five seconds old, so the four-second context below
-// ends first.
-func TestPromptShutdown(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh := make(chan struct{}, 1)
-	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "ok")
-	})}
-	hs.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			fresh <- struct{}{}
-		}
-	}
-	mcphttp.PromptShutdown(hs)
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-
-	// One connection carries a request and stays idle; one is never used.
-	resp, err := http.Get("http://" + ln.Addr().String() + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(body) != "ok" {
-		t.Fatalf("body %q, want ok", body)
-	}
-	<-fresh
-	unused, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unused.Close()
-	<-fresh // the server holds it, in http.StateNew, and ran the hook set before
-
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(ctx); err != nil {
-		t.Fatalf("Shutdown: %v, want nil (the unused connection closed at once)", err)
-	}
-	if err := <-served; err != http.ErrServerClosed {
-		t.Fatalf("Serve: %v, want http.ErrServerClosed", err)
-	}
-	if n, err := unused.Read(make([]byte, 1)); err == nil {
-		t.Fatalf("the unused connection read %d bytes, want it closed", n)
-	}
-}
+// TestPromptShutdown: PromptShutdown is httpguard.PromptShutdown (tested there).
+func TestPromptShutdown(t *testing.T) { rpctest.CheckPromptShutdown(t, mcphttp.PromptShutdown) }
