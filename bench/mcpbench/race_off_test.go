@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpbench
+
+const raceEnabled = false

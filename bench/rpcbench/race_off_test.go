@@ -1,0 +1,5 @@
+//go:build !race
+
+package rpcbench
+
+const raceEnabled = false
