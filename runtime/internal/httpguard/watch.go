@@ -12,15 +12,20 @@ import (
 // without setting and clearing a read deadline on the connection for each
 // body: that cost two updates of the network poller's timers per request
 // (and ReadBody's ResponseController). The bodies being read wait in one
-// queue instead, in the order they are due (they all have the watch's
-// timeout), watched by one timer; only a body still being read when it falls
-// due gets a read deadline, one in the past, which ends its read at once
-// (ErrBodyTimeout, and the connection is closed, as with ReadBody). The
-// timer stays armed one timeout past the last body it saw, so a handler
-// under load does not re-arm it per request; it holds no goroutine while it
-// waits. A body is cut between its timeout and the time its queue's timer
-// fires next (at most one timeout later, and mostly at once: the timer is
-// re-armed for the queue's first body).
+// queue instead, in the order they began, watched by one timer; only a body
+// still being read when its timeout has passed gets a read deadline, one in
+// the past, which ends its read at once (ErrBodyTimeout, and the connection
+// is closed, as with ReadBody).
+//
+// The watch keeps its own coarse clock, so that a body costs no clock
+// read: while bodies are being read, or were since its last tick, the timer
+// ticks every step (a fraction of the timeout, at most a quarter of a
+// second), and a body is stamped with the ticks counted when it began. A
+// body is cut at the first tick more than a timeout after it began: between
+// its timeout and its timeout plus two steps (one step when the timeout is a
+// whole number of them, as the default and any whole number of seconds are).
+// Once no body has come for a step, the timer rests and holds no goroutine;
+// the next body starts it again.
 //
 // Under an http.Server with a ReadTimeout, BodyWatch.ReadBody is ReadBody:
 // net/http's own deadline for the request is then set on the connection,
@@ -35,14 +40,15 @@ type BodyWatch struct {
 	mu         sync.Mutex
 	head, tail *bodyRead
 	timer      *time.Timer
-	armed      bool // timer is set to fire
-	used       bool // a body was queued since the timer was last set
+	ticks      uint64 // the watch's clock: its timer's ticks, and its starts after a rest
+	armed      bool   // timer is set to fire
+	used       bool   // a body was queued since the timer last fired
 }
 
 // bodyRead is a body being read, queued in a BodyWatch.
 type bodyRead struct {
 	w          http.ResponseWriter
-	due        time.Time
+	began      uint64 // the watch's ticks when the read began
 	prev, next *bodyRead
 	queued     bool // in the queue
 	expired    bool // its deadline was set: the read fails, or has already ended
@@ -75,7 +81,7 @@ func (bw *BodyWatch) ReadBody(w http.ResponseWriter, r *http.Request, limit int6
 	if timeout < 0 {
 		return read(limited(w, r, limit), r.ContentLength)
 	}
-	br := bw.add(w, timeout)
+	br := bw.add(w)
 	b, err := read(limited(w, r, limit), r.ContentLength)
 	expired := bw.remove(br)
 	switch {
@@ -90,12 +96,23 @@ func (bw *BodyWatch) ReadBody(w http.ResponseWriter, r *http.Request, limit int6
 	return b, err
 }
 
-// add queues a body being read through w, due timeout from now.
-func (bw *BodyWatch) add(w http.ResponseWriter, timeout time.Duration) *bodyRead {
+// add queues a body being read through w.
+func (bw *BodyWatch) add(w http.ResponseWriter) *bodyRead {
 	br := bodyReads.Get().(*bodyRead)
 	br.w = w
-	br.due = time.Now().Add(timeout)
 	bw.mu.Lock()
+	if !bw.armed {
+		// The clock starts again: a tick begins now.
+		bw.armed = true
+		bw.ticks++
+		step, _ := bw.clock()
+		if bw.timer == nil {
+			bw.timer = time.AfterFunc(step, bw.fire)
+		} else {
+			bw.timer.Reset(step)
+		}
+	}
+	br.began = bw.ticks
 	br.queued = true
 	br.prev = bw.tail
 	if bw.tail != nil {
@@ -105,18 +122,29 @@ func (bw *BodyWatch) add(w http.ResponseWriter, timeout time.Duration) *bodyRead
 	}
 	bw.tail = br
 	bw.used = true
-	if !bw.armed {
-		// Any body queued from now on is due no earlier than the timer.
-		bw.armed = true
-		if bw.timer == nil {
-			bw.timer = time.AfterFunc(timeout, bw.fire)
-		} else {
-			bw.timer.Reset(timeout)
-		}
-	}
 	bw.mu.Unlock()
 	return br
 }
+
+// clock returns the watch's step, and the number of whole steps past which
+// a body has been read for longer than the timeout: a body that began
+// within tick k has been read for more than n steps at tick k+n+1, since
+// ticks are at least a step apart.
+func (bw *BodyWatch) clock() (step time.Duration, n uint64) {
+	timeout := bw.timeout
+	if timeout == 0 {
+		timeout = DefaultBodyTimeout
+	}
+	step = max(min(timeout/minSteps, maxStep), 1)
+	return step, uint64((timeout + step - 1) / step)
+}
+
+// A BodyWatch ticks at least minSteps times per timeout and at least every
+// maxStep: a body is cut at most two steps after its timeout.
+const (
+	minSteps = 8
+	maxStep  = 250 * time.Millisecond
+)
 
 // remove takes br out of the queue once its read has ended, and reports
 // whether its deadline was set meanwhile.
@@ -147,34 +175,30 @@ func (bw *BodyWatch) unlink(br *bodyRead) {
 	br.prev, br.next, br.queued = nil, nil, false
 }
 
-// fire cuts the reads that are due, and sets the timer again: for the
-// first read still queued, or, when reads came since it was last set, one
-// timeout on (any read queued after that is due later); otherwise it rests
-// until the next read.
+// fire is a tick: it cuts the reads that have gone on for longer than the
+// timeout, and sets the timer again while reads are queued or came since
+// the last tick; otherwise the timer rests until the next read.
 func (bw *BodyWatch) fire() {
 	bw.mu.Lock()
 	defer bw.mu.Unlock()
-	now := time.Now()
-	for bw.head != nil && !bw.head.due.After(now) {
+	bw.ticks++
+	step, n := bw.clock()
+	var past time.Time
+	for bw.head != nil && bw.ticks-bw.head.began > n {
 		br := bw.head
 		bw.unlink(br)
 		br.expired = true
+		if past.IsZero() {
+			past = time.Now()
+		}
 		// Unsupported (a ResponseWriter that is not net/http's): the read
 		// goes on, as ReadBody's would without a deadline.
-		_ = http.NewResponseController(br.w).SetReadDeadline(now)
+		_ = http.NewResponseController(br.w).SetReadDeadline(past)
 	}
-	timeout := bw.timeout
-	if timeout == 0 {
-		timeout = DefaultBodyTimeout
-	}
-	switch {
-	case bw.head != nil:
+	if bw.head != nil || bw.used {
 		bw.used = false
-		bw.timer.Reset(bw.head.due.Sub(now))
-	case bw.used:
-		bw.used = false
-		bw.timer.Reset(timeout)
-	default:
-		bw.armed = false
+		bw.timer.Reset(step)
+		return
 	}
+	bw.armed = false
 }

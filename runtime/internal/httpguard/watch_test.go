@@ -38,10 +38,11 @@ func watchHandler(bw *httpguard.BodyWatch) http.Handler {
 }
 
 // TestBodyWatchCutsEachBodyAtItsTimeout: bodies that stall are each cut
-// (408, connection closed) their timeout after they started, whether they
-// started together, while the watch's timer was set for earlier bodies, or
-// after it rested; bodies that arrive in time are served, on connections
-// that stay usable, by calls longer than the timeout.
+// (408, connection closed) their timeout after they started (never before,
+// at most a second after), whether they started together, between two ticks
+// of the watch's clock while it watched earlier bodies, or after it rested;
+// bodies that arrive in time are served, on connections that stay usable, by
+// calls longer than the timeout.
 func TestBodyWatchCutsEachBodyAtItsTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const timeout = 10 * time.Second
@@ -72,14 +73,14 @@ func TestBodyWatchCutsEachBodyAtItsTimeout(t *testing.T) {
 			cuts = append(cuts, c)
 			go func() { c <- rpctest.StallBodies(dial, n, head) }()
 		}
-		stall(3) // at 0 s: the timer is set for 10 s
-		time.Sleep(4 * time.Second)
-		stall(2) // at 4 s, queued behind them
+		stall(3) // at 0 s: the clock starts ticking
+		time.Sleep(4*time.Second + 100*time.Millisecond)
+		stall(2) // at 4.1 s, between two ticks, queued behind them
 		post(0)
-		post(2 * timeout) // from 4 s to 24 s, not cut; the timer rests from 14 s
-		post(0)           // at 24 s: the timer is set again, and rests from 44 s
+		post(2 * timeout) // from 4.1 s to 24.1 s, not cut; the clock rests once the stalled bodies are cut
+		post(0)           // at 24.1 s: the clock starts again, and rests a step later
 		time.Sleep(30 * time.Second)
-		stall(1) // at 54 s
+		stall(1) // at 54.1 s
 		for _, c := range cuts {
 			rpctest.WantCutAt(t, <-c, timeout)
 		}

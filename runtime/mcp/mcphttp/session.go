@@ -38,7 +38,10 @@ type session struct {
 	id      string
 	subject string // the token subject that created it; "" without Auth
 	ss      *mcpserver.Session
-	last    atomic.Int64 // when it last became idle, in Unix nanoseconds
+	// last is when it was last seen idle, in Unix nanoseconds: when it
+	// started, or the janitor's first sweep after it became idle again
+	// (idled says it did), so that a call costs no clock read.
+	last atomic.Int64
 
 	// polling: the revision (2025-11-25 and later) has priming events and
 	// lets the server close a stream's connection for the client to poll;
@@ -46,6 +49,7 @@ type session struct {
 	// before the session is shared; beside ended to keep the struct small.
 	polling bool
 	ended   bool // guarded by mu
+	idled   bool // it became idle since the last sweep; guarded by mu
 
 	mu         sync.Mutex
 	active     int32   // calls in flight and open standalone streams
@@ -152,7 +156,10 @@ func (h *Handler) answerInitialize(w http.ResponseWriter, s *session, reply []by
 }
 
 // sweep ends the sessions idle for longer than SessionIdleTimeout, checking
-// a few times per timeout; it returns when there are no sessions left.
+// a few times per timeout; it returns when there are no sessions left. A
+// session that became idle since the last sweep is idle from this sweep on:
+// it is ended at most a timeout and two sweeps' interval after its last
+// call or stream ended, never before a timeout.
 func (h *Handler) sweep() {
 	idle := h.opts.SessionIdleTimeout
 	t := time.NewTicker(min(max(idle/4, time.Millisecond), time.Minute))
@@ -173,6 +180,13 @@ func (h *Handler) sweep() {
 		var busy []*session
 		for _, s := range h.sessions {
 			s.mu.Lock()
+			if s.idled {
+				s.idled = false
+				if s.active == 0 {
+					// Read under s.mu, after the call or stream that ended.
+					s.last.Store(time.Now().UnixNano())
+				}
+			}
 			if !s.ended && s.active == 0 && time.Duration(now-s.last.Load()) >= idle {
 				expired = append(expired, s)
 			} else if s.active > 0 && h.rep != nil {
@@ -204,7 +218,7 @@ func (s *session) activate() { s.active++ }
 func (s *session) deactivate() {
 	s.active--
 	if s.active == 0 {
-		s.last.Store(time.Now().UnixNano())
+		s.idled = true // the janitor reads the time (sweep)
 	}
 }
 

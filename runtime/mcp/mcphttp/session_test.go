@@ -117,7 +117,13 @@ func TestIdleExpiry(t *testing.T) {
 			t.Fatalf("the busy session expired: %d", r.status)
 		}
 		stream.resp.Body.Close()
-		time.Sleep(45 * time.Millisecond) // a timeout and a sweep
+		synctest.Wait()
+		time.Sleep(29 * time.Millisecond) // idle, but not for a timeout yet
+		synctest.Wait()
+		if n := hn.h.SessionCount(); n != 1 {
+			t.Fatalf("%d sessions before the idle timeout", n)
+		}
+		time.Sleep(16 * time.Millisecond) // a timeout and a sweep
 		synctest.Wait()
 		if n := hn.h.SessionCount(); n != 0 {
 			t.Fatalf("%d sessions once idle past the timeout", n)
