@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
@@ -47,7 +48,7 @@ func (e *envelope) isRequest() bool { return e.Batch || e.Method != nil && e.ID 
 // exists in that revision.
 func (e *envelope) modern(r *http.Request) bool {
 	return e.MetaVersion != nil || e.MetaCaps != nil ||
-		r.Header.Get(httpwire.HdrProtocolVersion) == mcp.Version20260728 || e.MethodIs(mcp.MethodServerDiscover)
+		httpguard.HeaderValue(r.Header, httpwire.HdrProtocolVersion) == mcp.Version20260728 || e.MethodIs(mcp.MethodServerDiscover)
 }
 
 // legacyStatus is the HTTP status of a legacy JSON reply: 400 for a message

@@ -176,7 +176,7 @@ func methodNotAllowed(w http.ResponseWriter, allow, message string) {
 
 // servePOST routes a POST to the era and session its message belongs to.
 func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
-	sid := r.Header.Get(httpwire.HdrSessionID)
+	sid := httpguard.HeaderValue(r.Header, httpwire.HdrSessionID)
 	if sid == "" && h.legacy != nil && r.URL.RawQuery != "" {
 		if q := r.URL.Query().Get("sessionId"); q != "" {
 			h.legacy.servePOST(w, r, q)
@@ -258,11 +258,11 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 // serveGET opens a legacy stream: a session's standalone stream or a resumed
 // one with Mcp-Session-Id, the HTTP+SSE stream without.
 func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
-	sid := r.Header.Get(httpwire.HdrSessionID)
+	sid := httpguard.HeaderValue(r.Header, httpwire.HdrSessionID)
 	if sid == "" {
 		// A client that declares 2026-07-28 is not an HTTP+SSE client (that
 		// revision's GET gets 405), whatever else this endpoint serves.
-		if h.legacy != nil && r.Header.Get(httpwire.HdrProtocolVersion) != mcp.Version20260728 {
+		if h.legacy != nil && httpguard.HeaderValue(r.Header, httpwire.HdrProtocolVersion) != mcp.Version20260728 {
 			h.legacy.serveGET(w, r)
 			return
 		}
@@ -277,7 +277,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, nil, runtime.CodeInvalidRequest, "Not Acceptable: the client must accept text/event-stream")
 		return
 	}
-	if last := r.Header.Get(httpwire.HdrLastEventID); last != "" {
+	if last := httpguard.HeaderValue(r.Header, httpwire.HdrLastEventID); last != "" {
 		if h.rep != nil {
 			h.rep.resume(w, r, s, last)
 			return
@@ -294,7 +294,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 
 // serveDELETE ends the legacy session named by Mcp-Session-Id.
 func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
-	sid := r.Header.Get(httpwire.HdrSessionID)
+	sid := httpguard.HeaderValue(r.Header, httpwire.HdrSessionID)
 	if sid == "" {
 		methodNotAllowed(w, "GET, POST", "Method Not Allowed: DELETE needs an Mcp-Session-Id (2026-07-28 has no sessions)")
 		return

@@ -12,6 +12,7 @@ import (
 	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonenc"
 	"github.com/rpcgen/rpcgen/runtime/internal/jsonscan"
+	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
 
 // errorBufPool holds the buffers error bodies are built in.
@@ -89,7 +90,7 @@ func writeBodyError(w http.ResponseWriter, status int, body, id []byte, code int
 // Options.BodyReadTimeout, 400 when it cannot be read. The returned slice
 // belongs to the caller.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if !httpguard.IsJSONContentType(r.Header.Get("Content-Type")) {
+	if !httpguard.IsJSONContentType(httpguard.HeaderValue(r.Header, httpwire.HdrContentType)) {
 		writeError(w, http.StatusUnsupportedMediaType, nil, runtime.CodeInvalidRequest,
 			"Unsupported Media Type: Content-Type must be application/json")
 		return nil, false

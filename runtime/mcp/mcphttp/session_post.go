@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/rpcgen/rpcgen/runtime"
+	"github.com/rpcgen/rpcgen/runtime/internal/httpguard"
 	"github.com/rpcgen/rpcgen/runtime/mcp"
 	"github.com/rpcgen/rpcgen/runtime/mcp/internal/httpwire"
 )
@@ -84,7 +85,7 @@ func responseBatch(body []byte) ([]json.RawMessage, bool) {
 // checkLegacyVersion applies the MCP-Protocol-Version rule of a session's
 // requests (see session); on failure it answers 400 and returns false.
 func checkLegacyVersion(w http.ResponseWriter, r *http.Request, body, id []byte) bool {
-	v := r.Header.Get(httpwire.HdrProtocolVersion)
+	v := httpguard.HeaderValue(r.Header, httpwire.HdrProtocolVersion)
 	if v == "" || slices.Contains(mcp.LegacyVersions, v) {
 		return true
 	}
