@@ -14,7 +14,11 @@ import (
 // poller. The responses waiting go in one queue instead, in the order they
 // are due (they all wait primeDelay), served by one goroutine with one
 // timer, which runs only while the queue is not empty: a response that
-// answers in time leaves the queue, and no timer was touched for it.
+// answers in time leaves the queue, and no timer was touched for it. Nor
+// was the clock read for it: the goroutine stamps the connections queued
+// since it last woke with their due time when it wakes next (at once when
+// it starts, otherwise when the head of the queue falls due), so a priming
+// event waits between primeDelay and twice that.
 
 // primeOwner is what a queued connection belongs to: primed is called once
 // its primeDelay has passed, unless it left the queue first.
@@ -26,15 +30,19 @@ type primeOwner interface {
 type primer struct {
 	mu         sync.Mutex
 	head, tail *conn
-	running    bool // the goroutine serving the queue runs
+	fresh      *conn // the first connection not stamped with its due time yet; the rest of the queue is not either
+	running    bool  // the goroutine serving the queue runs
 }
 
-// add queues cn, whose owner's primed is called primeDelay from now unless
-// remove takes cn out of the queue first; cn is not queued.
+// add queues cn, whose owner's primed is called primeDelay from now at
+// the earliest, twice that at the latest, unless remove takes cn out of
+// the queue first; cn is not queued.
 func (p *primer) add(cn *conn, owner primeOwner) {
-	due := time.Now().Add(primeDelay)
 	p.mu.Lock()
-	cn.primeOwner, cn.primeDue = owner, due
+	cn.primeOwner, cn.primeDue = owner, time.Time{}
+	if p.fresh == nil {
+		p.fresh = cn
+	}
 	cn.primeQueued = true
 	cn.primePrev = p.tail
 	if p.tail != nil {
@@ -63,6 +71,9 @@ func (p *primer) remove(cn *conn) {
 
 // unlink takes cn, queued, out of the queue; p.mu held.
 func (p *primer) unlink(cn *conn) {
+	if p.fresh == cn {
+		p.fresh = cn.primeNext
+	}
 	if cn.primePrev != nil {
 		cn.primePrev.primeNext = cn.primeNext
 	} else {
@@ -76,8 +87,8 @@ func (p *primer) unlink(cn *conn) {
 	cn.primePrev, cn.primeNext, cn.primeQueued = nil, nil, false
 }
 
-// run calls primed on each queued connection as it falls due, until the
-// queue is empty.
+// run stamps the connections queued since it last woke, and calls primed
+// on each as it falls due, until the queue is empty.
 func (p *primer) run() {
 	var t *time.Timer
 	var due []*conn
@@ -85,6 +96,11 @@ func (p *primer) run() {
 	for {
 		p.mu.Lock()
 		now := time.Now()
+		// Queued since the last wake, so at now at the latest.
+		for cn := p.fresh; cn != nil; cn = cn.primeNext {
+			cn.primeDue = now.Add(primeDelay)
+		}
+		p.fresh = nil
 		for p.head != nil && !p.head.primeDue.After(now) {
 			cn := p.head
 			due = append(due, cn)

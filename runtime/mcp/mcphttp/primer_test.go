@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rpcgen/rpcgen/internal/rpctest"
@@ -48,4 +49,30 @@ func TestPrimerQueue(t *testing.T) {
 		t.Fatalf("primed %p, taken out", cn)
 	default:
 	}
+}
+
+type primeTimes chan time.Time
+
+func (r primeTimes) primed(*conn) { r <- time.Now() }
+
+// In virtual time: a connection is primed primeDelay after it was queued at
+// the earliest, twice that at the latest, whether it was queued as the
+// queue's goroutine started or while it slept.
+func TestPrimerDueTimes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var p primer
+		start := time.Now()
+		ats := []time.Duration{0, 4 * time.Millisecond, 9 * time.Millisecond, 25 * time.Millisecond}
+		fired := make([]primeTimes, len(ats))
+		for i, at := range ats {
+			time.Sleep(at - time.Since(start)) // the behaviour under test: queued at these times
+			fired[i] = make(primeTimes, 1)
+			p.add(&conn{}, fired[i])
+		}
+		for i, at := range ats {
+			if d := (<-fired[i]).Sub(start) - at; d < primeDelay || d > 2*primeDelay {
+				t.Errorf("queued at %v, primed %v later, want %v to %v", at, d, primeDelay, 2*primeDelay)
+			}
+		}
+	})
 }
