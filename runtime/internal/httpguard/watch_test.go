@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -86,4 +87,22 @@ func TestBodyWatchCutsEachBodyAtItsTimeout(t *testing.T) {
 		}
 		post(0)
 	})
+}
+
+// BenchmarkBodyWatchReadBody reads a tools/call's body through a watch, as
+// mcphttp's handler does for each POST (a recorder, no connection).
+func BenchmarkBodyWatchReadBody(b *testing.B) {
+	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
+	var bw httpguard.BodyWatch
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	src := strings.NewReader(body)
+	r.Body, r.ContentLength = io.NopCloser(src), int64(len(body))
+	b.ReportAllocs()
+	for b.Loop() {
+		src.Reset(body)
+		if got, err := bw.ReadBody(w, r, 1<<20); err != nil || len(got) != len(body) {
+			b.Fatal(len(got), err)
+		}
+	}
 }

@@ -110,7 +110,7 @@ func (s *session) serveCall(w http.ResponseWriter, r *http.Request, body []byte,
 
 	if h.opts.SSE {
 		// The priming event goes out with the response when the call
-		// answers at once, or on its own primeDelay later (see primeLate);
+		// answers at once, or on its own primeDelay or so later (primeLate);
 		// inline, the headers wait with it (conn.commit).
 		c.mu.Lock()
 		c.startSSE(false)

@@ -297,7 +297,7 @@ func (mw *modernWriter) notify(msg []byte) {
 
 // primed flushes the headers of an Options.SSE stream still waiting for
 // its first event, and starts the keep-alive comments: cn was queued by
-// start primeDelay ago (primer.go).
+// start primeDelay to twice that ago (primer.go).
 func (mw *modernWriter) primed(cn *conn) {
 	mw.mu.Lock()
 	defer mw.mu.Unlock()

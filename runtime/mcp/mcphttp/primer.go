@@ -8,11 +8,11 @@ import (
 // The late flushes of priming events. An Options.SSE response is an event
 // stream from the start, and its priming event (or, before 2025-11-25, its
 // headers) waits for the call's first event, which mostly follows at once;
-// should none come within primeDelay, it is flushed on its own (see
-// primeLate). A timer per response cost a runtime timer set and stopped on
-// every call, the earliest in the process, so setting it woke the network
-// poller. The responses waiting go in one queue instead, in the order they
-// are due (they all wait primeDelay), served by one goroutine with one
+// should none come within primeDelay (to twice that, see below), it is
+// flushed on its own (see primeLate). A timer per response cost a runtime
+// timer set and stopped on every call, the earliest in the process, so
+// setting it woke the network poller. The responses waiting go in one queue
+// instead, in the order they were queued, served by one goroutine with one
 // timer, which runs only while the queue is not empty: a response that
 // answers in time leaves the queue, and no timer was touched for it. Nor
 // was the clock read for it: the goroutine stamps the connections queued

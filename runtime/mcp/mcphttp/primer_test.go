@@ -76,3 +76,16 @@ func TestPrimerDueTimes(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkPrimerAddRemove is an Options.SSE call that answers in time: its
+// connection is queued for its priming event's flush and taken out again.
+func BenchmarkPrimerAddRemove(b *testing.B) {
+	var p primer
+	owner := make(primeRecorder, 1)
+	cn := &conn{}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.add(cn, owner)
+		p.remove(cn)
+	}
+}
