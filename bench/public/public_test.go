@@ -15,6 +15,7 @@ import (
 	"github.com/rpcgen/rpcgen/bench/public/apiservice"
 	"github.com/rpcgen/rpcgen/bench/public/loadgen"
 	"github.com/rpcgen/rpcgen/bench/public/seed"
+	"github.com/rpcgen/rpcgen/bench/public/servers/floorsrv"
 	"github.com/rpcgen/rpcgen/bench/public/servers/gosdksrv"
 	"github.com/rpcgen/rpcgen/bench/public/servers/mcpgosrv"
 	"github.com/rpcgen/rpcgen/bench/public/servers/rpcgensrv"
@@ -30,6 +31,7 @@ var servers = []struct {
 	{"rpcgen", rpcgensrv.Handler},
 	{"mcpgo", mcpgosrv.Handler},
 	{"gosdk", gosdksrv.Handler},
+	{"floor", floorsrv.Handler},
 }
 
 func TestServers(t *testing.T) {
@@ -86,6 +88,18 @@ func TestServers(t *testing.T) {
 			}
 			if want := int64(4 * 3 * 4 * 2); r.Requests != want {
 				t.Errorf("load: %d MCP requests, want %d", r.Requests, want)
+			}
+			// Each session is initialize, the notification, a call and,
+			// when the server named a session, a DELETE.
+			perSession := int64(3)
+			if sid != "" {
+				perSession = 4
+			}
+			if want := 4 * 3 * 4 * perSession; r.HTTPRequests != want {
+				t.Errorf("load: %d HTTP requests, want %d", r.HTTPRequests, want)
+			}
+			if r.AllRequests != r.Requests {
+				t.Errorf("load: %d requests in all, %d measured; want the same (every iteration is measured)", r.AllRequests, r.Requests)
 			}
 			if want := int64(4 * 3 * 3); r.Calls != want || len(r.Latencies) != int(want) {
 				t.Errorf("load: %d calls and %d latencies, want %d", r.Calls, len(r.Latencies), want)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The public workload (TM Dev Lab's MCP benchmark v2, reproduced): rpcgen,
-# mcp-go and the official Go SDK one after the other on one redis-server and
+# mcp-go, the official Go SDK and the floor (no MCP library) one after the
+# other on one redis-server and
 # one API service, each server pinned to its own half of the CPUs (the load
 # generator, Redis and the API service on the other half), then the rows written into
 # bench/RESULTS.md and the chart into bench/public/chart.svg. Flags are passed

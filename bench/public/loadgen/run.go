@@ -34,8 +34,15 @@ type Result struct {
 	// Requests counts initialize, tools/call and tools/list requests, as
 	// the script's mcp_requests does (not the notifications and DELETEs).
 	Requests int64
-	// HTTPRequests counts every request.
+	// HTTPRequests counts every request sent: 4 per session with a
+	// stateful server, 3 with a stateless one (no DELETE).
 	HTTPRequests int64
+	// AllRequests counts what Requests does over the whole load, warm-up
+	// and ramps included: a server's CPU time over the whole load divided
+	// by it is its CPU per request, in the unit of the rate and the same
+	// for a stateless server (which is sent no DELETE) as for one with
+	// sessions.
+	AllRequests int64
 	// Calls counts tools/call requests; Latencies are theirs, sorted.
 	Calls     int64
 	Latencies []time.Duration
@@ -84,6 +91,7 @@ func NewHTTPClient(vus int) *http.Client {
 type vu struct {
 	measure               bool
 	requests, http, calls int64
+	all                   int64 // requests, measured or not
 	errors, failed        int64
 	lat                   []time.Duration
 	firstErr              error
@@ -106,10 +114,11 @@ var errCheck = errors.New("check failed")
 
 // session runs one MCP session calling tool (nil: tools/list).
 func (v *vu) session(ctx context.Context, c *Client, tool *Tool) {
-	count := func(mcp, all int64) {
+	count := func(mcp, sent int64) {
+		v.all += mcp
 		if v.measure {
 			v.requests += mcp
-			v.http += all
+			v.http += sent
 		}
 	}
 	sid, err := c.Initialize(ctx)
@@ -119,6 +128,9 @@ func (v *vu) session(ctx context.Context, c *Client, tool *Tool) {
 		return
 	}
 	defer func() {
+		if sid == "" {
+			return // stateless: Close sends no DELETE
+		}
 		count(0, 1)
 		if err := c.Close(ctx, sid); err != nil && v.measure {
 			v.failed++
@@ -207,6 +219,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, v := range vus {
 		r.Requests += v.requests
 		r.HTTPRequests += v.http
+		r.AllRequests += v.all
 		r.Calls += v.calls
 		r.Errors += v.errors
 		r.HTTPFailed += v.failed

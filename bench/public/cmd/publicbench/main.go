@@ -48,7 +48,7 @@ type options struct {
 
 func main() {
 	var o options
-	impls := flag.String("impls", "rpcgen,mcpgo,gosdk", "servers to run, in order")
+	impls := flag.String("impls", "rpcgen,mcpgo,gosdk,floor", "servers to run, in order (floor: no MCP library, the least work a server can do)")
 	flag.IntVar(&o.vus, "vus", 50, "virtual users (the original: 50)")
 	flag.DurationVar(&o.rampUp, "rampup", 5*time.Second, "ramp-up (the original: 15s)")
 	flag.DurationVar(&o.hold, "hold", 25*time.Second, "sustained load (the original: 5m)")

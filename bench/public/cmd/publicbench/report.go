@@ -69,7 +69,18 @@ func (run *Run) row(impl string) *Row {
 	return nil
 }
 
-var names = map[string]string{"rpcgen": "rpcgen", "mcpgo": "mcp-go", "gosdk": "Go SDK"}
+var names = map[string]string{"rpcgen": "rpcgen", "mcpgo": "mcp-go", "gosdk": "Go SDK", "floor": "floor"}
+
+// rowNames are the table's names where a server's name alone does not say
+// what it is.
+var rowNames = map[string]string{"floor": "floor: no MCP library"}
+
+func rowName(impl string) string {
+	if n, ok := rowNames[impl]; ok {
+		return n
+	}
+	return name(impl)
+}
 
 func name(impl string) string {
 	if n, ok := names[impl]; ok {
@@ -115,14 +126,16 @@ func markdown(run *Run, svg string) string {
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range run.Servers {
 		p("| %s | %.0f (%.0f–%.0f) | %.2f ms | %.2f ms | %d (%d HTTP) | %.1f MB | %.1f MB | %.0f µs | %.0f%% | %s | %s | %s | %s |\n",
-			name(r.Impl), r.RPS, r.RPSMin, r.RPSMax, r.AvgMS, r.P95MS, r.Errors, r.HTTPFailed, r.RSSAvgMB, r.RSSPeakMB, r.CPUPerReqUS,
+			rowName(r.Impl), r.RPS, r.RPSMin, r.RPSMax, r.AvgMS, r.P95MS, r.Errors, r.HTTPFailed, r.RSSAvgMB, r.RSSPeakMB, r.CPUPerReqUS,
 			r.ServerBusy, percent(r.OthersBusy), rate(r.SingleCall, r.SingleCallP50US), rate(r.SingleList, r.SingleListP50US), r.LoadDuringRun)
 	}
 	p("\nRequests per second count initialize, tools/call and tools/list (the script's `mcp_requests`),\n")
 	p("over the measured window; latencies are those of tools/call; an error is a session that failed\n")
 	p("or whose answer failed the script's check. RSS is the server process's (`/proc/PID/status`:\n")
-	p("VmRSS sampled every 250 ms over the window, VmHWM for the peak); CPU is the server's user and\n")
-	p("system time over every HTTP request of the load. The server's CPUs busy is its CPU time over the\n")
+	p("VmRSS sampled every 250 ms over the window, VmHWM for the peak); CPU per request is the server's\n")
+	p("user and system time over the whole load (ramps and warm-up included) divided by the requests the\n")
+	p("rate counts over the whole load, so it includes the notification and, with sessions, the DELETE each\n")
+	p("session also sends (a stateless server is sent no DELETE). The server's CPUs busy is its CPU time over the\n")
 	p("load's wall time as a share of its CPUs; the other CPUs' is /proc/stat's (load generator, Redis, API\n")
 	p("service and whatever else the machine ran): near 100%% there, requests per second measure the load's\n")
 	p("side, not the server. The single-caller rates are one session calling\n")
@@ -155,6 +168,7 @@ func markdown(run *Run, svg string) string {
 				publishedGo, rp.RPS/gs.RPS, met(rp.RPS >= 1.4*gs.RPS), rp.RPS/mg.RPS)
 		}
 	}
+	floorLines(run, p)
 	p("\n![Requests per second and resident memory of each server](%s)\n\n", svg)
 	return b.String()
 }
@@ -211,4 +225,50 @@ func rate(perSecond, p50US float64) string {
 		return fmt.Sprintf("%.0f", perSecond)
 	}
 	return fmt.Sprintf("%.0f (%.0f µs)", perSecond, p50US)
+}
+
+// floorLines says what the floor's row means: the floor (package
+// public/servers/floorsrv) is the least work an MCP server can do for this
+// workload, so uncapped its rate is the most any server reaches on this
+// loop, and capped it is what the least server work buys at the quota.
+func floorLines(run *Run, p func(string, ...any)) {
+	fl := run.row("floor")
+	if fl == nil {
+		return
+	}
+	for _, peer := range run.Servers {
+		if peer.Impl == "floor" || peer.Impl == "rpcgen" {
+			continue
+		}
+		p("- floor / %s: %.2f× the requests per second, %.2f× the RSS average, %.2f× the CPU per request\n",
+			name(peer.Impl), fl.RPS/peer.RPS, fl.RSSAvgMB/peer.RSSAvgMB, fl.CPUPerReqUS/peer.CPUPerReqUS)
+	}
+	p("- The floor is a plain net/http handler with no MCP library (one encoding/json decode per request, one Write per answer; stateless: no session, so its sessions have no DELETE), the least work an MCP server can do for this workload\n")
+	mg, rp := run.row("mcpgo"), run.row("rpcgen")
+	if run.CPULimit > 0 {
+		p("- Server-bound, the floor's rate is what the least server work buys at %.2f CPU", run.CPULimit)
+		if rp != nil {
+			p(": rpcgen reaches %.0f%% of it", 100*rp.RPS/fl.RPS)
+		}
+		if mg != nil {
+			p(", mcp-go %.0f%%", 100*mg.RPS/fl.RPS)
+		}
+		p("\n")
+		return
+	}
+	p("- Uncapped, the floor's rate is the most any server reaches on this loop: each iteration's 50 ms pause, its tools' Redis and API-service I/O and the load generator bound it, whatever the server")
+	if mg != nil {
+		verdict := "below"
+		if fl.RPS >= 1.4*mg.RPS {
+			verdict = "at or above"
+		}
+		p("; it is %.2f× mcp-go's rate, %s the 1.4× target", fl.RPS/mg.RPS, verdict)
+		if verdict == "below" {
+			p(", which no server reaches here")
+		}
+	}
+	if rp != nil {
+		p("; rpcgen reaches %.0f%% of the floor's rate", 100*rp.RPS/fl.RPS)
+	}
+	p("\n")
 }

@@ -18,6 +18,7 @@ func testRun() *Run {
 			{Impl: "rpcgen", RPS: 1500, RPSMin: 1400, RPSMax: 1600, RSSAvgMB: 10, RSSPeakMB: 12, CPUPerReqUS: 100, SingleCall: 1000, SingleCallP50US: 400},
 			{Impl: "mcpgo", RPS: 1000, RSSAvgMB: 20, RSSPeakMB: 22, CPUPerReqUS: 150, SingleCall: 800, SingleCallP50US: 500},
 			{Impl: "gosdk", RPS: 1200, RSSAvgMB: 15, RSSPeakMB: 16, CPUPerReqUS: 300, SingleCall: 500},
+			{Impl: "floor", RPS: 2000, RSSAvgMB: 8, RSSPeakMB: 9, CPUPerReqUS: 50, SingleCall: 1250},
 		}}
 }
 
@@ -52,6 +53,11 @@ func TestWriteReport(t *testing.T) {
 		"1.25× one caller's tools/call rate (0.80× its median latency)\n", "0.33× the CPU per request, 2.00× one caller's tools/call rate\n",
 		"at least 1.4× mcp-go's requests per second: met (1.60×); more than the Go SDK's: met (1.33×); no more RSS than either: met",
 		"](public/chart.svg)",
+		"| floor: no MCP library | 2000 (0–0) |",
+		"- rpcgen / floor: 0.80× the requests per second, 1.25× the RSS average, 1.33× the peak, 2.00× the CPU per request, 0.80× one caller's tools/call rate\n",
+		"- floor / mcp-go: 2.00× the requests per second, 0.40× the RSS average, 0.33× the CPU per request\n- floor / Go SDK: 1.67× the requests per second, 0.53× the RSS average, 0.17× the CPU per request\n",
+		"the most any server reaches on this loop",
+		"it is 2.00× mcp-go's rate, at or above the 1.4× target; rpcgen reaches 80% of the floor's rate\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("RESULTS.md lacks %q:\n%s", want, text)
@@ -68,7 +74,7 @@ func TestWriteReport(t *testing.T) {
 			t.Fatalf("chart is not XML: %v\n%s", err, s)
 		}
 	}
-	for _, want := range []string{"<svg ", ">1600<", ">10.0 MB<", ">12.0 MB<", ">20.0 MB (rpcgen 0.50×)<", ">1000 (rpcgen 1.60×)<", ">mcp-go<", "</svg>"} {
+	for _, want := range []string{"<svg ", ">1600<", ">10.0 MB<", ">12.0 MB<", ">20.0 MB (rpcgen 0.50×)<", ">1000 (rpcgen 1.60×)<", ">mcp-go<", ">2000 (rpcgen 0.80×)<", ">floor<", "</svg>"} {
 		if !strings.Contains(string(s), want) {
 			t.Errorf("chart lacks %q:\n%s", want, s)
 		}
@@ -84,6 +90,7 @@ func TestCappedSection(t *testing.T) {
 	plain, capped := testRun(), testRun()
 	capped.CPULimit = 0.25
 	capped.Servers[0].RPS = 2000
+	plain.Servers[3].RPS = 1300 // floor: 1.30x mcp-go, below the target
 	for _, run := range []*Run{plain, capped, plain, capped} {
 		if err := writeReport(run, md, svg); err != nil {
 			t.Fatal(err)
@@ -108,9 +115,14 @@ func TestCappedSection(t *testing.T) {
 		{cappedText, "## Public workload, server-bound: each server capped at 0.25 CPU"},
 		{cappedText, "| rpcgen | 2000 (1400–1600) |"},
 		{cappedText, "rpcgen's rate is 1.67× (1.4×: met); against the mcp-go library, 2.00×"},
+		{plainText, "it is 1.30× mcp-go's rate, below the 1.4× target, which no server reaches here; rpcgen reaches 115% of the floor's rate\n"},
+		{cappedText, "- Server-bound, the floor's rate is what the least server work buys at 0.25 CPU: rpcgen reaches 100% of it, mcp-go 50%\n"},
 	} {
 		if !strings.Contains(c.text, c.want) {
 			t.Errorf("section lacks %q:\n%s", c.want, c.text)
 		}
+	}
+	if strings.Contains(cappedText, "the most any server reaches") || strings.Contains(plainText, "Server-bound, the floor") {
+		t.Errorf("a section says what the floor means in the other regime:\n%s", text)
 	}
 }

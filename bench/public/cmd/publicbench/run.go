@@ -354,7 +354,7 @@ func runServer(ctx context.Context, o options, round int, bin, impl, redisURL, a
 	row := &Row{Impl: impl, RPS: r.RPS(), Requests: r.Requests, WindowS: r.Window.Seconds(), Calls: r.Calls,
 		AvgMS: ms(r.Avg()), P95MS: ms(r.Pct(0.95)), Errors: r.Errors, HTTPFailed: r.HTTPFailed, FirstError: r.FirstError,
 		RSSAvgMB: rssAvg / 1024, RSSPeakMB: float64(peak) / 1024,
-		CPUPerReqUS: float64((cpu1 - cpu0).Microseconds()) / float64(max(r.HTTPRequests, 1)),
+		CPUPerReqUS: float64((cpu1 - cpu0).Microseconds()) / float64(max(r.AllRequests, 1)),
 		SingleCall:  call.PerSecond(), SingleList: list.PerSecond(), LoadDuringRun: load,
 		SingleCallP50US: us(call.Median), SingleListP50US: us(list.Median),
 		ServerBusy: 100 * (cpu1 - cpu0).Seconds() / loadWall.Seconds() / serverCPUs}

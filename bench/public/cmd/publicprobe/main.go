@@ -132,12 +132,11 @@ func runLoad(ctx context.Context, url, pid string, hold time.Duration) error {
 	if err != nil {
 		return err
 	}
-	// The CPU time spans the whole load (ramp-up and the ramp-down's
-	// iterations included), the requests only the measured window's: the
-	// figure is comparable between servers, not absolute.
-	fmt.Printf("%s: %.0f requests/s, tools/call avg %v p95 %v, %d errors, server CPU %.0f µs per measured HTTP request\n",
+	// The CPU time and the requests both span the whole load; requests
+	// are those the rate counts (initialize, tools/call, tools/list).
+	fmt.Printf("%s: %.0f requests/s, tools/call avg %v p95 %v, %d errors, server CPU %.0f µs per request\n",
 		url, r.RPS(), r.Avg().Round(time.Microsecond), r.Pct(0.95).Round(time.Microsecond), r.Errors,
-		float64((cpu1-cpu0).Microseconds())/float64(max(r.HTTPRequests, 1)))
+		float64((cpu1-cpu0).Microseconds())/float64(max(r.AllRequests, 1)))
 	return nil
 }
 
