@@ -256,7 +256,7 @@ func floorLines(run *Run, p func(string, ...any)) {
 		p("\n")
 		return
 	}
-	p("- Uncapped, the floor's rate is the most any server reaches on this loop: each iteration's 50 ms pause, its tools' Redis and API-service I/O and the load generator bound it, whatever the server")
+	p("- Uncapped, the floor's rate is the most any server reaches on this loop, up to the spread of the rounds (its slowest and fastest: %.0f–%.0f): each iteration's 50 ms pause, its tools' Redis and API-service I/O and the load generator bound it, whatever the server", fl.RPSMin, fl.RPSMax)
 	if mg != nil {
 		verdict := "below"
 		if fl.RPS >= 1.4*mg.RPS {
