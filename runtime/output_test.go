@@ -121,3 +121,49 @@ func readLine(nc net.Conn) (string, error) {
 		line = append(line, b[0])
 	}
 }
+
+// TestBudgetBoundAsConnectionsJoin: connections that do not read begin to
+// hold one after another, each sending until it is refused. Each takes its
+// share of the full budget, which shrinks as each joins (the limit over 1,
+// 2, ... 12 connections): what they hold stays within the limit times
+// 1 + 1/2 + ... + 1/12, plus one message each, and every connection's first
+// message goes.
+func TestBudgetBoundAsConnectionsJoin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit, conns = 100 << 10, 12
+		budget := runtime.NewOutputBudget(limit)
+		opts := runtime.Options{MaxUnsent: 1 << 20, OutputBudget: budget}
+		msg := json.RawMessage(`"` + strings.Repeat("x", 1<<10) + `"`)
+		var size int64
+		harmonic := 0.0
+		for k := range conns {
+			harmonic += 1 / float64(k+1)
+			ours, theirs := net.Pipe()
+			c := runtime.NewConn(runtime.NewLineFramer(ours, ours, 0), opts)
+			t.Cleanup(func() { theirs.Close(); c.Close() })
+			for sent := 0; ; sent++ {
+				done := make(chan error, 1)
+				go func() { done <- c.Notify(context.Background(), "big", []json.RawMessage{msg}) }()
+				synctest.Wait()
+				select {
+				case err := <-done:
+					if !errors.Is(err, runtime.ErrUnread) {
+						t.Fatalf("connection %d, message %d: %v, want it held or refused (ErrUnread)", k, sent, err)
+					}
+				default: // held: the peer does not read
+					if size == 0 {
+						size = c.Unsent()
+					}
+					continue
+				}
+				if sent == 0 {
+					t.Fatalf("connection %d: its first message was refused", k)
+				}
+				break
+			}
+		}
+		if most := int64(harmonic*limit) + conns*size; budget.Used() > most || budget.Holders() != conns {
+			t.Fatalf("the budget holds %d bytes for %d connections; want at most %d (the limit times %.2f and a message of %d bytes each), for %d", budget.Used(), budget.Holders(), most, harmonic, size, conns)
+		}
+	})
+}

@@ -256,3 +256,15 @@ func SamplePeakHeap() func() uint64 {
 		return <-peak
 	}
 }
+
+// BudgetHeld is the most a runtime.OutputBudget of limit bytes holds for n
+// connections that do not read and begin to hold one after another, not
+// counting one message each: the limit times 1 + 1/2 + ... + 1/n (see
+// runtime.OutputBudget).
+func BudgetHeld(limit int64, n int) int64 {
+	h := 0.0
+	for k := 1; k <= n; k++ {
+		h += 1 / float64(k)
+	}
+	return int64(h * float64(limit))
+}
