@@ -174,7 +174,8 @@ func (c *Conn) run(j job) {
 			c.forgetEarly(j.m.id)
 		}
 	}
-	e := c.writeReply(id, buf.b)
+	reply := buf.b
+	e := c.writeReply(id, reply)
 	if e != nil {
 		// Not back to the pool: a peer that does not read would fill it with
 		// the answers it was refused.
@@ -183,10 +184,48 @@ func (c *Conn) run(j job) {
 	buf.free()
 	if e != nil {
 		if id == nil {
-			id = nullID
+			c.writeBatchError(reply, e)
+			return
 		}
 		c.writeError(id, e)
 	}
+}
+
+// writeBatchError answers a batch whose reply the output bounds refused with
+// e for each answer of the reply, in one batch, whatever the bounds: each
+// call of the peer ends, as a refused single answer's does.
+func (c *Conn) writeBatchError(reply []byte, e *Error) {
+	out := getBuffer()
+	out.b = append(out.b, '[')
+	cur, _ := jsonscan.OpenArray(reply)
+	for {
+		el, ok := cur.NextElem()
+		if !ok {
+			break
+		}
+		var m message
+		if !m.parse(el) || m.id == nil {
+			continue
+		}
+		if len(out.b) > 1 {
+			out.b = append(out.b, ',')
+		}
+		out.b = appendErrorResponse(out.b, m.id, e)
+	}
+	out.b = append(out.b, ']')
+	if len(out.b) == 2 { // no answer had an id: cannot be, as a reply holds answers to requests
+		out.free()
+		c.writeError(nullID, e)
+		return
+	}
+	select {
+	case <-c.closing:
+	default:
+		if err := c.send(context.Background(), out.b, true); err != nil {
+			c.logger.Debug("jsonrpc: write response", "err", err)
+		}
+	}
+	out.free()
 }
 
 // onlyResponses delivers a batch made only of responses (the reply to our own Batch)

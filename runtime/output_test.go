@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"testing"
 	"testing/synctest"
 
+	"github.com/rpcgen/rpcgen/internal/loadtest"
 	"github.com/rpcgen/rpcgen/runtime"
 )
 
@@ -164,6 +166,51 @@ func TestBudgetBoundAsConnectionsJoin(t *testing.T) {
 		}
 		if most := int64(harmonic*limit) + conns*size; budget.Used() > most || budget.Holders() != conns {
 			t.Fatalf("the budget holds %d bytes for %d connections; want at most %d (the limit times %.2f and a message of %d bytes each), for %d", budget.Used(), budget.Holders(), most, harmonic, size, conns)
+		}
+	})
+}
+
+// TestRefusedBatchAnswer: a batch whose reply the output bounds refuse (a
+// peer that has not read the answer before it) is answered with an error
+// for each of its calls, with their ids, in one batch, so that every call
+// of the peer ends; the answer before it goes as it was.
+func TestRefusedBatchAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ours, theirs := net.Pipe()
+		c := runtime.NewConn(runtime.NewLineFramer(ours, ours, 0), runtime.Options{
+			Handler: loadtest.Handler(), TrustResults: true, MaxUnsent: 10 << 10})
+		t.Cleanup(func() { theirs.Close(); c.Close() })
+		for _, req := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"big","params":[8192]}`,
+			`[{"jsonrpc":"2.0","id":"two","method":"big","params":[8192]},{"jsonrpc":"2.0","method":"big","params":[1]},{"jsonrpc":"2.0","id":3,"method":"big","params":[8192]}]`,
+		} {
+			if _, err := io.WriteString(theirs, req+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait() // the first answer is held: its peer does not read
+		}
+		first, err := readLine(theirs)
+		if err != nil || !strings.HasPrefix(first, `{"jsonrpc":"2.0","id":1,"result":"xxx`) {
+			t.Fatalf("the first answer: %.60q, %v", first, err)
+		}
+		line, err := readLine(theirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var batch []struct {
+			ID    json.RawMessage
+			Error *runtime.Error
+		}
+		if err := json.Unmarshal([]byte(line), &batch); err != nil {
+			t.Fatalf("the batch's answer %q: %v", line, err)
+		}
+		if len(batch) != 2 || string(batch[0].ID) != `"two"` || string(batch[1].ID) != "3" {
+			t.Fatalf("the batch's answer %q: want an error for the calls \"two\" and 3", line)
+		}
+		for _, a := range batch {
+			if a.Error == nil || a.Error.Code != runtime.CodeServerError || !strings.Contains(a.Error.Message, "answer not sent") {
+				t.Fatalf("the batch's answer %q: want errors saying the answer was not sent", line)
+			}
 		}
 	})
 }
